@@ -1,0 +1,184 @@
+//! Building programs at run time, for tests and tools that do not use the macro.
+
+use crate::ir::{
+    ElemType, Inst, LdsDecl, LdsIdx, Param, ParamIdx, ParamKind, Program, Reg, ScalarType,
+    SourceLoc,
+};
+use crate::launch::Element;
+use crate::validate::{link, validate, ValidationErrors};
+use std::borrow::Cow;
+
+/// Assembles a [`Program`]: declare parameters and LDS, push instructions, then
+/// [`build`](Self::build) links, counts registers, appends `end` and validates.
+///
+/// ```
+/// use simt_core::{ProgramBuilder, Inst, Operand, Special, VReg, GlobalRef, Addressing};
+///
+/// let mut b = ProgramBuilder::new("iota");
+/// let out = b.buffer_mut::<u32>("out");
+/// b.push(Inst::GlobalStore {
+///     ty: simt_core::ElemType::U32,
+///     dst: GlobalRef { buffer: out, index: Operand::Special(Special::GlobalId(simt_core::Axis::X)), addressing: Addressing::Element },
+///     src: Operand::Special(Special::GlobalId(simt_core::Axis::X)),
+/// });
+/// let program = b.build().unwrap();
+/// let mut data = vec![0u32; 64];
+/// let stats = simt_core::launch(&program, &simt_core::LaunchConfig::new(2, 32), &mut [simt_core::Arg::buffer_mut(&mut data)]).unwrap();
+/// assert_eq!(data[63], 63);
+/// assert_eq!(stats.totals.global_transactions, 4);
+/// ```
+#[derive(Clone, Debug)]
+pub struct ProgramBuilder {
+    name: String,
+    params: Vec<Param>,
+    lds: Vec<LdsDecl>,
+    lds_bytes: u32,
+    insts: Vec<Inst>,
+    locs: Vec<SourceLoc>,
+}
+
+impl ProgramBuilder {
+    /// An empty kernel called `name`.
+    pub fn new(name: &str) -> Self {
+        ProgramBuilder {
+            name: name.to_owned(),
+            params: Vec::new(),
+            lds: Vec::new(),
+            lds_bytes: 0,
+            insts: Vec::new(),
+            locs: Vec::new(),
+        }
+    }
+
+    fn param(&mut self, name: &str, kind: ParamKind) -> ParamIdx {
+        self.params.push(Param {
+            name: Cow::Owned(name.to_owned()),
+            kind,
+        });
+        ParamIdx(self.params.len() as u16 - 1)
+    }
+
+    /// Declares a read-only buffer parameter `&[T]`.
+    pub fn buffer<T: Element>(&mut self, name: &str) -> ParamIdx {
+        self.param(
+            name,
+            ParamKind::Buffer {
+                elem: T::TYPE,
+                writable: false,
+            },
+        )
+    }
+
+    /// Declares a writable buffer parameter `&mut [T]`.
+    pub fn buffer_mut<T: Element>(&mut self, name: &str) -> ParamIdx {
+        self.param(
+            name,
+            ParamKind::Buffer {
+                elem: T::TYPE,
+                writable: true,
+            },
+        )
+    }
+
+    /// Declares a scalar parameter.
+    pub fn scalar(&mut self, name: &str, ty: ScalarType) -> ParamIdx {
+        self.param(name, ParamKind::Scalar(ty))
+    }
+
+    /// Declares an LDS array of `len` elements of type `elem`.
+    pub fn lds(&mut self, name: &str, elem: ElemType, len: u32) -> LdsIdx {
+        let offset = self.lds_bytes.next_multiple_of(4);
+        let decl = LdsDecl {
+            name: Cow::Owned(name.to_owned()),
+            elem,
+            len,
+            offset,
+        };
+        self.lds_bytes = offset.saturating_add(decl.bytes());
+        self.lds.push(decl);
+        LdsIdx(self.lds.len() as u16 - 1)
+    }
+
+    /// Appends an instruction; its source line is its 1-based position.
+    pub fn push(&mut self, inst: Inst) -> &mut Self {
+        let line = self.insts.len() as u32 + 1;
+        self.push_at(inst, SourceLoc { line, column: 1 })
+    }
+
+    /// Appends an instruction with an explicit source location.
+    pub fn push_at(&mut self, inst: Inst, loc: SourceLoc) -> &mut Self {
+        self.insts.push(inst);
+        self.locs.push(loc);
+        self
+    }
+
+    /// Appends several instructions.
+    pub fn extend(&mut self, insts: impl IntoIterator<Item = Inst>) -> &mut Self {
+        for inst in insts {
+            self.push(inst);
+        }
+        self
+    }
+
+    /// Links and validates the program, appending `end` unless it is already last.
+    pub fn build(&self) -> Result<Program, ValidationErrors> {
+        let mut insts = self.insts.clone();
+        let mut locs = self.locs.clone();
+        if !matches!(insts.last(), Some(Inst::End)) {
+            let line = locs.last().map_or(1, |l| l.line + 1);
+            insts.push(Inst::End);
+            locs.push(SourceLoc { line, column: 1 });
+        }
+        if let Err(errors) = link(&mut insts) {
+            return Err(ValidationErrors {
+                kernel: self.name.clone(),
+                errors,
+            });
+        }
+        let (vregs, sregs, mregs) = register_counts(&insts);
+        let program = Program {
+            name: Cow::Owned(self.name.clone()),
+            file: Cow::Borrowed(""),
+            params: Cow::Owned(self.params.clone()),
+            lds: Cow::Owned(self.lds.clone()),
+            insts: Cow::Owned(insts),
+            locs: Cow::Owned(locs),
+            vregs,
+            sregs,
+            mregs,
+            lds_bytes: self.lds_bytes,
+        };
+        validate(&program)?;
+        Ok(program)
+    }
+}
+
+/// The number of vector, scalar and mask registers `insts` use (highest index + 1).
+pub fn register_counts(insts: &[Inst]) -> (u16, u16, u16) {
+    let mut counts = [0u16; 3];
+    let mut see = |reg: Reg| {
+        let (class, n) = match reg {
+            Reg::V(r) => (0, r.0),
+            Reg::S(r) => (1, r.0),
+            Reg::M(r) => (2, r.0),
+        };
+        counts[class] = counts[class].max(n.saturating_add(1));
+    };
+    for inst in insts {
+        if let Some(r) = inst.written() {
+            see(r);
+        }
+        let sources = inst.sources();
+        for op in sources.values.into_iter().flatten() {
+            match op {
+                crate::ir::Operand::V(r) => see(Reg::V(r)),
+                crate::ir::Operand::S(r) => see(Reg::S(r)),
+                _ => {}
+            }
+        }
+        for m in sources.masks.into_iter().flatten() {
+            see(Reg::M(m));
+        }
+    }
+    (counts[0], counts[1], counts[2])
+}

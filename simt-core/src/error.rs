@@ -1,0 +1,215 @@
+//! Run-time errors: bad launches and faults.
+
+use crate::ir::SourceLoc;
+use crate::validate::ValidationErrors;
+use thiserror::Error;
+
+/// Everything [`launch`](crate::launch) can return instead of statistics.
+#[derive(Debug, Error)]
+pub enum Error {
+    /// The launch was refused before any instruction ran.
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+    /// The program did not pass validation.
+    #[error(transparent)]
+    Invalid(#[from] ValidationErrors),
+    /// A wave faulted while running.
+    #[error(transparent)]
+    Fault(#[from] Box<Fault>),
+}
+
+/// A launch refused before it started.
+#[derive(Clone, Debug, PartialEq, Error)]
+#[error("bad launch of `{kernel}`: {kind}")]
+pub struct LaunchError {
+    /// The kernel's name.
+    pub kernel: String,
+    /// What is wrong.
+    pub kind: LaunchErrorKind,
+}
+
+/// What is wrong with a launch.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum LaunchErrorKind {
+    /// The wave width is not 32 or 64.
+    #[error("wave width must be 32 or 64, not {0}")]
+    WaveWidth(u32),
+    /// A grid or workgroup dimension is zero.
+    #[error("{what} has a zero dimension: {x}x{y}x{z}")]
+    ZeroSize {
+        /// `grid` or `workgroup`.
+        what: &'static str,
+        /// Size along x.
+        x: u32,
+        /// Size along y.
+        y: u32,
+        /// Size along z.
+        z: u32,
+    },
+    /// The workgroup has more work-items than the machine allows.
+    #[error("workgroup of {size} work-items exceeds the limit of {limit}")]
+    WorkgroupTooLarge {
+        /// Work-items requested.
+        size: u64,
+        /// The limit.
+        limit: u32,
+    },
+    /// A global id along some axis would not fit in 32 bits.
+    #[error("grid of {groups} workgroups of {size} along {axis} exceeds 32-bit global ids")]
+    GridTooLarge {
+        /// The axis (`x`, `y` or `z`).
+        axis: char,
+        /// Workgroups along it.
+        groups: u32,
+        /// Workgroup size along it.
+        size: u32,
+    },
+    /// The memory model's geometry is invalid.
+    #[error("memory model `{name}`: {reason}")]
+    Model {
+        /// The model's name.
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The number of arguments differs from the number of parameters.
+    #[error("expected {expected} arguments, got {got}")]
+    ArgCount {
+        /// Parameters declared.
+        expected: usize,
+        /// Arguments given.
+        got: usize,
+    },
+    /// An argument does not match its parameter.
+    #[error("argument {index} (`{name}`) must be {expected}, got {got}")]
+    ArgType {
+        /// 0-based position.
+        index: usize,
+        /// The parameter's name.
+        name: String,
+        /// The declared type (`&[f32]`, `&mut [u32]`, `u32`, ...).
+        expected: String,
+        /// The argument's type.
+        got: String,
+    },
+    /// A buffer's length is not a multiple of its element size, or buffers do not fit
+    /// in the 32-bit global address space.
+    #[error("argument {index} (`{name}`): {reason}")]
+    Buffer {
+        /// 0-based position.
+        index: usize,
+        /// The parameter's name.
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// A fault: where it happened and what went wrong.
+#[derive(Clone, Debug, PartialEq, Error)]
+#[error(
+    "{kind} in kernel `{kernel}` at instruction {inst} ({file}:{}:{}), workgroup ({}, {}, {}), wave {wave}{}{}",
+    loc.line, loc.column, workgroup[0], workgroup[1], workgroup[2],
+    lane.map(|l| format!(", lane {l}")).unwrap_or_default(),
+    address.map(|a| format!(", address {a:#x}")).unwrap_or_default()
+)]
+pub struct Fault {
+    /// The kernel's name.
+    pub kernel: String,
+    /// The source file of the kernel.
+    pub file: String,
+    /// Index of the faulting instruction.
+    pub inst: u32,
+    /// Its source location.
+    pub loc: SourceLoc,
+    /// The workgroup's id.
+    pub workgroup: [u32; 3],
+    /// The wave's index within its workgroup.
+    pub wave: u32,
+    /// The first faulting lane, where one lane is at fault.
+    pub lane: Option<u32>,
+    /// The faulting byte address (global) or byte offset (LDS), where there is one.
+    pub address: Option<u64>,
+    /// What went wrong.
+    pub kind: FaultKind,
+}
+
+/// What went wrong in a [`Fault`].
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum FaultKind {
+    /// A global access outside its buffer.
+    #[error("out-of-bounds {access} of {size} bytes at offset {offset} of buffer `{buffer}` ({len} bytes)")]
+    GlobalOutOfBounds {
+        /// `load` or `store`.
+        access: &'static str,
+        /// The buffer parameter's name.
+        buffer: String,
+        /// Byte offset within the buffer.
+        offset: u64,
+        /// Access size in bytes.
+        size: u32,
+        /// The buffer's length in bytes.
+        len: u64,
+    },
+    /// A global access not aligned to its size.
+    #[error("misaligned {access} of {size} bytes at offset {offset} of buffer `{buffer}`")]
+    GlobalMisaligned {
+        /// `load` or `store`.
+        access: &'static str,
+        /// The buffer parameter's name.
+        buffer: String,
+        /// Byte offset within the buffer.
+        offset: u64,
+        /// Access size in bytes.
+        size: u32,
+    },
+    /// An LDS access outside its array.
+    #[error(
+        "out-of-bounds LDS {access} of {size} bytes at offset {offset} of `{array}` ({len} bytes)"
+    )]
+    LdsOutOfBounds {
+        /// `load` or `store`.
+        access: &'static str,
+        /// The LDS array's name.
+        array: String,
+        /// Byte offset within the array.
+        offset: u64,
+        /// Access size in bytes.
+        size: u32,
+        /// The array's length in bytes.
+        len: u64,
+    },
+    /// An LDS access not aligned to its size.
+    #[error("misaligned LDS {access} of {size} bytes at offset {offset} of `{array}`")]
+    LdsMisaligned {
+        /// `load` or `store`.
+        access: &'static str,
+        /// The LDS array's name.
+        array: String,
+        /// Byte offset within the array.
+        offset: u64,
+        /// Access size in bytes.
+        size: u32,
+    },
+    /// A barrier reached while some of the wave's lanes were inactive.
+    #[error("barrier reached with a partial exec mask {exec:#x} (launch mask {launch:#x})")]
+    BarrierPartialMask {
+        /// The exec mask at the barrier.
+        exec: u64,
+        /// The wave's launch mask.
+        launch: u64,
+    },
+    /// A wave ended while other waves of its workgroup wait at a barrier, or a wave
+    /// waits at a barrier that a finished wave can never reach.
+    #[error("wave ended while {waiting} other wave(s) of its workgroup wait at a barrier")]
+    BarrierStranded {
+        /// How many waves wait at the barrier.
+        waiting: u32,
+    },
+    /// The launch issued more instructions than its budget.
+    #[error("instruction budget of {budget} exceeded (a runaway loop?)")]
+    BudgetExceeded {
+        /// The budget.
+        budget: u64,
+    },
+}

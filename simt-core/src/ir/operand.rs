@@ -1,0 +1,205 @@
+//! Registers, special values and source operands.
+
+use serde::Serialize;
+
+/// A vector register: one 32-bit value per lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct VReg(pub u16);
+
+/// A scalar register: one 32-bit value per wave.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct SReg(pub u16);
+
+/// A mask register: one bit per lane (bit `l` belongs to lane `l`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct MReg(pub u16);
+
+/// Index of a kernel parameter in [`Program::params`](crate::Program::params).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct ParamIdx(pub u16);
+
+/// Index of an LDS declaration in [`Program::lds`](crate::Program::lds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct LdsIdx(pub u16);
+
+/// Index of an instruction in [`Program::insts`](crate::Program::insts).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct InstIdx(pub u32);
+
+impl InstIdx {
+    /// The index as a `usize`, for slicing.
+    pub const fn get(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A dimension of a 3-D id or size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Axis {
+    /// The fastest-varying dimension.
+    X,
+    /// The middle dimension.
+    Y,
+    /// The slowest-varying dimension.
+    Z,
+}
+
+impl Axis {
+    /// The axis as an index into a `[u32; 3]`.
+    pub const fn index(self) -> usize {
+        match self {
+            Axis::X => 0,
+            Axis::Y => 1,
+            Axis::Z => 2,
+        }
+    }
+}
+
+/// A read-only value the machine provides; kernels cannot write these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Special {
+    /// The lane's index within its wave, `0..width`. Per lane.
+    LaneId,
+    /// The work-item's id within its workgroup along an axis. Per lane.
+    LocalId(Axis),
+    /// The work-item's id within the grid along an axis
+    /// (`group_id * group_size + local_id`). Per lane.
+    GlobalId(Axis),
+    /// The workgroup's id within the grid along an axis. Workgroup-uniform.
+    GroupId(Axis),
+    /// The workgroup size along an axis. Workgroup-uniform.
+    GroupSize(Axis),
+    /// The number of workgroups in the grid along an axis. Workgroup-uniform.
+    NumGroups(Axis),
+    /// The wave's index within its workgroup. Wave-uniform.
+    WaveId,
+    /// The wave width of the launch, 32 or 64. Workgroup-uniform.
+    WaveWidth,
+}
+
+/// How far a value is guaranteed to be the same across lanes.
+///
+/// Ordered from most to least uniform, so `max` joins two levels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Uniformity {
+    /// The same for every lane of every wave of a workgroup.
+    Workgroup,
+    /// The same for every lane of a wave, but waves may differ.
+    Wave,
+    /// May differ between lanes of one wave.
+    Lane,
+}
+
+impl Special {
+    /// How uniform this value is.
+    pub const fn uniformity(self) -> Uniformity {
+        match self {
+            Special::LaneId | Special::LocalId(_) | Special::GlobalId(_) => Uniformity::Lane,
+            Special::WaveId => Uniformity::Wave,
+            Special::GroupId(_)
+            | Special::GroupSize(_)
+            | Special::NumGroups(_)
+            | Special::WaveWidth => Uniformity::Workgroup,
+        }
+    }
+}
+
+/// A source operand of an ALU, compare, select or memory-index position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Operand {
+    /// A vector register.
+    V(VReg),
+    /// A scalar register, broadcast to every lane.
+    S(SReg),
+    /// A scalar kernel parameter (`u32`, `i32` or `f32`), broadcast to every lane.
+    Arg(ParamIdx),
+    /// An immediate, as raw 32 bits (an `f32` immediate is stored as its bits).
+    Imm(u32),
+    /// A value the machine provides.
+    Special(Special),
+}
+
+/// Whether a memory operand's index counts elements or bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Addressing {
+    /// `x[i]`: the byte offset is `i * size_of(element)`; always aligned.
+    Element,
+    /// `x.bytes[i]`: the byte offset is `i`; it must be aligned to the access size.
+    Byte,
+}
+
+/// The type of a value moved by a load or store, and of buffer and LDS elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum ElemType {
+    /// Unsigned byte; loads zero-extend, stores keep the low 8 bits.
+    U8,
+    /// Signed byte; loads sign-extend, stores keep the low 8 bits.
+    I8,
+    /// Unsigned 16-bit; loads zero-extend, stores keep the low 16 bits.
+    U16,
+    /// Signed 16-bit; loads sign-extend, stores keep the low 16 bits.
+    I16,
+    /// Unsigned 32-bit.
+    U32,
+    /// Signed 32-bit.
+    I32,
+    /// IEEE-754 single precision.
+    F32,
+}
+
+impl ElemType {
+    /// Size in bytes.
+    pub const fn size(self) -> u32 {
+        match self {
+            ElemType::U8 | ElemType::I8 => 1,
+            ElemType::U16 | ElemType::I16 => 2,
+            ElemType::U32 | ElemType::I32 | ElemType::F32 => 4,
+        }
+    }
+
+    /// The Rust spelling (`u8`, `f32`, ...).
+    pub const fn name(self) -> &'static str {
+        match self {
+            ElemType::U8 => "u8",
+            ElemType::I8 => "i8",
+            ElemType::U16 => "u16",
+            ElemType::I16 => "i16",
+            ElemType::U32 => "u32",
+            ElemType::I32 => "i32",
+            ElemType::F32 => "f32",
+        }
+    }
+}
+
+/// The type of a scalar kernel parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum ScalarType {
+    /// `u32`.
+    U32,
+    /// `i32`.
+    I32,
+    /// `f32`, passed as its bits.
+    F32,
+}
+
+/// A global-memory operand: a buffer parameter and an index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct GlobalRef {
+    /// The buffer parameter.
+    pub buffer: ParamIdx,
+    /// The index, in elements or bytes as `addressing` says.
+    pub index: Operand,
+    /// How `index` is scaled.
+    pub addressing: Addressing,
+}
+
+/// An LDS operand: a declared LDS array and an index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct LdsRef {
+    /// The LDS array.
+    pub lds: LdsIdx,
+    /// The index, in elements or bytes as `addressing` says.
+    pub index: Operand,
+    /// How `index` is scaled.
+    pub addressing: Addressing,
+}

@@ -1,0 +1,93 @@
+//! A whole kernel: instructions, source locations, parameters and LDS.
+
+use super::inst::Inst;
+use super::operand::{ElemType, ScalarType};
+use serde::Serialize;
+use std::borrow::Cow;
+
+/// Where an instruction was written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct SourceLoc {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+}
+
+/// What a kernel parameter is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum ParamKind {
+    /// A global buffer of elements: `&[T]` (read-only) or `&mut [T]` (writable).
+    Buffer {
+        /// The element type.
+        elem: ElemType,
+        /// Whether stores are allowed.
+        writable: bool,
+    },
+    /// A scalar, the same for the whole launch.
+    Scalar(ScalarType),
+}
+
+/// A kernel parameter.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Param {
+    /// The name written in the kernel's signature.
+    pub name: Cow<'static, str>,
+    /// What it is.
+    pub kind: ParamKind,
+}
+
+/// An LDS array, shared by the waves of a workgroup.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct LdsDecl {
+    /// The declared name.
+    pub name: Cow<'static, str>,
+    /// The element type.
+    pub elem: ElemType,
+    /// The number of elements.
+    pub len: u32,
+    /// The byte offset of element 0 within the workgroup's LDS; 4-byte aligned.
+    pub offset: u32,
+}
+
+impl LdsDecl {
+    /// The array's size in bytes.
+    pub const fn bytes(&self) -> u32 {
+        self.len.saturating_mul(self.elem.size())
+    }
+}
+
+/// A kernel: the unit the interpreter runs and the validator checks.
+///
+/// Every field is plain data that can be built in a `static` (the `simt_kernel!`
+/// macro does so) or at run time (see [`ProgramBuilder`](crate::ProgramBuilder)).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    /// The kernel's name, used in errors and reports.
+    pub name: Cow<'static, str>,
+    /// The source file the kernel was written in (empty when built at run time).
+    pub file: Cow<'static, str>,
+    /// The parameters, in signature order.
+    pub params: Cow<'static, [Param]>,
+    /// The LDS arrays.
+    pub lds: Cow<'static, [LdsDecl]>,
+    /// The instructions, linked; the last one is [`Inst::End`].
+    pub insts: Cow<'static, [Inst]>,
+    /// The source location of each instruction (same length as `insts`).
+    pub locs: Cow<'static, [SourceLoc]>,
+    /// Number of vector registers used (`v0..vregs`).
+    pub vregs: u16,
+    /// Number of scalar registers used (`s0..sregs`).
+    pub sregs: u16,
+    /// Number of mask registers used (`m0..mregs`).
+    pub mregs: u16,
+    /// Bytes of LDS per workgroup (the end of the last LDS array).
+    pub lds_bytes: u32,
+}
+
+impl Program {
+    /// The source location of instruction `inst`, or the default when out of range.
+    pub fn loc(&self, inst: usize) -> SourceLoc {
+        self.locs.get(inst).copied().unwrap_or_default()
+    }
+}

@@ -1,0 +1,200 @@
+//! Launch configuration and host arguments.
+
+use crate::ir::ElemType;
+use crate::limits::DEFAULT_INSTRUCTION_BUDGET;
+use crate::model::MemoryModel;
+use serde::Serialize;
+
+/// A 3-D size or id; unused dimensions are 1 (sizes) or 0 (ids).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Dim3 {
+    /// Fastest-varying dimension.
+    pub x: u32,
+    /// Middle dimension.
+    pub y: u32,
+    /// Slowest-varying dimension.
+    pub z: u32,
+}
+
+impl Dim3 {
+    /// A size or id from its three dimensions.
+    pub const fn new(x: u32, y: u32, z: u32) -> Self {
+        Dim3 { x, y, z }
+    }
+
+    /// The number of points, `x * y * z` (saturating).
+    pub const fn count(self) -> u64 {
+        self.x as u64 * self.y as u64 * self.z as u64
+    }
+
+    /// The dimensions as an array.
+    pub const fn to_array(self) -> [u32; 3] {
+        [self.x, self.y, self.z]
+    }
+}
+
+impl From<u32> for Dim3 {
+    fn from(x: u32) -> Self {
+        Dim3::new(x, 1, 1)
+    }
+}
+
+impl From<[u32; 2]> for Dim3 {
+    fn from([x, y]: [u32; 2]) -> Self {
+        Dim3::new(x, y, 1)
+    }
+}
+
+impl From<[u32; 3]> for Dim3 {
+    fn from([x, y, z]: [u32; 3]) -> Self {
+        Dim3::new(x, y, z)
+    }
+}
+
+/// How to launch a kernel: grid and workgroup shape, wave width, memory model and
+/// instruction budget.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LaunchConfig {
+    /// Number of workgroups along each axis.
+    pub grid: Dim3,
+    /// Work-items per workgroup along each axis.
+    pub workgroup: Dim3,
+    /// Lanes per wave: 32 or 64.
+    pub wave_width: u32,
+    /// The geometry the memory counters use.
+    pub model: MemoryModel,
+    /// The most instructions the launch may issue, over all waves, before it faults.
+    pub instruction_budget: u64,
+}
+
+impl LaunchConfig {
+    /// A wave32 launch of `grid` workgroups of `workgroup` work-items under the
+    /// reference memory model.
+    pub fn new(grid: impl Into<Dim3>, workgroup: impl Into<Dim3>) -> Self {
+        LaunchConfig {
+            grid: grid.into(),
+            workgroup: workgroup.into(),
+            wave_width: 32,
+            model: MemoryModel::reference(),
+            instruction_budget: DEFAULT_INSTRUCTION_BUDGET,
+        }
+    }
+
+    /// Sets the wave width (32 or 64).
+    pub fn wave_width(mut self, width: u32) -> Self {
+        self.wave_width = width;
+        self
+    }
+
+    /// Sets the memory model.
+    pub fn model(mut self, model: MemoryModel) -> Self {
+        self.model = model;
+        self
+    }
+
+    /// Sets the instruction budget.
+    pub fn instruction_budget(mut self, budget: u64) -> Self {
+        self.instruction_budget = budget;
+        self
+    }
+}
+
+/// A Rust type that can be a buffer element.
+pub trait Element: bytemuck::Pod {
+    /// The IR element type.
+    const TYPE: ElemType;
+}
+
+macro_rules! element {
+    ($($t:ty => $e:ident),*) => {$(
+        impl Element for $t {
+            const TYPE: ElemType = ElemType::$e;
+        }
+    )*};
+}
+element!(u8 => U8, i8 => I8, u16 => U16, i16 => I16, u32 => U32, i32 => I32, f32 => F32);
+
+/// One host argument of a launch, matched against the kernel's parameter of the same
+/// position.
+#[derive(Debug)]
+pub enum Arg<'a> {
+    /// A read-only buffer (`&[T]`).
+    Buffer {
+        /// The element type.
+        elem: ElemType,
+        /// The buffer's bytes.
+        bytes: &'a [u8],
+    },
+    /// A writable buffer (`&mut [T]`); the launch writes its results here.
+    BufferMut {
+        /// The element type.
+        elem: ElemType,
+        /// The buffer's bytes.
+        bytes: &'a mut [u8],
+    },
+    /// A `u32` scalar.
+    U32(u32),
+    /// An `i32` scalar.
+    I32(i32),
+    /// An `f32` scalar.
+    F32(f32),
+}
+
+impl<'a> Arg<'a> {
+    /// A read-only buffer argument.
+    pub fn buffer<T: Element>(data: &'a [T]) -> Self {
+        Arg::Buffer {
+            elem: T::TYPE,
+            bytes: bytemuck::cast_slice(data),
+        }
+    }
+
+    /// A writable buffer argument.
+    pub fn buffer_mut<T: Element>(data: &'a mut [T]) -> Self {
+        Arg::BufferMut {
+            elem: T::TYPE,
+            bytes: bytemuck::cast_slice_mut(data),
+        }
+    }
+
+    /// How the argument is described in errors (`&[f32]`, `&mut [u32]`, `u32`, ...).
+    pub fn describe(&self) -> String {
+        match self {
+            Arg::Buffer { elem, .. } => format!("&[{}]", elem.name()),
+            Arg::BufferMut { elem, .. } => format!("&mut [{}]", elem.name()),
+            Arg::U32(_) => "u32".to_owned(),
+            Arg::I32(_) => "i32".to_owned(),
+            Arg::F32(_) => "f32".to_owned(),
+        }
+    }
+}
+
+impl From<u32> for Arg<'_> {
+    fn from(v: u32) -> Self {
+        Arg::U32(v)
+    }
+}
+
+impl From<i32> for Arg<'_> {
+    fn from(v: i32) -> Self {
+        Arg::I32(v)
+    }
+}
+
+impl From<f32> for Arg<'_> {
+    fn from(v: f32) -> Self {
+        Arg::F32(v)
+    }
+}
+
+impl<'a, T: Element> From<&'a [T]> for Arg<'a> {
+    fn from(v: &'a [T]) -> Self {
+        Arg::buffer(v)
+    }
+}
+
+impl<'a, T: Element> From<&'a mut [T]> for Arg<'a> {
+    fn from(v: &'a mut [T]) -> Self {
+        Arg::buffer_mut(v)
+    }
+}

@@ -1,0 +1,19 @@
+//! The machine's fixed limits, checked by the validator and at launch.
+
+/// Vector registers per lane (`v0..v255`).
+pub const MAX_VREGS: u16 = 256;
+/// Scalar registers per wave (`s0..s127`).
+pub const MAX_SREGS: u16 = 128;
+/// Mask registers per wave (`m0..m31`).
+pub const MAX_MREGS: u16 = 32;
+/// LDS bytes per workgroup.
+pub const MAX_LDS_BYTES: u32 = 64 * 1024;
+/// Kernel parameters.
+pub const MAX_PARAMS: u16 = 64;
+/// Work-items per workgroup.
+pub const MAX_WORKGROUP_SIZE: u32 = 1024;
+/// Nesting depth of `if` and `loop` constructs.
+pub const MAX_NESTING: u32 = 64;
+/// The instruction budget of a launch unless the launch sets its own: far above
+/// every shipped kernel, low enough that a runaway loop stops within seconds.
+pub const DEFAULT_INSTRUCTION_BUDGET: u64 = 1 << 28;

@@ -1,0 +1,148 @@
+//! What a launch counts.
+//!
+//! The interpreter counts per instruction; the kernel's totals are the sum over its
+//! instructions, so every figure can be attributed to a source line.
+
+use serde::Serialize;
+
+/// Counters of one instruction, or of a whole launch (their sum).
+///
+/// Definitions (the default [`MemoryModel`](crate::MemoryModel) gives the numbers
+/// of its geometry):
+/// - `instructions`: issued instructions, control flow, barriers and `end` included.
+/// - `skipped_instructions`: instructions in bodies a wave jumped over because no
+///   lane was active in them; not issued.
+/// - `vector_instructions`: vector ALU, compare, select and memory instructions issued
+///   (always with a non-empty exec mask).
+/// - `divergent_vector_instructions`: those issued with exec different from the
+///   wave's launch mask.
+/// - `active_lanes`: active lanes summed over vector issues.
+/// - `barriers`: barrier instructions issued, counted once per wave.
+/// - `lds_accesses` / `global_accesses`: memory phases with at least one active lane.
+/// - `lds_conflict_cycles`: per phase, the worst bank's distinct words minus one.
+/// - `global_transactions`: per phase, the distinct lines touched.
+/// - `global_sectors`: per phase, the distinct sectors touched.
+/// - `*_bytes_requested`: active lanes times the access size.
+/// - `global_bytes_moved`: transactions times the line size.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Counters {
+    /// Issued instructions.
+    pub instructions: u64,
+    /// Instructions jumped over in bodies with no active lane.
+    pub skipped_instructions: u64,
+    /// Vector instructions issued.
+    pub vector_instructions: u64,
+    /// Vector instructions issued with exec different from the launch mask.
+    pub divergent_vector_instructions: u64,
+    /// Active lanes summed over vector issues.
+    pub active_lanes: u64,
+    /// Barriers issued (per wave).
+    pub barriers: u64,
+    /// LDS phases with an active lane.
+    pub lds_accesses: u64,
+    /// LDS bank-conflict cycles.
+    pub lds_conflict_cycles: u64,
+    /// Bytes the active lanes asked of the LDS.
+    pub lds_bytes_requested: u64,
+    /// Global phases with an active lane.
+    pub global_accesses: u64,
+    /// Distinct global lines per phase, summed.
+    pub global_transactions: u64,
+    /// Distinct global sectors per phase, summed.
+    pub global_sectors: u64,
+    /// Bytes the active lanes asked of global memory.
+    pub global_bytes_requested: u64,
+    /// Bytes the transactions moved (`global_transactions * line_bytes`).
+    pub global_bytes_moved: u64,
+}
+
+impl Counters {
+    /// Adds `other` into `self`, field by field.
+    pub fn add(&mut self, other: &Counters) {
+        self.instructions += other.instructions;
+        self.skipped_instructions += other.skipped_instructions;
+        self.vector_instructions += other.vector_instructions;
+        self.divergent_vector_instructions += other.divergent_vector_instructions;
+        self.active_lanes += other.active_lanes;
+        self.barriers += other.barriers;
+        self.lds_accesses += other.lds_accesses;
+        self.lds_conflict_cycles += other.lds_conflict_cycles;
+        self.lds_bytes_requested += other.lds_bytes_requested;
+        self.global_accesses += other.global_accesses;
+        self.global_transactions += other.global_transactions;
+        self.global_sectors += other.global_sectors;
+        self.global_bytes_requested += other.global_bytes_requested;
+        self.global_bytes_moved += other.global_bytes_moved;
+    }
+
+    /// Divergent vector instructions as a percentage of vector instructions (0 when none).
+    pub fn divergence_pct(&self) -> f64 {
+        ratio(self.divergent_vector_instructions, self.vector_instructions) * 100.0
+    }
+
+    /// Average active lanes per vector issue (0 when none).
+    pub fn simd_efficiency(&self) -> f64 {
+        ratio(self.active_lanes, self.vector_instructions)
+    }
+
+    /// Global transactions per global access phase (0 when none).
+    pub fn transactions_per_access(&self) -> f64 {
+        ratio(self.global_transactions, self.global_accesses)
+    }
+}
+
+fn ratio(num: u64, den: u64) -> f64 {
+    if den == 0 {
+        0.0
+    } else {
+        num as f64 / den as f64
+    }
+}
+
+/// The statistics of one launch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Stats {
+    /// The kernel's name.
+    pub kernel: String,
+    /// The wave width of the launch.
+    pub wave_width: u32,
+    /// The memory model's name.
+    pub model: String,
+    /// Workgroups run.
+    pub workgroups: u64,
+    /// Waves run.
+    pub waves: u64,
+    /// The launch's totals: the sum of `per_instruction`.
+    #[serde(flatten)]
+    pub totals: Counters,
+    /// Entry `k` is the number of vector issues with exactly `k` active lanes
+    /// (`wave_width + 1` entries).
+    pub active_lanes_histogram: Vec<u64>,
+    /// Counters of each instruction, indexed like [`Program::insts`](crate::Program::insts).
+    pub per_instruction: Vec<Counters>,
+}
+
+impl Stats {
+    /// Empty statistics for a launch of `kernel` with `insts` instructions.
+    pub fn new(kernel: &str, wave_width: u32, model: &str, insts: usize) -> Self {
+        Stats {
+            kernel: kernel.to_owned(),
+            wave_width,
+            model: model.to_owned(),
+            workgroups: 0,
+            waves: 0,
+            totals: Counters::default(),
+            active_lanes_histogram: vec![0; wave_width as usize + 1],
+            per_instruction: vec![Counters::default(); insts],
+        }
+    }
+
+    /// Recomputes `totals` as the sum of `per_instruction`.
+    pub fn sum_totals(&mut self) {
+        let mut totals = Counters::default();
+        for c in &self.per_instruction {
+            totals.add(c);
+        }
+        self.totals = totals;
+    }
+}

@@ -1,0 +1,1 @@
+//! The reference kernels of simt.
