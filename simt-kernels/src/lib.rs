@@ -1,1 +1,37 @@
-//! The reference kernels of simt.
+//! The reference kernels of simt, their scalar oracles and the report behind
+//! `cargo run --release -p simt-kernels --bin report`.
+//!
+//! The eleven kernels reproduce the reference simulator's benchmark set (see the
+//! project's `README.md`): element-wise kernels, a data-dependent branch, an LDS
+//! reduction, a naive and an LDS-tiled matrix multiply, a coalesced and a strided
+//! copy, and an LDS pattern in which every lane lands in bank 0. Each one is written
+//! with [`simt::simt_kernel!`] in [`kernels`], checked bit for bit against a scalar
+//! oracle in plain Rust that performs the same arithmetic in the same order, and
+//! listed in the [`registry`], which the tests and the report iterate over.
+//!
+//! ```
+//! use simt_kernels::registry;
+//!
+//! let spec = registry::find("reduce_f32").unwrap();
+//! let run = spec.run(42, &spec.config(64, simt::core::MemoryModel::reference())).unwrap();
+//! assert!(run.passed());
+//! // One partial sum per workgroup: 8 LDS phases to fill, 36 for the tree, 1 to read back.
+//! assert_eq!(run.stats.totals.lds_accesses, 16 * 45);
+//! ```
+#![deny(missing_docs)]
+
+pub mod cli;
+pub mod kernels;
+pub mod output;
+pub mod registry;
+pub mod report;
+pub mod rng;
+
+pub use output::{Mismatch, Values};
+pub use registry::{KernelSpec, Run, Workload, KERNELS};
+pub use rng::SplitMix64;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

@@ -1,0 +1,275 @@
+//! The report: every chosen kernel at every chosen width, checked against its
+//! oracle, timed, printed as a table and written as JSON.
+
+use crate::cli::Options;
+use crate::registry::KernelSpec;
+use serde::Serialize;
+use simt::core::{Counters, Error, MemoryModel};
+use std::fmt::Write as _;
+use std::io;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// The simulator's speed on one kernel.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Timing {
+    /// Timed launches (after one untimed launch whose output is checked).
+    pub launches: usize,
+    /// The median wall-clock time of one launch, in nanoseconds.
+    pub median_launch_ns: u64,
+    /// Issued wave instructions per second at the median launch time.
+    pub wave_instructions_per_second: f64,
+}
+
+/// One kernel at one wave width.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Row {
+    /// The kernel's name.
+    pub kernel: String,
+    /// The wave width.
+    pub wave_width: u32,
+    /// Whether the output equals the oracle's bit for bit.
+    pub oracle_pass: bool,
+    /// The first differing element when it does not.
+    pub mismatch: Option<String>,
+    /// Workgroups run.
+    pub workgroups: u64,
+    /// Waves run.
+    pub waves: u64,
+    /// The launch's counters.
+    #[serde(flatten)]
+    pub totals: Counters,
+    /// Divergent vector instructions as a percentage of vector instructions.
+    pub divergence_pct: f64,
+    /// Average active lanes per vector issue.
+    pub simd_efficiency: f64,
+    /// Global transactions per global access phase.
+    pub transactions_per_access: f64,
+    /// Vector issues by number of active lanes.
+    pub active_lanes_histogram: Vec<u64>,
+    /// How fast the interpreter ran it.
+    pub timing: Timing,
+}
+
+/// A launch that returned an error instead of statistics.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Failure {
+    /// The kernel's name.
+    pub kernel: String,
+    /// The wave width.
+    pub wave_width: u32,
+    /// The error, as displayed.
+    pub error: String,
+}
+
+/// Everything one report run produced: what `results/results.json` holds.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Results {
+    /// The crate version that produced the results.
+    pub version: &'static str,
+    /// The seed of the inputs.
+    pub seed: u64,
+    /// The memory model.
+    pub model: MemoryModel,
+    /// One row per kernel and width, in table order.
+    pub rows: Vec<Row>,
+    /// Launches that failed.
+    pub failures: Vec<Failure>,
+}
+
+impl Results {
+    /// Whether every launch succeeded and matched its oracle.
+    pub fn all_passed(&self) -> bool {
+        self.failures.is_empty() && self.rows.iter().all(|r| r.oracle_pass)
+    }
+}
+
+/// Runs `spec` at `wave_width`: one launch whose output is checked, then
+/// `launches` timed launches (each on freshly reset buffers).
+pub fn measure(
+    spec: &KernelSpec,
+    seed: u64,
+    wave_width: u32,
+    model: &MemoryModel,
+    launches: usize,
+) -> Result<Row, Error> {
+    let config = spec.config(wave_width, model.clone());
+    let mut workload = (spec.prepare)(seed);
+    let stats = workload.launch(&config)?;
+    let output = workload.output();
+    let expected = workload.expected();
+    let mismatch = output.first_mismatch(&expected).map(|m| m.to_string());
+
+    let mut times = Vec::with_capacity(launches);
+    for _ in 0..launches.max(1) {
+        workload.reset();
+        let start = Instant::now();
+        workload.launch(&config)?;
+        times.push(start.elapsed());
+    }
+    let median = median(&mut times);
+    let secs = median.as_secs_f64();
+    let t = &stats.totals;
+    Ok(Row {
+        kernel: spec.name.to_owned(),
+        wave_width,
+        oracle_pass: mismatch.is_none(),
+        mismatch,
+        workgroups: stats.workgroups,
+        waves: stats.waves,
+        totals: *t,
+        divergence_pct: t.divergence_pct(),
+        simd_efficiency: t.simd_efficiency(),
+        transactions_per_access: t.transactions_per_access(),
+        active_lanes_histogram: stats.active_lanes_histogram.clone(),
+        timing: Timing {
+            launches: times.len(),
+            median_launch_ns: u64::try_from(median.as_nanos()).unwrap_or(u64::MAX),
+            wave_instructions_per_second: if secs > 0.0 {
+                t.instructions as f64 / secs
+            } else {
+                0.0
+            },
+        },
+    })
+}
+
+/// The median of `times` (the mean of the two middle ones for an even count).
+fn median(times: &mut [Duration]) -> Duration {
+    times.sort_unstable();
+    match times.len() {
+        0 => Duration::ZERO,
+        n if n % 2 == 1 => times[n / 2],
+        n => (times[n / 2 - 1] + times[n / 2]) / 2,
+    }
+}
+
+/// Runs every kernel and width `options` asks for.
+pub fn run(options: &Options) -> Results {
+    let mut rows = Vec::new();
+    let mut failures = Vec::new();
+    for spec in &options.kernels {
+        for &width in &options.widths {
+            match measure(spec, options.seed, width, &options.model, options.launches) {
+                Ok(row) => rows.push(row),
+                Err(e) => failures.push(Failure {
+                    kernel: spec.name.to_owned(),
+                    wave_width: width,
+                    error: e.to_string(),
+                }),
+            }
+        }
+    }
+    Results {
+        version: env!("CARGO_PKG_VERSION"),
+        seed: options.seed,
+        model: options.model.clone(),
+        rows,
+        failures,
+    }
+}
+
+const HEADER: [&str; 14] = [
+    "kernel",
+    "wave",
+    "instr",
+    "vector",
+    "div %",
+    "SIMD eff",
+    "lds acc",
+    "lds conflict cyc",
+    "glb acc",
+    "glb trans",
+    "trans/acc",
+    "oracle",
+    "Mwave-inst/s",
+    "us/launch",
+];
+
+/// The rows as a Markdown table with aligned columns (numbers right-aligned).
+pub fn table(rows: &[Row]) -> String {
+    let cells: Vec<[String; 14]> = rows
+        .iter()
+        .map(|r| {
+            let t = &r.totals;
+            [
+                r.kernel.clone(),
+                r.wave_width.to_string(),
+                t.instructions.to_string(),
+                t.vector_instructions.to_string(),
+                format!("{:.2}", r.divergence_pct),
+                format!("{:.2}", r.simd_efficiency),
+                t.lds_accesses.to_string(),
+                t.lds_conflict_cycles.to_string(),
+                t.global_accesses.to_string(),
+                t.global_transactions.to_string(),
+                format!("{:.2}", r.transactions_per_access),
+                if r.oracle_pass { "pass" } else { "FAIL" }.to_owned(),
+                format!("{:.1}", r.timing.wave_instructions_per_second / 1e6),
+                format!("{:.1}", r.timing.median_launch_ns as f64 / 1e3),
+            ]
+        })
+        .collect();
+    let mut widths = HEADER.map(str::len);
+    for row in &cells {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(c.len());
+        }
+    }
+    let mut out = String::new();
+    let line = |out: &mut String, row: &[String; 14]| {
+        out.push('|');
+        for (i, (c, w)) in row.iter().zip(widths).enumerate() {
+            if i == 0 || i == 11 {
+                let _ = write!(out, " {c:<w$} |");
+            } else {
+                let _ = write!(out, " {c:>w$} |");
+            }
+        }
+        out.push('\n');
+    };
+    line(&mut out, &HEADER.map(str::to_owned));
+    out.push('|');
+    for (i, w) in widths.iter().enumerate() {
+        if i == 0 || i == 11 {
+            let _ = write!(out, "{}|", "-".repeat(w + 2));
+        } else {
+            let _ = write!(out, "{}:|", "-".repeat(w + 1));
+        }
+    }
+    out.push('\n');
+    for row in &cells {
+        line(&mut out, row);
+    }
+    out
+}
+
+/// Writes `results` as pretty JSON to `path`, creating its folder; the file is
+/// replaced whole (written beside it, then renamed), never left half-written.
+pub fn write_json(results: &Results, path: &Path) -> io::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut json = serde_json::to_string_pretty(results).map_err(io::Error::other)?;
+    json.push('\n');
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    std::fs::write(&tmp, json)?;
+    std::fs::rename(&tmp, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        let ms = Duration::from_millis;
+        assert_eq!(median(&mut [ms(5), ms(1), ms(3)]), ms(3));
+        assert_eq!(
+            median(&mut [ms(4), ms(1), ms(2), ms(3)]),
+            Duration::from_micros(2500)
+        );
+        assert_eq!(median(&mut []), Duration::ZERO);
+    }
+}

@@ -1,0 +1,142 @@
+//! Relations between the figures that hold however each kernel is written
+//! instruction by instruction, plus the counts that follow from the launch shape.
+
+use simt::core::{MemoryModel, Stats};
+use simt_kernels::registry;
+
+fn stats(name: &str, width: u32) -> Stats {
+    let spec = registry::find(name).unwrap();
+    let run = spec
+        .run(42, &spec.config(width, MemoryModel::reference()))
+        .unwrap();
+    assert!(run.passed(), "{name} wave{width}: {:?}", run.mismatch());
+    run.stats
+}
+
+#[test]
+fn only_collatz_and_the_reductions_diverge() {
+    for name in registry::names() {
+        for width in [32, 64] {
+            let s = stats(name, width);
+            let t = &s.totals;
+            match name {
+                "divergent_collatz_i32" | "reduce_i32" | "reduce_f32" => {
+                    assert!(t.divergence_pct() > 0.0, "{name} wave{width}");
+                    assert!(t.simd_efficiency() < f64::from(width), "{name} wave{width}");
+                }
+                _ => {
+                    assert_eq!(t.divergent_vector_instructions, 0, "{name} wave{width}");
+                    // Every vector issue had every lane active.
+                    assert_eq!(t.simd_efficiency(), f64::from(width), "{name} wave{width}");
+                    assert_eq!(t.skipped_instructions, 0, "{name} wave{width}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn collatz_runs_both_sides_in_every_wave() {
+    for width in [32, 64] {
+        let s = stats("divergent_collatz_i32", width);
+        // Random parities: no wave is all odd or all even, so nothing is skipped and
+        // exactly one instruction on each side of the `if` is divergent per wave.
+        assert_eq!(s.totals.skipped_instructions, 0);
+        assert_eq!(s.totals.divergent_vector_instructions, 2 * s.waves);
+    }
+}
+
+#[test]
+fn the_reduction_diverges_more_at_wave64() {
+    for name in ["reduce_i32", "reduce_f32"] {
+        let narrow = stats(name, 32).totals.divergence_pct();
+        let wide = stats(name, 64).totals.divergence_pct();
+        assert!(
+            wide > narrow,
+            "{name}: wave64 {wide:.2}% vs wave32 {narrow:.2}%"
+        );
+    }
+}
+
+#[test]
+fn wave64_issues_about_half_the_instructions_of_wave32() {
+    for name in registry::names() {
+        let narrow = stats(name, 32).totals.instructions as f64;
+        let wide = stats(name, 64).totals.instructions as f64;
+        let ratio = wide / narrow;
+        assert!((0.45..=0.6).contains(&ratio), "{name}: {ratio:.3}");
+    }
+}
+
+#[test]
+fn launch_shape_gives_workgroups_waves_and_barriers() {
+    for name in registry::names() {
+        for width in [32, 64] {
+            let s = stats(name, width);
+            assert_eq!(s.workgroups, 16, "{name}");
+            assert_eq!(s.waves, 16 * 256 / u64::from(width), "{name}");
+            assert_eq!(s.wave_width, width);
+            assert_eq!(s.model, "reference");
+            // Barriers per wave: 1 + one per tree step (8) for the reduction; two per
+            // tile step (4 steps) for the tiled matmul; none elsewhere.
+            let per_wave = match name {
+                "reduce_i32" | "reduce_f32" => 9,
+                "matmul_tiled_f32" => 8,
+                _ => 0,
+            };
+            assert_eq!(s.totals.barriers, per_wave * s.waves, "{name} wave{width}");
+        }
+    }
+}
+
+#[test]
+fn the_histogram_accounts_for_every_vector_issue() {
+    for name in registry::names() {
+        for width in [32, 64] {
+            let s = stats(name, width);
+            let h = &s.active_lanes_histogram;
+            assert_eq!(h.len(), width as usize + 1);
+            assert_eq!(h[0], 0, "{name}: an issue with no active lane");
+            assert_eq!(
+                h.iter().sum::<u64>(),
+                s.totals.vector_instructions,
+                "{name}"
+            );
+            let lanes: u64 = h.iter().enumerate().map(|(k, n)| k as u64 * n).sum();
+            assert_eq!(lanes, s.totals.active_lanes, "{name}");
+        }
+    }
+}
+
+#[test]
+fn per_instruction_counters_add_up_to_the_totals() {
+    for name in registry::names() {
+        let s = stats(name, 64);
+        let spec = registry::find(name).unwrap();
+        assert_eq!(s.per_instruction.len(), spec.program.insts.len(), "{name}");
+        let mut sum = simt::core::Counters::default();
+        for c in &s.per_instruction {
+            sum.add(c);
+        }
+        assert_eq!(sum, s.totals, "{name}");
+    }
+}
+
+#[test]
+fn tiling_cuts_traffic_but_not_the_per_access_ratio() {
+    // The seed's observation: tiling wins on total transactions (24832 -> 2304,
+    // 10.8x) while its transactions per access are worse (2.00 against 1.50).
+    let naive = stats("matmul_naive_f32", 32).totals;
+    let tiled = stats("matmul_tiled_f32", 32).totals;
+    assert!(naive.global_transactions > 10 * tiled.global_transactions);
+    assert!(tiled.transactions_per_access() > naive.transactions_per_access());
+    assert_eq!(tiled.lds_conflict_cycles, 0);
+}
+
+#[test]
+fn the_bank_conflict_kernel_pays_31_cycles_per_phase() {
+    for width in [32, 64] {
+        let t = stats("lds_conflict_heavy_i32", width).totals;
+        assert_eq!(t.lds_conflict_cycles, 31 * t.lds_accesses);
+    }
+}
