@@ -1,17 +1,372 @@
-//! The interpreter.
+//! The interpreter: a SIMT machine that runs a [`Program`] over a grid and counts.
+//!
+//! # The machine
+//!
+//! Workgroups run one at a time, in order (x fastest, then y, then z). The
+//! work-items of a workgroup are numbered x fastest; wave `w` holds work-items
+//! `w * width ..`, and the last wave is partial (its launch mask has fewer bits)
+//! when the workgroup size is not a multiple of the wave width. Registers start at
+//! zero and the LDS is zeroed at the start of every workgroup.
+//!
+//! Waves are scheduled round robin: each runs until it parks at a barrier or ends.
+//! A barrier releases when every wave of the workgroup has reached it. A wave that
+//! ends while others wait at a barrier, or reaches a barrier after another wave
+//! has ended, faults with [`FaultKind::BarrierStranded`]; a barrier reached with
+//! exec different from the wave's launch mask faults with
+//! [`FaultKind::BarrierPartialMask`]. Every issued instruction counts against the
+//! launch's instruction budget.
+//!
+//! Control flow follows the divergence stack documented on [`Inst`](crate::Inst)
+//! (see `flow.rs`). Skipped instructions are attributed to the instructions jumped
+//! over: `per_instruction[k].skipped_instructions` counts how often instruction `k`
+//! was skipped.
+//!
+//! # Speed
+//!
+//! Vector registers are lane-contiguous (`[u32; 64]` per register and wave) and
+//! every vector operation computes all lanes into a scratch array, then blends it
+//! into the destination through per-lane exec words, so that each operation is a
+//! straight loop the compiler vectorizes. The dispatch loop is generic over the
+//! wave width and `#[inline(always)]`; on x86-64 it is compiled twice, once inside
+//! a `#[target_feature(enable = "avx2,fma")]` function used when the CPU reports
+//! both features at run time (so `f32::mul_add` is one instruction instead of a
+//! library call), and once plainly for every other CPU. Machine state is allocated
+//! per launch (or reused across launches by a [`Machine`]), never per workgroup or
+//! per instruction.
 
-use crate::error::Error;
+mod alu;
+mod bind;
+mod flow;
+mod memory;
+mod wave;
+
+#[cfg(test)]
+mod tests;
+
+use crate::error::{Error, Fault, FaultKind, LaunchError};
 use crate::ir::Program;
 use crate::launch::{Arg, LaunchConfig};
 use crate::stats::Stats;
+use bind::{Bound, Geometry, Prepared};
+use flow::SkipLog;
+use memory::{BankTable, Trap};
+use wave::{Exit, Status, Uniforms, Wave, WaveRun};
 
 /// Runs `program` over the grid `config` describes, with `args` bound to its
 /// parameters in order, and returns the launch's statistics.
+///
+/// The program is validated first ([`Error::Invalid`]); the configuration and the
+/// arguments are checked next ([`Error::Launch`]); a wave that goes wrong stops the
+/// launch with [`Error::Fault`], leaving writable buffers as the instructions
+/// before the fault left them (the faulting instruction itself has no effect).
 pub fn launch(
     program: &Program,
     config: &LaunchConfig,
     args: &mut [Arg<'_>],
 ) -> Result<Stats, Error> {
-    let _ = (program, config, args);
-    unimplemented!("interpreter")
+    Machine::new().launch(program, config, args)
+}
+
+/// An interpreter that keeps its buffers (registers, LDS, wave state) between
+/// launches, for callers that launch many times.
+#[derive(Debug, Default)]
+pub struct Machine {
+    vregs: Vec<[u32; 64]>,
+    sregs: Vec<u32>,
+    mregs: Vec<u64>,
+    waves: Vec<Wave>,
+    local: Vec<[[u32; 64]; 3]>,
+    lds: Vec<u8>,
+    stamps: Vec<u32>,
+    gen: u32,
+    skips: Vec<i64>,
+}
+
+/// The parts of a launch that stay fixed while it runs.
+struct Plan<'p, 'b> {
+    program: &'p Program,
+    prepared: Prepared,
+    bound: Bound<'b>,
+    geo: Geometry,
+    config: &'p LaunchConfig,
+    fast: bool,
+}
+
+impl Machine {
+    /// A machine with empty buffers.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Like [`launch`], reusing this machine's buffers.
+    pub fn launch(
+        &mut self,
+        program: &Program,
+        config: &LaunchConfig,
+        args: &mut [Arg<'_>],
+    ) -> Result<Stats, Error> {
+        crate::validate(program)?;
+        let prepared = bind::prepare(program)?;
+        let refuse = |kind| {
+            Error::Launch(LaunchError {
+                kernel: program.name.to_string(),
+                kind,
+            })
+        };
+        let geo = bind::check_config(config).map_err(refuse)?;
+        let align = 256u64.max(geo.line_bytes);
+        let bound = bind::bind(program, args, align).map_err(refuse)?;
+        let plan = Plan {
+            program,
+            prepared,
+            bound,
+            geo,
+            config,
+            fast: fast_path_available(),
+        };
+        match config.wave_width {
+            64 => self.run::<64>(plan),
+            _ => self.run::<32>(plan),
+        }
+    }
+
+    /// Sizes the buffers for a launch of waves of `W` lanes.
+    fn setup<const W: usize>(&mut self, plan: &Plan<'_, '_>) -> usize {
+        let p = &plan.prepared;
+        let wg = plan.config.workgroup.to_array();
+        let size = plan.config.workgroup.count() as usize;
+        let nwaves = size.div_ceil(W);
+        self.vregs.clear();
+        self.vregs.resize(nwaves * p.vregs, [0; 64]);
+        self.sregs.clear();
+        self.sregs.resize(nwaves * p.sregs, 0);
+        self.mregs.clear();
+        self.mregs.resize(nwaves * p.mregs, 0);
+        self.lds.clear();
+        self.lds.resize(p.lds_bytes, 0);
+        let words = (p.lds_bytes >> plan.geo.bank_shift) + 1;
+        self.stamps.clear();
+        self.stamps.resize(words, 0);
+        self.gen = 0;
+        self.skips.clear();
+        self.skips.resize(plan.program.insts.len() + 1, 0);
+        self.waves.truncate(nwaves);
+        while self.waves.len() < nwaves {
+            self.waves.push(Wave {
+                pc: 0,
+                exec: 0,
+                launch: 0,
+                status: Status::Done,
+                stack: Vec::with_capacity(crate::limits::MAX_NESTING as usize + 1),
+            });
+        }
+        // Local ids depend only on the workgroup shape: compute them once.
+        self.local.clear();
+        self.local.resize(nwaves, [[0; 64]; 3]);
+        for (w, ids) in self.local.iter_mut().enumerate() {
+            for l in 0..W {
+                let linear = w * W + l;
+                if linear < size {
+                    let x = linear % wg[0] as usize;
+                    let y = linear / wg[0] as usize % wg[1] as usize;
+                    let z = linear / (wg[0] as usize * wg[1] as usize);
+                    ids[0][l] = x as u32;
+                    ids[1][l] = y as u32;
+                    ids[2][l] = z as u32;
+                }
+            }
+        }
+        nwaves
+    }
+
+    fn run<const W: usize>(&mut self, mut plan: Plan<'_, '_>) -> Result<Stats, Error> {
+        let program = plan.program;
+        let config = plan.config;
+        let nwaves = self.setup::<W>(&plan);
+        let size = config.workgroup.count() as usize;
+        let mut stats = Stats::new(
+            &program.name,
+            W as u32,
+            &config.model.name,
+            program.insts.len(),
+        );
+        let mut remaining = config.instruction_budget;
+        let grid = config.grid.to_array();
+        let wg = config.workgroup.to_array();
+        let (nv, ns, nm) = (
+            plan.prepared.vregs,
+            plan.prepared.sregs,
+            plan.prepared.mregs,
+        );
+        for gz in 0..grid[2] {
+            for gy in 0..grid[1] {
+                for gx in 0..grid[0] {
+                    let group = [gx, gy, gz];
+                    self.vregs.fill([0; 64]);
+                    self.sregs.fill(0);
+                    self.mregs.fill(0);
+                    self.lds.fill(0);
+                    for (w, wave) in self.waves.iter_mut().enumerate() {
+                        let lanes = (size - w * W).min(W);
+                        wave.launch = if lanes >= 64 {
+                            u64::MAX
+                        } else {
+                            (1u64 << lanes) - 1
+                        };
+                        wave.exec = wave.launch;
+                        wave.pc = 0;
+                        wave.status = Status::Ready;
+                        wave.stack.clear();
+                    }
+                    let mut done = 0;
+                    let mut waiting = 0u32;
+                    while done < nwaves {
+                        for w in 0..nwaves {
+                            if self.waves[w].status != Status::Ready {
+                                continue;
+                            }
+                            let uniforms = Uniforms {
+                                group,
+                                size: wg,
+                                groups: grid,
+                                global_base: [
+                                    gx.wrapping_mul(wg[0]),
+                                    gy.wrapping_mul(wg[1]),
+                                    gz.wrapping_mul(wg[2]),
+                                ],
+                                wave: w as u32,
+                                width: W as u32,
+                            };
+                            let run = WaveRun {
+                                program,
+                                prepared: &plan.prepared,
+                                slots: &mut plan.bound.slots,
+                                scalars: &plan.bound.scalars,
+                                geo: plan.geo,
+                                uniforms,
+                                local: &self.local[w],
+                                vr: &mut self.vregs[w * nv..(w + 1) * nv],
+                                sr: &mut self.sregs[w * ns..(w + 1) * ns],
+                                mr: &mut self.mregs[w * nm..(w + 1) * nm],
+                                wave: &mut self.waves[w],
+                                lds: &mut self.lds,
+                                table: BankTable {
+                                    stamps: &mut self.stamps,
+                                    gen: &mut self.gen,
+                                },
+                                counters: &mut stats.per_instruction,
+                                hist: &mut stats.active_lanes_histogram,
+                                skips: SkipLog(&mut self.skips),
+                                remaining: &mut remaining,
+                            };
+                            let fault =
+                                |pc: usize, trap: Trap| fault(program, config, group, w, pc, trap);
+                            match run_wave::<W>(plan.fast, run) {
+                                Err((pc, trap)) => return Err(fault(pc, *trap)),
+                                Ok(Exit::Done(pc)) => {
+                                    done += 1;
+                                    if waiting > 0 {
+                                        return Err(fault(pc, stranded(waiting)));
+                                    }
+                                }
+                                Ok(Exit::Parked(pc)) => {
+                                    waiting += 1;
+                                    if done > 0 {
+                                        return Err(fault(pc, stranded(waiting)));
+                                    }
+                                    if waiting as usize == nwaves {
+                                        waiting = 0;
+                                        for wave in &mut self.waves {
+                                            wave.status = Status::Ready;
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    stats.workgroups += 1;
+                    stats.waves += nwaves as u64;
+                }
+            }
+        }
+        SkipLog(&mut self.skips).finish(|k, n| {
+            if let Some(c) = stats.per_instruction.get_mut(k) {
+                c.skipped_instructions += n;
+            }
+        });
+        stats.sum_totals();
+        Ok(stats)
+    }
+}
+
+fn stranded(waiting: u32) -> Trap {
+    Trap {
+        kind: FaultKind::BarrierStranded { waiting },
+        lane: None,
+        address: None,
+    }
+}
+
+/// Places a handler's trap in the program and the grid.
+fn fault(
+    program: &Program,
+    config: &LaunchConfig,
+    group: [u32; 3],
+    wave: usize,
+    pc: usize,
+    trap: Trap,
+) -> Error {
+    let kind = match trap.kind {
+        FaultKind::BudgetExceeded { .. } => FaultKind::BudgetExceeded {
+            budget: config.instruction_budget,
+        },
+        kind => kind,
+    };
+    Error::Fault(Box::new(Fault {
+        kernel: program.name.to_string(),
+        file: program.file.to_string(),
+        inst: pc as u32,
+        loc: program.loc(pc),
+        workgroup: group,
+        wave: wave as u32,
+        lane: trap.lane,
+        address: trap.address,
+        kind,
+    }))
+}
+
+/// Whether the AVX2 + FMA build of the dispatch loop can run on this CPU.
+fn fast_path_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+type WaveResult = Result<Exit, (usize, Box<Trap>)>;
+
+/// Runs one wave with the best build of the dispatch loop the CPU allows.
+#[inline]
+fn run_wave<const W: usize>(fast: bool, run: WaveRun<'_, '_>) -> WaveResult {
+    #[cfg(target_arch = "x86_64")]
+    if fast {
+        // SAFETY: `fast` is true only when the CPU reported AVX2 and FMA.
+        return unsafe { run_wave_avx2::<W>(run) };
+    }
+    let _ = fast;
+    run_wave_plain::<W>(run)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn run_wave_avx2<const W: usize>(run: WaveRun<'_, '_>) -> WaveResult {
+    wave::run::<W>(run)
+}
+
+fn run_wave_plain<const W: usize>(run: WaveRun<'_, '_>) -> WaveResult {
+    wave::run::<W>(run)
 }

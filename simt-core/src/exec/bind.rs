@@ -1,0 +1,403 @@
+//! Launch checks: the configuration, the program's facts the interpreter relies
+//! on, and the binding of host arguments to parameters.
+
+use crate::builder::register_counts;
+use crate::error::LaunchErrorKind;
+use crate::ir::{Inst, Operand, ParamKind, Program, ScalarType};
+use crate::launch::{Arg, LaunchConfig};
+use crate::limits::{MAX_LDS_BYTES, MAX_WORKGROUP_SIZE};
+use crate::validate::{link, ValidationError, ValidationErrorKind, ValidationErrors};
+
+/// The memory model's geometry as shifts and masks.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Geometry {
+    /// Lanes per memory phase.
+    pub(super) phase_lanes: u32,
+    /// `log2(line_bytes)`.
+    pub(super) line_shift: u32,
+    /// `log2(sector_bytes)`.
+    pub(super) sector_shift: u32,
+    /// `line_bytes`.
+    pub(super) line_bytes: u64,
+    /// `log2(lds_bank_bytes)`.
+    pub(super) bank_shift: u32,
+    /// `lds_banks - 1`.
+    pub(super) bank_mask: u32,
+}
+
+/// Checks the launch configuration against the program.
+pub(super) fn check_config(config: &LaunchConfig) -> Result<Geometry, LaunchErrorKind> {
+    if !matches!(config.wave_width, 32 | 64) {
+        return Err(LaunchErrorKind::WaveWidth(config.wave_width));
+    }
+    for (what, d) in [("grid", config.grid), ("workgroup", config.workgroup)] {
+        if d.x == 0 || d.y == 0 || d.z == 0 {
+            return Err(LaunchErrorKind::ZeroSize {
+                what,
+                x: d.x,
+                y: d.y,
+                z: d.z,
+            });
+        }
+    }
+    let size = config.workgroup.count();
+    if size > MAX_WORKGROUP_SIZE as u64 {
+        return Err(LaunchErrorKind::WorkgroupTooLarge {
+            size,
+            limit: MAX_WORKGROUP_SIZE,
+        });
+    }
+    let grid = config.grid.to_array();
+    let wg = config.workgroup.to_array();
+    for (axis, (g, s)) in ['x', 'y', 'z'].into_iter().zip(grid.into_iter().zip(wg)) {
+        if g as u64 * s as u64 > 1u64 << 32 {
+            return Err(LaunchErrorKind::GridTooLarge {
+                axis,
+                groups: g,
+                size: s,
+            });
+        }
+    }
+    let model = &config.model;
+    let bad_model = |reason: String| LaunchErrorKind::Model {
+        name: model.name.to_string(),
+        reason,
+    };
+    model.check().map_err(bad_model)?;
+    // An access must fall in one line, one sector and one bank word, so that the
+    // counters count each lane once: the geometry must not be finer than the
+    // widest access.
+    for (field, v) in [
+        ("line_bytes", model.line_bytes),
+        ("sector_bytes", model.sector_bytes),
+        ("lds_bank_bytes", model.lds_bank_bytes),
+    ] {
+        if v < 4 {
+            return Err(bad_model(format!(
+                "{field} must be at least 4 (the widest access), not {v}"
+            )));
+        }
+    }
+    Ok(Geometry {
+        phase_lanes: model.phase_lanes,
+        line_shift: model.line_bytes.trailing_zeros(),
+        sector_shift: model.sector_bytes.trailing_zeros(),
+        line_bytes: model.line_bytes as u64,
+        bank_shift: model.lds_bank_bytes.trailing_zeros(),
+        bank_mask: model.lds_banks - 1,
+    })
+}
+
+/// An LDS array as the interpreter sees it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct LdsArea {
+    /// Byte offset of element 0 in the workgroup's LDS.
+    pub(super) offset: u32,
+    /// Size in bytes.
+    pub(super) bytes: u32,
+}
+
+/// The facts about a program the interpreter relies on for memory safety and
+/// termination, checked once per launch.
+///
+/// [`validate`](crate::validate) establishes all of them; they are checked again
+/// here because the interpreter indexes by them and must not trust a hand-built
+/// [`Program`] that skipped validation.
+#[derive(Debug)]
+pub(super) struct Prepared {
+    /// Vector registers per wave (at least every register an instruction names).
+    pub(super) vregs: usize,
+    /// Scalar registers per wave.
+    pub(super) sregs: usize,
+    /// Mask registers per wave.
+    pub(super) mregs: usize,
+    /// The LDS arrays.
+    pub(super) lds: Vec<LdsArea>,
+    /// Bytes of LDS per workgroup, covering every array.
+    pub(super) lds_bytes: usize,
+}
+
+/// Checks jump targets, parameter and LDS references, and sizes.
+pub(super) fn prepare(program: &Program) -> Result<Prepared, ValidationErrors> {
+    let mut errors = Vec::new();
+    let mut linked = program.insts.to_vec();
+    if let Err(e) = link(&mut linked) {
+        errors.extend(e);
+    }
+    let params = &program.params;
+    let scalar = |op: Operand, i: usize, errors: &mut Vec<ValidationError>| {
+        if let Operand::Arg(p) = op {
+            match params.get(p.0 as usize).map(|p| (p.kind, &p.name)) {
+                None => errors.push(ValidationError::at(
+                    i,
+                    ValidationErrorKind::NoSuchParam { index: p.0 },
+                )),
+                Some((ParamKind::Buffer { .. }, name)) => errors.push(ValidationError::at(
+                    i,
+                    ValidationErrorKind::ParamKind {
+                        name: name.to_string(),
+                        is: "a buffer",
+                        expected: "a scalar",
+                    },
+                )),
+                Some((ParamKind::Scalar(_), _)) => {}
+            }
+        }
+    };
+    for (i, (inst, good)) in program.insts.iter().zip(&linked).enumerate() {
+        if errors.is_empty() && inst != good {
+            let target = |inst: &Inst| match *inst {
+                Inst::If { next: t, .. }
+                | Inst::Else { end: t }
+                | Inst::Loop { end: t }
+                | Inst::EndLoop { start: t, .. }
+                | Inst::Break { end: t, .. }
+                | Inst::Continue { end: t, .. } => t.0,
+                _ => u32::MAX,
+            };
+            errors.push(ValidationError::at(
+                i,
+                ValidationErrorKind::WrongTarget {
+                    expected: target(good),
+                    found: target(inst),
+                },
+            ));
+        }
+        for op in inst.sources().values.into_iter().flatten() {
+            scalar(op, i, &mut errors);
+        }
+        let global = match *inst {
+            Inst::GlobalLoad { src, .. } => Some((src.buffer, false)),
+            Inst::GlobalStore { dst, .. } => Some((dst.buffer, true)),
+            _ => None,
+        };
+        if let Some((p, store)) = global {
+            match params.get(p.0 as usize) {
+                None => errors.push(ValidationError::at(
+                    i,
+                    ValidationErrorKind::NoSuchParam { index: p.0 },
+                )),
+                Some(param) => match param.kind {
+                    ParamKind::Scalar(_) => errors.push(ValidationError::at(
+                        i,
+                        ValidationErrorKind::ParamKind {
+                            name: param.name.to_string(),
+                            is: "a scalar",
+                            expected: "a buffer",
+                        },
+                    )),
+                    ParamKind::Buffer { writable, .. } => {
+                        if store && !writable {
+                            errors.push(ValidationError::at(
+                                i,
+                                ValidationErrorKind::StoreToReadOnly {
+                                    name: param.name.to_string(),
+                                },
+                            ));
+                        }
+                    }
+                },
+            }
+        }
+        let lds = match *inst {
+            Inst::LdsLoad { src, .. } => Some(src.lds),
+            Inst::LdsStore { dst, .. } => Some(dst.lds),
+            _ => None,
+        };
+        if let Some(l) = lds {
+            if program.lds.get(l.0 as usize).is_none() {
+                errors.push(ValidationError::at(
+                    i,
+                    ValidationErrorKind::NoSuchLds { index: l.0 },
+                ));
+            }
+        }
+    }
+    let lds: Vec<LdsArea> = program
+        .lds
+        .iter()
+        .map(|d| LdsArea {
+            offset: d.offset,
+            bytes: d.bytes(),
+        })
+        .collect();
+    let lds_bytes = lds
+        .iter()
+        .map(|a| a.offset as u64 + a.bytes as u64)
+        .fold(program.lds_bytes as u64, u64::max);
+    if lds_bytes > MAX_LDS_BYTES as u64 {
+        errors.push(ValidationError::program(ValidationErrorKind::LdsTooLarge {
+            bytes: lds_bytes,
+            limit: MAX_LDS_BYTES,
+        }));
+    }
+    if !errors.is_empty() {
+        return Err(ValidationErrors {
+            kernel: program.name.to_string(),
+            errors,
+        });
+    }
+    let (v, s, m) = register_counts(&program.insts);
+    Ok(Prepared {
+        vregs: v.max(1) as usize,
+        sregs: s.max(1) as usize,
+        mregs: m.max(1) as usize,
+        lds,
+        lds_bytes: lds_bytes as usize,
+    })
+}
+
+/// A parameter bound to its argument.
+#[derive(Debug)]
+pub(super) enum Slot<'b> {
+    /// A scalar (its value is in [`Bound::scalars`]).
+    Scalar,
+    /// A read-only buffer at global byte address `base`.
+    Buffer {
+        /// The host bytes.
+        data: &'b [u8],
+        /// The buffer's global address.
+        base: u64,
+    },
+    /// A writable buffer at global byte address `base`.
+    BufferMut {
+        /// The host bytes.
+        data: &'b mut [u8],
+        /// The buffer's global address.
+        base: u64,
+    },
+}
+
+impl Slot<'_> {
+    /// The buffer's bytes (empty for a scalar).
+    #[inline]
+    pub(super) fn bytes(&self) -> &[u8] {
+        match self {
+            Slot::Scalar => &[],
+            Slot::Buffer { data, .. } => data,
+            Slot::BufferMut { data, .. } => data,
+        }
+    }
+
+    /// The buffer's global address (0 for a scalar).
+    #[inline]
+    pub(super) fn base(&self) -> u64 {
+        match self {
+            Slot::Scalar => 0,
+            Slot::Buffer { base, .. } | Slot::BufferMut { base, .. } => *base,
+        }
+    }
+}
+
+/// The arguments of a launch, by parameter index.
+#[derive(Debug)]
+pub(super) struct Bound<'b> {
+    /// Buffers (and placeholders for scalars).
+    pub(super) slots: Vec<Slot<'b>>,
+    /// Scalar values as bits (0 for buffers).
+    pub(super) scalars: Vec<u32>,
+}
+
+fn describe(kind: ParamKind) -> String {
+    match kind {
+        ParamKind::Buffer {
+            elem,
+            writable: false,
+        } => format!("&[{}]", elem.name()),
+        ParamKind::Buffer {
+            elem,
+            writable: true,
+        } => format!("&mut [{}]", elem.name()),
+        ParamKind::Scalar(ScalarType::U32) => "u32".to_owned(),
+        ParamKind::Scalar(ScalarType::I32) => "i32".to_owned(),
+        ParamKind::Scalar(ScalarType::F32) => "f32".to_owned(),
+    }
+}
+
+/// Binds `args` to the program's parameters.
+///
+/// Buffers are laid out in one byte address space in parameter order, starting
+/// at 0, each at a multiple of 256 bytes or of the model's line, whichever is
+/// larger, as a driver would align them: two buffers never share a line. The
+/// addresses only feed the memory counters; data moves to and from the host
+/// slices directly.
+pub(super) fn bind<'b>(
+    program: &Program,
+    args: &'b mut [Arg<'_>],
+    align: u64,
+) -> Result<Bound<'b>, LaunchErrorKind> {
+    let params = &program.params;
+    if args.len() != params.len() {
+        return Err(LaunchErrorKind::ArgCount {
+            expected: params.len(),
+            got: args.len(),
+        });
+    }
+    let mut slots = Vec::with_capacity(args.len());
+    let mut scalars = Vec::with_capacity(args.len());
+    let mut next = 0u64;
+    for (index, (param, arg)) in params.iter().zip(args.iter_mut()).enumerate() {
+        let mismatch = LaunchErrorKind::ArgType {
+            index,
+            name: param.name.to_string(),
+            expected: describe(param.kind),
+            got: arg.describe(),
+        };
+        let (slot, value) = match (param.kind, &mut *arg) {
+            (ParamKind::Scalar(ScalarType::U32), Arg::U32(v)) => (Slot::Scalar, *v),
+            (ParamKind::Scalar(ScalarType::I32), Arg::I32(v)) => (Slot::Scalar, *v as u32),
+            (ParamKind::Scalar(ScalarType::F32), Arg::F32(v)) => (Slot::Scalar, v.to_bits()),
+            (
+                ParamKind::Buffer {
+                    elem,
+                    writable: false,
+                },
+                Arg::Buffer { elem: e, bytes },
+            ) if elem == *e => {
+                check_len(index, param, bytes.len(), elem.size())?;
+                let base = next;
+                next = place(next, bytes.len(), align);
+                (Slot::Buffer { data: *bytes, base }, 0)
+            }
+            (
+                ParamKind::Buffer {
+                    elem,
+                    writable: true,
+                },
+                Arg::BufferMut { elem: e, bytes },
+            ) if elem == *e => {
+                check_len(index, param, bytes.len(), elem.size())?;
+                let base = next;
+                next = place(next, bytes.len(), align);
+                (Slot::BufferMut { data: bytes, base }, 0)
+            }
+            _ => return Err(mismatch),
+        };
+        slots.push(slot);
+        scalars.push(value);
+    }
+    Ok(Bound { slots, scalars })
+}
+
+fn check_len(
+    index: usize,
+    param: &crate::ir::Param,
+    len: usize,
+    size: u32,
+) -> Result<(), LaunchErrorKind> {
+    if len % size as usize != 0 {
+        return Err(LaunchErrorKind::Buffer {
+            index,
+            name: param.name.to_string(),
+            reason: format!("{len} bytes is not a whole number of {size}-byte elements"),
+        });
+    }
+    Ok(())
+}
+
+/// The address after a buffer of `len` bytes at `base`, rounded up to `align`;
+/// an empty buffer still takes one slot so that no two buffers share an address.
+fn place(base: u64, len: usize, align: u64) -> u64 {
+    let end = base.saturating_add((len as u64).max(1));
+    end.div_ceil(align).saturating_mul(align)
+}

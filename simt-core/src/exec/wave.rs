@@ -1,0 +1,516 @@
+//! The dispatch loop: runs one wave until it parks at a barrier, ends or faults.
+
+use super::alu;
+use super::bind::{Geometry, Prepared, Slot};
+use super::flow::{self, Frame, SkipLog};
+use super::memory::{self, BankTable, GlobalTarget, LdsTarget, MemScratch, Trap};
+use crate::error::FaultKind;
+use crate::ir::{Inst, Operand, Program, Special};
+use crate::stats::Counters;
+
+/// Where a wave stands between runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Status {
+    /// Runnable.
+    Ready,
+    /// Waiting at a barrier.
+    Parked,
+    /// Finished.
+    Done,
+}
+
+/// A wave's state between runs.
+#[derive(Debug)]
+pub(super) struct Wave {
+    /// The next instruction.
+    pub(super) pc: usize,
+    /// The exec mask.
+    pub(super) exec: u64,
+    /// The lanes the wave was launched with.
+    pub(super) launch: u64,
+    /// Where the wave stands.
+    pub(super) status: Status,
+    /// The divergence stack.
+    pub(super) stack: Vec<Frame>,
+}
+
+/// Why a run stopped without a fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Exit {
+    /// Parked at the barrier at `pc`.
+    Parked(usize),
+    /// Ended at the `end` at `pc`.
+    Done(usize),
+}
+
+/// The values of [`Special`] that are the same for the whole wave.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Uniforms {
+    /// The workgroup's id.
+    pub(super) group: [u32; 3],
+    /// The workgroup size.
+    pub(super) size: [u32; 3],
+    /// Workgroups in the grid.
+    pub(super) groups: [u32; 3],
+    /// `group * size`, the global id of local id 0.
+    pub(super) global_base: [u32; 3],
+    /// The wave's index in its workgroup.
+    pub(super) wave: u32,
+    /// The wave width.
+    pub(super) width: u32,
+}
+
+/// Everything one run of a wave reads and writes.
+pub(super) struct WaveRun<'x, 'b> {
+    /// The program (names for faults).
+    pub(super) program: &'x Program,
+    /// Facts checked at launch.
+    pub(super) prepared: &'x Prepared,
+    /// Bound buffers.
+    pub(super) slots: &'x mut [Slot<'b>],
+    /// Scalar arguments as bits, by parameter index.
+    pub(super) scalars: &'x [u32],
+    /// The memory model's geometry.
+    pub(super) geo: Geometry,
+    /// Wave-uniform special values.
+    pub(super) uniforms: Uniforms,
+    /// Local ids per axis and lane.
+    pub(super) local: &'x [[u32; 64]; 3],
+    /// The wave's vector registers.
+    pub(super) vr: &'x mut [[u32; 64]],
+    /// The wave's scalar registers.
+    pub(super) sr: &'x mut [u32],
+    /// The wave's mask registers.
+    pub(super) mr: &'x mut [u64],
+    /// The wave's state.
+    pub(super) wave: &'x mut Wave,
+    /// The workgroup's LDS.
+    pub(super) lds: &'x mut [u8],
+    /// LDS word deduplication for the conflict counter.
+    pub(super) table: BankTable<'x>,
+    /// Counters per instruction.
+    pub(super) counters: &'x mut [Counters],
+    /// Active-lane histogram.
+    pub(super) hist: &'x mut [u64],
+    /// Skipped-instruction log.
+    pub(super) skips: SkipLog<'x>,
+    /// Instructions the launch may still issue.
+    pub(super) remaining: &'x mut u64,
+}
+
+/// A register's first `W` lanes.
+#[inline(always)]
+fn lanes<const W: usize>(r: &[u32; 64]) -> &[u32; W] {
+    const { assert!(W <= 64) };
+    // SAFETY: `W <= 64` (checked at compile time), so the first `W` elements of a
+    // `[u32; 64]` are a valid `[u32; W]` with the same alignment and lifetime.
+    unsafe { &*(r.as_ptr() as *const [u32; W]) }
+}
+
+/// A register's first `W` lanes, mutably.
+#[inline(always)]
+fn lanes_mut<const W: usize>(r: &mut [u32; 64]) -> &mut [u32; W] {
+    const { assert!(W <= 64) };
+    // SAFETY: as in `lanes`, and the borrow is unique.
+    unsafe { &mut *(r.as_mut_ptr() as *mut [u32; W]) }
+}
+
+/// The value of an operand that is the same in every lane, if it is one.
+#[inline(always)]
+fn uniform(op: Operand, sr: &[u32], scalars: &[u32], u: &Uniforms) -> Option<u32> {
+    Some(match op {
+        Operand::S(s) => sr.get(s.0 as usize).copied().unwrap_or(0),
+        Operand::Arg(p) => scalars.get(p.0 as usize).copied().unwrap_or(0),
+        Operand::Imm(v) => v,
+        Operand::Special(sp) => match sp {
+            Special::GroupId(a) => u.group[a.index()],
+            Special::GroupSize(a) => u.size[a.index()],
+            Special::NumGroups(a) => u.groups[a.index()],
+            Special::WaveId => u.wave,
+            Special::WaveWidth => u.width,
+            Special::LaneId | Special::LocalId(_) | Special::GlobalId(_) => return None,
+        },
+        Operand::V(_) => return None,
+    })
+}
+
+/// Scratch arrays for operands and results.
+struct Scratch<const W: usize> {
+    a: [u32; W],
+    b: [u32; W],
+    c: [u32; W],
+    out: [u32; W],
+    sel: [u32; W],
+    mem: MemScratch<W>,
+}
+
+/// Reads operand `op` in every lane: a register directly, anything else through `tmp`.
+#[inline(always)]
+fn fetch<'r, const W: usize>(
+    op: Operand,
+    vr: &'r [[u32; 64]],
+    sr: &[u32],
+    scalars: &[u32],
+    u: &Uniforms,
+    local: &[[u32; 64]; 3],
+    tmp: &'r mut [u32; W],
+) -> &'r [u32; W] {
+    match op {
+        Operand::V(r) => match vr.get(r.0 as usize) {
+            Some(reg) => lanes(reg),
+            None => {
+                *tmp = [0; W];
+                tmp
+            }
+        },
+        Operand::Special(Special::LaneId) => {
+            for (l, t) in tmp.iter_mut().enumerate() {
+                *t = l as u32;
+            }
+            tmp
+        }
+        Operand::Special(Special::LocalId(a)) => {
+            *tmp = *lanes(&local[a.index()]);
+            tmp
+        }
+        Operand::Special(Special::GlobalId(a)) => {
+            let base = u.global_base[a.index()];
+            let ids: &[u32; W] = lanes(&local[a.index()]);
+            for l in 0..W {
+                tmp[l] = base.wrapping_add(ids[l]);
+            }
+            tmp
+        }
+        _ => {
+            *tmp = [uniform(op, sr, scalars, u).unwrap_or(0); W];
+            tmp
+        }
+    }
+}
+
+/// Reads operand `op` for a scalar instruction: a uniform value, or (for a per-lane
+/// value, which validation rejects) the value of the lowest active lane.
+#[inline(always)]
+fn fetch_scalar<const W: usize>(
+    op: Operand,
+    vr: &[[u32; 64]],
+    sr: &[u32],
+    scalars: &[u32],
+    u: &Uniforms,
+    local: &[[u32; 64]; 3],
+    exec: u64,
+    tmp: &mut [u32; W],
+) -> u32 {
+    if let Some(v) = uniform(op, sr, scalars, u) {
+        return v;
+    }
+    let lane = (exec.trailing_zeros() as usize).min(W - 1);
+    fetch(op, vr, sr, scalars, u, local, tmp)[lane]
+}
+
+/// Runs the wave of `run` until it parks, ends or faults; a fault comes with the
+/// index of the faulting instruction.
+///
+/// This is the interpreter's one `match`; it is `#[inline(always)]` so that each
+/// caller (with or without AVX2 and FMA enabled) gets its own compiled copy.
+#[inline(always)]
+pub(super) fn run<const W: usize>(run: WaveRun<'_, '_>) -> Result<Exit, (usize, Box<Trap>)> {
+    let WaveRun {
+        program,
+        prepared,
+        slots,
+        scalars,
+        geo,
+        uniforms: u,
+        local,
+        vr,
+        sr,
+        mr,
+        wave,
+        lds,
+        mut table,
+        counters,
+        hist,
+        mut skips,
+        remaining,
+    } = run;
+    let insts: &[Inst] = &program.insts;
+    let last = insts.len().saturating_sub(1);
+    let launch = wave.launch;
+    let stack = &mut wave.stack;
+    let mut pc = wave.pc;
+    let mut exec = wave.exec;
+    let mut s = Scratch::<W> {
+        a: [0; W],
+        b: [0; W],
+        c: [0; W],
+        out: [0; W],
+        sel: [0; W],
+        mem: MemScratch::new(),
+    };
+    // Per-lane all-ones / zero words of exec, for branch-free blending.
+    let mut lm = [0u32; W];
+    alu::expand(exec, &mut lm);
+    let mut active = exec.count_ones() as usize;
+    let mut divergent = (exec != launch) as u64;
+    let mreg = |mr: &[u64], m: crate::ir::MReg| mr.get(m.0 as usize).copied().unwrap_or(0);
+
+    macro_rules! trap {
+        ($kind:expr) => {
+            return Err((
+                pc,
+                Box::new(Trap {
+                    kind: $kind,
+                    lane: None,
+                    address: None,
+                }),
+            ))
+        };
+    }
+    macro_rules! exec_changed {
+        () => {{
+            alu::expand(exec, &mut lm);
+            active = exec.count_ones() as usize;
+            divergent = (exec != launch) as u64;
+        }};
+    }
+    macro_rules! fetch {
+        ($op:expr, $tmp:ident) => {
+            fetch::<W>($op, vr, sr, scalars, &u, local, &mut s.$tmp)
+        };
+    }
+    macro_rules! write_v {
+        ($dst:expr) => {
+            if let Some(d) = vr.get_mut($dst.0 as usize) {
+                alu::blend(lanes_mut::<W>(d), &s.out, &lm);
+            }
+        };
+    }
+
+    loop {
+        let Some(inst) = insts.get(pc) else {
+            // Linking guarantees an `end` last; running off the end ends the wave.
+            wave.status = super::wave::Status::Done;
+            return Ok(Exit::Done(last));
+        };
+        if *remaining == 0 {
+            trap!(FaultKind::BudgetExceeded { budget: 0 });
+        }
+        *remaining -= 1;
+        let Some(c) = counters.get_mut(pc) else {
+            return Ok(Exit::Done(pc));
+        };
+        c.instructions += 1;
+        if inst.is_vector() {
+            c.vector_instructions += 1;
+            c.divergent_vector_instructions += divergent;
+            c.active_lanes += active as u64;
+            if let Some(h) = hist.get_mut(active) {
+                *h += 1;
+            }
+        }
+        match *inst {
+            Inst::VBinary { op, dst, a, b } => {
+                let a = fetch!(a, a);
+                let b = fetch!(b, b);
+                alu::vbinary(op, &mut s.out, a, b);
+                write_v!(dst);
+                pc += 1;
+            }
+            Inst::VUnary { op, dst, a } => {
+                let a = fetch!(a, a);
+                alu::vunary(op, &mut s.out, a);
+                write_v!(dst);
+                pc += 1;
+            }
+            Inst::VTernary { op, dst, a, b, c } => {
+                let a = fetch!(a, a);
+                let b = fetch!(b, b);
+                let c = fetch!(c, c);
+                alu::vternary(op, &mut s.out, a, b, c);
+                write_v!(dst);
+                pc += 1;
+            }
+            Inst::VCmp { op, ty, dst, a, b } => {
+                let a = fetch!(a, a);
+                let b = fetch!(b, b);
+                let bits = alu::vcmp(op, ty, &mut s.out, a, b);
+                if let Some(d) = mr.get_mut(dst.0 as usize) {
+                    *d = (*d & !exec) | (bits & exec);
+                }
+                pc += 1;
+            }
+            Inst::VSelect {
+                dst,
+                mask,
+                on_true,
+                on_false,
+            } => {
+                alu::expand(mreg(mr, mask), &mut s.sel);
+                let t = fetch!(on_true, a);
+                let e = fetch!(on_false, b);
+                alu::select(&mut s.out, &s.sel, t, e);
+                write_v!(dst);
+                pc += 1;
+            }
+            Inst::SBinary { op, dst, a, b } => {
+                let a = fetch_scalar::<W>(a, vr, sr, scalars, &u, local, exec, &mut s.a);
+                let b = fetch_scalar::<W>(b, vr, sr, scalars, &u, local, exec, &mut s.b);
+                if let Some(d) = sr.get_mut(dst.0 as usize) {
+                    *d = alu::bin(op, a, b);
+                }
+                pc += 1;
+            }
+            Inst::SUnary { op, dst, a } => {
+                let a = fetch_scalar::<W>(a, vr, sr, scalars, &u, local, exec, &mut s.a);
+                if let Some(d) = sr.get_mut(dst.0 as usize) {
+                    *d = alu::un(op, a);
+                }
+                pc += 1;
+            }
+            Inst::SCmp { op, ty, dst, a, b } => {
+                let a = fetch_scalar::<W>(a, vr, sr, scalars, &u, local, exec, &mut s.a);
+                let b = fetch_scalar::<W>(b, vr, sr, scalars, &u, local, exec, &mut s.b);
+                if let Some(d) = mr.get_mut(dst.0 as usize) {
+                    *d = 0u64.wrapping_sub(alu::cmp(op, ty, a, b) as u64);
+                }
+                pc += 1;
+            }
+            Inst::MaskBinary { op, dst, a, b } => {
+                let (a, b) = (mreg(mr, a), mreg(mr, b));
+                if let Some(d) = mr.get_mut(dst.0 as usize) {
+                    *d = match op {
+                        crate::ir::MaskOp::And => a & b,
+                        crate::ir::MaskOp::Or => a | b,
+                        crate::ir::MaskOp::AndN => a & !b,
+                        crate::ir::MaskOp::Xor => a ^ b,
+                    };
+                }
+                pc += 1;
+            }
+            Inst::MaskNot { dst, a } => {
+                let a = mreg(mr, a);
+                if let Some(d) = mr.get_mut(dst.0 as usize) {
+                    *d = !a;
+                }
+                pc += 1;
+            }
+            Inst::GlobalLoad { ty, dst, src } => {
+                let idx = fetch!(src.index, a);
+                let p = src.buffer.0 as usize;
+                let (Some(slot), Some(param)) = (slots.get_mut(p), program.params.get(p)) else {
+                    return Ok(Exit::Done(pc));
+                };
+                let target = GlobalTarget {
+                    slot,
+                    name: &param.name,
+                    addressing: src.addressing,
+                };
+                memory::global::<W>(
+                    false, ty, target, idx, exec, &mut s.out, &geo, c, &mut s.mem,
+                )
+                .map_err(|t| (pc, t))?;
+                write_v!(dst);
+                pc += 1;
+            }
+            Inst::GlobalStore { ty, dst, src } => {
+                let idx = fetch!(dst.index, a);
+                s.out = *fetch!(src, b);
+                let p = dst.buffer.0 as usize;
+                let (Some(slot), Some(param)) = (slots.get_mut(p), program.params.get(p)) else {
+                    return Ok(Exit::Done(pc));
+                };
+                let target = GlobalTarget {
+                    slot,
+                    name: &param.name,
+                    addressing: dst.addressing,
+                };
+                memory::global::<W>(true, ty, target, idx, exec, &mut s.out, &geo, c, &mut s.mem)
+                    .map_err(|t| (pc, t))?;
+                pc += 1;
+            }
+            Inst::LdsLoad { ty, dst, src } => {
+                let idx = fetch!(src.index, a);
+                let i = src.lds.0 as usize;
+                let (Some(&area), Some(decl)) = (prepared.lds.get(i), program.lds.get(i)) else {
+                    return Ok(Exit::Done(pc));
+                };
+                let target = LdsTarget {
+                    area,
+                    name: &decl.name,
+                    addressing: src.addressing,
+                };
+                memory::lds::<W>(
+                    false, ty, target, idx, exec, &mut s.out, lds, &mut table, &geo, c, &mut s.mem,
+                )
+                .map_err(|t| (pc, t))?;
+                write_v!(dst);
+                pc += 1;
+            }
+            Inst::LdsStore { ty, dst, src } => {
+                let idx = fetch!(dst.index, a);
+                s.out = *fetch!(src, b);
+                let i = dst.lds.0 as usize;
+                let (Some(&area), Some(decl)) = (prepared.lds.get(i), program.lds.get(i)) else {
+                    return Ok(Exit::Done(pc));
+                };
+                let target = LdsTarget {
+                    area,
+                    name: &decl.name,
+                    addressing: dst.addressing,
+                };
+                memory::lds::<W>(
+                    true, ty, target, idx, exec, &mut s.out, lds, &mut table, &geo, c, &mut s.mem,
+                )
+                .map_err(|t| (pc, t))?;
+                pc += 1;
+            }
+            Inst::If { mask, next } => {
+                pc = flow::op_if(stack, &mut exec, mreg(mr, mask), pc, next.0, &mut skips);
+                exec_changed!();
+            }
+            Inst::Else { end } => {
+                pc = flow::op_else(stack, &mut exec, pc, end.0, &mut skips);
+                exec_changed!();
+            }
+            Inst::EndIf => {
+                pc = flow::op_endif(stack, &mut exec, pc, last, &mut skips);
+                exec_changed!();
+            }
+            Inst::Loop { end } => {
+                pc = flow::op_loop(stack, exec, pc, end.0);
+            }
+            Inst::EndLoop { mask, start } => {
+                let m = mreg(mr, mask);
+                pc = flow::op_endloop(stack, &mut exec, m, pc, start.0, last, &mut skips);
+                exec_changed!();
+            }
+            Inst::Break { mask, .. } => {
+                let m = mreg(mr, mask);
+                pc = flow::op_exit(stack, &mut exec, m, false, pc, last, &mut skips);
+                exec_changed!();
+            }
+            Inst::Continue { mask, .. } => {
+                let m = mreg(mr, mask);
+                pc = flow::op_exit(stack, &mut exec, m, true, pc, last, &mut skips);
+                exec_changed!();
+            }
+            Inst::Barrier => {
+                c.barriers += 1;
+                if exec != launch {
+                    trap!(FaultKind::BarrierPartialMask { exec, launch });
+                }
+                wave.pc = pc + 1;
+                wave.exec = exec;
+                wave.status = Status::Parked;
+                return Ok(Exit::Parked(pc));
+            }
+            Inst::End => {
+                wave.pc = pc;
+                wave.exec = exec;
+                wave.status = Status::Done;
+                return Ok(Exit::Done(pc));
+            }
+        }
+    }
+}
