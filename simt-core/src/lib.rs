@@ -26,4 +26,7 @@ pub use ir::*;
 pub use launch::{Arg, Dim3, Element, LaunchConfig};
 pub use model::MemoryModel;
 pub use stats::{Counters, Stats};
-pub use validate::{link, validate, Note, ValidationError, ValidationErrorKind, ValidationErrors};
+pub use validate::{
+    link, uniformity, validate, Note, UniformityInfo, ValidationError, ValidationErrorKind,
+    ValidationErrors,
+};

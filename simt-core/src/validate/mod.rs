@@ -1,27 +1,97 @@
 //! The validator: nesting, operand kinds, limits and uniformity, shared by the
 //! `simt_kernel!` macro (at compile time) and [`launch`](crate::launch) (at run time).
+//!
+//! Every check is a linear pass (the uniformity analysis walks a loop body a few
+//! times until its levels settle), so validating at each launch stays cheap.
+//! Errors carry the index of the instruction at fault and notes at related
+//! instructions, so that the macro can turn them into spans; all of them are
+//! collected, in instruction order, program-wide problems first.
 
 mod error;
 mod link;
+mod operands;
+mod uniformity;
 
 pub use error::{Note, ValidationError, ValidationErrorKind, ValidationErrors};
 pub use link::link;
+pub use uniformity::{uniformity, UniformityInfo};
 
-use crate::ir::Program;
+use crate::ir::{Inst, InstIdx, Program};
+use error::ValidationErrorKind as Kind;
 
 /// Checks `program`, returning every problem found.
+///
+/// A program that passes can be interpreted without further checks: its
+/// constructs nest and its jump targets are the ones [`link`] computes, `End` is
+/// its last instruction and only there, every register is below the declared
+/// counts and those are within [`limits`](crate::limits), every parameter and LDS
+/// operand names something of the right kind, element accesses move the element
+/// type, the LDS layout fits, and every barrier is under workgroup-uniform control.
 pub fn validate(program: &Program) -> Result<(), ValidationErrors> {
+    let mut errors = Vec::new();
+    operands::check_program(program, &mut errors);
+
     let mut linked = program.insts.to_vec();
-    let errors = match link(&mut linked) {
-        Ok(()) => Vec::new(),
-        Err(errors) => errors,
+    let (nested, shallow) = match link(&mut linked) {
+        Ok(()) => (true, true),
+        Err(link_errors) => {
+            let nested = link_errors
+                .iter()
+                .all(|e| matches!(e.kind, Kind::MisplacedEnd | Kind::NestingTooDeep { .. }));
+            let shallow = !link_errors
+                .iter()
+                .any(|e| matches!(e.kind, Kind::NestingTooDeep { .. }));
+            errors.extend(link_errors);
+            (nested, shallow)
+        }
     };
+    // Targets are only meaningful once the nesting is: after a nesting error the
+    // linker's targets are partial and comparing them would only add noise.
+    if nested {
+        for (i, (stored, expected)) in program.insts.iter().zip(&linked).enumerate() {
+            if let (Some(found), Some(expected)) = (target(stored), target(expected)) {
+                if found != expected {
+                    errors.push(ValidationError::at(
+                        i,
+                        Kind::WrongTarget {
+                            expected: expected.0,
+                            found: found.0,
+                        },
+                    ));
+                }
+            }
+        }
+    }
+
+    operands::check_operands(program, &mut errors);
+
+    // The analysis follows the nesting; past the nesting limit it is skipped so
+    // that its cost stays bounded for any input.
+    if nested && shallow {
+        uniformity::Analysis::run(program, &linked).barrier_errors(&mut errors);
+    }
+
     if errors.is_empty() {
         Ok(())
     } else {
+        // Stable: errors of one instruction keep the order the checks found them in.
+        errors.sort_by_key(|e| e.inst);
         Err(ValidationErrors {
             kernel: program.name.to_string(),
             errors,
         })
+    }
+}
+
+/// The jump target a control-flow instruction stores.
+fn target(inst: &Inst) -> Option<InstIdx> {
+    match *inst {
+        Inst::If { next, .. } => Some(next),
+        Inst::Else { end }
+        | Inst::Loop { end }
+        | Inst::Break { end, .. }
+        | Inst::Continue { end, .. } => Some(end),
+        Inst::EndLoop { start, .. } => Some(start),
+        _ => None,
     }
 }

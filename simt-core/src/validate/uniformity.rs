@@ -1,0 +1,594 @@
+//! Uniformity analysis: how far each value and each instruction's control flow is
+//! guaranteed to be the same across lanes and waves, and the barrier check built
+//! on it.
+//!
+//! The analysis is an abstract interpretation over the structured program. Its
+//! state gives every register a [`Uniformity`] level and the instruction that gave
+//! it that level (for notes). Values join with `max`:
+//!
+//! - immediates and kernel scalars are workgroup-uniform, special values have
+//!   their own level, loads are per lane;
+//! - an ALU, compare or select result is the join of its operands;
+//! - a vector or mask write under control flow of level `L` is joined with `L`
+//!   (lanes or waves that did not run it keep their old value); a scalar write is
+//!   joined with `Wave` when the control flow is not workgroup-uniform (some
+//!   waves may skip it);
+//! - an `if m` construct has the level of `m` where it is read; a `loop` has the
+//!   join of its `endloop` mask and of each of its `break`/`continue` masks,
+//!   together with the `if`s between the loop and that exit.
+//!
+//! The state flows along the program: `else` restarts from the state at the `if`,
+//! `endif` joins both arms, a loop's head joins its entry with its back edges and
+//! its exit joins `endloop` with its breaks. A loop body is walked again until
+//! its head state and its exit level stop rising; levels only rise, so this ends
+//! after a few walks. The control level of an instruction is the join of the
+//! levels of every construct around it.
+
+use super::error::{ValidationError, ValidationErrorKind as Kind};
+use crate::ir::{Inst, MReg, Operand, Program, SReg, Uniformity, VReg};
+use crate::limits::{MAX_MREGS, MAX_SREGS, MAX_VREGS};
+
+/// No instruction: a register's initial value.
+const NONE: u32 = u32::MAX;
+
+/// The uniformity of every instruction's control flow and written value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UniformityInfo {
+    /// For each instruction, how uniform the set of lanes reaching it is: the join
+    /// of the levels of the constructs around it. A barrier needs `Workgroup`.
+    pub control: Vec<Uniformity>,
+    /// For each instruction that writes a register, how uniform the written value
+    /// is (joined over every way the instruction is reached); `None` for the others.
+    pub values: Vec<Option<Uniformity>>,
+}
+
+/// Runs the uniformity analysis on `program`.
+///
+/// Returns `None` when the program's `if`/`loop` constructs do not nest (see
+/// [`link`](crate::link)), since the analysis follows that nesting.
+pub fn uniformity(program: &Program) -> Option<UniformityInfo> {
+    let mut linked = program.insts.to_vec();
+    if let Err(errors) = super::link(&mut linked) {
+        if !errors.iter().all(|e| e.kind == Kind::MisplacedEnd) {
+            return None;
+        }
+    }
+    let analysis = Analysis::run(program, &linked);
+    let values = linked
+        .iter()
+        .zip(&analysis.values)
+        .map(|(inst, &v)| inst.written().map(|_| v))
+        .collect();
+    Some(UniformityInfo {
+        control: analysis.control,
+        values,
+    })
+}
+
+/// A register's level and the instruction that gave it (`NONE` for the initial value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Level {
+    level: Uniformity,
+    why: u32,
+}
+
+impl Level {
+    const INITIAL: Level = Level {
+        level: Uniformity::Workgroup,
+        why: NONE,
+    };
+}
+
+/// The level of every register at one point of the program; vector registers
+/// first, then scalar, then mask.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct State(Vec<Level>);
+
+impl State {
+    /// Joins `other` into `self`; true when some level rose.
+    fn join(&mut self, other: &State) -> bool {
+        let mut rose = false;
+        for (mine, theirs) in self.0.iter_mut().zip(&other.0) {
+            if theirs.level > mine.level {
+                *mine = *theirs;
+                rose = true;
+            }
+        }
+        rose
+    }
+
+    fn get(&self, slot: Option<usize>) -> Level {
+        slot.and_then(|s| self.0.get(s).copied())
+            .unwrap_or(Level::INITIAL)
+    }
+
+    fn set(&mut self, slot: Option<usize>, level: Level) {
+        if let Some(r) = slot.and_then(|s| self.0.get_mut(s)) {
+            *r = level;
+        }
+    }
+}
+
+fn join_into(dst: &mut Option<State>, src: &State) {
+    match dst {
+        Some(d) => {
+            d.join(src);
+        }
+        None => *dst = Some(src.clone()),
+    }
+}
+
+/// Where each register class starts in a [`State`]. Registers past the declared
+/// counts (already reported) have no slot: they read as uniform and writes to
+/// them are dropped, so one error does not cascade into others.
+struct Layout {
+    vregs: usize,
+    sregs: usize,
+    mregs: usize,
+}
+
+impl Layout {
+    fn v(&self, r: VReg) -> Option<usize> {
+        let i = usize::from(r.0);
+        (i < self.vregs).then_some(i)
+    }
+
+    fn s(&self, r: SReg) -> Option<usize> {
+        let i = usize::from(r.0);
+        (i < self.sregs).then_some(self.vregs + i)
+    }
+
+    fn m(&self, r: MReg) -> Option<usize> {
+        let i = usize::from(r.0);
+        (i < self.mregs).then_some(self.vregs + self.sregs + i)
+    }
+}
+
+/// Why a construct has its level.
+#[derive(Clone, Copy, Debug)]
+enum Cause {
+    /// Nothing yet: the construct is workgroup-uniform.
+    Uniform,
+    /// The mask read at `exit` (the `if` itself, or a loop exit), defined at `def`.
+    Mask { reg: MReg, def: u32 },
+    /// The loop exit at `exit` sits inside this `if` (or nested construct).
+    Inner(u32),
+}
+
+/// A construct's own level (not counting the constructs around it).
+#[derive(Clone, Copy, Debug)]
+struct Own {
+    level: Uniformity,
+    /// The instruction whose mask gives the level: the `if`, or a loop's
+    /// `endloop`, `break` or `continue`.
+    exit: u32,
+    cause: Cause,
+}
+
+/// An open construct during a walk.
+enum Frame {
+    If {
+        at: usize,
+        /// Before `else`: the state at the `if`, where the else arm starts. After
+        /// `else`: the state at the end of the then arm.
+        other: State,
+    },
+    Loop {
+        at: usize,
+        /// Join of the states at the loop's `continue`s in this walk.
+        cont: Option<State>,
+        /// Join of the states at the loop's `break`s.
+        brk: Option<State>,
+        /// Whether the loop's level rose during this walk of its body.
+        rose: bool,
+    },
+}
+
+impl Frame {
+    fn at(&self) -> usize {
+        match *self {
+            Frame::If { at, .. } | Frame::Loop { at, .. } => at,
+        }
+    }
+}
+
+pub(super) struct Analysis<'a> {
+    insts: &'a [Inst],
+    layout: Layout,
+    /// Each construct's own level, indexed by its opening instruction.
+    own: Vec<Own>,
+    /// Each loop's head state, indexed by its `loop` instruction; kept across
+    /// walks so that a loop nested in another converges once, not once per walk.
+    heads: Vec<Option<State>>,
+    /// The level of the value each instruction writes, joined over walks.
+    values: Vec<Uniformity>,
+    /// The control level of each instruction, from the final construct levels.
+    control: Vec<Uniformity>,
+    /// The innermost construct around each instruction (`NONE` at top level).
+    parent: Vec<u32>,
+}
+
+impl<'a> Analysis<'a> {
+    /// Analyses `insts`, the linked instructions of `program`, whose constructs
+    /// must nest.
+    pub(super) fn run(program: &Program, insts: &'a [Inst]) -> Self {
+        let n = insts.len();
+        let mut analysis = Analysis {
+            insts,
+            layout: Layout {
+                vregs: usize::from(program.vregs.min(MAX_VREGS)),
+                sregs: usize::from(program.sregs.min(MAX_SREGS)),
+                mregs: usize::from(program.mregs.min(MAX_MREGS)),
+            },
+            own: vec![
+                Own {
+                    level: Uniformity::Workgroup,
+                    exit: NONE,
+                    cause: Cause::Uniform,
+                };
+                n
+            ],
+            heads: vec![None; n],
+            values: vec![Uniformity::Workgroup; n],
+            control: vec![Uniformity::Workgroup; n],
+            parent: vec![NONE; n],
+        };
+        analysis.walk();
+        analysis.finish();
+        analysis
+    }
+
+    fn operand(&self, state: &State, op: Operand) -> Uniformity {
+        match op {
+            Operand::V(r) => state.get(self.layout.v(r)).level,
+            Operand::S(r) => state.get(self.layout.s(r)).level,
+            Operand::Arg(_) | Operand::Imm(_) => Uniformity::Workgroup,
+            Operand::Special(s) => s.uniformity(),
+        }
+    }
+
+    fn mask(&self, state: &State, m: MReg) -> Level {
+        state.get(self.layout.m(m))
+    }
+
+    fn define(&mut self, state: &mut State, at: usize, slot: Option<usize>, level: Uniformity) {
+        if let Some(v) = self.values.get_mut(at) {
+            *v = (*v).max(level);
+        }
+        state.set(
+            slot,
+            Level {
+                level,
+                why: at as u32,
+            },
+        );
+    }
+
+    /// Raises construct `at`'s own level; true when it rose.
+    fn raise(&mut self, at: usize, level: Uniformity, exit: usize, cause: Cause) -> bool {
+        match self.own.get_mut(at) {
+            Some(own) if level > own.level => {
+                *own = Own {
+                    level,
+                    exit: exit as u32,
+                    cause,
+                };
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn control_of(&self, frames: &[Frame]) -> Uniformity {
+        frames
+            .iter()
+            .filter_map(|f| self.own.get(f.at()))
+            .map(|o| o.level)
+            .max()
+            .unwrap_or(Uniformity::Workgroup)
+    }
+
+    /// Runs the abstract interpretation to its fixpoint.
+    fn walk(&mut self) {
+        let insts = self.insts;
+        let total = self.layout.vregs + self.layout.sregs + self.layout.mregs;
+        let mut state = State(vec![Level::INITIAL; total]);
+        let mut frames: Vec<Frame> = Vec::new();
+        let mut ctl = Uniformity::Workgroup;
+        let mut pc = 0;
+        while let Some(&inst) = insts.get(pc) {
+            // The level a vector or mask write takes from the control flow, and the
+            // one a scalar write takes (a scalar is one value per wave).
+            let vector_ctl = ctl;
+            let scalar_ctl = ctl.min(Uniformity::Wave);
+            match inst {
+                Inst::VBinary { dst, a, b, .. } => {
+                    let level = self.operand(&state, a).max(self.operand(&state, b));
+                    let slot = self.layout.v(dst);
+                    self.define(&mut state, pc, slot, level.max(vector_ctl));
+                }
+                Inst::VUnary { dst, a, .. } => {
+                    let level = self.operand(&state, a);
+                    let slot = self.layout.v(dst);
+                    self.define(&mut state, pc, slot, level.max(vector_ctl));
+                }
+                Inst::VTernary { dst, a, b, c, .. } => {
+                    let level = self
+                        .operand(&state, a)
+                        .max(self.operand(&state, b))
+                        .max(self.operand(&state, c));
+                    let slot = self.layout.v(dst);
+                    self.define(&mut state, pc, slot, level.max(vector_ctl));
+                }
+                Inst::VCmp { dst, a, b, .. } => {
+                    let level = self.operand(&state, a).max(self.operand(&state, b));
+                    let slot = self.layout.m(dst);
+                    self.define(&mut state, pc, slot, level.max(vector_ctl));
+                }
+                Inst::VSelect {
+                    dst,
+                    mask,
+                    on_true,
+                    on_false,
+                } => {
+                    let level = self
+                        .mask(&state, mask)
+                        .level
+                        .max(self.operand(&state, on_true))
+                        .max(self.operand(&state, on_false));
+                    let slot = self.layout.v(dst);
+                    self.define(&mut state, pc, slot, level.max(vector_ctl));
+                }
+                Inst::SBinary { dst, a, b, .. } => {
+                    let level = self.operand(&state, a).max(self.operand(&state, b));
+                    let slot = self.layout.s(dst);
+                    let level = level.max(scalar_ctl).min(Uniformity::Wave);
+                    self.define(&mut state, pc, slot, level);
+                }
+                Inst::SUnary { dst, a, .. } => {
+                    let level = self.operand(&state, a);
+                    let slot = self.layout.s(dst);
+                    let level = level.max(scalar_ctl).min(Uniformity::Wave);
+                    self.define(&mut state, pc, slot, level);
+                }
+                Inst::SCmp { dst, a, b, .. } => {
+                    // Writes every bit, whatever the exec mask: one value per wave.
+                    let level = self.operand(&state, a).max(self.operand(&state, b));
+                    let slot = self.layout.m(dst);
+                    let level = level.max(scalar_ctl).min(Uniformity::Wave);
+                    self.define(&mut state, pc, slot, level);
+                }
+                Inst::MaskBinary { dst, a, b, .. } => {
+                    let level = self.mask(&state, a).level.max(self.mask(&state, b).level);
+                    let slot = self.layout.m(dst);
+                    self.define(&mut state, pc, slot, level.max(vector_ctl));
+                }
+                Inst::MaskNot { dst, a } => {
+                    let level = self.mask(&state, a).level;
+                    let slot = self.layout.m(dst);
+                    self.define(&mut state, pc, slot, level.max(vector_ctl));
+                }
+                Inst::GlobalLoad { dst, .. } | Inst::LdsLoad { dst, .. } => {
+                    // Memory may differ per address and change between reads.
+                    let slot = self.layout.v(dst);
+                    self.define(&mut state, pc, slot, Uniformity::Lane);
+                }
+                Inst::GlobalStore { .. } | Inst::LdsStore { .. } | Inst::Barrier | Inst::End => {}
+                Inst::If { mask, .. } => {
+                    let m = self.mask(&state, mask);
+                    self.raise(
+                        pc,
+                        m.level,
+                        pc,
+                        Cause::Mask {
+                            reg: mask,
+                            def: m.why,
+                        },
+                    );
+                    frames.push(Frame::If {
+                        at: pc,
+                        other: state.clone(),
+                    });
+                    ctl = self.control_of(&frames);
+                }
+                Inst::Else { .. } => {
+                    if let Some(Frame::If { other, .. }) = frames.last_mut() {
+                        std::mem::swap(&mut state, other);
+                    }
+                }
+                Inst::EndIf => {
+                    if let Some(Frame::If { .. }) = frames.last() {
+                        if let Some(Frame::If { other, .. }) = frames.pop() {
+                            state.join(&other);
+                        }
+                        ctl = self.control_of(&frames);
+                    }
+                }
+                Inst::Loop { .. } => {
+                    if let Some(head) = self.heads.get_mut(pc) {
+                        join_into(head, &state);
+                        if let Some(h) = head {
+                            state.clone_from(h);
+                        }
+                    }
+                    frames.push(Frame::Loop {
+                        at: pc,
+                        cont: None,
+                        brk: None,
+                        rose: false,
+                    });
+                    ctl = self.control_of(&frames);
+                }
+                Inst::Break { mask, .. } | Inst::Continue { mask, .. } => {
+                    let is_break = matches!(inst, Inst::Break { .. });
+                    if let Some(k) = frames.iter().rposition(|f| matches!(f, Frame::Loop { .. })) {
+                        // The lanes that leave are those in the mask among those that
+                        // reach the exit, so the constructs between the loop and the
+                        // exit count too; the innermost one explains a tie.
+                        let m = self.mask(&state, mask);
+                        let (mut level, mut cause) = (
+                            m.level,
+                            Cause::Mask {
+                                reg: mask,
+                                def: m.why,
+                            },
+                        );
+                        for f in frames[k + 1..].iter().rev() {
+                            if let Some(o) = self.own.get(f.at()) {
+                                if o.level > level {
+                                    level = o.level;
+                                    cause = Cause::Inner(f.at() as u32);
+                                }
+                            }
+                        }
+                        let at = frames[k].at();
+                        let rose = self.raise(at, level, pc, cause);
+                        if let Frame::Loop {
+                            cont, brk, rose: r, ..
+                        } = &mut frames[k]
+                        {
+                            *r |= rose;
+                            join_into(if is_break { brk } else { cont }, &state);
+                        }
+                        if rose {
+                            ctl = self.control_of(&frames);
+                        }
+                    }
+                }
+                Inst::EndLoop { mask, .. } => {
+                    if let Some(Frame::Loop { at, cont, rose, .. }) = frames.last_mut() {
+                        let at = *at;
+                        if let Some(c) = cont.take() {
+                            state.join(&c);
+                        }
+                        let m = state.get(self.layout.m(mask));
+                        // Borrowing: `raise` needs `self`, the frame lives in `frames`.
+                        let mut again = *rose;
+                        *rose = false;
+                        if let Some(own) = self.own.get_mut(at) {
+                            if m.level > own.level {
+                                *own = Own {
+                                    level: m.level,
+                                    exit: pc as u32,
+                                    cause: Cause::Mask {
+                                        reg: mask,
+                                        def: m.why,
+                                    },
+                                };
+                                again = true;
+                            }
+                        }
+                        if let Some(Some(head)) = self.heads.get_mut(at) {
+                            again |= head.join(&state);
+                            if again {
+                                state.clone_from(head);
+                            }
+                        }
+                        if again {
+                            ctl = self.control_of(&frames);
+                            pc = at + 1;
+                            continue;
+                        }
+                        if let Some(Frame::Loop { brk: Some(b), .. }) = frames.pop() {
+                            state.join(&b);
+                        }
+                        ctl = self.control_of(&frames);
+                    }
+                }
+            }
+            pc += 1;
+        }
+    }
+
+    /// Computes each instruction's enclosing construct and control level from the
+    /// final construct levels.
+    fn finish(&mut self) {
+        let mut open: Vec<usize> = Vec::new();
+        // The control level inside each open construct, parallel to `open`.
+        let mut inside: Vec<Uniformity> = Vec::new();
+        for (i, inst) in self.insts.iter().enumerate() {
+            // A closer still belongs to its construct (`endloop` reads its mask
+            // inside the loop), so it is recorded before the construct is popped.
+            self.parent[i] = open.last().map_or(NONE, |&p| p as u32);
+            self.control[i] = inside.last().copied().unwrap_or(Uniformity::Workgroup);
+            match inst {
+                Inst::If { .. } | Inst::Loop { .. } => {
+                    let own = self.own.get(i).map_or(Uniformity::Workgroup, |o| o.level);
+                    inside.push(self.control[i].max(own));
+                    open.push(i);
+                }
+                Inst::EndIf | Inst::EndLoop { .. } => {
+                    open.pop();
+                    inside.pop();
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A `BarrierUnderDivergentControl` error for each barrier whose control flow
+    /// is not workgroup-uniform, with notes at the construct responsible and at the
+    /// definition of its mask.
+    pub(super) fn barrier_errors(&self, errors: &mut Vec<ValidationError>) {
+        for (i, inst) in self.insts.iter().enumerate() {
+            if !matches!(inst, Inst::Barrier) {
+                continue;
+            }
+            let level = self
+                .control
+                .get(i)
+                .copied()
+                .unwrap_or(Uniformity::Workgroup);
+            if level == Uniformity::Workgroup {
+                continue;
+            }
+            let mut error = ValidationError::at(i, Kind::BarrierUnderDivergentControl { level });
+            // The innermost construct whose own level is the barrier's.
+            let mut c = self.parent.get(i).copied().unwrap_or(NONE);
+            while let Some(own) = self.own.get(c as usize) {
+                if own.level == level {
+                    error = self.explain(c as usize, error, self.insts.len());
+                    break;
+                }
+                c = self.parent.get(c as usize).copied().unwrap_or(NONE);
+            }
+            errors.push(error);
+        }
+    }
+
+    /// Adds notes saying why construct `c` is not workgroup-uniform.
+    fn explain(&self, c: usize, mut error: ValidationError, budget: usize) -> ValidationError {
+        let Some(own) = self.own.get(c) else {
+            return error;
+        };
+        let (adjective, values) = match own.level {
+            Uniformity::Lane => ("divergent", "per-lane"),
+            _ => ("wave-dependent", "wave-dependent"),
+        };
+        match self.insts.get(c) {
+            Some(Inst::If { .. }) => error = error.note(c, format!("{adjective} `if` here")),
+            Some(Inst::Loop { .. }) => {
+                error = error.note(c, format!("loop exit depends on {values} values"));
+                let exit = own.exit as usize;
+                let what = match self.insts.get(exit) {
+                    Some(Inst::EndLoop { mask, .. }) => format!("loop condition `m{}`", mask.0),
+                    Some(Inst::Break { mask, .. }) => format!("`break m{}`", mask.0),
+                    Some(Inst::Continue { mask, .. }) => format!("`continue m{}`", mask.0),
+                    _ => String::new(),
+                };
+                if !what.is_empty() {
+                    error = error.note(exit, format!("{what} here"));
+                }
+            }
+            _ => return error,
+        }
+        match own.cause {
+            Cause::Mask { reg, def } if def != NONE => error.note(
+                def as usize,
+                format!("`m{}` gets a {values} value here", reg.0),
+            ),
+            Cause::Inner(inner) if budget > 0 => self.explain(inner as usize, error, budget - 1),
+            _ => error,
+        }
+    }
+}
