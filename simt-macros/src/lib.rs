@@ -1,9 +1,23 @@
-//! The `simt_kernel!` macro.
-use proc_macro::TokenStream;
+//! The `simt_kernel!` macro: parses kernels written in the simt kernel
+//! language, checks them, and expands each into a module holding its static IR
+//! tables and a typed `launch` function.
+//!
+//! One file per stage: [`parse`] builds the [`ast`], [`check`] resolves names,
+//! checks operands against the mnemonic table in [`isa`], lowers to a
+//! `simt_core::Program` and runs the shared validator, and [`expand`] writes the
+//! tables. See `docs/language.md` for the language.
 
-/// Defines kernels in the simt kernel language.
+mod ast;
+mod check;
+mod expand;
+mod isa;
+mod parse;
+
+#[cfg(test)]
+mod tests;
+
+/// Defines kernels in the simt kernel language; see the `simt` crate's docs.
 #[proc_macro]
-pub fn simt_kernel(input: TokenStream) -> TokenStream {
-    let _ = input;
-    TokenStream::new()
+pub fn simt_kernel(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    expand::expand(input.into()).into()
 }

@@ -1,0 +1,160 @@
+//! The syntax tree of a `simt_kernel!` invocation, with the spans errors point at.
+
+use proc_macro2::Span;
+use simt_core::{ElemType, ScalarType};
+use syn::{Attribute, Ident, LitInt, Visibility};
+
+/// One `kernel` item.
+pub struct Kernel {
+    /// Outer attributes and doc comments, put on the generated module.
+    pub attrs: Vec<Attribute>,
+    /// The generated module's visibility.
+    pub vis: Visibility,
+    /// The kernel's name, also the module's.
+    pub name: Ident,
+    /// The parameters, in order.
+    pub params: Vec<Param>,
+    /// Declarations and instructions, in order.
+    pub body: Vec<Stmt>,
+    /// The body's closing brace: where the implicit `end` is.
+    pub close: Span,
+}
+
+/// A kernel parameter.
+pub struct Param {
+    /// The name.
+    pub name: Ident,
+    /// The type.
+    pub ty: ParamType,
+    /// The span of the type, for the generated `launch` signature.
+    pub ty_span: Span,
+}
+
+/// A parameter's type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamType {
+    /// `&[T]` or `&mut [T]`.
+    Buffer {
+        /// The element type.
+        elem: ElemType,
+        /// `&mut`.
+        writable: bool,
+    },
+    /// `u32`, `i32` or `f32`.
+    Scalar(ScalarType),
+}
+
+/// A statement of a kernel body.
+pub enum Stmt {
+    /// `vreg a, b;` and friends.
+    Regs(RegDecl),
+    /// `lds tile: [f32; 256];`
+    Lds(LdsDecl),
+    /// One instruction.
+    Inst(Instruction),
+}
+
+/// The class of a register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegClass {
+    /// `v`: vector.
+    V,
+    /// `s`: scalar.
+    S,
+    /// `m`: mask.
+    M,
+}
+
+impl RegClass {
+    /// The letter of numbered registers (`v3`).
+    pub fn letter(self) -> char {
+        match self {
+            RegClass::V => 'v',
+            RegClass::S => 's',
+            RegClass::M => 'm',
+        }
+    }
+
+    /// The word used in messages.
+    pub fn word(self) -> &'static str {
+        match self {
+            RegClass::V => "vector",
+            RegClass::S => "scalar",
+            RegClass::M => "mask",
+        }
+    }
+}
+
+/// A register declaration.
+pub struct RegDecl {
+    /// The class declared.
+    pub class: RegClass,
+    /// The names, in order.
+    pub names: Vec<Ident>,
+}
+
+/// An LDS array declaration.
+pub struct LdsDecl {
+    /// The array's name.
+    pub name: Ident,
+    /// The element type.
+    pub elem: ElemType,
+    /// The number of elements, as written.
+    pub len: LitInt,
+}
+
+/// An instruction: a mnemonic and its operands.
+pub struct Instruction {
+    /// The mnemonic, as written; also the instruction's source location.
+    pub mnemonic: Ident,
+    /// The operands, in order.
+    pub operands: Vec<Operand>,
+}
+
+/// An operand, before name resolution.
+pub enum Operand {
+    /// A bare name: a register, parameter, LDS array or special value.
+    Name(Ident),
+    /// `base.field`: a special value's axis (`global_id.x`).
+    Dotted {
+        /// The part before the dot.
+        base: Ident,
+        /// The part after it.
+        field: Ident,
+    },
+    /// An integer literal, sign applied.
+    Int {
+        /// The value, in `i32::MIN..=u32::MAX`.
+        value: i64,
+        /// The literal (or its minus sign).
+        span: Span,
+    },
+    /// A float literal, sign applied.
+    Float {
+        /// The value.
+        value: f32,
+        /// The literal (or its minus sign).
+        span: Span,
+    },
+    /// `base[index]` or `base.bytes[index]`.
+    Mem {
+        /// The buffer or LDS array.
+        base: Ident,
+        /// Whether the index counts bytes.
+        bytes: bool,
+        /// The index; never itself a memory operand.
+        index: Box<Operand>,
+    },
+}
+
+impl Operand {
+    /// Where errors about this operand point.
+    pub fn span(&self) -> Span {
+        match self {
+            Operand::Name(id)
+            | Operand::Dotted { base: id, .. }
+            | Operand::Mem { base: id, .. } => id.span(),
+            Operand::Int { span, .. } | Operand::Float { span, .. } => *span,
+        }
+    }
+}

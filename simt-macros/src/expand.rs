@@ -1,0 +1,366 @@
+//! Expansion: one module per kernel with its static IR tables and a typed `launch`.
+//!
+//! Generated code names the runtime only through `::simt::__private`. When a
+//! kernel has errors, its module is still emitted, with a stub program (just
+//! `end`) and the same `launch` signature, so code calling it reports only the
+//! kernel's own errors.
+
+use crate::ast::{Kernel, ParamType};
+use crate::check;
+use crate::parse::{self, Parsed};
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{quote, quote_spanned, ToTokens};
+use simt_core::{
+    Addressing, Axis, ElemType, GlobalRef, Inst, LdsRef, Operand, Program, ScalarType, SourceLoc,
+    Special,
+};
+use std::fmt::Debug;
+
+/// Expands a whole `simt_kernel!` invocation. Never panics: every problem
+/// becomes a `compile_error!` at the offending token.
+pub fn expand(input: TokenStream) -> TokenStream {
+    let (parsed, mut errors) = parse::parse(input);
+    let mut modules = TokenStream::new();
+    for Parsed {
+        kernel,
+        errors: syntax,
+    } in parsed
+    {
+        let program = if syntax.is_empty() {
+            match check::check(&kernel) {
+                Ok(program) => Some(program),
+                Err(e) => {
+                    errors.extend(e);
+                    None
+                }
+            }
+        } else {
+            errors.extend(syntax);
+            None
+        };
+        modules.extend(module(&kernel, program.as_ref()));
+    }
+    let mut out: TokenStream = errors.iter().map(syn::Error::to_compile_error).collect();
+    out.extend(modules);
+    out
+}
+
+/// The path the generated code reaches the runtime by.
+fn rt() -> TokenStream {
+    quote!(::simt::__private)
+}
+
+fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
+    let rt = rt();
+    let Kernel {
+        attrs, vis, name, ..
+    } = kernel;
+    let name_str = name.to_string();
+    let stub = [Inst::End];
+    let stub_locs = [SourceLoc::default()];
+    let (insts, locs, vregs, sregs, mregs, lds_bytes) = match program {
+        Some(p) => (
+            &p.insts[..],
+            &p.locs[..],
+            p.vregs,
+            p.sregs,
+            p.mregs,
+            p.lds_bytes,
+        ),
+        None => (&stub[..], &stub_locs[..], 0, 0, 0, 0),
+    };
+    let insts = insts.iter().map(inst);
+    let locs = locs.iter().map(|l| {
+        let (line, column) = (l.line, l.column);
+        quote!(#rt::SourceLoc { line: #line, column: #column })
+    });
+    let params = kernel.params.iter().map(|p| {
+        let pname = p.name.to_string();
+        let kind = match p.ty {
+            ParamType::Buffer { elem, writable } => {
+                let elem = variant("ElemType", elem);
+                quote!(#rt::ParamKind::Buffer { elem: #elem, writable: #writable })
+            }
+            ParamType::Scalar(t) => {
+                let t = variant("ScalarType", t);
+                quote!(#rt::ParamKind::Scalar(#t))
+            }
+        };
+        quote!(#rt::Param { name: #rt::Cow::Borrowed(#pname), kind: #kind })
+    });
+    let lds = program.map(|p| &p.lds[..]).unwrap_or_default().iter().map(|d| {
+        let dname = d.name.as_ref();
+        let elem = variant("ElemType", d.elem);
+        let (len, offset) = (d.len, d.offset);
+        quote!(#rt::LdsDecl { name: #rt::Cow::Borrowed(#dname), elem: #elem, len: #len, offset: #offset })
+    });
+    let lds_bytes_doc = format!(" Bytes of LDS per workgroup: {lds_bytes}.");
+    let launch_params = kernel.params.iter().map(|p| {
+        let pname = &p.name;
+        let ty = match p.ty {
+            ParamType::Buffer { elem, writable } => {
+                let elem = Ident::new(elem.name(), p.ty_span);
+                if writable {
+                    quote_spanned!(p.ty_span=> &mut [#elem])
+                } else {
+                    quote_spanned!(p.ty_span=> &[#elem])
+                }
+            }
+            ParamType::Scalar(t) => Ident::new(scalar_name(t), p.ty_span).into_token_stream(),
+        };
+        quote!(#pname: #ty)
+    });
+    let args = kernel.params.iter().map(|p| {
+        let pname = &p.name;
+        match p.ty {
+            ParamType::Buffer {
+                writable: false, ..
+            } => quote!(#rt::Arg::buffer(#pname)),
+            ParamType::Buffer { writable: true, .. } => quote!(#rt::Arg::buffer_mut(#pname)),
+            ParamType::Scalar(ScalarType::U32) => quote!(#rt::Arg::U32(#pname)),
+            ParamType::Scalar(ScalarType::I32) => quote!(#rt::Arg::I32(#pname)),
+            ParamType::Scalar(ScalarType::F32) => quote!(#rt::Arg::F32(#pname)),
+        }
+    });
+    quote! {
+        #(#attrs)*
+        #vis mod #name {
+            /// The kernel's IR: linked and validated when the macro expanded.
+            pub static PROGRAM: #rt::Program = #rt::Program {
+                name: #rt::Cow::Borrowed(#name_str),
+                file: #rt::Cow::Borrowed(::core::file!()),
+                params: #rt::Cow::Borrowed(&[#(#params),*]),
+                lds: #rt::Cow::Borrowed(&[#(#lds),*]),
+                insts: #rt::Cow::Borrowed(&[#(#insts),*]),
+                locs: #rt::Cow::Borrowed(&[#(#locs),*]),
+                vregs: #vregs,
+                sregs: #sregs,
+                mregs: #mregs,
+                lds_bytes: #lds_bytes,
+            };
+            /// Vector registers the kernel uses (`v0..VREGS`).
+            pub const VREGS: u16 = #vregs;
+            /// Scalar registers the kernel uses (`s0..SREGS`).
+            pub const SREGS: u16 = #sregs;
+            /// Mask registers the kernel uses (`m0..MREGS`).
+            pub const MREGS: u16 = #mregs;
+            #[doc = #lds_bytes_doc]
+            pub const LDS_BYTES: u32 = #lds_bytes;
+            /// Launches the kernel over the grid `config` describes, with these
+            /// arguments bound to its parameters, and returns its statistics.
+            #[allow(clippy::too_many_arguments)]
+            pub fn launch(
+                config: &#rt::LaunchConfig,
+                #(#launch_params),*
+            ) -> ::core::result::Result<#rt::Stats, #rt::Error> {
+                #rt::launch(&PROGRAM, config, &mut [#(#args),*])
+            }
+        }
+    }
+}
+
+fn scalar_name(t: ScalarType) -> &'static str {
+    match t {
+        ScalarType::U32 => "u32",
+        ScalarType::I32 => "i32",
+        ScalarType::F32 => "f32",
+    }
+}
+
+/// `::simt::__private::Enum::Variant` for a field-less IR enum. The variant's
+/// name is its derived `Debug` form, so new variants need no change here.
+fn variant(ty: &str, value: impl Debug) -> TokenStream {
+    let rt = rt();
+    let ty = Ident::new(ty, Span::call_site());
+    let v = Ident::new(&format!("{value:?}"), Span::call_site());
+    quote!(#rt::#ty::#v)
+}
+
+fn axis(a: Axis) -> TokenStream {
+    variant("Axis", a)
+}
+
+fn operand(op: Operand) -> TokenStream {
+    let rt = rt();
+    match op {
+        Operand::V(r) => {
+            let n = r.0;
+            quote!(#rt::Operand::V(#rt::VReg(#n)))
+        }
+        Operand::S(r) => {
+            let n = r.0;
+            quote!(#rt::Operand::S(#rt::SReg(#n)))
+        }
+        Operand::Arg(p) => {
+            let n = p.0;
+            quote!(#rt::Operand::Arg(#rt::ParamIdx(#n)))
+        }
+        Operand::Imm(bits) => quote!(#rt::Operand::Imm(#bits)),
+        Operand::Special(s) => {
+            let s = match s {
+                Special::LaneId => quote!(#rt::Special::LaneId),
+                Special::LocalId(a) => {
+                    let a = axis(a);
+                    quote!(#rt::Special::LocalId(#a))
+                }
+                Special::GlobalId(a) => {
+                    let a = axis(a);
+                    quote!(#rt::Special::GlobalId(#a))
+                }
+                Special::GroupId(a) => {
+                    let a = axis(a);
+                    quote!(#rt::Special::GroupId(#a))
+                }
+                Special::GroupSize(a) => {
+                    let a = axis(a);
+                    quote!(#rt::Special::GroupSize(#a))
+                }
+                Special::NumGroups(a) => {
+                    let a = axis(a);
+                    quote!(#rt::Special::NumGroups(#a))
+                }
+                Special::WaveId => quote!(#rt::Special::WaveId),
+                Special::WaveWidth => quote!(#rt::Special::WaveWidth),
+            };
+            quote!(#rt::Operand::Special(#s))
+        }
+    }
+}
+
+fn addressing(a: Addressing) -> TokenStream {
+    variant("Addressing", a)
+}
+
+fn global(g: GlobalRef) -> TokenStream {
+    let rt = rt();
+    let buffer = g.buffer.0;
+    let index = operand(g.index);
+    let addr = addressing(g.addressing);
+    quote!(#rt::GlobalRef { buffer: #rt::ParamIdx(#buffer), index: #index, addressing: #addr })
+}
+
+fn lds(l: LdsRef) -> TokenStream {
+    let rt = rt();
+    let n = l.lds.0;
+    let index = operand(l.index);
+    let addr = addressing(l.addressing);
+    quote!(#rt::LdsRef { lds: #rt::LdsIdx(#n), index: #index, addressing: #addr })
+}
+
+fn elem(t: ElemType) -> TokenStream {
+    variant("ElemType", t)
+}
+
+/// One instruction as a constant expression.
+fn inst(i: &Inst) -> TokenStream {
+    let rt = rt();
+    let v = |r: simt_core::VReg| {
+        let n = r.0;
+        quote!(#rt::VReg(#n))
+    };
+    let s = |r: simt_core::SReg| {
+        let n = r.0;
+        quote!(#rt::SReg(#n))
+    };
+    let m = |r: simt_core::MReg| {
+        let n = r.0;
+        quote!(#rt::MReg(#n))
+    };
+    let idx = |i: simt_core::InstIdx| {
+        let n = i.0;
+        quote!(#rt::InstIdx(#n))
+    };
+    match *i {
+        Inst::VBinary { op, dst, a, b } => {
+            let (op, dst, a, b) = (variant("BinOp", op), v(dst), operand(a), operand(b));
+            quote!(#rt::Inst::VBinary { op: #op, dst: #dst, a: #a, b: #b })
+        }
+        Inst::VUnary { op, dst, a } => {
+            let (op, dst, a) = (variant("UnOp", op), v(dst), operand(a));
+            quote!(#rt::Inst::VUnary { op: #op, dst: #dst, a: #a })
+        }
+        Inst::VTernary { op, dst, a, b, c } => {
+            let (op, dst) = (variant("TernOp", op), v(dst));
+            let (a, b, c) = (operand(a), operand(b), operand(c));
+            quote!(#rt::Inst::VTernary { op: #op, dst: #dst, a: #a, b: #b, c: #c })
+        }
+        Inst::VCmp { op, ty, dst, a, b } => {
+            let (op, ty, dst) = (variant("CmpOp", op), variant("CmpType", ty), m(dst));
+            let (a, b) = (operand(a), operand(b));
+            quote!(#rt::Inst::VCmp { op: #op, ty: #ty, dst: #dst, a: #a, b: #b })
+        }
+        Inst::VSelect {
+            dst,
+            mask,
+            on_true,
+            on_false,
+        } => {
+            let (dst, mask, t, f) = (v(dst), m(mask), operand(on_true), operand(on_false));
+            quote!(#rt::Inst::VSelect { dst: #dst, mask: #mask, on_true: #t, on_false: #f })
+        }
+        Inst::SBinary { op, dst, a, b } => {
+            let (op, dst, a, b) = (variant("BinOp", op), s(dst), operand(a), operand(b));
+            quote!(#rt::Inst::SBinary { op: #op, dst: #dst, a: #a, b: #b })
+        }
+        Inst::SUnary { op, dst, a } => {
+            let (op, dst, a) = (variant("UnOp", op), s(dst), operand(a));
+            quote!(#rt::Inst::SUnary { op: #op, dst: #dst, a: #a })
+        }
+        Inst::SCmp { op, ty, dst, a, b } => {
+            let (op, ty, dst) = (variant("CmpOp", op), variant("CmpType", ty), m(dst));
+            let (a, b) = (operand(a), operand(b));
+            quote!(#rt::Inst::SCmp { op: #op, ty: #ty, dst: #dst, a: #a, b: #b })
+        }
+        Inst::MaskBinary { op, dst, a, b } => {
+            let (op, dst, a, b) = (variant("MaskOp", op), m(dst), m(a), m(b));
+            quote!(#rt::Inst::MaskBinary { op: #op, dst: #dst, a: #a, b: #b })
+        }
+        Inst::MaskNot { dst, a } => {
+            let (dst, a) = (m(dst), m(a));
+            quote!(#rt::Inst::MaskNot { dst: #dst, a: #a })
+        }
+        Inst::GlobalLoad { ty, dst, src } => {
+            let (ty, dst, src) = (elem(ty), v(dst), global(src));
+            quote!(#rt::Inst::GlobalLoad { ty: #ty, dst: #dst, src: #src })
+        }
+        Inst::GlobalStore { ty, dst, src } => {
+            let (ty, dst, src) = (elem(ty), global(dst), operand(src));
+            quote!(#rt::Inst::GlobalStore { ty: #ty, dst: #dst, src: #src })
+        }
+        Inst::LdsLoad { ty, dst, src } => {
+            let (ty, dst, src) = (elem(ty), v(dst), lds(src));
+            quote!(#rt::Inst::LdsLoad { ty: #ty, dst: #dst, src: #src })
+        }
+        Inst::LdsStore { ty, dst, src } => {
+            let (ty, dst, src) = (elem(ty), lds(dst), operand(src));
+            quote!(#rt::Inst::LdsStore { ty: #ty, dst: #dst, src: #src })
+        }
+        Inst::If { mask, next } => {
+            let (mask, next) = (m(mask), idx(next));
+            quote!(#rt::Inst::If { mask: #mask, next: #next })
+        }
+        Inst::Else { end } => {
+            let end = idx(end);
+            quote!(#rt::Inst::Else { end: #end })
+        }
+        Inst::EndIf => quote!(#rt::Inst::EndIf),
+        Inst::Loop { end } => {
+            let end = idx(end);
+            quote!(#rt::Inst::Loop { end: #end })
+        }
+        Inst::EndLoop { mask, start } => {
+            let (mask, start) = (m(mask), idx(start));
+            quote!(#rt::Inst::EndLoop { mask: #mask, start: #start })
+        }
+        Inst::Break { mask, end } => {
+            let (mask, end) = (m(mask), idx(end));
+            quote!(#rt::Inst::Break { mask: #mask, end: #end })
+        }
+        Inst::Continue { mask, end } => {
+            let (mask, end) = (m(mask), idx(end));
+            quote!(#rt::Inst::Continue { mask: #mask, end: #end })
+        }
+        Inst::Barrier => quote!(#rt::Inst::Barrier),
+        Inst::End => quote!(#rt::Inst::End),
+    }
+}
