@@ -1052,3 +1052,75 @@ fn all_errors_are_collected_in_instruction_order() {
     assert!(text.starts_with("kernel `k` is invalid:"), "{text}");
     assert_eq!(text.lines().count(), 5, "{text}");
 }
+
+#[test]
+fn values_written_in_a_divergent_loop_before_its_exit_are_per_lane() {
+    // Lanes leave at different iterations, so `v0` differs per lane after the
+    // loop, although its definition comes before the divergent `break`.
+    let e = single(errors([
+        s_mov(0, imm(0)),
+        v_mov(0, imm(0)),
+        loop_(),
+        v_add(0, v(0), imm(1)),
+        v_cmp_lt(1, lane_id(), imm(3)),
+        break_(1),
+        s_add(0, s(0), imm(1)),
+        s_cmp_lt(0, s(0), imm(4)),
+        endloop(0),
+        v_cmp_lt(2, v(0), imm(2)),
+        if_(2),
+        Inst::Barrier,
+        endif(),
+    ]));
+    assert_eq!(e.inst, Some(11));
+    assert_eq!(note_insts(&e), [10, 9]);
+}
+
+#[test]
+fn loop_carried_values_reach_the_top_of_the_body() {
+    // `v1` becomes per lane at the end of the first iteration and is read at the
+    // top of the next one.
+    let e = single(errors([
+        s_mov(0, imm(0)),
+        loop_(),
+        v_cmp_lt(1, v(1), imm(5)),
+        if_(1),
+        Inst::Barrier,
+        endif(),
+        v_mov(1, lane_id()),
+        s_add(0, s(0), imm(1)),
+        s_cmp_lt(0, s(0), imm(4)),
+        endloop(0),
+    ]));
+    assert_eq!(e.inst, Some(4));
+    assert_eq!(note_insts(&e), [3, 2]);
+}
+
+#[test]
+fn nested_loops_converge() {
+    // The per-lane value travels from the inner loop's end, through the outer
+    // loop's back edge, to the inner loop's condition.
+    let e = single(errors([
+        s_mov(0, imm(0)),
+        loop_(),
+        s_mov(1, imm(0)),
+        loop_(),
+        Inst::Barrier,
+        s_add(1, s(1), imm(1)),
+        v_cmp_lt(1, v(2), s(1)),
+        endloop(1),
+        v_mov(2, v(3)),
+        v_mov(3, lane_id()),
+        s_add(0, s(0), imm(1)),
+        s_cmp_lt(0, s(0), imm(4)),
+        endloop(0),
+    ]));
+    assert_eq!(e.inst, Some(4));
+    assert_eq!(
+        e.kind,
+        Kind::BarrierUnderDivergentControl {
+            level: Uniformity::Lane
+        }
+    );
+    assert_eq!(note_insts(&e), [3, 7, 6]);
+}
