@@ -2,7 +2,7 @@
 
 use proc_macro2::Span;
 use simt_core::{ElemType, ScalarType};
-use syn::{Attribute, Ident, LitInt, Visibility};
+use syn::{Attribute, Ident, Lit, LitInt, Visibility};
 
 /// One `kernel` item.
 pub struct Kernel {
@@ -122,19 +122,12 @@ pub enum Operand {
         /// The part after it.
         field: Ident,
     },
-    /// An integer literal, sign applied.
-    Int {
-        /// The value, in `i32::MIN..=u32::MAX`.
-        value: i64,
-        /// The literal (or its minus sign).
-        span: Span,
-    },
-    /// A float literal, sign applied.
-    Float {
-        /// The value.
-        value: f32,
-        /// The literal (or its minus sign).
-        span: Span,
+    /// A number, checked and converted when its position's type is known.
+    Number {
+        /// The literal: a `LitInt` or a `LitFloat`.
+        lit: Lit,
+        /// Written with a leading `-`.
+        negative: bool,
     },
     /// `base[index]` or `base.bytes[index]`.
     Mem {
@@ -142,7 +135,7 @@ pub enum Operand {
         base: Ident,
         /// Whether the index counts bytes.
         bytes: bool,
-        /// The index; never itself a memory operand.
+        /// The index.
         index: Box<Operand>,
     },
 }
@@ -154,7 +147,7 @@ impl Operand {
             Operand::Name(id)
             | Operand::Dotted { base: id, .. }
             | Operand::Mem { base: id, .. } => id.span(),
-            Operand::Int { span, .. } | Operand::Float { span, .. } => *span,
+            Operand::Number { lit, .. } => lit.span(),
         }
     }
 }

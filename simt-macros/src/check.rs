@@ -17,7 +17,7 @@ use simt_core::{
 };
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
-use syn::{Error, Ident};
+use syn::{Error, Ident, Lit};
 
 /// The special values, by the name written without an axis.
 const SPECIALS: &[&str] = &[
@@ -44,6 +44,7 @@ pub fn check(kernel: &Kernel) -> Result<Program, Vec<Error>> {
         params: Vec::new(),
         lds: Vec::new(),
         lds_bytes: 0,
+        reg_names: HashMap::new(),
     };
     cx.declare_params();
     cx.declare_body();
@@ -84,6 +85,8 @@ struct Checker<'a> {
     params: Vec<simt_core::Param>,
     lds: Vec<LdsDecl>,
     lds_bytes: u32,
+    /// The declared name of each named register, to word the validator's notes.
+    reg_names: HashMap<Reg, String>,
 }
 
 /// `v3` -> `(V, 3)`: a numbered register, whatever its number.
@@ -260,8 +263,10 @@ impl Checker<'_> {
                             );
                             continue;
                         }
-                        if self.declare(id, Entity::Reg(make_reg(decl.class, n))) {
+                        let reg = make_reg(decl.class, n);
+                        if self.declare(id, Entity::Reg(reg)) {
                             used[c].insert(n);
+                            self.reg_names.insert(reg, id.to_string());
                         }
                     }
                 }
@@ -394,7 +399,7 @@ impl Checker<'_> {
         let text = match op {
             Operand::Name(id) => id.to_string(),
             Operand::Dotted { base, field } => format!("{base}.{field}"),
-            Operand::Int { .. } | Operand::Float { .. } => return "an immediate".to_owned(),
+            Operand::Number { .. } => return "an immediate".to_owned(),
             Operand::Mem { .. } => return "a memory operand".to_owned(),
         };
         match thing {
@@ -417,9 +422,9 @@ impl Checker<'_> {
     fn dst(&mut self, op: &Operand, class: RegClass, mnemonic: &Ident) -> Option<Reg> {
         let want = class.word();
         let thing = match op {
-            Operand::Int { span, .. } | Operand::Float { span, .. } => {
+            Operand::Number { lit, .. } => {
                 self.error(
-                    *span,
+                    lit.span(),
                     format!("expected a {want} register to write, found an immediate"),
                 );
                 return None;
@@ -470,36 +475,33 @@ impl Checker<'_> {
     }
 
     /// An immediate read as `ty`, as raw bits.
-    fn immediate(&mut self, op: &Operand, ty: Ty, mnemonic: &Ident) -> Option<u32> {
-        match *op {
-            Operand::Int { value, span } => match ty {
+    fn immediate(&mut self, lit: &Lit, negative: bool, ty: Ty, mnemonic: &Ident) -> Option<u32> {
+        let span = lit.span();
+        let result = match number(lit, negative) {
+            // The value is in `i32::MIN..=u32::MAX`: the low 32 bits of a
+            // negative one are its `i32` two's complement.
+            Ok(Number::Int(value)) => match ty {
                 Ty::F32 => {
                     let f = value as f32;
-                    if f as i64 != value {
-                        self.error(
-                            span,
-                            format!("integer {value} is not exactly an `f32`: write it as a float literal"),
-                        );
-                        return None;
+                    if f as i64 == value {
+                        Ok(f.to_bits())
+                    } else {
+                        Err(format!(
+                            "integer {value} is not exactly an `f32`: write it as a float literal"
+                        ))
                     }
-                    Some(f.to_bits())
                 }
-                // The parser bounds the value to `i32::MIN..=u32::MAX`; the low 32
-                // bits of a negative value are its `i32` two's complement.
-                Ty::Int | Ty::Bits | Ty::Access => Some(value as u32),
+                Ty::Int | Ty::Bits | Ty::Access => Ok(value as u32),
             },
-            Operand::Float { value, span } => match ty {
-                Ty::F32 | Ty::Bits => Some(value.to_bits()),
-                Ty::Int | Ty::Access => {
-                    self.error(
-                        span,
-                        format!("float literal where an integer is expected: `{mnemonic}` reads integers"),
-                    );
-                    None
-                }
+            Ok(Number::Float(value)) => match ty {
+                Ty::F32 | Ty::Bits => Ok(value.to_bits()),
+                Ty::Int | Ty::Access => Err(format!(
+                    "float literal where an integer is expected: `{mnemonic}` reads integers"
+                )),
             },
-            _ => None,
-        }
+            Err(message) => Err(message),
+        };
+        result.map_err(|message| self.error(span, message)).ok()
     }
 
     /// A value read by the instruction; `scalar` when it must be wave-uniform.
@@ -512,8 +514,8 @@ impl Checker<'_> {
     ) -> Option<simt_core::Operand> {
         use simt_core::Operand as O;
         let thing = match op {
-            Operand::Int { .. } | Operand::Float { .. } => {
-                return self.immediate(op, ty, mnemonic).map(O::Imm)
+            Operand::Number { lit, negative } => {
+                return self.immediate(lit, *negative, ty, mnemonic).map(O::Imm)
             }
             Operand::Mem { base, .. } => {
                 self.error(
@@ -602,7 +604,16 @@ impl Checker<'_> {
         } else {
             Addressing::Element
         };
-        let index = self.value(index, Ty::Int, false, mnemonic);
+        let index = match &**index {
+            Operand::Mem { base, .. } => {
+                self.error(
+                    base.span(),
+                    "a memory operand cannot be an index: load it into a register first",
+                );
+                None
+            }
+            index => self.value(index, Ty::Int, false, mnemonic),
+        };
         let elem = match (entity, global) {
             (Entity::Param(i, ParamType::Buffer { elem, writable }), true) => {
                 if write && !writable {
@@ -834,8 +845,25 @@ impl Checker<'_> {
         self.error(span, &e.kind);
         for n in &e.notes {
             let span = at(n.inst).unwrap_or_else(|| self.kernel.name.span());
-            self.note(span, &n.message);
+            let message = self.rename(&n.message);
+            self.note(span, message);
         }
+    }
+
+    /// Rewrites the validator's `` `m3` `` as the name the kernel gave `m3`.
+    fn rename(&self, message: &str) -> String {
+        message
+            .split('`')
+            .enumerate()
+            .map(|(i, part)| {
+                let named = numbered(part)
+                    .filter(|_| i % 2 == 1)
+                    .and_then(|(class, n)| u16::try_from(n).ok().map(|n| make_reg(class, n)))
+                    .and_then(|reg| self.reg_names.get(&reg));
+                named.map_or(part, String::as_str)
+            })
+            .collect::<Vec<_>>()
+            .join("`")
     }
 }
 
@@ -876,4 +904,49 @@ fn special_value(base: &str, field: Option<&str>) -> Option<Result<Special, Stri
             _ => Special::WaveWidth,
         }),
     })
+}
+
+/// A number literal's value.
+enum Number {
+    /// In `i32::MIN..=u32::MAX`.
+    Int(i64),
+    /// Finite.
+    Float(f32),
+}
+
+/// Checks a number literal's suffix and range.
+fn number(lit: &Lit, negative: bool) -> Result<Number, String> {
+    let float = |value: f32| {
+        if value.is_finite() {
+            Ok(Number::Float(if negative { -value } else { value }))
+        } else {
+            Err("float literal out of range for `f32`".to_owned())
+        }
+    };
+    match lit {
+        Lit::Int(int) => match int.suffix() {
+            "" | "u32" | "i32" => {
+                let out_of_range = || {
+                    "integer literal out of range: immediates must fit in `u32` or `i32`".to_owned()
+                };
+                let abs: u64 = int.base10_parse().map_err(|_| out_of_range())?;
+                match negative {
+                    true if abs <= 1 << 31 => Ok(Number::Int(-(abs as i64))),
+                    false if abs <= u64::from(u32::MAX) => Ok(Number::Int(abs as i64)),
+                    _ => Err(out_of_range()),
+                }
+            }
+            "f32" => float(int.base10_parse().map_err(|e| e.to_string())?),
+            other => Err(format!(
+                "unsupported suffix `{other}`: immediates are 32-bit (`u32`, `i32` or `f32`)"
+            )),
+        },
+        Lit::Float(f) => match f.suffix() {
+            "" | "f32" => float(f.base10_parse().map_err(|e| e.to_string())?),
+            other => Err(format!(
+                "unsupported suffix `{other}`: float immediates are `f32`"
+            )),
+        },
+        _ => Err("expected a number".to_owned()),
+    }
 }

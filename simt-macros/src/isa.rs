@@ -255,6 +255,20 @@ pub fn lookup(name: &str) -> Option<&'static Mnemonic> {
     MNEMONICS.iter().find(|m| m.name == name)
 }
 
+/// Whether an instruction starting with `name` has operands to parse. A
+/// misspelt mnemonic is taken to have the operands of what it most likely
+/// means, so that a misspelt `endif` does not swallow the next instruction.
+pub fn takes_operands(name: &str) -> bool {
+    if let Some(m) = lookup(name) {
+        return !m.form.slots().is_empty();
+    }
+    let suggestions = closest(name, MNEMONICS.iter().map(|m| m.name));
+    suggestions.is_empty()
+        || suggestions
+            .iter()
+            .any(|s| lookup(s).is_some_and(|m| !m.form.slots().is_empty()))
+}
+
 /// Words that start a declaration, not an instruction.
 pub const DECLARATIONS: &[&str] = &["vreg", "sreg", "mreg", "lds"];
 

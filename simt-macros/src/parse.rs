@@ -15,7 +15,7 @@ use crate::ast::{
     Instruction, Kernel, LdsDecl, Operand, Param, ParamType, RegClass, RegDecl, Stmt,
 };
 use crate::isa;
-use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use simt_core::{ElemType, ScalarType};
 use syn::buffer::Cursor;
 use syn::ext::IdentExt;
@@ -316,8 +316,7 @@ fn lds(input: ParseStream) -> Result<LdsDecl> {
 
 fn instruction(input: ParseStream) -> Result<Instruction> {
     let mnemonic = input.call(Ident::parse_any)?;
-    let takes_operands =
-        isa::lookup(&mnemonic.to_string()).is_none_or(|m| !m.form.slots().is_empty());
+    let takes_operands = isa::takes_operands(&mnemonic.to_string());
     let mut operands = Vec::new();
     if takes_operands && starts_operand(input) {
         loop {
@@ -353,11 +352,11 @@ fn starts_operand(input: ParseStream) -> bool {
 
 fn operand(input: ParseStream) -> Result<Operand> {
     if input.peek(Token![-]) {
-        let minus: Token![-] = input.parse()?;
-        return literal(input, Some(minus.span));
+        input.parse::<Token![-]>()?;
+        return number(input, true);
     }
     if input.peek(LitInt) || input.peek(LitFloat) {
-        return literal(input, None);
+        return number(input, false);
     }
     if input.cursor().ident().is_some() {
         let base = input.call(Ident::parse_any)?;
@@ -390,12 +389,6 @@ fn memory(input: ParseStream, base: Ident, bytes: bool) -> Result<Operand> {
             return Err(Error::new(bracket.span.join(), "expected an index"));
         }
         let index = operand(c)?;
-        if let Operand::Mem { base, .. } = &index {
-            return Err(Error::new(
-                base.span(),
-                "a memory operand cannot be an index: load it into a register first",
-            ));
-        }
         if !c.is_empty() {
             return Err(c.error("expected `]` after the index"));
         }
@@ -408,60 +401,13 @@ fn memory(input: ParseStream, base: Ident, bytes: bool) -> Result<Operand> {
     })
 }
 
-/// An integer or float literal, negated when `minus` is the span of a `-`.
-fn literal(input: ParseStream, minus: Option<Span>) -> Result<Operand> {
-    if input.peek(LitInt) {
-        let lit: LitInt = input.parse()?;
-        let span = lit.span();
-        match lit.suffix() {
-            "" | "u32" | "i32" => {}
-            "f32" => return float(lit.base10_parse()?, span, minus),
-            other => {
-                return Err(Error::new(
-                    span,
-                    format!(
-                    "unsupported suffix `{other}`: immediates are 32-bit (`u32`, `i32` or `f32`)"
-                ),
-                ))
-            }
-        }
-        let out_of_range = || {
-            Error::new(
-                span,
-                "integer literal out of range: immediates must fit in `u32` or `i32`",
-            )
-        };
-        let abs: u64 = lit.base10_parse().map_err(|_| out_of_range())?;
-        let value = match minus {
-            Some(_) if abs <= 1 << 31 => -(abs as i64),
-            None if abs <= u64::from(u32::MAX) => abs as i64,
-            _ => return Err(out_of_range()),
-        };
-        return Ok(Operand::Int { value, span });
-    }
-    if input.peek(LitFloat) {
-        let lit: LitFloat = input.parse()?;
-        let span = lit.span();
-        if !matches!(lit.suffix(), "" | "f32") {
-            return Err(Error::new(
-                span,
-                format!(
-                    "unsupported suffix `{}`: float immediates are `f32`",
-                    lit.suffix()
-                ),
-            ));
-        }
-        return float(lit.base10_parse()?, span, minus);
+/// A number: range, suffix and type are checked where it is used.
+fn number(input: ParseStream, negative: bool) -> Result<Operand> {
+    if input.peek(LitInt) || input.peek(LitFloat) {
+        return Ok(Operand::Number {
+            lit: input.parse()?,
+            negative,
+        });
     }
     Err(input.error("expected a number after `-`"))
-}
-
-fn float(value: f32, span: Span, minus: Option<Span>) -> Result<Operand> {
-    if !value.is_finite() {
-        return Err(Error::new(span, "float literal out of range for `f32`"));
-    }
-    Ok(Operand::Float {
-        value: if minus.is_some() { -value } else { value },
-        span,
-    })
 }

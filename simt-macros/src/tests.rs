@@ -1,1 +1,873 @@
+//! Unit tests over `proc_macro2` tokens (fallback mode): the lowered IR, the
+//! errors and the tokens they point at, and robustness on arbitrary input.
 
+use crate::{check, expand, parse};
+use proc_macro2::TokenStream;
+use proptest::prelude::*;
+use simt_core::{
+    Addressing, Axis, CmpOp, CmpType, ElemType, GlobalRef, Inst, InstIdx, LdsRef, MReg, Operand,
+    ParamIdx, Program, SReg, Special, TernOp, UnOp, VReg,
+};
+
+fn tokens(src: &str) -> TokenStream {
+    src.parse().expect("test source tokenizes")
+}
+
+/// The text of the token starting at line/column `at` (1-based line, 0-based column).
+fn token_at(src: &str, line: usize, column: usize) -> String {
+    let Some(text) = src.lines().nth(line.wrapping_sub(1)) else {
+        return format!("<line {line}>");
+    };
+    let rest: String = text.chars().skip(column).collect();
+    let word: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '.')
+        .collect();
+    if word.is_empty() {
+        rest.chars().take(1).collect()
+    } else {
+        word
+    }
+}
+
+/// Every error of the invocation as (message, the token it points at).
+type Errors = Vec<(String, String)>;
+
+/// Checks every kernel in `src`: the programs, or every error.
+fn lower_all(src: &str) -> Result<Vec<Program>, Errors> {
+    let (parsed, mut errors) = parse::parse(tokens(src));
+    let mut programs = Vec::new();
+    for p in parsed {
+        if p.errors.is_empty() {
+            match check::check(&p.kernel) {
+                Ok(program) => programs.push(program),
+                Err(e) => errors.extend(e),
+            }
+        } else {
+            errors.extend(p.errors);
+        }
+    }
+    if errors.is_empty() {
+        return Ok(programs);
+    }
+    Err(errors
+        .iter()
+        .flat_map(|e| e.clone().into_iter())
+        .map(|e| {
+            let start = e.span().start();
+            (e.to_string(), token_at(src, start.line, start.column))
+        })
+        .collect())
+}
+
+fn lower(src: &str) -> Program {
+    match lower_all(src) {
+        Ok(mut programs) if programs.len() == 1 => programs.remove(0),
+        other => panic!("expected one valid kernel, got {other:?}"),
+    }
+}
+
+fn errors(src: &str) -> Errors {
+    match lower_all(src) {
+        Ok(_) => panic!("expected errors in {src}"),
+        Err(e) => e,
+    }
+}
+
+/// Asserts that some error's message contains `message` and points at `token`.
+#[track_caller]
+fn assert_error(errors: &Errors, message: &str, token: &str) {
+    assert!(
+        errors
+            .iter()
+            .any(|(m, t)| m.contains(message) && t == token),
+        "no error containing {message:?} at `{token}` in {errors:#?}"
+    );
+}
+
+/// The instructions of a one-kernel body with the given parameters, `end` dropped.
+fn body(params: &str, body: &str) -> Vec<Inst> {
+    let p = lower(&format!("kernel k({params}) {{ {body} }}"));
+    let mut insts = p.insts.to_vec();
+    assert_eq!(insts.pop(), Some(Inst::End));
+    insts
+}
+
+fn v(n: u16) -> Operand {
+    Operand::V(VReg(n))
+}
+
+#[test]
+fn saxpy_lowers_to_the_expected_program() {
+    let src = "
+        /// y = a x + y
+        pub kernel saxpy(x: &[f32], y: &mut [f32], a: f32, n: u32) {
+            vreg i, xi, yi;
+            mreg inside;
+            v_mov        i, global_id.x
+            v_cmp_lt_u32 inside, i, n
+            if inside
+                global_load  xi, x[i]
+                global_load  yi, y[i]
+                v_fma_f32    yi, a, xi, yi
+                global_store y[i], yi
+            endif
+        }";
+    let p = lower(src);
+    let at = |buffer: u16| GlobalRef {
+        buffer: ParamIdx(buffer),
+        index: v(0),
+        addressing: Addressing::Element,
+    };
+    assert_eq!(p.name, "saxpy");
+    assert_eq!(
+        p.insts[..],
+        [
+            Inst::VUnary {
+                op: UnOp::Mov,
+                dst: VReg(0),
+                a: Operand::Special(Special::GlobalId(Axis::X)),
+            },
+            Inst::VCmp {
+                op: CmpOp::Lt,
+                ty: CmpType::U32,
+                dst: MReg(0),
+                a: v(0),
+                b: Operand::Arg(ParamIdx(3)),
+            },
+            Inst::If {
+                mask: MReg(0),
+                next: InstIdx(7),
+            },
+            Inst::GlobalLoad {
+                ty: ElemType::F32,
+                dst: VReg(1),
+                src: at(0),
+            },
+            Inst::GlobalLoad {
+                ty: ElemType::F32,
+                dst: VReg(2),
+                src: at(1),
+            },
+            Inst::VTernary {
+                op: TernOp::FmaF32,
+                dst: VReg(2),
+                a: Operand::Arg(ParamIdx(2)),
+                b: v(1),
+                c: v(2),
+            },
+            Inst::GlobalStore {
+                ty: ElemType::F32,
+                dst: at(1),
+                src: v(2),
+            },
+            Inst::EndIf,
+            Inst::End,
+        ]
+    );
+    assert_eq!((p.vregs, p.sregs, p.mregs, p.lds_bytes), (3, 0, 1, 0));
+    // One location per instruction, at the mnemonic; `end` at the closing brace.
+    let lines: Vec<u32> = p.locs.iter().map(|l| l.line).collect();
+    assert_eq!(lines, [6, 7, 8, 9, 10, 11, 12, 13, 14]);
+    assert_eq!(p.locs[0].column, 13);
+    assert_eq!(p.locs[3].column, 17);
+    assert_eq!(p.locs[8].column, 9);
+}
+
+#[test]
+fn named_registers_take_indices_numbered_ones_leave_free() {
+    let p = lower(
+        "kernel k() {
+            vreg a, b; sreg t; mreg m;
+            v_mov v0, 1
+            v_mov a, 2
+            v_mov v2, 3
+            v_mov b, v1
+            s_mov s0, 4
+            s_mov t, s0
+            v_cmp_eq_u32 m1, v0, 0
+            v_cmp_eq_u32 m, v0, 1
+        }",
+    );
+    let dsts: Vec<_> = p.insts.iter().filter_map(Inst::written).collect();
+    use simt_core::Reg::*;
+    assert_eq!(
+        dsts,
+        [
+            V(VReg(0)),
+            V(VReg(3)),
+            V(VReg(2)),
+            V(VReg(4)),
+            S(SReg(0)),
+            S(SReg(1)),
+            M(MReg(1)),
+            M(MReg(0)),
+        ]
+    );
+    assert_eq!((p.vregs, p.sregs, p.mregs), (5, 2, 2));
+}
+
+#[test]
+fn immediates() {
+    let insts = body(
+        "",
+        "v_mov v0, -3
+         v_mov v0, 0x1f
+         v_mov v0, 4294967295
+         v_mov v0, -2147483648
+         v_mov v0, 1.5
+         v_mov v0, -0.0
+         v_add_f32 v0, v0, 2
+         v_add_f32 v0, v0, -2
+         v_add_f32 v0, v0, 2.5f32
+         v_add_u32 v0, v0, 7u32
+         v_sub_i32 v0, v0, -7i32
+         v_cvt_f32_u32 v0, 3
+         v_cvt_u32_f32 v0, 3",
+    );
+    let imms: Vec<u32> = insts
+        .iter()
+        .map(|i| match *i {
+            Inst::VUnary {
+                a: Operand::Imm(x), ..
+            } => x,
+            Inst::VBinary {
+                b: Operand::Imm(x), ..
+            } => x,
+            ref other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        imms,
+        [
+            (-3i32) as u32,
+            31,
+            u32::MAX,
+            0x8000_0000,
+            1.5f32.to_bits(),
+            (-0.0f32).to_bits(),
+            2.0f32.to_bits(),
+            (-2.0f32).to_bits(),
+            2.5f32.to_bits(),
+            7,
+            (-7i32) as u32,
+            3,
+            3.0f32.to_bits(),
+        ]
+    );
+}
+
+#[test]
+fn immediate_errors() {
+    let e = errors(
+        "kernel k() {
+            v_add_u32 v0, v0, 1.5
+            v_mov v0, 4294967296
+            v_mov v0, -2147483649
+            v_add_f32 v0, v0, 16777217
+            v_mov v0, 3u64
+            v_mov v1, 2.0f64
+        }",
+    );
+    assert_error(&e, "float literal where an integer is expected", "1.5");
+    assert_error(&e, "out of range", "4294967296");
+    assert_error(&e, "out of range", "2147483649");
+    assert_error(&e, "not exactly an `f32`", "16777217");
+    assert_error(&e, "unsupported suffix `u64`", "3u64");
+    assert_error(&e, "unsupported suffix `f64`", "2.0f64");
+}
+
+#[test]
+fn specials_and_uniformity_of_scalar_sources() {
+    let insts = body(
+        "n: u32",
+        "v_mov v0, local_id.y
+         v_mov v0, group_size.z
+         v_mov v0, num_groups
+         s_mov s0, wave_id
+         s_mov s0, group_id.x
+         s_add_u32 s0, n, wave_width
+         v_mov v0, lane_id",
+    );
+    let sources: Vec<Operand> = insts
+        .iter()
+        .map(|i| i.sources().values.into_iter().flatten().last().unwrap())
+        .collect();
+    use Special::*;
+    assert_eq!(
+        sources,
+        [
+            Operand::Special(LocalId(Axis::Y)),
+            Operand::Special(GroupSize(Axis::Z)),
+            Operand::Special(NumGroups(Axis::X)),
+            Operand::Special(WaveId),
+            Operand::Special(GroupId(Axis::X)),
+            Operand::Special(WaveWidth),
+            Operand::Special(LaneId),
+        ]
+    );
+    let e = errors(
+        "kernel k() {
+            vreg i;
+            s_mov s0, lane_id
+            s_add_u32 s1, s0, i
+            s_mov s2, global_id.y
+            v_mov v0, lane_id.x
+            v_mov v0, local_id.w
+        }",
+    );
+    assert_error(&e, "cannot read special value `lane_id`", "lane_id");
+    assert_error(&e, "cannot read vector register `i`", "i");
+    assert_error(&e, "cannot read special value `global_id.y`", "global_id.y");
+    assert_error(&e, "`lane_id` has no axes", "x");
+    assert_error(&e, "`local_id` has no axis `w`", "w");
+}
+
+#[test]
+fn memory_operands() {
+    let insts = body(
+        "b: &mut [u8], f: &[f32]",
+        "lds t: [u16; 10];
+         lds u: [f32; 4];
+         global_load_u8 v0, b[v1]
+         global_load_u32 v0, b.bytes[4]
+         global_store_i16 b.bytes[v0], -1
+         global_load v2, f[3]
+         lds_store t[0], 7
+         lds_load_u32 v3, t.bytes[s0]
+         lds_store u[1], 2",
+    );
+    assert_eq!(
+        insts[1],
+        Inst::GlobalLoad {
+            ty: ElemType::U32,
+            dst: VReg(0),
+            src: GlobalRef {
+                buffer: ParamIdx(0),
+                index: Operand::Imm(4),
+                addressing: Addressing::Byte
+            }
+        }
+    );
+    assert_eq!(
+        insts[2],
+        Inst::GlobalStore {
+            ty: ElemType::I16,
+            dst: GlobalRef {
+                buffer: ParamIdx(0),
+                index: v(0),
+                addressing: Addressing::Byte
+            },
+            src: Operand::Imm(u32::MAX)
+        }
+    );
+    assert!(matches!(
+        insts[3],
+        Inst::GlobalLoad {
+            ty: ElemType::F32,
+            ..
+        }
+    ));
+    assert!(matches!(
+        insts[4],
+        Inst::LdsStore {
+            ty: ElemType::U16,
+            ..
+        }
+    ));
+    assert_eq!(
+        insts[5],
+        Inst::LdsLoad {
+            ty: ElemType::U32,
+            dst: VReg(3),
+            src: LdsRef {
+                lds: simt_core::LdsIdx(0),
+                index: Operand::S(SReg(0)),
+                addressing: Addressing::Byte
+            }
+        }
+    );
+    // An f32 store converts an integer immediate to its float value.
+    assert!(
+        matches!(insts[6], Inst::LdsStore { src: Operand::Imm(x), .. } if x == 2.0f32.to_bits())
+    );
+    let p = lower("kernel k() { lds t: [u16; 3]; lds u: [f32; 4]; lds w: [u8; 1]; }");
+    let layout: Vec<(u32, u32)> = p.lds.iter().map(|d| (d.offset, d.len)).collect();
+    assert_eq!(layout, [(0, 3), (8, 4), (24, 1)]);
+    assert_eq!(p.lds_bytes, 25);
+}
+
+#[test]
+fn memory_errors() {
+    let e = errors(
+        "kernel k(x: &[f32], y: &mut [u32], n: u32) {
+            lds t: [f32; 4];
+            global_store x[0], v0
+            global_load_u8 v0, y[0]
+            global_load v0, t[0]
+            lds_load v0, y[0]
+            global_load v0, n[0]
+            global_load v0, x[y[0]]
+            v_mov v0, y[1]
+            v_add_u32 v0, x, t
+            global_load v0, v1
+            global_store_f32 y.bytes[0], 1.5
+            global_store y[0], 1.5
+        }",
+    );
+    assert_error(&e, "store to read-only buffer `x`", "x");
+    assert_error(&e, "note: `x` is declared read-only here", "&");
+    assert_error(
+        &e,
+        "`global_load_u8` moves u8 but the elements of `y` are u32",
+        "global_load_u8",
+    );
+    assert_error(&e, "`t` is an LDS array", "t");
+    assert_error(&e, "`y` is a buffer", "y");
+    assert_error(&e, "scalar parameter `n` is not a buffer", "n");
+    assert_error(&e, "cannot be an index", "y");
+    assert_error(
+        &e,
+        "memory operands are only allowed in loads and stores",
+        "y",
+    );
+    assert_error(&e, "buffer `x` is not a value", "x");
+    assert_error(&e, "LDS array `t` is not a value", "t");
+    assert_error(&e, "expected a buffer element", "v1");
+    assert_error(&e, "float literal where an integer is expected", "1.5");
+}
+
+#[test]
+fn operand_kind_errors() {
+    let e = errors(
+        "kernel k(x: &mut [u32], n: u32) {
+            vreg i; sreg t; mreg m;
+            v_mov t, i
+            s_mov i, t
+            v_mov m, i
+            v_mov global_id, i
+            v_mov n, i
+            v_mov x, i
+            v_add_u32 i, m, i
+            v_select i, i, i, i
+            if t
+            endif
+            v_mov 3, i
+            m_and m, m, 1
+        }",
+    );
+    assert_error(
+        &e,
+        "`v_mov` writes a vector register, but scalar register `t` is not one",
+        "t",
+    );
+    assert_error(
+        &e,
+        "`s_mov` writes a scalar register, but vector register `i` is not one",
+        "i",
+    );
+    assert_error(&e, "but mask register `m` is not one", "m");
+    assert_error(&e, "cannot write to special value `global_id`", "global_id");
+    assert_error(&e, "cannot write to scalar parameter `n`", "n");
+    assert_error(&e, "cannot write to buffer `x` directly", "x");
+    assert_error(&e, "mask register `m` is not a value", "m");
+    assert_error(
+        &e,
+        "expected a mask register, found vector register `i`",
+        "i",
+    );
+    assert_error(
+        &e,
+        "expected a mask register, found scalar register `t`",
+        "t",
+    );
+    assert_error(
+        &e,
+        "expected a vector register to write, found an immediate",
+        "3",
+    );
+    assert_error(&e, "expected a mask register, found an immediate", "1");
+}
+
+#[test]
+fn names() {
+    let e = errors(
+        "kernel k(x: &[u32], x: u32, config: u32) {
+            vreg a, a, v3, lane_id, v_mov, lds;
+            mreg inside;
+            v_mov a, undeclared
+            v_mov a, insid
+            v_mov a, v256
+            v_mov a, s128
+            v_cmp_eq_u32 m32, a, a
+            v_mov a, x.y
+            v_mov a, x.bytes
+        }",
+    );
+    assert_error(&e, "`x` is declared twice", "x");
+    assert_error(&e, "note: `x` is first declared here", "x");
+    assert_error(&e, "`config` is reserved", "config");
+    assert_error(&e, "`a` is declared twice", "a");
+    assert_error(&e, "`v3` is the name of a numbered register", "v3");
+    assert_error(&e, "`lane_id` is a special value", "lane_id");
+    assert_error(&e, "`v_mov` is a mnemonic", "v_mov");
+    assert_error(&e, "`lds` is a declaration keyword", "lds");
+    assert_error(
+        &e,
+        "unknown name `undeclared`; declare registers",
+        "undeclared",
+    );
+    assert_error(&e, "unknown name `insid`; did you mean `inside`?", "insid");
+    assert_error(
+        &e,
+        "register `v256` is out of range: the machine has 256 vector registers (v0..v255)",
+        "v256",
+    );
+    assert_error(&e, "register `s128` is out of range", "s128");
+    assert_error(&e, "register `m32` is out of range", "m32");
+    assert_error(&e, "`x` has no field `y`", "y");
+    assert_error(&e, "expected `[index]` after `x.bytes`", "bytes");
+}
+
+#[test]
+fn register_and_lds_limits() {
+    let many: Vec<String> = (0..257).map(|i| format!("r{i}")).collect();
+    let e = errors(&format!("kernel k() {{ vreg {}; }}", many.join(", ")));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_error(
+        &e,
+        "too many vector registers: `r256` does not fit in the machine's 256",
+        "r256",
+    );
+    // Numbered registers are not given to names.
+    let names: Vec<String> = (0..32).map(|i| format!("n{i}")).collect();
+    let e = errors(&format!(
+        "kernel k() {{ mreg {}; v_cmp_eq_u32 m5, v0, 0 }}",
+        names.join(", ")
+    ));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_error(&e, "too many mask registers: `n31`", "n31");
+    let e = errors("kernel k() { lds a: [f32; 16384]; lds b: [u8; 1]; lds c: [u8; 0]; }");
+    assert_error(
+        &e,
+        "LDS of 65537 bytes exceeds the machine's 65536 bytes",
+        "1",
+    );
+    assert_error(&e, "length must be a positive integer", "0");
+    lower("kernel k() { lds a: [f32; 16383]; lds b: [u8; 4]; }");
+}
+
+#[test]
+fn operand_counts_and_mnemonics() {
+    let e = errors(
+        "kernel k() {
+            v_add_u32 v0, v1
+            v_mov v0, v1, v2
+            v_add_u32 v0, v1,
+            v_mov v0, v1
+            v_ad_u32 v0, v1, v2
+            v_add v0, v1, v2
+            endfi
+            frobnicate
+            barrier v0
+        }",
+    );
+    assert_error(
+        &e,
+        "`v_add_u32` takes 3 operands (dst, a, b), found 2",
+        "v_add_u32",
+    );
+    assert_error(
+        &e,
+        "unexpected operand: `v_mov` takes 2 operands (dst, a)",
+        "v2",
+    );
+    assert_error(
+        &e,
+        "unknown mnemonic `v_ad_u32`; did you mean `v_add_u32` or `v_mad_u32`?",
+        "v_ad_u32",
+    );
+    assert_error(
+        &e,
+        "unknown mnemonic `v_add`; did you mean `v_add_u32`, `v_add_i32` or `v_add_f32`?",
+        "v_add",
+    );
+    assert_error(
+        &e,
+        "unknown mnemonic `endfi`; did you mean `endif`?",
+        "endfi",
+    );
+    assert_error(
+        &e,
+        "found the operand `v0` (the previous instruction takes no operands)",
+        "v0",
+    );
+    assert_error(&e, "unknown mnemonic `frobnicate`", "frobnicate");
+    // The trailing comma did not swallow the next instruction.
+    assert_eq!(
+        e.iter()
+            .filter(|(m, _)| m.contains("takes 3 operands"))
+            .count(),
+        2,
+        "{e:#?}"
+    );
+}
+
+#[test]
+fn control_flow_errors_point_at_the_instruction_and_note_the_opener() {
+    let e = errors(
+        "kernel k() {
+            loop
+                if m0
+            endloop m0
+            else
+            endif
+            break m0
+            continue m0
+            if m0
+            else
+            else
+            endif
+            if m1
+        }",
+    );
+    assert_error(&e, "`endloop` closes a `if`", "endloop");
+    assert_error(&e, "note: innermost open `if` is here", "if");
+    assert_error(&e, "`break` outside a loop", "break");
+    assert_error(&e, "`continue` outside a loop", "continue");
+    assert_error(&e, "second `else` in one `if`", "else");
+    assert_error(&e, "unclosed `if`", "if");
+    let e = errors("kernel k() { loop if m0 endif }");
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_error(&e, "unclosed `loop`", "loop");
+    let e = errors("kernel k() { endif endloop m0 else }");
+    assert_error(&e, "`endif` without an `if`", "endif");
+    assert_error(&e, "`endloop` without a `loop`", "endloop");
+    assert_error(&e, "`else` without an `if`", "else");
+}
+
+#[test]
+fn control_flow_with_bad_operands_still_checks_nesting() {
+    let e = errors("kernel k() { vreg i; if i endloop m0 }");
+    assert_error(
+        &e,
+        "expected a mask register, found vector register `i`",
+        "i",
+    );
+    assert_error(&e, "`endloop` closes a `if`", "endloop");
+}
+
+#[test]
+fn barrier_notes_use_the_kernels_names() {
+    let e = errors(
+        "kernel k() {
+            mreg inside;
+            v_cmp_lt_u32 inside, lane_id, 3
+            if inside
+                barrier
+            endif
+        }",
+    );
+    assert_error(&e, "barrier under divergent control flow", "barrier");
+    assert_error(&e, "note: divergent `if` here", "if");
+    assert_error(
+        &e,
+        "note: `inside` gets a per-lane value here",
+        "v_cmp_lt_u32",
+    );
+    // Uniform control flow may hold a barrier.
+    lower(
+        "kernel k(n: u32) {
+            sreg i; mreg more;
+            s_mov i, 0
+            loop
+                barrier
+                s_add_u32 i, i, 1
+                s_cmp_lt_u32 more, i, n
+            endloop more
+        }",
+    );
+}
+
+#[test]
+fn syntax_errors_are_collected_across_statements_and_kernels() {
+    let src = "
+        kernel a(x: &[u64]) { }
+        kernel b() {
+            vreg i
+            v_mov i, [1]
+            v_mov v0, 1; v_mov v1, @
+            lds t: [f32, 4];
+        }
+        fn c() {}
+        kernel d() { v_mov v0, 1 }
+    ";
+    let (parsed, errors) = parse::parse(tokens(src));
+    let names: Vec<String> = parsed.iter().map(|p| p.kernel.name.to_string()).collect();
+    assert_eq!(names, ["b", "d"]);
+    let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    assert!(
+        messages[0].contains("unsupported element type `u64`"),
+        "{messages:?}"
+    );
+    assert!(
+        messages[1].contains("kernels are declared with `kernel`, not `fn`"),
+        "{messages:?}"
+    );
+    let body: Vec<String> = parsed[0].errors.iter().map(ToString::to_string).collect();
+    assert_eq!(body.len(), 4, "{body:?}");
+    assert!(body[0].contains("expected `;` after the register declaration"));
+    assert!(body[1].contains("expected an operand"));
+    assert!(body[2].contains("expected an operand"));
+    assert!(body[3].contains("expected `;`"));
+    assert!(parsed[1].errors.is_empty());
+}
+
+#[test]
+fn several_kernels_and_optional_semicolons() {
+    let programs = lower_all(
+        "
+        /// first
+        pub kernel a(out: &mut [u32]) { global_store out[global_id], 1; }
+        pub(crate) kernel b(out: &mut [u32]) {
+            /// a comment
+            v_mov v0, 2; ; global_store out[lane_id], v0
+        }",
+    )
+    .unwrap();
+    assert_eq!(programs.len(), 2);
+    assert_eq!(programs[1].insts.len(), 3);
+}
+
+#[test]
+fn expansion_with_errors_keeps_a_stub_module() {
+    let out = expand::expand(tokens(
+        "pub kernel good(x: &mut [u32]) { global_store x[0], 1 }
+         kernel bad(x: &mut [u32], n: u32) { frob }",
+    ))
+    .to_string();
+    assert!(out.contains("compile_error"), "{out}");
+    assert!(out.contains("unknown mnemonic `frob`"), "{out}");
+    assert!(out.contains("pub mod good"), "{out}");
+    assert!(out.contains("mod bad"), "{out}");
+    assert!(out.contains("n : u32"), "{out}");
+    let clean =
+        expand::expand(tokens("kernel k(x: &mut [u32]) { global_store x[0], 1 }")).to_string();
+    assert!(!clean.contains("compile_error"), "{clean}");
+    assert!(clean.contains("Arg :: buffer_mut (x)"), "{clean}");
+}
+
+/// Tokens kernels are made of, each balanced on its own.
+const VOCABULARY: &[&str] = &[
+    "kernel",
+    "pub",
+    "k",
+    "(x: &mut [u32], n: u32)",
+    "()",
+    "{",
+    "}",
+    "{ }",
+    "vreg",
+    "sreg",
+    "mreg",
+    "lds",
+    "t",
+    ":",
+    "[f32; 4]",
+    ";",
+    ",",
+    ".",
+    "-",
+    "v0",
+    "s1",
+    "m0",
+    "i",
+    "x",
+    "n",
+    "[i]",
+    "[v0]",
+    "bytes",
+    "global_id",
+    "lane_id",
+    "y",
+    "0",
+    "1.5",
+    "0xff",
+    "4294967296",
+    "1e99",
+    "v_mov",
+    "v_add_u32",
+    "v_cmp_lt_u32",
+    "s_mov",
+    "global_load",
+    "global_store",
+    "lds_store",
+    "if",
+    "else",
+    "endif",
+    "loop",
+    "endloop",
+    "break",
+    "continue",
+    "barrier",
+    "#",
+    "[doc = \"d\"]",
+    "&",
+    "mut",
+    "@",
+    "\"s\"",
+    "'a'",
+    "()",
+    "[[]]",
+    "x.bytes[0]",
+    "t[1]",
+    "-1",
+    "m_and",
+    "v_select",
+];
+
+fn expand_str(src: &str) {
+    if let Ok(ts) = src.parse::<TokenStream>() {
+        let _ = expand::expand(ts);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, .. ProptestConfig::default() })]
+
+    /// Arbitrary token sequences, bare and inside a kernel body, never panic.
+    #[test]
+    fn arbitrary_tokens_never_panic(picks in prop::collection::vec(0..VOCABULARY.len(), 0..40)) {
+        let words: Vec<&str> = picks.iter().map(|&i| VOCABULARY[i]).collect();
+        let text = words.join(" ");
+        expand_str(&text);
+        expand_str(&format!("kernel k(x: &mut [u32], n: u32) {{ vreg i; mreg m; {text} }}"));
+    }
+}
+
+/// Every deletion of one token and every swap of neighbours of valid kernels
+/// gives errors or a kernel, never a panic.
+#[test]
+fn mutated_kernels_never_panic() {
+    let kernels = [
+        "kernel saxpy ( x : & [ f32 ] , y : & mut [ f32 ] , a : f32 , n : u32 ) { vreg i , xi , yi ; mreg inside ; v_mov i , global_id . x v_cmp_lt_u32 inside , i , n if inside global_load xi , x [ i ] global_load yi , y [ i ] v_fma_f32 yi , a , xi , yi global_store y [ i ] , yi endif }",
+        "pub kernel r ( out : & mut [ u32 ] ) { lds t : [ u32 ; 64 ] ; sreg s ; mreg more , odd ; lds_store t [ lane_id ] , lane_id barrier s_mov s , 1 loop v_and v0 , lane_id , 1 v_cmp_eq_u32 odd , v0 , 1 break odd continue odd s_add_u32 s , s , s s_cmp_lt_u32 more , s , 32 endloop more global_store out . bytes [ 0 ] , - 1.5 }",
+    ];
+    let mut runs = 0;
+    for k in kernels {
+        let words: Vec<&str> = k.split(' ').collect();
+        for i in 0..words.len() {
+            let mut w = words.clone();
+            w.remove(i);
+            expand_str(&w.join(" "));
+            let mut w = words.clone();
+            if i + 1 < w.len() {
+                w.swap(i, i + 1);
+                expand_str(&w.join(" "));
+            }
+            expand_str(&words[..i].join(" "));
+            runs += 3;
+        }
+    }
+    assert!(runs > 300);
+}
