@@ -31,8 +31,8 @@ const SPECIALS: &[&str] = &[
     "wave_width",
 ];
 
-/// Parameter names the generated `launch` function and module already use.
-const RESERVED_PARAMS: &[&str] = &["config", "PROGRAM", "VREGS", "SREGS", "MREGS", "LDS_BYTES"];
+/// The name of the generated `launch` function's first parameter.
+const CONFIG: &str = "config";
 
 /// Checks `kernel` and lowers it to a linked, validated program, or returns
 /// every error found.
@@ -197,12 +197,17 @@ impl Checker<'_> {
                 );
             }
             let name = p.name.to_string();
-            if RESERVED_PARAMS.contains(&name.as_str()) {
+            if name == CONFIG {
                 self.error(
                     p.name.span(),
-                    format!(
-                        "`{name}` is reserved: the generated module uses it; choose another name"
-                    ),
+                    "`config` is reserved: it is the first parameter of the generated `launch`",
+                );
+            } else if name.starts_with(|c: char| c.is_uppercase()) {
+                // Such a name could be read as a constant pattern (`PROGRAM`, `None`)
+                // in the generated `launch`.
+                self.error(
+                    p.name.span(),
+                    format!("parameter `{name}` must start with a lowercase letter"),
                 );
             }
             self.declare(&p.name, Entity::Param(index, p.ty));

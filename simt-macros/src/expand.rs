@@ -95,8 +95,18 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
         quote!(#rt::LdsDecl { name: #rt::Cow::Borrowed(#dname), elem: #elem, len: #len, offset: #offset })
     });
     let lds_bytes_doc = format!(" Bytes of LDS per workgroup: {lds_bytes}.");
-    let launch_params = kernel.params.iter().map(|p| {
-        let pname = &p.name;
+    // A rejected kernel's parameter names may be what it was rejected for (an
+    // uppercase name would be read as a pattern): its stub names them apart.
+    let names: Vec<Ident> = kernel
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| match program {
+            Some(_) => p.name.clone(),
+            None => Ident::new(&format!("arg{i}"), Span::mixed_site()),
+        })
+        .collect();
+    let launch_params = kernel.params.iter().zip(&names).map(|(p, pname)| {
         let ty = match p.ty {
             ParamType::Buffer { elem, writable } => {
                 let elem = Ident::new(elem.name(), p.ty_span);
@@ -110,9 +120,11 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
         };
         quote!(#pname: #ty)
     });
-    let args = kernel.params.iter().map(|p| {
-        let pname = &p.name;
-        match p.ty {
+    let args = kernel
+        .params
+        .iter()
+        .zip(&names)
+        .map(|(p, pname)| match p.ty {
             ParamType::Buffer {
                 writable: false, ..
             } => quote!(#rt::Arg::buffer(#pname)),
@@ -120,12 +132,15 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
             ParamType::Scalar(ScalarType::U32) => quote!(#rt::Arg::U32(#pname)),
             ParamType::Scalar(ScalarType::I32) => quote!(#rt::Arg::I32(#pname)),
             ParamType::Scalar(ScalarType::F32) => quote!(#rt::Arg::F32(#pname)),
-        }
-    });
+        });
+    // Mixed-site hygiene keeps `config` apart from any parameter of that name,
+    // so a kernel rejected for such a parameter gets no follow-on errors.
+    let config = Ident::new("config", Span::mixed_site());
     quote! {
         #(#attrs)*
         #vis mod #name {
             /// The kernel's IR: linked and validated when the macro expanded.
+            #[allow(dead_code)]
             pub static PROGRAM: #rt::Program = #rt::Program {
                 name: #rt::Cow::Borrowed(#name_str),
                 file: #rt::Cow::Borrowed(::core::file!()),
@@ -139,21 +154,25 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
                 lds_bytes: #lds_bytes,
             };
             /// Vector registers the kernel uses (`v0..VREGS`).
+            #[allow(dead_code)]
             pub const VREGS: u16 = #vregs;
             /// Scalar registers the kernel uses (`s0..SREGS`).
+            #[allow(dead_code)]
             pub const SREGS: u16 = #sregs;
             /// Mask registers the kernel uses (`m0..MREGS`).
+            #[allow(dead_code)]
             pub const MREGS: u16 = #mregs;
             #[doc = #lds_bytes_doc]
+            #[allow(dead_code)]
             pub const LDS_BYTES: u32 = #lds_bytes;
             /// Launches the kernel over the grid `config` describes, with these
             /// arguments bound to its parameters, and returns its statistics.
             #[allow(clippy::too_many_arguments)]
             pub fn launch(
-                config: &#rt::LaunchConfig,
+                #config: &#rt::LaunchConfig,
                 #(#launch_params),*
             ) -> ::core::result::Result<#rt::Stats, #rt::Error> {
-                #rt::launch(&PROGRAM, config, &mut [#(#args),*])
+                #rt::launch(&PROGRAM, #config, &mut [#(#args),*])
             }
         }
     }

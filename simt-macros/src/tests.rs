@@ -492,7 +492,7 @@ fn operand_kind_errors() {
 #[test]
 fn names() {
     let e = errors(
-        "kernel k(x: &[u32], x: u32, config: u32) {
+        "kernel k(x: &[u32], x: u32, config: u32, PROGRAM: u32) {
             vreg a, a, v3, lane_id, v_mov, lds;
             mreg inside;
             v_mov a, undeclared
@@ -507,6 +507,11 @@ fn names() {
     assert_error(&e, "`x` is declared twice", "x");
     assert_error(&e, "note: `x` is first declared here", "x");
     assert_error(&e, "`config` is reserved", "config");
+    assert_error(
+        &e,
+        "parameter `PROGRAM` must start with a lowercase letter",
+        "PROGRAM",
+    );
     assert_error(&e, "`a` is declared twice", "a");
     assert_error(&e, "`v3` is the name of a numbered register", "v3");
     assert_error(&e, "`lane_id` is a special value", "lane_id");
@@ -750,7 +755,7 @@ fn expansion_with_errors_keeps_a_stub_module() {
     assert!(out.contains("unknown mnemonic `frob`"), "{out}");
     assert!(out.contains("pub mod good"), "{out}");
     assert!(out.contains("mod bad"), "{out}");
-    assert!(out.contains("n : u32"), "{out}");
+    assert!(out.contains("arg1 : u32"), "{out}");
     let clean =
         expand::expand(tokens("kernel k(x: &mut [u32]) { global_store x[0], 1 }")).to_string();
     assert!(!clean.contains("compile_error"), "{clean}");

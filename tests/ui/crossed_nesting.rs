@@ -1,0 +1,15 @@
+use simt::simt_kernel;
+
+simt_kernel! {
+    kernel k(out: &mut [u32]) {
+        mreg m;
+        v_cmp_lt_u32 m, lane_id, 4
+        loop
+            if m
+                global_store out[lane_id], 1
+        endloop m
+            endif
+    }
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+use simt::simt_kernel;
+
+simt_kernel! {
+    kernel k(out: &mut [u32]) {
+        lds a: [f32; 8192];
+        lds b: [u32; 8193];
+        global_store out[lane_id], 1
+    }
+}
+
+fn main() {}

@@ -1,0 +1,16 @@
+// A misspelt `endif` takes no operands, like what it most likely means, so the
+// next instruction is still checked.
+use simt::simt_kernel;
+
+simt_kernel! {
+    kernel k(out: &mut [u32]) {
+        mreg m;
+        v_cmp_lt_u32 m, lane_id, 4
+        if m
+            global_store out[lane_id], 1
+        endfi
+        global_store out[lane_id], 1.0
+    }
+}
+
+fn main() {}
