@@ -331,7 +331,7 @@ fn barrier_in_loop_with_divergent_break() {
         }
     );
     assert_eq!(note_insts(&e), [1, 3, 2]);
-    assert_eq!(e.notes[1].message, "`break m1` here");
+    assert_eq!(e.notes[1].message, "lanes in `m1` leave the loop here");
 }
 
 #[test]
@@ -350,6 +350,10 @@ fn barrier_before_a_divergent_continue_is_rejected() {
     ]));
     assert_eq!(e.inst, Some(2));
     assert_eq!(note_insts(&e), [1, 4, 3]);
+    assert_eq!(
+        e.notes[1].message,
+        "lanes in `m1` skip to the next iteration here"
+    );
 }
 
 #[test]

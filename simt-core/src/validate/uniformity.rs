@@ -358,6 +358,9 @@ impl<'a> Analysis<'a> {
                     let level = level.max(scalar_ctl).min(Uniformity::Wave);
                     self.define(&mut state, pc, slot, level);
                 }
+                // Mask operations write all 64 bits whatever the exec mask, so a
+                // wave-level join would do; joining with the full control level
+                // stays sound should they ever honour exec.
                 Inst::MaskBinary { dst, a, b, .. } => {
                     let level = self.mask(&state, a).level.max(self.mask(&state, b).level);
                     let slot = self.layout.m(dst);
@@ -572,8 +575,12 @@ impl<'a> Analysis<'a> {
                 let exit = own.exit as usize;
                 let what = match self.insts.get(exit) {
                     Some(Inst::EndLoop { mask, .. }) => format!("loop condition `m{}`", mask.0),
-                    Some(Inst::Break { mask, .. }) => format!("`break m{}`", mask.0),
-                    Some(Inst::Continue { mask, .. }) => format!("`continue m{}`", mask.0),
+                    Some(Inst::Break { mask, .. }) => {
+                        format!("lanes in `m{}` leave the loop", mask.0)
+                    }
+                    Some(Inst::Continue { mask, .. }) => {
+                        format!("lanes in `m{}` skip to the next iteration", mask.0)
+                    }
                     _ => String::new(),
                 };
                 if !what.is_empty() {
