@@ -4,6 +4,10 @@
 pub use simt_core as core;
 pub use simt_macros::simt_kernel;
 
+/// The kernel language, its operands and every instruction (`docs/language.md`).
+#[doc = include_str!("../docs/language.md")]
+pub mod language {}
+
 #[doc(hidden)]
 pub mod __private {
     pub use simt_core::*;

@@ -876,3 +876,80 @@ fn mutated_kernels_never_panic() {
     }
     assert!(runs > 300);
 }
+
+/// The instruction reference in `docs/language.md`.
+const LANGUAGE_DOC: &str = include_str!("../../docs/language.md");
+
+/// The kernel each example of the reference is checked in, as the doc shows it.
+const EXAMPLE_KERNEL: &str = "kernel example(src: &[u32], dst: &mut [u32], fsrc: &[f32], fdst: &mut [f32], raw: &mut [u8], n: u32, k: i32, a: f32) {
+    lds tile: [u32; 256];
+    lds ftile: [f32; 256];
+    vreg i, x, y;
+    sreg t, u;
+    mreg m, done;
+    <example>
+}";
+
+/// The reference's rows: (mnemonic, operands, example), in order.
+fn reference_rows() -> Vec<(String, String, String)> {
+    let start = LANGUAGE_DOC
+        .find("## Instruction reference")
+        .expect("the doc has an instruction reference");
+    LANGUAGE_DOC[start..]
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|line| {
+            let cell = |s: &str| s.trim().trim_matches('`').to_owned();
+            let mnemonic = line[3..].split('`').next().unwrap_or_default().to_owned();
+            let rest = &line[3 + mnemonic.len() + 1..];
+            let operands = rest
+                .trim_start_matches(" |")
+                .split(" | ")
+                .next()
+                .unwrap_or("");
+            let example = line
+                .trim_end()
+                .trim_end_matches('|')
+                .trim_end()
+                .rsplit(" | ")
+                .next()
+                .unwrap_or("");
+            let operands = if operands.trim() == "—" {
+                String::new()
+            } else {
+                cell(operands)
+            };
+            (mnemonic, operands, cell(example))
+        })
+        .collect()
+}
+
+#[test]
+fn the_reference_lists_exactly_the_mnemonic_table_in_order() {
+    let rows = reference_rows();
+    let documented: Vec<&str> = rows.iter().map(|(m, _, _)| m.as_str()).collect();
+    let table: Vec<&str> = crate::isa::MNEMONICS.iter().map(|m| m.name).collect();
+    assert_eq!(documented, table);
+    for (mnemonic, operands, _) in &rows {
+        let form = crate::isa::lookup(mnemonic).unwrap().form;
+        assert_eq!(operands, form.operand_names(), "operands of {mnemonic}");
+    }
+}
+
+#[test]
+fn every_example_of_the_reference_compiles() {
+    assert!(
+        LANGUAGE_DOC.contains(EXAMPLE_KERNEL),
+        "the doc shows the example kernel"
+    );
+    for (mnemonic, _, example) in reference_rows() {
+        assert!(
+            example.split_whitespace().any(|w| w == mnemonic),
+            "the example of {mnemonic} uses it: {example}"
+        );
+        let src = EXAMPLE_KERNEL.replace("<example>", &example);
+        if let Err(e) = lower_all(&src) {
+            panic!("example of {mnemonic} `{example}`: {e:?}");
+        }
+    }
+}
