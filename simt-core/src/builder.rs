@@ -129,12 +129,8 @@ impl ProgramBuilder {
             insts.push(Inst::End);
             locs.push(SourceLoc { line, column: 1 });
         }
-        if let Err(errors) = link(&mut insts) {
-            return Err(ValidationErrors {
-                kernel: self.name.clone(),
-                errors,
-            });
-        }
+        // Nesting errors come back, with every other problem, from `validate`.
+        let _ = link(&mut insts);
         let (vregs, sregs, mregs) = register_counts(&insts);
         let program = Program {
             name: Cow::Owned(self.name.clone()),
