@@ -272,4 +272,75 @@ mod tests {
         );
         assert_eq!(median(&mut []), Duration::ZERO);
     }
+
+    fn row(kernel: &str, oracle_pass: bool) -> Row {
+        Row {
+            kernel: kernel.to_owned(),
+            wave_width: 32,
+            oracle_pass,
+            mismatch: (!oracle_pass).then(|| "element 0: got 1, expected 2".to_owned()),
+            workgroups: 1,
+            waves: 2,
+            totals: Counters {
+                instructions: 20,
+                vector_instructions: 14,
+                divergent_vector_instructions: 2,
+                active_lanes: 416,
+                global_accesses: 4,
+                global_transactions: 68,
+                ..Counters::default()
+            },
+            divergence_pct: 100.0 / 7.0,
+            simd_efficiency: 416.0 / 14.0,
+            transactions_per_access: 17.0,
+            active_lanes_histogram: vec![0; 33],
+            timing: Timing {
+                launches: 3,
+                median_launch_ns: 12_345,
+                wave_instructions_per_second: 20.0 / 12_345e-9,
+            },
+        }
+    }
+
+    #[test]
+    fn the_table_aligns_its_columns_and_formats_each_figure() {
+        let table = table(&[row("gather", true), row("a_much_longer_name", false)]);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 4);
+        assert!(lines.iter().all(|l| l.len() == lines[0].len()), "{table}");
+        assert!(
+            lines[1].starts_with("|--------------------|-----:|"),
+            "{table}"
+        );
+        let cells: Vec<&str> = lines[2].split('|').map(str::trim).collect();
+        assert_eq!(
+            cells[1..15],
+            [
+                "gather", "32", "20", "14", "14.29", "29.71", "0", "0", "4", "68", "17.00", "pass",
+                "1.6", "12.3"
+            ]
+        );
+        assert!(lines[3].contains("| FAIL "), "{table}");
+    }
+
+    #[test]
+    fn a_failed_oracle_or_launch_fails_the_results() {
+        let mut results = Results {
+            version: "0",
+            seed: 1,
+            model: MemoryModel::reference(),
+            rows: vec![row("a", true)],
+            failures: vec![],
+        };
+        assert!(results.all_passed());
+        results.rows.push(row("b", false));
+        assert!(!results.all_passed());
+        results.rows.pop();
+        results.failures.push(Failure {
+            kernel: "c".to_owned(),
+            wave_width: 64,
+            error: "boom".to_owned(),
+        });
+        assert!(!results.all_passed());
+    }
 }

@@ -45,7 +45,7 @@ simt::simt_kernel! {
         lds a_tile: [f32; 256];
         lds b_tile: [f32; 256];
         vreg tr, tc, row, col, a_row, a_idx, b_idx, av, bv, acc;
-        sreg tiles, tile_row, tile_col, kt, kk, kk_row;
+        sreg tiles, tile_row, tile_col, kt, kk;
         mreg more_tiles, more_k;
         v_shr_u32 tr, local_id.x, 4
         v_and     tc, local_id.x, 15
@@ -69,14 +69,15 @@ simt::simt_kernel! {
             global_load  bv, b[b_idx]
             lds_store    b_tile[local_id.x], bv
             barrier
+            v_mov a_idx, a_row              // a_tile[tr][0]
+            v_mov b_idx, tc                 // b_tile[0][tc]
             s_mov kk, 0
             loop
-                v_add_u32    a_idx, a_row, kk    // a_tile[tr][kk]
-                s_shl        kk_row, kk, 4
-                v_add_u32    b_idx, tc, kk_row   // b_tile[kk][tc]
                 lds_load     av, a_tile[a_idx]
                 lds_load     bv, b_tile[b_idx]
                 v_fma_f32    acc, av, bv, acc
+                v_add_u32    a_idx, a_idx, 1     // along the row of a_tile
+                v_add_u32    b_idx, b_idx, 16    // down the column of b_tile
                 s_add_u32    kk, kk, 1
                 s_cmp_lt_u32 more_k, kk, 16
             endloop more_k
