@@ -17,6 +17,7 @@ use simt_core::{
 };
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
+use syn::ext::IdentExt;
 use syn::{Error, Ident, Lit};
 
 /// The special values, by the name written without an axis.
@@ -99,7 +100,13 @@ fn numbered(name: &str) -> Option<(RegClass, u64)> {
         _ => return None,
     };
     let digits = chars.as_str();
-    if digits.is_empty() || digits.len() > 12 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    // `v07` is a name, not `v7`: a register has one spelling.
+    let canonical = digits == "0" || !digits.starts_with('0');
+    if digits.is_empty()
+        || digits.len() > 12
+        || !canonical
+        || !digits.bytes().all(|b| b.is_ascii_digit())
+    {
         return None;
     }
     digits.parse().ok().map(|n| (class, n))
@@ -212,7 +219,7 @@ impl Checker<'_> {
             }
             self.declare(&p.name, Entity::Param(index, p.ty));
             self.params.push(simt_core::Param {
-                name: Cow::Owned(name),
+                name: Cow::Owned(p.name.unraw().to_string()),
                 kind: match p.ty {
                     ParamType::Buffer { elem, writable } => ParamKind::Buffer { elem, writable },
                     ParamType::Scalar(t) => ParamKind::Scalar(t),
@@ -299,7 +306,10 @@ impl Checker<'_> {
         if !self.declare(&decl.name, Entity::Lds(index, decl.elem)) {
             return;
         }
-        let offset = self.lds_bytes.next_multiple_of(4);
+        let offset = self
+            .lds_bytes
+            .checked_next_multiple_of(4)
+            .unwrap_or(u32::MAX);
         let end = u64::from(offset) + u64::from(len) * u64::from(decl.elem.size());
         if end > u64::from(MAX_LDS_BYTES) && self.lds_bytes <= MAX_LDS_BYTES {
             self.error(
@@ -818,7 +828,7 @@ impl Checker<'_> {
         ok &= self.errors.is_empty();
         let (vregs, sregs, mregs) = simt_core::register_counts(&insts);
         let program = Program {
-            name: Cow::Owned(self.kernel.name.to_string()),
+            name: Cow::Owned(self.kernel.name.unraw().to_string()),
             file: Cow::Borrowed(""),
             params: Cow::Owned(std::mem::take(&mut self.params)),
             lds: Cow::Owned(std::mem::take(&mut self.lds)),

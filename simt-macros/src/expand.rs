@@ -15,6 +15,7 @@ use simt_core::{
     Special,
 };
 use std::fmt::Debug;
+use syn::ext::IdentExt;
 
 /// Expands a whole `simt_kernel!` invocation. Never panics: every problem
 /// becomes a `compile_error!` at the offending token.
@@ -55,7 +56,7 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
     let Kernel {
         attrs, vis, name, ..
     } = kernel;
-    let name_str = name.to_string();
+    let name_str = name.unraw().to_string();
     let stub = [Inst::End];
     let stub_locs = [SourceLoc::default()];
     let (insts, locs, vregs, sregs, mregs, lds_bytes) = match program {
@@ -75,7 +76,7 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
         quote!(#rt::SourceLoc { line: #line, column: #column })
     });
     let params = kernel.params.iter().map(|p| {
-        let pname = p.name.to_string();
+        let pname = p.name.unraw().to_string();
         let kind = match p.ty {
             ParamType::Buffer { elem, writable } => {
                 let elem = variant("ElemType", elem);

@@ -2,10 +2,11 @@
 //! language, checks them, and expands each into a module holding its static IR
 //! tables and a typed `launch` function.
 //!
-//! One file per stage: [`parse`] builds the [`ast`], [`check`] resolves names,
-//! checks operands against the mnemonic table in [`isa`], lowers to a
-//! `simt_core::Program` and runs the shared validator, and [`expand`] writes the
-//! tables. See `docs/language.md` for the language.
+//! One file per stage: `parse` builds the syntax tree of `ast`, `check`
+//! resolves names, checks operands against the mnemonic table in `isa`, lowers
+//! to a `simt_core::Program` and runs the shared validator, and `expand` writes
+//! the tables. The language is described in `docs/language.md`, and rendered
+//! as `simt::language`.
 
 mod ast;
 mod check;

@@ -164,6 +164,12 @@ fn all<T>(content: ParseStream, f: impl FnOnce(ParseStream) -> Result<T>) -> Res
             Err(content.error("unexpected token"))
         }
     });
+    skip_rest(content);
+    result
+}
+
+/// Consumes whatever is left of a delimited group.
+fn skip_rest(content: ParseStream) {
     let _ = content.step(|cursor| {
         let mut rest = *cursor;
         while let Some((_, next)) = rest.token_tree() {
@@ -171,7 +177,6 @@ fn all<T>(content: ParseStream, f: impl FnOnce(ParseStream) -> Result<T>) -> Res
         }
         Ok(((), rest))
     });
-    result
 }
 
 /// After a kernel whose header did not parse: skips past the next `{ ... }`.
@@ -320,7 +325,7 @@ fn instruction(input: ParseStream) -> Result<Instruction> {
     let mut operands = Vec::new();
     if takes_operands && starts_operand(input) {
         loop {
-            operands.push(operand(input)?);
+            operands.push(operand(input, false)?);
             if !input.peek(Token![,]) {
                 break;
             }
@@ -350,7 +355,8 @@ fn starts_operand(input: ParseStream) -> bool {
     }
 }
 
-fn operand(input: ParseStream) -> Result<Operand> {
+/// An operand; `in_index` inside a memory operand's brackets.
+fn operand(input: ParseStream, in_index: bool) -> Result<Operand> {
     if input.peek(Token![-]) {
         input.parse::<Token![-]>()?;
         return number(input, true);
@@ -367,12 +373,12 @@ fn operand(input: ParseStream) -> Result<Operand> {
             }
             let field = input.call(Ident::parse_any)?;
             if field == "bytes" && input.peek(token::Bracket) {
-                return memory(input, base, true);
+                return memory(input, base, true, in_index);
             }
             return Ok(Operand::Dotted { base, field });
         }
         if input.peek(token::Bracket) {
-            return memory(input, base, false);
+            return memory(input, base, false, in_index);
         }
         return Ok(Operand::Name(base));
     }
@@ -381,14 +387,21 @@ fn operand(input: ParseStream) -> Result<Operand> {
     ))
 }
 
-fn memory(input: ParseStream, base: Ident, bytes: bool) -> Result<Operand> {
+fn memory(input: ParseStream, base: Ident, bytes: bool, in_index: bool) -> Result<Operand> {
     let content;
     let bracket = bracketed!(content in input);
+    if in_index {
+        // A memory operand used as an index is an error the checker reports at
+        // `base`; its own brackets are not parsed, so nesting costs no recursion.
+        skip_rest(&content);
+        let index = Box::new(Operand::Name(base.clone()));
+        return Ok(Operand::Mem { base, bytes, index });
+    }
     let index = all(&content, |c| {
         if c.is_empty() {
             return Err(Error::new(bracket.span.join(), "expected an index"));
         }
-        let index = operand(c)?;
+        let index = operand(c, true)?;
         if !c.is_empty() {
             return Err(c.error("expected `]` after the index"));
         }

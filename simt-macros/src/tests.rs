@@ -560,6 +560,10 @@ fn register_and_lds_limits() {
     );
     assert_error(&e, "length must be a positive integer", "0");
     lower("kernel k() { lds a: [f32; 16383]; lds b: [u8; 4]; }");
+    let e =
+        errors("kernel k() { lds a: [u32; 4294967295]; lds b: [u8; 3]; lds c: [u8; 4294967296]; }");
+    assert_error(&e, "LDS of 17179869180 bytes exceeds", "4294967295");
+    assert_error(&e, "length must be a positive integer", "4294967296");
 }
 
 #[test]
@@ -742,6 +746,23 @@ fn several_kernels_and_optional_semicolons() {
     .unwrap();
     assert_eq!(programs.len(), 2);
     assert_eq!(programs[1].insts.len(), 3);
+}
+
+#[test]
+fn raw_identifiers_name_kernels_and_parameters_without_prefix() {
+    let p = lower("kernel r#type(r#in: &mut [u32]) { global_store r#in[0], 1 }");
+    assert_eq!(p.name, "type");
+    assert_eq!(p.params[0].name, "in");
+}
+
+#[test]
+fn nested_memory_indices_are_rejected_without_recursion() {
+    let deep = format!("x[{}0{}]", "x[".repeat(5000), "]".repeat(5000));
+    let e = errors(&format!(
+        "kernel k(x: &mut [u32]) {{ global_store {deep}, 1 }}"
+    ));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_error(&e, "a memory operand cannot be an index", "x");
 }
 
 #[test]
