@@ -23,6 +23,7 @@
 pub mod cli;
 pub mod kernels;
 pub mod output;
+pub mod reference;
 pub mod registry;
 pub mod report;
 pub mod rng;

@@ -2,6 +2,7 @@
 //! oracle, timed, printed as a table and written as JSON.
 
 use crate::cli::Options;
+use crate::reference;
 use crate::registry::KernelSpec;
 use serde::Serialize;
 use simt::core::{Counters, Error, MemoryModel};
@@ -47,6 +48,9 @@ pub struct Row {
     pub transactions_per_access: f64,
     /// Vector issues by number of active lanes.
     pub active_lanes_histogram: Vec<u64>,
+    /// Whether the memory columns equal the reference simulator's published
+    /// figures; `None` under another memory model, where they do not apply.
+    pub matches_reference_memory: Option<bool>,
     /// How fast the interpreter ran it.
     pub timing: Timing,
 }
@@ -122,6 +126,8 @@ pub fn measure(
         simd_efficiency: t.simd_efficiency(),
         transactions_per_access: t.transactions_per_access(),
         active_lanes_histogram: stats.active_lanes_histogram.clone(),
+        matches_reference_memory: (*model == MemoryModel::reference())
+            .then(|| reference::find(spec.name).is_some_and(|p| p.memory_matches(t))),
         timing: Timing {
             launches: times.len(),
             median_launch_ns: u64::try_from(median.as_nanos()).unwrap_or(u64::MAX),
@@ -244,6 +250,33 @@ pub fn table(rows: &[Row]) -> String {
     out
 }
 
+/// One line saying how many rows reproduce the reference simulator's memory
+/// figures; `None` when no row was compared (another memory model).
+pub fn reference_summary(rows: &[Row]) -> Option<String> {
+    let compared: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.matches_reference_memory.is_some())
+        .collect();
+    if compared.is_empty() {
+        return None;
+    }
+    let matching = compared
+        .iter()
+        .filter(|r| r.matches_reference_memory == Some(true))
+        .count();
+    let mut line = format!(
+        "memory columns equal to the reference simulator's published table: {matching} of {} rows",
+        compared.len()
+    );
+    for r in compared
+        .iter()
+        .filter(|r| r.matches_reference_memory == Some(false))
+    {
+        let _ = write!(line, "\n  differs: {} at wave{}", r.kernel, r.wave_width);
+    }
+    Some(line)
+}
+
 /// Writes `results` as pretty JSON to `path`, creating its folder; the file is
 /// replaced whole (written beside it, then renamed), never left half-written.
 pub fn write_json(results: &Results, path: &Path) -> io::Result<()> {
@@ -294,6 +327,7 @@ mod tests {
             simd_efficiency: 416.0 / 14.0,
             transactions_per_access: 17.0,
             active_lanes_histogram: vec![0; 33],
+            matches_reference_memory: None,
             timing: Timing {
                 launches: 3,
                 median_launch_ns: 12_345,
@@ -321,6 +355,19 @@ mod tests {
             ]
         );
         assert!(lines[3].contains("| FAIL "), "{table}");
+    }
+
+    #[test]
+    fn the_reference_summary_counts_and_names_differing_rows() {
+        let mut rows = vec![row("a", true), row("b", true), row("c", true)];
+        assert_eq!(reference_summary(&rows), None);
+        rows[0].matches_reference_memory = Some(true);
+        rows[1].matches_reference_memory = Some(false);
+        rows[1].wave_width = 64;
+        assert_eq!(
+            reference_summary(&rows).unwrap(),
+            "memory columns equal to the reference simulator's published table: 1 of 2 rows\n  differs: b at wave64"
+        );
     }
 
     #[test]

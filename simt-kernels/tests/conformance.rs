@@ -34,6 +34,32 @@ fn the_published_table_covers_every_kernel() {
 }
 
 #[test]
+fn the_library_carries_the_same_published_figures() {
+    // The report compares against `simt_kernels::reference`; it must be this table.
+    for ((name, lds_acc, lds_conflicts, glb_acc, glb_trans, _), p) in
+        PUBLISHED.iter().zip(simt_kernels::reference::TABLE)
+    {
+        assert_eq!(
+            (*name, *lds_acc, *lds_conflicts, *glb_acc, *glb_trans),
+            (
+                p.kernel,
+                p.lds_accesses,
+                p.lds_conflict_cycles,
+                p.global_accesses,
+                p.global_transactions
+            )
+        );
+    }
+    for name in registry::names() {
+        let p = simt_kernels::reference::find(name).unwrap();
+        assert!(
+            p.memory_matches(&totals(name, 64, MemoryModel::reference())),
+            "{name}"
+        );
+    }
+}
+
+#[test]
 fn memory_columns_match_the_reference_simulator_at_both_widths() {
     for (name, lds_acc, lds_conflicts, glb_acc, glb_trans, ratio) in PUBLISHED {
         for width in [32, 64] {

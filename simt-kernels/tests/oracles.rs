@@ -80,3 +80,27 @@ fn outputs_do_not_depend_on_the_memory_model() {
         assert_eq!(r.stats.model, "nvidia");
     }
 }
+
+#[test]
+fn bounds_guards_idle_the_lanes_past_n() {
+    // n = 3984 = 124.5 waves of 32: wave 124 runs half its lanes, waves 125 to 127
+    // none, and elements from n on are left alone.
+    let n = 3984;
+    let a: Vec<f32> = (0..4096).map(|i| i as f32).collect();
+    let b = vec![0.5f32; 4096];
+    let mut c = vec![-1.0f32; 4096];
+    let config = simt::core::LaunchConfig::new(16, 256);
+    let stats = simt_kernels::kernels::vecadd_f32::launch(&config, &a, &b, &mut c, n).unwrap();
+    assert!(c[..3984]
+        .iter()
+        .enumerate()
+        .all(|(i, &x)| x == i as f32 + 0.5));
+    assert!(c[3984..].iter().all(|&x| x == -1.0));
+    let t = stats.totals;
+    // The half wave's two loads, add and store are its only divergent issues.
+    assert_eq!(t.divergent_vector_instructions, 4);
+    assert!(t.skipped_instructions > 0);
+    // Its phases still count, each touching a single 64-byte line.
+    assert_eq!(t.global_accesses, 124 * 3 + 3);
+    assert_eq!(t.global_transactions, 124 * 3 * 2 + 3);
+}

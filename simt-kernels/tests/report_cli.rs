@@ -37,6 +37,7 @@ fn a_run_prints_the_table_and_writes_the_json() {
         "{stdout}"
     );
     assert!(rows[2].starts_with("| copy_strided_f32 ") && rows[2].contains(" 17.00 |"));
+    assert!(stdout.contains("published table: 2 of 2 rows"), "{stdout}");
 
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
@@ -55,6 +56,7 @@ fn a_run_prints_the_table_and_writes_the_json() {
         65
     );
     assert_eq!(rows[0]["timing"]["launches"], 1);
+    assert_eq!(rows[0]["matches_reference_memory"], true);
     assert_eq!(rows[1]["global_transactions"], 4352);
     let _ = std::fs::remove_dir_all(out.parent().unwrap());
 }
@@ -73,11 +75,19 @@ fn the_nvidia_model_changes_the_line_counts() {
         .output()
         .unwrap();
     assert!(result.status.success());
+    // The reference simulator's figures are for its own model only.
+    assert!(!String::from_utf8(result.stdout)
+        .unwrap()
+        .contains("published table"));
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(json["model"]["line_bytes"], 128);
     assert_eq!(json["rows"][0]["global_transactions"], 384);
     assert_eq!(json["rows"][0]["global_sectors"], 1536);
+    assert_eq!(
+        json["rows"][0]["matches_reference_memory"],
+        serde_json::Value::Null
+    );
     let _ = std::fs::remove_dir_all(out.parent().unwrap());
 }
 

@@ -24,6 +24,9 @@ fn main() -> ExitCode {
     );
     let results = report::run(&options);
     print!("{}", report::table(&results.rows));
+    if let Some(line) = report::reference_summary(&results.rows) {
+        println!("\n{line}");
+    }
     for row in results.rows.iter().filter(|r| !r.oracle_pass) {
         eprintln!(
             "report: {} at wave{} differs from its oracle: {}",
