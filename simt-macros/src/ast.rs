@@ -126,8 +126,8 @@ pub enum Operand {
     Number {
         /// The literal: a `LitInt` or a `LitFloat`.
         lit: Lit,
-        /// Written with a leading `-`.
-        negative: bool,
+        /// The leading `-`, if any.
+        minus: Option<Span>,
     },
     /// `base[index]` or `base.bytes[index]`.
     Mem {
@@ -137,17 +137,25 @@ pub enum Operand {
         bytes: bool,
         /// The index.
         index: Box<Operand>,
+        /// The closing bracket.
+        close: Span,
     },
 }
 
 impl Operand {
-    /// Where errors about this operand point.
+    /// Where errors about this operand point: its first token.
     pub fn span(&self) -> Span {
+        self.spans().0
+    }
+
+    /// The first and last tokens of the operand, so that errors can underline
+    /// all of `global_id.x`, `-3` or `buf[i]`.
+    pub fn spans(&self) -> (Span, Span) {
         match self {
-            Operand::Name(id)
-            | Operand::Dotted { base: id, .. }
-            | Operand::Mem { base: id, .. } => id.span(),
-            Operand::Number { lit, .. } => lit.span(),
+            Operand::Name(id) => (id.span(), id.span()),
+            Operand::Dotted { base, field } => (base.span(), field.span()),
+            Operand::Number { lit, minus } => (minus.unwrap_or_else(|| lit.span()), lit.span()),
+            Operand::Mem { base, close, .. } => (base.span(), *close),
         }
     }
 }

@@ -9,7 +9,7 @@
 
 use crate::ast::{Kernel, Operand, ParamType, RegClass, Stmt};
 use crate::isa::{self, Arg, Form, Slot, Ty};
-use proc_macro2::Span;
+use proc_macro2::{Punct, Spacing, Span, TokenStream, TokenTree};
 use simt_core::limits::{MAX_LDS_BYTES, MAX_MREGS, MAX_PARAMS, MAX_SREGS, MAX_VREGS};
 use simt_core::{
     Addressing, Axis, ElemType, GlobalRef, Inst, LdsDecl, LdsIdx, LdsRef, MReg, ParamIdx,
@@ -151,6 +151,22 @@ fn loc(span: Span) -> SourceLoc {
 impl Checker<'_> {
     fn error(&mut self, span: Span, message: impl std::fmt::Display) {
         self.errors.push(Error::new(span, message));
+    }
+
+    /// An error underlining the whole operand: a span from its first token to
+    /// its last (`Span::join` is unstable, but rustc joins the spans of the
+    /// first and last tokens of the `compile_error!` syn emits).
+    fn error_at(&mut self, op: &Operand, message: impl std::fmt::Display) {
+        let (first, last) = op.spans();
+        let tokens: TokenStream = [first, last]
+            .into_iter()
+            .map(|span| {
+                let mut p = Punct::new('.', Spacing::Alone);
+                p.set_span(span);
+                TokenTree::Punct(p)
+            })
+            .collect();
+        self.errors.push(Error::new_spanned(tokens, message));
     }
 
     fn note(&mut self, span: Span, message: impl std::fmt::Display) {
@@ -437,20 +453,20 @@ impl Checker<'_> {
     fn dst(&mut self, op: &Operand, class: RegClass, mnemonic: &Ident) -> Option<Reg> {
         let want = class.word();
         let thing = match op {
-            Operand::Number { lit, .. } => {
-                self.error(
-                    lit.span(),
+            Operand::Number { .. } => {
+                self.error_at(
+                    op,
                     format!("expected a {want} register to write, found an immediate"),
                 );
                 return None;
             }
-            Operand::Mem { base, .. } => {
+            Operand::Mem { .. } => {
                 let hint = match class {
                     RegClass::V => " (stores are written `global_store buf[i], value`)",
                     _ => "",
                 };
-                self.error(
-                    base.span(),
+                self.error_at(
+                    op,
                     format!("expected a {want} register to write, found a memory operand{hint}"),
                 );
                 return None;
@@ -485,13 +501,19 @@ impl Checker<'_> {
                 format!("cannot write to {what} directly: store into an element with `lds_store`")
             }
         };
-        self.error(op.span(), message);
+        self.error_at(op, message);
         None
     }
 
     /// An immediate read as `ty`, as raw bits.
-    fn immediate(&mut self, lit: &Lit, negative: bool, ty: Ty, mnemonic: &Ident) -> Option<u32> {
-        let span = lit.span();
+    fn immediate(
+        &mut self,
+        op: &Operand,
+        lit: &Lit,
+        negative: bool,
+        ty: Ty,
+        mnemonic: &Ident,
+    ) -> Option<u32> {
         let result = match number(lit, negative) {
             // The value is in `i32::MIN..=u32::MAX`: the low 32 bits of a
             // negative one are its `i32` two's complement.
@@ -516,7 +538,7 @@ impl Checker<'_> {
             },
             Err(message) => Err(message),
         };
-        result.map_err(|message| self.error(span, message)).ok()
+        result.map_err(|message| self.error_at(op, message)).ok()
     }
 
     /// A value read by the instruction; `scalar` when it must be wave-uniform.
@@ -529,12 +551,14 @@ impl Checker<'_> {
     ) -> Option<simt_core::Operand> {
         use simt_core::Operand as O;
         let thing = match op {
-            Operand::Number { lit, negative } => {
-                return self.immediate(lit, *negative, ty, mnemonic).map(O::Imm)
+            Operand::Number { lit, minus } => {
+                return self
+                    .immediate(op, lit, minus.is_some(), ty, mnemonic)
+                    .map(O::Imm)
             }
-            Operand::Mem { base, .. } => {
-                self.error(
-                    base.span(),
+            Operand::Mem { .. } => {
+                self.error_at(
+                    op,
                     "memory operands are only allowed in loads and stores: load the value into a register first",
                 );
                 return None;
@@ -565,7 +589,7 @@ impl Checker<'_> {
                 "scalar instruction `{mnemonic}` cannot read {what}: it differs between lanes"
             ),
         };
-        self.error(op.span(), message);
+        self.error_at(op, message);
         None
     }
 
@@ -579,7 +603,7 @@ impl Checker<'_> {
             return Some(m);
         }
         let what = self.describe(op, thing);
-        self.error(op.span(), format!("expected a mask register, found {what}"));
+        self.error_at(op, format!("expected a mask register, found {what}"));
         None
     }
 
@@ -592,7 +616,10 @@ impl Checker<'_> {
         form: Form,
         mnemonic: &Ident,
     ) -> Option<Arg> {
-        let Operand::Mem { base, bytes, index } = op else {
+        let Operand::Mem {
+            base, bytes, index, ..
+        } = op
+        else {
             let thing = match op {
                 Operand::Name(_) | Operand::Dotted { .. } => self.resolve(op),
                 _ => None,
@@ -603,7 +630,7 @@ impl Checker<'_> {
             } else {
                 "an LDS element such as `tile[i]`"
             };
-            self.error(op.span(), format!("expected {want}, found {what}"));
+            self.error_at(op, format!("expected {want}, found {what}"));
             return None;
         };
         let name = base.to_string();
@@ -620,9 +647,9 @@ impl Checker<'_> {
             Addressing::Element
         };
         let index = match &**index {
-            Operand::Mem { base, .. } => {
-                self.error(
-                    base.span(),
+            inner @ Operand::Mem { .. } => {
+                self.error_at(
+                    inner,
                     "a memory operand cannot be an index: load it into a register first",
                 );
                 None
@@ -732,8 +759,8 @@ impl Checker<'_> {
             return form.placeholder();
         }
         if let Some(extra) = inst.operands.get(slots.len()) {
-            self.error(
-                extra.span(),
+            self.error_at(
+                extra,
                 format!(
                     "unexpected operand: `{name}` takes {} operand{} ({})",
                     slots.len(),

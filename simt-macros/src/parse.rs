@@ -15,7 +15,7 @@ use crate::ast::{
     Instruction, Kernel, LdsDecl, Operand, Param, ParamType, RegClass, RegDecl, Stmt,
 };
 use crate::isa;
-use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use simt_core::{ElemType, ScalarType};
 use syn::buffer::Cursor;
 use syn::ext::IdentExt;
@@ -358,11 +358,11 @@ fn starts_operand(input: ParseStream) -> bool {
 /// An operand; `in_index` inside a memory operand's brackets.
 fn operand(input: ParseStream, in_index: bool) -> Result<Operand> {
     if input.peek(Token![-]) {
-        input.parse::<Token![-]>()?;
-        return number(input, true);
+        let minus: Token![-] = input.parse()?;
+        return number(input, Some(minus.span));
     }
     if input.peek(LitInt) || input.peek(LitFloat) {
-        return number(input, false);
+        return number(input, None);
     }
     if input.cursor().ident().is_some() {
         let base = input.call(Ident::parse_any)?;
@@ -395,7 +395,13 @@ fn memory(input: ParseStream, base: Ident, bytes: bool, in_index: bool) -> Resul
         // `base`; its own brackets are not parsed, so nesting costs no recursion.
         skip_rest(&content);
         let index = Box::new(Operand::Name(base.clone()));
-        return Ok(Operand::Mem { base, bytes, index });
+        let close = bracket.span.close();
+        return Ok(Operand::Mem {
+            base,
+            bytes,
+            index,
+            close,
+        });
     }
     let index = all(&content, |c| {
         if c.is_empty() {
@@ -411,15 +417,16 @@ fn memory(input: ParseStream, base: Ident, bytes: bool, in_index: bool) -> Resul
         base,
         bytes,
         index: Box::new(index),
+        close: bracket.span.close(),
     })
 }
 
 /// A number: range, suffix and type are checked where it is used.
-fn number(input: ParseStream, negative: bool) -> Result<Operand> {
+fn number(input: ParseStream, minus: Option<Span>) -> Result<Operand> {
     if input.peek(LitInt) || input.peek(LitFloat) {
         return Ok(Operand::Number {
             lit: input.parse()?,
-            negative,
+            minus,
         });
     }
     Err(input.error("expected a number after `-`"))

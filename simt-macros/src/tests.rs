@@ -271,7 +271,7 @@ fn immediate_errors() {
     );
     assert_error(&e, "float literal where an integer is expected", "1.5");
     assert_error(&e, "out of range", "4294967296");
-    assert_error(&e, "out of range", "2147483649");
+    assert_error(&e, "out of range", "-");
     assert_error(&e, "not exactly an `f32`", "16777217");
     assert_error(&e, "unsupported suffix `u64`", "3u64");
     assert_error(&e, "unsupported suffix `f64`", "2.0f64");
