@@ -143,11 +143,6 @@ pub enum Operand {
 }
 
 impl Operand {
-    /// Where errors about this operand point: its first token.
-    pub fn span(&self) -> Span {
-        self.spans().0
-    }
-
     /// The first and last tokens of the operand, so that errors can underline
     /// all of `global_id.x`, `-3` or `buf[i]`.
     pub fn spans(&self) -> (Span, Span) {
