@@ -884,7 +884,8 @@ impl Checker<'_> {
             .inst
             .and_then(at)
             .unwrap_or_else(|| self.kernel.name.span());
-        self.error(span, &e.kind);
+        let message = self.rename(&e.kind.to_string());
+        self.error(span, message);
         for n in &e.notes {
             let span = at(n.inst).unwrap_or_else(|| self.kernel.name.span());
             let message = self.rename(&n.message);
@@ -892,7 +893,8 @@ impl Checker<'_> {
         }
     }
 
-    /// Rewrites the validator's `` `m3` `` as the name the kernel gave `m3`.
+    /// Rewrites the validator's `` `m3` `` as the name the kernel gave `m3`, in
+    /// errors and notes.
     fn rename(&self, message: &str) -> String {
         message
             .split('`')

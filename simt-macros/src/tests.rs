@@ -535,6 +535,23 @@ fn names() {
 }
 
 #[test]
+fn parameter_limit_and_register_spelling() {
+    let params: Vec<String> = (0..65).map(|i| format!("p{i}: u32")).collect();
+    let e = errors(&format!("kernel k({}) {{ }}", params.join(", ")));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_error(
+        &e,
+        "too many parameters: the machine takes at most 64",
+        "p64",
+    );
+    // `v07` is a name like any other, not `v7`.
+    let e = errors("kernel k() { v_mov v07, 1 }");
+    assert_error(&e, "unknown name `v07`", "v07");
+    let p = lower("kernel k() { vreg v07; v_mov v07, 1 }");
+    assert_eq!(p.vregs, 1);
+}
+
+#[test]
 fn register_and_lds_limits() {
     let many: Vec<String> = (0..257).map(|i| format!("r{i}")).collect();
     let e = errors(&format!("kernel k() {{ vreg {}; }}", many.join(", ")));
