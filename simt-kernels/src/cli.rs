@@ -216,7 +216,7 @@ mod tests {
     #[test]
     fn defaults_run_everything_at_both_widths() {
         let o = run(&[]);
-        assert_eq!(o.kernels.len(), 11);
+        assert_eq!(o.kernels.len(), registry::KERNELS.len());
         assert_eq!(o.widths, vec![32, 64]);
         assert_eq!(o.seed, 42);
         assert_eq!(o.model, MemoryModel::reference());
