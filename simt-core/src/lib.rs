@@ -21,7 +21,7 @@ mod validate;
 
 pub use builder::{register_counts, ProgramBuilder};
 pub use error::{Error, Fault, FaultKind, LaunchError, LaunchErrorKind};
-pub use exec::launch;
+pub use exec::{launch, Machine};
 pub use ir::*;
 pub use launch::{Arg, Dim3, Element, LaunchConfig};
 pub use model::MemoryModel;

@@ -316,8 +316,8 @@ fn describe(kind: ParamKind) -> String {
 
 /// Binds `args` to the program's parameters.
 ///
-/// Buffers are laid out in one byte address space in parameter order, starting
-/// at 0, each at a multiple of 256 bytes or of the model's line, whichever is
+/// Buffers are laid out in one 32-bit byte address space in parameter order,
+/// starting at 0, each at a multiple of 256 bytes or of the model's line, whichever is
 /// larger, as a driver would align them: two buffers never share a line. The
 /// addresses only feed the memory counters; data moves to and from the host
 /// slices directly.
@@ -356,8 +356,8 @@ pub(super) fn bind<'b>(
             ) if elem == *e => {
                 check_len(index, param, bytes.len(), elem.size())?;
                 let base = next;
-                next = place(next, bytes.len(), align);
-                (Slot::Buffer { data: *bytes, base }, 0)
+                next = place(index, param, next, bytes.len(), align)?;
+                (Slot::Buffer { data: bytes, base }, 0)
             }
             (
                 ParamKind::Buffer {
@@ -368,7 +368,7 @@ pub(super) fn bind<'b>(
             ) if elem == *e => {
                 check_len(index, param, bytes.len(), elem.size())?;
                 let base = next;
-                next = place(next, bytes.len(), align);
+                next = place(index, param, next, bytes.len(), align)?;
                 (Slot::BufferMut { data: bytes, base }, 0)
             }
             _ => return Err(mismatch),
@@ -397,7 +397,23 @@ fn check_len(
 
 /// The address after a buffer of `len` bytes at `base`, rounded up to `align`;
 /// an empty buffer still takes one slot so that no two buffers share an address.
-fn place(base: u64, len: usize, align: u64) -> u64 {
-    let end = base.saturating_add((len as u64).max(1));
-    end.div_ceil(align).saturating_mul(align)
+/// Every buffer must end within the 32-bit global address space.
+fn place(
+    index: usize,
+    param: &crate::ir::Param,
+    base: u64,
+    len: usize,
+    align: u64,
+) -> Result<u64, LaunchErrorKind> {
+    let end = base.saturating_add(len as u64);
+    if end > 1u64 << 32 {
+        return Err(LaunchErrorKind::Buffer {
+            index,
+            name: param.name.to_string(),
+            reason: format!(
+                "{len} bytes at address {base:#x} do not fit in the 32-bit global address space"
+            ),
+        });
+    }
+    Ok(end.max(base + 1).div_ceil(align) * align)
 }

@@ -43,39 +43,57 @@ struct BadLane {
     misaligned: bool,
 }
 
-/// Computes each lane's byte offset and checks the active ones against `len`.
+/// Computes each lane's byte offset and checks the active ones (`lm` holds the
+/// per-lane exec words) against a buffer or array of `len` bytes.
+///
+/// Global buffers live in a 32-bit address space and LDS arrays are smaller, so
+/// offsets fit in 32 bits; the check is made on the index (before scaling, so it
+/// cannot wrap): an index is valid below `limit` and when aligned.
 #[inline(always)]
 fn offsets<const W: usize>(
     idx: &[u32; W],
+    lm: &[u32; W],
     exec: u64,
     addressing: Addressing,
     size: u32,
     len: u64,
-    offs: &mut [u64; W],
+    offs: &mut [u32; W],
 ) -> Result<(), BadLane> {
-    let scale = match addressing {
-        Addressing::Element => size as u64,
-        Addressing::Byte => 1,
+    let len = len.min(u32::MAX as u64) as u32;
+    let (shift, limit, align) = match addressing {
+        Addressing::Element => (size.trailing_zeros(), len >> size.trailing_zeros(), 0),
+        Addressing::Byte => (0, len.saturating_sub(size - 1), size - 1),
     };
-    let size = size as u64;
-    let mut bad = 0u64;
+    let wrong = |i: u32| (i >= limit) | (i & align != 0);
+    let mut any = 0u32;
     for l in 0..W {
-        let off = idx[l] as u64 * scale;
-        offs[l] = off;
-        let wrong = (off + size > len) | (off & (size - 1) != 0);
-        bad |= (wrong as u64) << l;
+        offs[l] = idx[l].wrapping_shl(shift);
+        any |= wrong(idx[l]) as u32 & lm[l];
     }
-    bad &= exec;
-    if bad == 0 {
+    if any == 0 {
         return Ok(());
     }
-    let lane = bad.trailing_zeros();
-    let offset = offs[lane as usize % W];
-    Err(BadLane {
-        lane,
-        offset,
-        misaligned: offset & (size - 1) != 0,
-    })
+    match lanes(exec).find(|&l| wrong(idx[l])) {
+        Some(l) => Err(BadLane {
+            lane: l as u32,
+            offset: (idx[l] as u64) << shift,
+            misaligned: idx[l] & align != 0,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Whether lane `l` accesses `offs[0] + l * size`: one contiguous block.
+#[inline(always)]
+fn contiguous<const W: usize>(offs: &[u32; W], size: u32) -> bool {
+    // Fixed-length loops over all lanes vectorize without a scalar tail.
+    let first = offs[0];
+    let shift = size.trailing_zeros();
+    let mut ok = true;
+    for (l, &o) in offs.iter().enumerate() {
+        ok &= o.wrapping_sub(first) == (l as u32) << shift;
+    }
+    ok
 }
 
 /// Lane indices of the set bits of `bits`, lowest first.
@@ -92,17 +110,40 @@ fn lanes(mut bits: u64) -> impl Iterator<Item = usize> {
     })
 }
 
-/// The masks of the memory phases of a wave of `W` lanes.
+/// The memory phases of a wave of `W` lanes: each phase's first lane, lane count
+/// and active-lane mask.
 #[inline(always)]
-fn phases<const W: usize>(exec: u64, phase_lanes: u32) -> impl Iterator<Item = u64> {
+fn phases<const W: usize>(
+    exec: u64,
+    phase_lanes: u32,
+) -> impl Iterator<Item = (usize, usize, u64)> {
     let p = (phase_lanes as usize).min(W);
     let one = if p >= 64 { u64::MAX } else { (1u64 << p) - 1 };
-    (0..W.div_ceil(p)).map(move |k| exec & (one << (k * p)))
+    (0..W.div_ceil(p)).map(move |k| (k * p, p, exec & (one << (k * p))))
 }
 
-/// The number of distinct `key(lane)` over the lanes of `bits`.
+/// The number of distinct keys (`key(x) = (base + x) >> shift`) of a phase's
+/// active lanes.
+///
+/// When the whole wave reads one contiguous block (`contiguous`), the keys of a
+/// phase are the range from its first lane's to its last lane's. Otherwise the
+/// active lanes are visited in order, counting changes while the keys are
+/// monotone; keys that are not are sorted in `buf`.
 #[inline(always)]
-fn distinct<const W: usize>(bits: u64, key: impl Fn(usize) -> u64, buf: &mut [u64; W]) -> u64 {
+fn distinct<const W: usize>(
+    phase: (usize, usize, u64),
+    contiguous: bool,
+    offs: &[u32; W],
+    base: u32,
+    shift: u32,
+    buf: &mut [u32; W],
+) -> u64 {
+    let (start, n, bits) = phase;
+    // Addresses fit in 32 bits: the launch lays buffers out below 4 GiB.
+    let key = |l: usize| base.wrapping_add(offs[l]) >> shift;
+    if contiguous {
+        return (key((start + n - 1) % W) - key(start % W)) as u64 + 1;
+    }
     let mut iter = lanes(bits);
     let Some(first) = iter.next() else {
         return 0;
@@ -130,26 +171,28 @@ fn distinct<const W: usize>(bits: u64, key: impl Fn(usize) -> u64, buf: &mut [u6
 }
 
 /// Counts a global access: per phase, distinct lines and sectors.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn count_global<const W: usize>(
     exec: u64,
-    offs: &[u64; W],
-    base: u64,
+    contiguous: bool,
+    offs: &[u32; W],
+    base: u32,
     size: u32,
     geo: &Geometry,
     c: &mut Counters,
-    buf: &mut [u64; W],
+    buf: &mut [u32; W],
 ) {
-    for bits in phases::<W>(exec, geo.phase_lanes) {
+    for phase in phases::<W>(exec, geo.phase_lanes) {
+        let bits = phase.2;
         if bits == 0 {
             continue;
         }
-        let line = |l: usize| (base + offs[l]) >> geo.line_shift;
-        let lines = distinct(bits, line, buf);
+        let lines = distinct(phase, contiguous, offs, base, geo.line_shift, buf);
         let sectors = if geo.sector_shift == geo.line_shift {
             lines
         } else {
-            distinct(bits, |l| (base + offs[l]) >> geo.sector_shift, buf)
+            distinct(phase, contiguous, offs, base, geo.sector_shift, buf)
         };
         c.global_accesses += 1;
         c.global_transactions += lines;
@@ -171,23 +214,29 @@ pub(super) struct BankTable<'a> {
 #[inline(always)]
 fn count_lds<const W: usize>(
     exec: u64,
-    addrs: &[u64; W],
+    addrs: &[u32; W],
     size: u32,
     geo: &Geometry,
     table: &mut BankTable<'_>,
     c: &mut Counters,
 ) {
-    for bits in phases::<W>(exec, geo.phase_lanes) {
+    for (start, n, bits) in phases::<W>(exec, geo.phase_lanes) {
         if bits == 0 {
             continue;
         }
         c.lds_accesses += 1;
         c.lds_bytes_requested += bits.count_ones() as u64 * size as u64;
-        // Fast path: every lane in a different bank.
+        if bits.count_ones() as usize == n {
+            if let Some(cycles) = affine_conflicts(&addrs[start..start + n], geo) {
+                c.lds_conflict_cycles += cycles;
+                continue;
+            }
+        }
+        // Every lane in a different bank: no conflict.
         let mut seen = 0u64;
         let mut clash = false;
         for l in lanes(bits) {
-            let bank = ((addrs[l] >> geo.bank_shift) as u32 & geo.bank_mask) as u64;
+            let bank = ((addrs[l] >> geo.bank_shift) & geo.bank_mask) as u64;
             clash |= seen & (1 << bank) != 0;
             seen |= 1 << bank;
         }
@@ -217,18 +266,63 @@ fn count_lds<const W: usize>(
     }
 }
 
+/// The conflict cycles of a fully active phase whose words are affine in the lane
+/// (`word(l) = w0 + l * stride`), or `None` when they are not.
+///
+/// With stride 0 every lane reads one word (a broadcast). Otherwise the words are
+/// distinct and cycle through `banks / g` banks, `g = gcd(stride mod banks, banks)`,
+/// so the busiest bank serves `ceil(n * g / banks)` of the `n` lanes.
+#[inline(always)]
+fn affine_conflicts(addrs: &[u32], geo: &Geometry) -> Option<u64> {
+    let word = |a: u32| a >> geo.bank_shift;
+    let w0 = word(*addrs.first()?);
+    let stride = addrs.get(1).map_or(0, |&a| word(a).wrapping_sub(w0));
+    let mut affine = true;
+    for (l, &a) in addrs.iter().enumerate() {
+        affine &= word(a) == w0.wrapping_add(stride.wrapping_mul(l as u32));
+    }
+    if !affine {
+        return None;
+    }
+    if stride == 0 {
+        return Some(0);
+    }
+    let banks = geo.bank_mask as u64 + 1;
+    let r = (stride & geo.bank_mask) as u64;
+    let g = if r == 0 {
+        banks
+    } else {
+        1 << r.trailing_zeros()
+    };
+    Some((addrs.len() as u64 * g).div_ceil(banks) - 1)
+}
+
 /// Loads the active lanes' values of type `ty` at `offs[l]` (relative to `data`)
-/// into `out`.
+/// into `out`. A fully active wave reading one contiguous block is copied with a
+/// straight loop.
 #[inline(always)]
 fn gather<const W: usize>(
     data: &[u8],
     exec: u64,
-    offs: &[u64; W],
+    offs: &[u32; W],
     ty: ElemType,
     out: &mut [u32; W],
+    contiguous: bool,
 ) {
+    let block = if contiguous {
+        let start = offs[0] as usize;
+        data.get(start..start + W * ty.size() as usize)
+    } else {
+        None
+    };
     macro_rules! go {
-        ($n:literal, $conv:expr) => {
+        ($n:literal, $conv:expr) => {{
+            if let Some(block) = block {
+                for (o, ch) in out.iter_mut().zip(block.chunks_exact($n)) {
+                    *o = <[u8; $n]>::try_from(ch).map_or(0, $conv);
+                }
+                return;
+            }
             for l in lanes(exec) {
                 let o = offs[l] as usize;
                 let v = data
@@ -237,7 +331,7 @@ fn gather<const W: usize>(
                     .map_or(0, $conv);
                 out[l] = v;
             }
-        };
+        }};
     }
     match ty {
         ElemType::U8 => go!(1, |b: [u8; 1]| b[0] as u32),
@@ -253,19 +347,29 @@ fn gather<const W: usize>(
 fn scatter<const W: usize>(
     data: &mut [u8],
     exec: u64,
-    offs: &[u64; W],
+    offs: &[u32; W],
     ty: ElemType,
     val: &[u32; W],
+    contiguous: bool,
 ) {
+    let start = offs[0] as usize;
     macro_rules! go {
-        ($n:literal, $conv:expr) => {
+        ($n:literal, $conv:expr) => {{
+            if contiguous {
+                if let Some(block) = data.get_mut(start..start + W * $n) {
+                    for (ch, &v) in block.chunks_exact_mut($n).zip(val.iter()) {
+                        ch.copy_from_slice(&$conv(v));
+                    }
+                    return;
+                }
+            }
             for l in lanes(exec) {
                 let o = offs[l] as usize;
                 if let Some(d) = data.get_mut(o..o + $n) {
                     d.copy_from_slice(&$conv(val[l]));
                 }
             }
-        };
+        }};
     }
     match ty.size() {
         1 => go!(1, |v: u32| [v as u8]),
@@ -285,9 +389,9 @@ fn access_name(store: bool) -> &'static str {
 /// Scratch arrays of the memory handlers.
 pub(super) struct MemScratch<const W: usize> {
     /// Byte offsets per lane.
-    pub(super) offs: [u64; W],
+    pub(super) offs: [u32; W],
     /// Sort buffer for distinct-line counting.
-    pub(super) keys: [u64; W],
+    pub(super) keys: [u32; W],
 }
 
 impl<const W: usize> MemScratch<W> {
@@ -317,6 +421,7 @@ pub(super) fn global<const W: usize>(
     ty: ElemType,
     target: GlobalTarget<'_, '_>,
     idx: &[u32; W],
+    lm: &[u32; W],
     exec: u64,
     val_out: &mut [u32; W],
     geo: &Geometry,
@@ -325,9 +430,9 @@ pub(super) fn global<const W: usize>(
 ) -> Result<(), Box<Trap>> {
     let exec = exec & full::<W>();
     let size = ty.size();
-    let base = target.slot.base();
+    let base = target.slot.base() as u32;
     let len = target.slot.bytes().len() as u64;
-    if let Err(bad) = offsets(idx, exec, target.addressing, size, len, &mut s.offs) {
+    if let Err(bad) = offsets(idx, lm, exec, target.addressing, size, len, &mut s.offs) {
         let kind = if bad.misaligned {
             FaultKind::GlobalMisaligned {
                 access: access_name(store),
@@ -347,13 +452,16 @@ pub(super) fn global<const W: usize>(
         return Err(Box::new(Trap {
             kind,
             lane: Some(bad.lane),
-            address: Some(base.saturating_add(bad.offset)),
+            address: Some(base as u64 + bad.offset),
         }));
     }
-    count_global(exec, &s.offs, base, size, geo, c, &mut s.keys);
+    let contiguous = exec == full::<W>() && contiguous(&s.offs, size);
+    count_global(exec, contiguous, &s.offs, base, size, geo, c, &mut s.keys);
     match (store, target.slot) {
-        (false, slot) => gather(slot.bytes(), exec, &s.offs, ty, val_out),
-        (true, Slot::BufferMut { data, .. }) => scatter(data, exec, &s.offs, ty, val_out),
+        (false, slot) => gather(slot.bytes(), exec, &s.offs, ty, val_out, contiguous),
+        (true, Slot::BufferMut { data, .. }) => {
+            scatter(data, exec, &s.offs, ty, val_out, contiguous)
+        }
         // A store to a read-only buffer is rejected before the launch starts.
         (true, _) => {}
     }
@@ -378,6 +486,7 @@ pub(super) fn lds<const W: usize>(
     ty: ElemType,
     target: LdsTarget<'_>,
     idx: &[u32; W],
+    lm: &[u32; W],
     exec: u64,
     val_out: &mut [u32; W],
     mem: &mut [u8],
@@ -391,6 +500,7 @@ pub(super) fn lds<const W: usize>(
     let area = target.area;
     if let Err(bad) = offsets(
         idx,
+        lm,
         exec,
         target.addressing,
         size,
@@ -420,13 +530,14 @@ pub(super) fn lds<const W: usize>(
         }));
     }
     for o in s.offs.iter_mut() {
-        *o += area.offset as u64;
+        *o = o.wrapping_add(area.offset);
     }
     count_lds(exec, &s.offs, size, geo, table, c);
+    let contiguous = exec == full::<W>() && contiguous(&s.offs, size);
     if store {
-        scatter(mem, exec, &s.offs, ty, val_out);
+        scatter(mem, exec, &s.offs, ty, val_out, contiguous);
     } else {
-        gather(mem, exec, &s.offs, ty, val_out);
+        gather(mem, exec, &s.offs, ty, val_out, contiguous);
     }
     Ok(())
 }

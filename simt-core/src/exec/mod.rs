@@ -34,6 +34,9 @@
 //! per launch (or reused across launches by a [`Machine`]), never per workgroup or
 //! per instruction.
 
+// Lane loops index several arrays by lane: the form that vectorizes reliably.
+#![allow(clippy::needless_range_loop)]
+
 mod alu;
 mod bind;
 mod flow;
@@ -294,6 +297,11 @@ impl Machine {
                 c.skipped_instructions += n;
             }
         });
+        for (c, inst) in stats.per_instruction.iter_mut().zip(program.insts.iter()) {
+            if inst.is_vector() {
+                c.vector_instructions = c.instructions;
+            }
+        }
         stats.sum_totals();
         Ok(stats)
     }

@@ -190,6 +190,7 @@ fn fetch<'r, const W: usize>(
 
 /// Reads operand `op` for a scalar instruction: a uniform value, or (for a per-lane
 /// value, which validation rejects) the value of the lowest active lane.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn fetch_scalar<const W: usize>(
     op: Operand,
@@ -239,6 +240,7 @@ pub(super) fn run<const W: usize>(run: WaveRun<'_, '_>) -> Result<Exit, (usize, 
     let launch = wave.launch;
     let stack = &mut wave.stack;
     let mut pc = wave.pc;
+    let mut left = *remaining;
     let mut exec = wave.exec;
     let mut s = Scratch::<W> {
         a: [0; W],
@@ -267,6 +269,17 @@ pub(super) fn run<const W: usize>(run: WaveRun<'_, '_>) -> Result<Exit, (usize, 
             ))
         };
     }
+    // `vector_instructions` is filled in after the launch: a vector instruction
+    // is always issued with a non-empty exec, so it equals `instructions` there.
+    macro_rules! vector_issue {
+        ($c:ident) => {{
+            $c.divergent_vector_instructions += divergent;
+            $c.active_lanes += active as u64;
+            if let Some(h) = hist.get_mut(active) {
+                *h += 1;
+            }
+        }};
+    }
     macro_rules! exec_changed {
         () => {{
             alu::expand(exec, &mut lm);
@@ -290,27 +303,23 @@ pub(super) fn run<const W: usize>(run: WaveRun<'_, '_>) -> Result<Exit, (usize, 
     loop {
         let Some(inst) = insts.get(pc) else {
             // Linking guarantees an `end` last; running off the end ends the wave.
-            wave.status = super::wave::Status::Done;
+            wave.status = Status::Done;
+            *remaining = left;
             return Ok(Exit::Done(last));
         };
-        if *remaining == 0 {
+        if left == 0 {
+            *remaining = 0;
             trap!(FaultKind::BudgetExceeded { budget: 0 });
         }
-        *remaining -= 1;
-        let Some(c) = counters.get_mut(pc) else {
+        left -= 1;
+        let Some(cnt) = counters.get_mut(pc) else {
+            *remaining = left;
             return Ok(Exit::Done(pc));
         };
-        c.instructions += 1;
-        if inst.is_vector() {
-            c.vector_instructions += 1;
-            c.divergent_vector_instructions += divergent;
-            c.active_lanes += active as u64;
-            if let Some(h) = hist.get_mut(active) {
-                *h += 1;
-            }
-        }
+        cnt.instructions += 1;
         match *inst {
             Inst::VBinary { op, dst, a, b } => {
+                vector_issue!(cnt);
                 let a = fetch!(a, a);
                 let b = fetch!(b, b);
                 alu::vbinary(op, &mut s.out, a, b);
@@ -318,12 +327,14 @@ pub(super) fn run<const W: usize>(run: WaveRun<'_, '_>) -> Result<Exit, (usize, 
                 pc += 1;
             }
             Inst::VUnary { op, dst, a } => {
+                vector_issue!(cnt);
                 let a = fetch!(a, a);
                 alu::vunary(op, &mut s.out, a);
                 write_v!(dst);
                 pc += 1;
             }
             Inst::VTernary { op, dst, a, b, c } => {
+                vector_issue!(cnt);
                 let a = fetch!(a, a);
                 let b = fetch!(b, b);
                 let c = fetch!(c, c);
@@ -332,6 +343,7 @@ pub(super) fn run<const W: usize>(run: WaveRun<'_, '_>) -> Result<Exit, (usize, 
                 pc += 1;
             }
             Inst::VCmp { op, ty, dst, a, b } => {
+                vector_issue!(cnt);
                 let a = fetch!(a, a);
                 let b = fetch!(b, b);
                 let bits = alu::vcmp(op, ty, &mut s.out, a, b);
@@ -346,6 +358,7 @@ pub(super) fn run<const W: usize>(run: WaveRun<'_, '_>) -> Result<Exit, (usize, 
                 on_true,
                 on_false,
             } => {
+                vector_issue!(cnt);
                 alu::expand(mreg(mr, mask), &mut s.sel);
                 let t = fetch!(on_true, a);
                 let e = fetch!(on_false, b);
@@ -396,6 +409,7 @@ pub(super) fn run<const W: usize>(run: WaveRun<'_, '_>) -> Result<Exit, (usize, 
                 pc += 1;
             }
             Inst::GlobalLoad { ty, dst, src } => {
+                vector_issue!(cnt);
                 let idx = fetch!(src.index, a);
                 let p = src.buffer.0 as usize;
                 let (Some(slot), Some(param)) = (slots.get_mut(p), program.params.get(p)) else {
@@ -407,13 +421,14 @@ pub(super) fn run<const W: usize>(run: WaveRun<'_, '_>) -> Result<Exit, (usize, 
                     addressing: src.addressing,
                 };
                 memory::global::<W>(
-                    false, ty, target, idx, exec, &mut s.out, &geo, c, &mut s.mem,
+                    false, ty, target, idx, &lm, exec, &mut s.out, &geo, cnt, &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
                 write_v!(dst);
                 pc += 1;
             }
             Inst::GlobalStore { ty, dst, src } => {
+                vector_issue!(cnt);
                 let idx = fetch!(dst.index, a);
                 s.out = *fetch!(src, b);
                 let p = dst.buffer.0 as usize;
@@ -425,11 +440,14 @@ pub(super) fn run<const W: usize>(run: WaveRun<'_, '_>) -> Result<Exit, (usize, 
                     name: &param.name,
                     addressing: dst.addressing,
                 };
-                memory::global::<W>(true, ty, target, idx, exec, &mut s.out, &geo, c, &mut s.mem)
-                    .map_err(|t| (pc, t))?;
+                memory::global::<W>(
+                    true, ty, target, idx, &lm, exec, &mut s.out, &geo, cnt, &mut s.mem,
+                )
+                .map_err(|t| (pc, t))?;
                 pc += 1;
             }
             Inst::LdsLoad { ty, dst, src } => {
+                vector_issue!(cnt);
                 let idx = fetch!(src.index, a);
                 let i = src.lds.0 as usize;
                 let (Some(&area), Some(decl)) = (prepared.lds.get(i), program.lds.get(i)) else {
@@ -441,13 +459,15 @@ pub(super) fn run<const W: usize>(run: WaveRun<'_, '_>) -> Result<Exit, (usize, 
                     addressing: src.addressing,
                 };
                 memory::lds::<W>(
-                    false, ty, target, idx, exec, &mut s.out, lds, &mut table, &geo, c, &mut s.mem,
+                    false, ty, target, idx, &lm, exec, &mut s.out, lds, &mut table, &geo, cnt,
+                    &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
                 write_v!(dst);
                 pc += 1;
             }
             Inst::LdsStore { ty, dst, src } => {
+                vector_issue!(cnt);
                 let idx = fetch!(dst.index, a);
                 s.out = *fetch!(src, b);
                 let i = dst.lds.0 as usize;
@@ -460,7 +480,8 @@ pub(super) fn run<const W: usize>(run: WaveRun<'_, '_>) -> Result<Exit, (usize, 
                     addressing: dst.addressing,
                 };
                 memory::lds::<W>(
-                    true, ty, target, idx, exec, &mut s.out, lds, &mut table, &geo, c, &mut s.mem,
+                    true, ty, target, idx, &lm, exec, &mut s.out, lds, &mut table, &geo, cnt,
+                    &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
                 pc += 1;
@@ -496,19 +517,21 @@ pub(super) fn run<const W: usize>(run: WaveRun<'_, '_>) -> Result<Exit, (usize, 
                 exec_changed!();
             }
             Inst::Barrier => {
-                c.barriers += 1;
+                cnt.barriers += 1;
                 if exec != launch {
                     trap!(FaultKind::BarrierPartialMask { exec, launch });
                 }
                 wave.pc = pc + 1;
                 wave.exec = exec;
                 wave.status = Status::Parked;
+                *remaining = left;
                 return Ok(Exit::Parked(pc));
             }
             Inst::End => {
                 wave.pc = pc;
                 wave.exec = exec;
                 wave.status = Status::Done;
+                *remaining = left;
                 return Ok(Exit::Done(pc));
             }
         }
