@@ -109,6 +109,17 @@ impl Machine {
         args: &mut [Arg<'_>],
     ) -> Result<Stats, Error> {
         crate::validate(program)?;
+        self.launch_validated(program, config, args)
+    }
+
+    /// [`Machine::launch`] without the validator: only the facts the interpreter
+    /// itself relies on are checked (see [`bind::prepare`]).
+    fn launch_validated(
+        &mut self,
+        program: &Program,
+        config: &LaunchConfig,
+        args: &mut [Arg<'_>],
+    ) -> Result<Stats, Error> {
         let prepared = bind::prepare(program)?;
         let refuse = |kind| {
             Error::Launch(LaunchError {
