@@ -67,13 +67,7 @@ fn host_bin(op: BinOp, a: u32, b: u32) -> u32 {
         BinOp::MulU32 => a.wrapping_mul(b),
         BinOp::MulHiU32 => ((a as u64 * b as u64) >> 32) as u32,
         BinOp::MulHiI32 => ((ia as i64 * ib as i64) >> 32) as u32,
-        BinOp::DivU32 => {
-            if b == 0 {
-                u32::MAX
-            } else {
-                a / b
-            }
-        }
+        BinOp::DivU32 => a.checked_div(b).unwrap_or(u32::MAX),
         BinOp::DivI32 => {
             if ib == 0 {
                 -1i32 as u32
@@ -83,13 +77,7 @@ fn host_bin(op: BinOp, a: u32, b: u32) -> u32 {
                 (ia / ib) as u32
             }
         }
-        BinOp::RemU32 => {
-            if b == 0 {
-                a
-            } else {
-                a % b
-            }
-        }
+        BinOp::RemU32 => a.checked_rem(b).unwrap_or(a),
         BinOp::RemI32 => {
             if ib == 0 {
                 a
@@ -127,7 +115,7 @@ fn host_un(op: UnOp, a: u32) -> u32 {
             if a == 0x8000_0000 {
                 a
             } else {
-                (a as i32).abs() as u32
+                (a as i32).unsigned_abs()
             }
         }
         UnOp::NegF32 => (-f(a)).to_bits(),
