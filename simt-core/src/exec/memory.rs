@@ -97,17 +97,28 @@ fn contiguous<const W: usize>(offs: &[u32; W], size: u32) -> bool {
 }
 
 /// Lane indices of the set bits of `bits`, lowest first.
+///
+/// A contiguous run of set bits (a full wave or phase) is walked as a plain range,
+/// which is cheaper than finding each bit.
 #[inline(always)]
-fn lanes(mut bits: u64) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        if bits == 0 {
+fn lanes(bits: u64) -> impl Iterator<Item = usize> {
+    let start = bits.trailing_zeros();
+    let run = (bits >> start.min(63)).trailing_ones();
+    let dense = bits != 0 && (bits >> start.min(63)).count_ones() == run;
+    let (range, mut sparse) = if dense {
+        (start as usize..(start + run) as usize, 0)
+    } else {
+        (0..0, bits)
+    };
+    range.chain(std::iter::from_fn(move || {
+        if sparse == 0 {
             None
         } else {
-            let l = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
+            let l = sparse.trailing_zeros() as usize;
+            sparse &= sparse - 1;
             Some(l)
         }
-    })
+    }))
 }
 
 /// The memory phases of a wave of `W` lanes: each phase's first lane, lane count
@@ -232,13 +243,21 @@ fn count_lds<const W: usize>(
                 continue;
             }
         }
-        // Every lane in a different bank: no conflict.
+        // No bank asked for two different words (lanes sharing a word broadcast):
+        // no conflict. This covers distinct banks and groups of broadcasts.
         let mut seen = 0u64;
+        let mut bank_word = [0u32; 64];
         let mut clash = false;
         for l in lanes(bits) {
-            let bank = ((addrs[l] >> geo.bank_shift) & geo.bank_mask) as u64;
-            clash |= seen & (1 << bank) != 0;
-            seen |= 1 << bank;
+            let word = addrs[l] >> geo.bank_shift;
+            let bank = (word & geo.bank_mask & 63) as usize;
+            let bit = 1u64 << bank;
+            if seen & bit == 0 {
+                seen |= bit;
+                bank_word[bank] = word;
+            } else {
+                clash |= bank_word[bank] != word;
+            }
         }
         if !clash {
             continue;
@@ -325,11 +344,10 @@ fn gather<const W: usize>(
             }
             for l in lanes(exec) {
                 let o = offs[l] as usize;
-                let v = data
-                    .get(o..o + $n)
-                    .and_then(|s| <[u8; $n]>::try_from(s).ok())
-                    .map_or(0, $conv);
-                out[l] = v;
+                out[l] = match data.get(o..).and_then(|s| s.first_chunk::<$n>()) {
+                    Some(b) => $conv(*b),
+                    None => 0,
+                };
             }
         }};
     }
