@@ -1,9 +1,12 @@
 //! ALU handlers: one scalar definition per operation, and vector forms that apply
-//! it to every lane of a wave (all lanes are computed; the caller blends the result
-//! into the destination by the exec mask).
+//! it to every lane of a wave.
 //!
 //! The vector forms dispatch on the operation once, outside the lane loop, so each
-//! loop body is a single operation the compiler can vectorize.
+//! loop body is a single operation the compiler can vectorize. Each loop computes
+//! every lane and blends the result into the destination through the per-lane exec
+//! words, writing the destination register directly: a source that is the
+//! destination itself is read from it lane by lane (the aliasing pattern is a
+//! compile-time parameter), so no scratch copy sits between dependent instructions.
 
 use crate::ir::{BinOp, CmpOp, CmpType, TernOp, UnOp};
 
@@ -106,13 +109,6 @@ fn ord<T: PartialOrd>(op: CmpOp, a: T, b: T) -> bool {
 }
 
 #[inline(always)]
-fn map1<const W: usize>(out: &mut [u32; W], a: &[u32; W], op: impl Fn(u32) -> u32) {
-    for l in 0..W {
-        out[l] = op(a[l]);
-    }
-}
-
-#[inline(always)]
 fn map2<const W: usize>(
     out: &mut [u32; W],
     a: &[u32; W],
@@ -121,61 +117,6 @@ fn map2<const W: usize>(
 ) {
     for l in 0..W {
         out[l] = op(a[l], b[l]);
-    }
-}
-
-#[inline(always)]
-fn map3<const W: usize>(
-    out: &mut [u32; W],
-    a: &[u32; W],
-    b: &[u32; W],
-    c: &[u32; W],
-    op: impl Fn(u32, u32, u32) -> u32,
-) {
-    for l in 0..W {
-        out[l] = op(a[l], b[l], c[l]);
-    }
-}
-
-/// `out = op(a, b)` in every lane.
-#[inline(always)]
-pub(super) fn vbinary<const W: usize>(op: BinOp, out: &mut [u32; W], a: &[u32; W], b: &[u32; W]) {
-    macro_rules! each {
-        ($($v:ident)*) => {
-            match op {
-                $(BinOp::$v => map2(out, a, b, |x, y| bin(BinOp::$v, x, y)),)*
-            }
-        };
-    }
-    each!(AddU32 SubU32 MulU32 MulHiU32 MulHiI32 DivU32 DivI32 RemU32 RemI32 MinU32 MinI32
-        MaxU32 MaxI32 And Or Xor Shl ShrU32 ShrI32 AddF32 SubF32 MulF32 DivF32 MinF32 MaxF32);
-}
-
-/// `out = op(a)` in every lane.
-#[inline(always)]
-pub(super) fn vunary<const W: usize>(op: UnOp, out: &mut [u32; W], a: &[u32; W]) {
-    macro_rules! each {
-        ($($v:ident)*) => {
-            match op {
-                $(UnOp::$v => map1(out, a, |x| un(UnOp::$v, x)),)*
-            }
-        };
-    }
-    each!(Mov Not NegI32 AbsI32 NegF32 AbsF32 SqrtF32 CvtF32U32 CvtF32I32 CvtU32F32 CvtI32F32);
-}
-
-/// `out = op(a, b, c)` in every lane.
-#[inline(always)]
-pub(super) fn vternary<const W: usize>(
-    op: TernOp,
-    out: &mut [u32; W],
-    a: &[u32; W],
-    b: &[u32; W],
-    c: &[u32; W],
-) {
-    match op {
-        TernOp::FmaF32 => map3(out, a, b, c, |x, y, z| tern(TernOp::FmaF32, x, y, z)),
-        TernOp::MadU32 => map3(out, a, b, c, |x, y, z| tern(TernOp::MadU32, x, y, z)),
     }
 }
 
@@ -225,23 +166,159 @@ pub(super) fn expand<const W: usize>(mask: u64, out: &mut [u32; W]) {
     }
 }
 
-/// `out = sel ? t : f` in every lane, `sel` holding all-ones / zero words.
-#[inline(always)]
-pub(super) fn select<const W: usize>(
-    out: &mut [u32; W],
-    sel: &[u32; W],
-    t: &[u32; W],
-    e: &[u32; W],
-) {
-    for l in 0..W {
-        out[l] = (t[l] & sel[l]) | (e[l] & !sel[l]);
-    }
-}
-
 /// Writes `val` into the lanes of `dst` whose `lanes` word is all ones.
 #[inline(always)]
 pub(super) fn blend<const W: usize>(dst: &mut [u32; W], val: &[u32; W], lanes: &[u32; W]) {
     for l in 0..W {
         dst[l] = (val[l] & lanes[l]) | (dst[l] & !lanes[l]);
     }
+}
+
+/// `dst = op(a, b, c)` in the lanes whose `lanes` word is all ones, computed and
+/// blended in one loop, straight into the destination register.
+///
+/// A source equal to the destination is passed as `A_DST` (`B_DST`, `C_DST`) and
+/// read from `dst` itself (its slice argument is then ignored): each lane's old
+/// value is read before it is written, so the loop needs no copy, and the borrow
+/// rules prove the remaining sources distinct from `dst`, which lets it vectorize.
+#[inline(always)]
+fn fused<const W: usize, const A_DST: bool, const B_DST: bool, const C_DST: bool>(
+    dst: &mut [u32; W],
+    a: &[u32; W],
+    b: &[u32; W],
+    c: &[u32; W],
+    lanes: &[u32; W],
+    op: impl Fn(u32, u32, u32) -> u32,
+) {
+    for l in 0..W {
+        let old = dst[l];
+        let x = if A_DST { old } else { a[l] };
+        let y = if B_DST { old } else { b[l] };
+        let z = if C_DST { old } else { c[l] };
+        dst[l] = (op(x, y, z) & lanes[l]) | (old & !lanes[l]);
+    }
+}
+
+/// A vector source: lanes distinct from the destination, or the destination itself.
+pub(super) enum Src<'a, const W: usize> {
+    /// Lanes of another register or of a scratch array.
+    Lanes(&'a [u32; W]),
+    /// The destination register.
+    Dst,
+}
+
+/// Lanes that are never read: the slice argument of a source passed as the destination.
+static UNUSED: [u32; 64] = [0; 64];
+
+fn unused<const W: usize>() -> &'static [u32; W] {
+    const { assert!(W <= 64) };
+    // SAFETY: `W <= 64`, so the first `W` elements of a `[u32; 64]` are a valid
+    // `[u32; W]` (same alignment), borrowed for `'static` from a `static`.
+    unsafe { &*(UNUSED.as_ptr() as *const [u32; W]) }
+}
+
+/// Calls [`fused`] with the aliasing pattern of three sources resolved at compile time.
+#[inline(always)]
+fn fused3<const W: usize>(
+    dst: &mut [u32; W],
+    srcs: [Src<'_, W>; 3],
+    lanes: &[u32; W],
+    op: impl Fn(u32, u32, u32) -> u32,
+) {
+    use Src::{Dst as D, Lanes as L};
+    let u = unused::<W>();
+    match srcs {
+        [L(a), L(b), L(c)] => fused::<W, false, false, false>(dst, a, b, c, lanes, op),
+        [D, L(b), L(c)] => fused::<W, true, false, false>(dst, u, b, c, lanes, op),
+        [L(a), D, L(c)] => fused::<W, false, true, false>(dst, a, u, c, lanes, op),
+        [L(a), L(b), D] => fused::<W, false, false, true>(dst, a, b, u, lanes, op),
+        [D, D, L(c)] => fused::<W, true, true, false>(dst, u, u, c, lanes, op),
+        [D, L(b), D] => fused::<W, true, false, true>(dst, u, b, u, lanes, op),
+        [L(a), D, D] => fused::<W, false, true, true>(dst, a, u, u, lanes, op),
+        [D, D, D] => fused::<W, true, true, true>(dst, u, u, u, lanes, op),
+    }
+}
+
+/// Calls [`fused`] with the aliasing pattern of two sources resolved at compile time.
+#[inline(always)]
+fn fused2<const W: usize>(
+    dst: &mut [u32; W],
+    srcs: [Src<'_, W>; 2],
+    lanes: &[u32; W],
+    op: impl Fn(u32, u32) -> u32,
+) {
+    use Src::{Dst as D, Lanes as L};
+    let u = unused::<W>();
+    let op = |x, y, _| op(x, y);
+    match srcs {
+        [L(a), L(b)] => fused::<W, false, false, false>(dst, a, b, u, lanes, op),
+        [D, L(b)] => fused::<W, true, false, false>(dst, u, b, u, lanes, op),
+        [L(a), D] => fused::<W, false, true, false>(dst, a, u, u, lanes, op),
+        [D, D] => fused::<W, true, true, false>(dst, u, u, u, lanes, op),
+    }
+}
+
+/// `dst = op(a, b)` in the active lanes.
+#[inline(always)]
+pub(super) fn binary_into<const W: usize>(
+    op: BinOp,
+    dst: &mut [u32; W],
+    srcs: [Src<'_, W>; 2],
+    lanes: &[u32; W],
+) {
+    macro_rules! each {
+        ($($v:ident)*) => {
+            match op {
+                $(BinOp::$v => fused2(dst, srcs, lanes, |x, y| bin(BinOp::$v, x, y)),)*
+            }
+        };
+    }
+    each!(AddU32 SubU32 MulU32 MulHiU32 MulHiI32 DivU32 DivI32 RemU32 RemI32 MinU32 MinI32
+        MaxU32 MaxI32 And Or Xor Shl ShrU32 ShrI32 AddF32 SubF32 MulF32 DivF32 MinF32 MaxF32);
+}
+
+/// `dst = op(a, b, c)` in the active lanes.
+#[inline(always)]
+pub(super) fn ternary_into<const W: usize>(
+    op: TernOp,
+    dst: &mut [u32; W],
+    srcs: [Src<'_, W>; 3],
+    lanes: &[u32; W],
+) {
+    match op {
+        TernOp::FmaF32 => fused3(dst, srcs, lanes, |x, y, z| tern(TernOp::FmaF32, x, y, z)),
+        TernOp::MadU32 => fused3(dst, srcs, lanes, |x, y, z| tern(TernOp::MadU32, x, y, z)),
+    }
+}
+
+/// `dst = op(a)` in the active lanes.
+#[inline(always)]
+pub(super) fn unary_into<const W: usize>(
+    op: UnOp,
+    dst: &mut [u32; W],
+    src: Src<'_, W>,
+    lanes: &[u32; W],
+) {
+    macro_rules! each {
+        ($($v:ident)*) => {
+            match op {
+                $(UnOp::$v => fused2(dst, [src, Src::Lanes(unused())], lanes, |x, _| un(UnOp::$v, x)),)*
+            }
+        };
+    }
+    each!(Mov Not NegI32 AbsI32 NegF32 AbsF32 SqrtF32 CvtF32U32 CvtF32I32 CvtU32F32 CvtI32F32);
+}
+
+/// `dst = sel ? t : e` in the active lanes, `sel` holding all-ones / zero words.
+#[inline(always)]
+pub(super) fn select_into<const W: usize>(
+    dst: &mut [u32; W],
+    t: Src<'_, W>,
+    e: Src<'_, W>,
+    sel: &[u32; W],
+    lanes: &[u32; W],
+) {
+    fused3(dst, [t, e, Src::Lanes(sel)], lanes, |t, e, m| {
+        (t & m) | (e & !m)
+    });
 }

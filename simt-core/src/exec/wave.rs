@@ -188,6 +188,59 @@ fn fetch<'r, const W: usize>(
     }
 }
 
+/// Register `d` (mutably) and the registers below and above it (shared), so that
+/// an instruction can read its sources while it writes its destination.
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+fn split_dst(
+    vr: &mut [[u32; 64]],
+    d: usize,
+) -> Option<(&mut [u32; 64], &[[u32; 64]], &[[u32; 64]])> {
+    if d >= vr.len() {
+        return None;
+    }
+    let (lo, rest) = vr.split_at_mut(d);
+    let (dreg, hi) = rest.split_first_mut()?;
+    Some((dreg, lo, hi))
+}
+
+/// A source operand of an instruction writing register `d`, given the registers
+/// below (`lo`) and above (`hi`) it.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn source<'r, const W: usize>(
+    op: Operand,
+    d: usize,
+    lo: &'r [[u32; 64]],
+    hi: &'r [[u32; 64]],
+    sr: &[u32],
+    scalars: &[u32],
+    u: &Uniforms,
+    local: &[[u32; 64]; 3],
+    tmp: &'r mut [u32; W],
+) -> alu::Src<'r, W> {
+    match op {
+        Operand::V(r) => {
+            let r = r.0 as usize;
+            let reg = if r < d {
+                lo.get(r)
+            } else if r > d {
+                hi.get(r - d - 1)
+            } else {
+                return alu::Src::Dst;
+            };
+            match reg {
+                Some(reg) => alu::Src::Lanes(lanes(reg)),
+                None => {
+                    *tmp = [0; W];
+                    alu::Src::Lanes(tmp)
+                }
+            }
+        }
+        _ => alu::Src::Lanes(fetch(op, &[], sr, scalars, u, local, tmp)),
+    }
+}
+
 /// Reads operand `op` for a scalar instruction: a uniform value, or (for a per-lane
 /// value, which validation rejects) the value of the lowest active lane.
 #[allow(clippy::too_many_arguments)]
@@ -320,26 +373,32 @@ pub(super) fn run<const W: usize>(run: WaveRun<'_, '_>) -> Result<Exit, (usize, 
         match *inst {
             Inst::VBinary { op, dst, a, b } => {
                 vector_issue!(cnt);
-                let a = fetch!(a, a);
-                let b = fetch!(b, b);
-                alu::vbinary(op, &mut s.out, a, b);
-                write_v!(dst);
+                let d = dst.0 as usize;
+                if let Some((dreg, lo, hi)) = split_dst(vr, d) {
+                    let a = source(a, d, lo, hi, sr, scalars, &u, local, &mut s.a);
+                    let b = source(b, d, lo, hi, sr, scalars, &u, local, &mut s.b);
+                    alu::binary_into(op, lanes_mut::<W>(dreg), [a, b], &lm);
+                }
                 pc += 1;
             }
             Inst::VUnary { op, dst, a } => {
                 vector_issue!(cnt);
-                let a = fetch!(a, a);
-                alu::vunary(op, &mut s.out, a);
-                write_v!(dst);
+                let d = dst.0 as usize;
+                if let Some((dreg, lo, hi)) = split_dst(vr, d) {
+                    let a = source(a, d, lo, hi, sr, scalars, &u, local, &mut s.a);
+                    alu::unary_into(op, lanes_mut::<W>(dreg), a, &lm);
+                }
                 pc += 1;
             }
             Inst::VTernary { op, dst, a, b, c } => {
                 vector_issue!(cnt);
-                let a = fetch!(a, a);
-                let b = fetch!(b, b);
-                let c = fetch!(c, c);
-                alu::vternary(op, &mut s.out, a, b, c);
-                write_v!(dst);
+                let d = dst.0 as usize;
+                if let Some((dreg, lo, hi)) = split_dst(vr, d) {
+                    let a = source(a, d, lo, hi, sr, scalars, &u, local, &mut s.a);
+                    let b = source(b, d, lo, hi, sr, scalars, &u, local, &mut s.b);
+                    let c = source(c, d, lo, hi, sr, scalars, &u, local, &mut s.c);
+                    alu::ternary_into(op, lanes_mut::<W>(dreg), [a, b, c], &lm);
+                }
                 pc += 1;
             }
             Inst::VCmp { op, ty, dst, a, b } => {
@@ -360,10 +419,12 @@ pub(super) fn run<const W: usize>(run: WaveRun<'_, '_>) -> Result<Exit, (usize, 
             } => {
                 vector_issue!(cnt);
                 alu::expand(mreg(mr, mask), &mut s.sel);
-                let t = fetch!(on_true, a);
-                let e = fetch!(on_false, b);
-                alu::select(&mut s.out, &s.sel, t, e);
-                write_v!(dst);
+                let d = dst.0 as usize;
+                if let Some((dreg, lo, hi)) = split_dst(vr, d) {
+                    let t = source(on_true, d, lo, hi, sr, scalars, &u, local, &mut s.a);
+                    let e = source(on_false, d, lo, hi, sr, scalars, &u, local, &mut s.b);
+                    alu::select_into(lanes_mut::<W>(dreg), t, e, &s.sel, &lm);
+                }
                 pc += 1;
             }
             Inst::SBinary { op, dst, a, b } => {
