@@ -26,13 +26,13 @@
 //! Vector registers are lane-contiguous (`[u32; 64]` per register and wave) and
 //! every vector operation computes all lanes into a scratch array, then blends it
 //! into the destination through per-lane exec words, so that each operation is a
-//! straight loop the compiler vectorizes. The dispatch loop is generic over the
-//! wave width and `#[inline(always)]`; on x86-64 it is compiled twice, once inside
-//! a `#[target_feature(enable = "avx2,fma")]` function used when the CPU reports
-//! both features at run time (so `f32::mul_add` is one instruction instead of a
-//! library call), and once plainly for every other CPU. Machine state is allocated
-//! per launch (or reused across launches by a [`Machine`]), never per workgroup or
-//! per instruction.
+//! straight loop the compiler vectorizes. The scheduler and the dispatch loop are
+//! generic over the wave width and `#[inline(always)]`; on x86-64 they are compiled
+//! twice, once inside a `#[target_feature(enable = "avx2,fma")]` function used when
+//! the CPU reports both features at run time (so `f32::mul_add` is one instruction
+//! instead of a library call, and lane loops use 256-bit vectors), and once plainly
+//! for every other CPU. Machine state is allocated per launch (or reused across
+//! launches by a [`Machine`]), never per workgroup or per instruction.
 
 // Lane loops index several arrays by lane: the form that vectorizes reliably.
 #![allow(clippy::needless_range_loop)]
@@ -197,112 +197,13 @@ impl Machine {
         let program = plan.program;
         let config = plan.config;
         let nwaves = self.setup::<W>(&plan);
-        let size = config.workgroup.count() as usize;
         let mut stats = Stats::new(
             &program.name,
             W as u32,
             &config.model.name,
             program.insts.len(),
         );
-        let mut remaining = config.instruction_budget;
-        let grid = config.grid.to_array();
-        let wg = config.workgroup.to_array();
-        let (nv, ns, nm) = (
-            plan.prepared.vregs,
-            plan.prepared.sregs,
-            plan.prepared.mregs,
-        );
-        for gz in 0..grid[2] {
-            for gy in 0..grid[1] {
-                for gx in 0..grid[0] {
-                    let group = [gx, gy, gz];
-                    self.vregs.fill([0; 64]);
-                    self.sregs.fill(0);
-                    self.mregs.fill(0);
-                    self.lds.fill(0);
-                    for (w, wave) in self.waves.iter_mut().enumerate() {
-                        let lanes = (size - w * W).min(W);
-                        wave.launch = if lanes >= 64 {
-                            u64::MAX
-                        } else {
-                            (1u64 << lanes) - 1
-                        };
-                        wave.exec = wave.launch;
-                        wave.pc = 0;
-                        wave.status = Status::Ready;
-                        wave.stack.clear();
-                    }
-                    let mut done = 0;
-                    let mut waiting = 0u32;
-                    while done < nwaves {
-                        for w in 0..nwaves {
-                            if self.waves[w].status != Status::Ready {
-                                continue;
-                            }
-                            let uniforms = Uniforms {
-                                group,
-                                size: wg,
-                                groups: grid,
-                                global_base: [
-                                    gx.wrapping_mul(wg[0]),
-                                    gy.wrapping_mul(wg[1]),
-                                    gz.wrapping_mul(wg[2]),
-                                ],
-                                wave: w as u32,
-                                width: W as u32,
-                            };
-                            let run = WaveRun {
-                                program,
-                                prepared: &plan.prepared,
-                                slots: &mut plan.bound.slots,
-                                scalars: &plan.bound.scalars,
-                                geo: plan.geo,
-                                uniforms,
-                                local: &self.local[w],
-                                vr: &mut self.vregs[w * nv..(w + 1) * nv],
-                                sr: &mut self.sregs[w * ns..(w + 1) * ns],
-                                mr: &mut self.mregs[w * nm..(w + 1) * nm],
-                                wave: &mut self.waves[w],
-                                lds: &mut self.lds,
-                                table: BankTable {
-                                    stamps: &mut self.stamps,
-                                    gen: &mut self.gen,
-                                },
-                                counters: &mut stats.per_instruction,
-                                hist: &mut stats.active_lanes_histogram,
-                                skips: SkipLog(&mut self.skips),
-                                remaining: &mut remaining,
-                            };
-                            let fault =
-                                |pc: usize, trap: Trap| fault(program, config, group, w, pc, trap);
-                            match run_wave::<W>(plan.fast, run) {
-                                Err((pc, trap)) => return Err(fault(pc, *trap)),
-                                Ok(Exit::Done(pc)) => {
-                                    done += 1;
-                                    if waiting > 0 {
-                                        return Err(fault(pc, stranded(waiting)));
-                                    }
-                                }
-                                Ok(Exit::Parked(pc)) => {
-                                    waiting += 1;
-                                    if done > 0 {
-                                        return Err(fault(pc, stranded(waiting)));
-                                    }
-                                    if waiting as usize == nwaves {
-                                        waiting = 0;
-                                        for wave in &mut self.waves {
-                                            wave.status = Status::Ready;
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    stats.workgroups += 1;
-                    stats.waves += nwaves as u64;
-                }
-            }
-        }
+        run_groups_dispatch::<W>(self, &mut plan, &mut stats, nwaves)?;
         SkipLog(&mut self.skips).finish(|k, n| {
             if let Some(c) = stats.per_instruction.get_mut(k) {
                 c.skipped_instructions += n;
@@ -316,6 +217,120 @@ impl Machine {
         stats.sum_totals();
         Ok(stats)
     }
+}
+
+/// Runs every workgroup of the launch: the scheduler around [`wave::run`].
+#[inline(always)]
+fn run_groups<const W: usize>(
+    m: &mut Machine,
+    plan: &mut Plan<'_, '_>,
+    stats: &mut Stats,
+    nwaves: usize,
+) -> Result<(), Error> {
+    let program = plan.program;
+    let config = plan.config;
+    let size = config.workgroup.count() as usize;
+    let mut remaining = config.instruction_budget;
+    let grid = config.grid.to_array();
+    let wg = config.workgroup.to_array();
+    let (nv, ns, nm) = (
+        plan.prepared.vregs,
+        plan.prepared.sregs,
+        plan.prepared.mregs,
+    );
+    let mut scratch = wave::Scratch::<W>::new();
+    for gz in 0..grid[2] {
+        for gy in 0..grid[1] {
+            for gx in 0..grid[0] {
+                let group = [gx, gy, gz];
+                m.vregs.fill([0; 64]);
+                m.sregs.fill(0);
+                m.mregs.fill(0);
+                m.lds.fill(0);
+                for (w, wave) in m.waves.iter_mut().enumerate() {
+                    let lanes = (size - w * W).min(W);
+                    wave.launch = if lanes >= 64 {
+                        u64::MAX
+                    } else {
+                        (1u64 << lanes) - 1
+                    };
+                    wave.exec = wave.launch;
+                    wave.pc = 0;
+                    wave.status = Status::Ready;
+                    wave.stack.clear();
+                }
+                let mut done = 0;
+                let mut waiting = 0u32;
+                while done < nwaves {
+                    for w in 0..nwaves {
+                        if m.waves[w].status != Status::Ready {
+                            continue;
+                        }
+                        let uniforms = Uniforms {
+                            group,
+                            size: wg,
+                            groups: grid,
+                            global_base: [
+                                gx.wrapping_mul(wg[0]),
+                                gy.wrapping_mul(wg[1]),
+                                gz.wrapping_mul(wg[2]),
+                            ],
+                            wave: w as u32,
+                            width: W as u32,
+                        };
+                        let run = WaveRun {
+                            program,
+                            prepared: &plan.prepared,
+                            slots: &mut plan.bound.slots,
+                            scalars: &plan.bound.scalars,
+                            geo: plan.geo,
+                            uniforms,
+                            local: &m.local[w],
+                            vr: &mut m.vregs[w * nv..(w + 1) * nv],
+                            sr: &mut m.sregs[w * ns..(w + 1) * ns],
+                            mr: &mut m.mregs[w * nm..(w + 1) * nm],
+                            wave: &mut m.waves[w],
+                            lds: &mut m.lds,
+                            table: BankTable {
+                                stamps: &mut m.stamps,
+                                gen: &mut m.gen,
+                            },
+                            counters: &mut stats.per_instruction,
+                            hist: &mut stats.active_lanes_histogram,
+                            skips: SkipLog(&mut m.skips),
+                            remaining: &mut remaining,
+                        };
+                        let fault =
+                            |pc: usize, trap: Trap| fault(program, config, group, w, pc, trap);
+                        match wave::run::<W>(run, &mut scratch) {
+                            Err((pc, trap)) => return Err(fault(pc, *trap)),
+                            Ok(Exit::Done(pc)) => {
+                                done += 1;
+                                if waiting > 0 {
+                                    return Err(fault(pc, stranded(waiting)));
+                                }
+                            }
+                            Ok(Exit::Parked(pc)) => {
+                                waiting += 1;
+                                if done > 0 {
+                                    return Err(fault(pc, stranded(waiting)));
+                                }
+                                if waiting as usize == nwaves {
+                                    waiting = 0;
+                                    for wave in &mut m.waves {
+                                        wave.status = Status::Ready;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                stats.workgroups += 1;
+                stats.waves += nwaves as u64;
+            }
+        }
+    }
+    Ok(())
 }
 
 fn stranded(waiting: u32) -> Trap {
@@ -366,26 +381,38 @@ fn fast_path_available() -> bool {
     }
 }
 
-type WaveResult = Result<Exit, (usize, Box<Trap>)>;
-
-/// Runs one wave with the best build of the dispatch loop the CPU allows.
+/// Runs the launch with the best build of the interpreter the CPU allows.
 #[inline]
-fn run_wave<const W: usize>(fast: bool, run: WaveRun<'_, '_>) -> WaveResult {
+fn run_groups_dispatch<const W: usize>(
+    m: &mut Machine,
+    plan: &mut Plan<'_, '_>,
+    stats: &mut Stats,
+    nwaves: usize,
+) -> Result<(), Error> {
     #[cfg(target_arch = "x86_64")]
-    if fast {
-        // SAFETY: `fast` is true only when the CPU reported AVX2 and FMA.
-        return unsafe { run_wave_avx2::<W>(run) };
+    if plan.fast {
+        // SAFETY: `plan.fast` is true only when the CPU reported AVX2 and FMA.
+        return unsafe { run_groups_avx2::<W>(m, plan, stats, nwaves) };
     }
-    let _ = fast;
-    run_wave_plain::<W>(run)
+    run_groups_plain::<W>(m, plan, stats, nwaves)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn run_wave_avx2<const W: usize>(run: WaveRun<'_, '_>) -> WaveResult {
-    wave::run::<W>(run)
+unsafe fn run_groups_avx2<const W: usize>(
+    m: &mut Machine,
+    plan: &mut Plan<'_, '_>,
+    stats: &mut Stats,
+    nwaves: usize,
+) -> Result<(), Error> {
+    run_groups::<W>(m, plan, stats, nwaves)
 }
 
-fn run_wave_plain<const W: usize>(run: WaveRun<'_, '_>) -> WaveResult {
-    wave::run::<W>(run)
+fn run_groups_plain<const W: usize>(
+    m: &mut Machine,
+    plan: &mut Plan<'_, '_>,
+    stats: &mut Stats,
+    nwaves: usize,
+) -> Result<(), Error> {
+    run_groups::<W>(m, plan, stats, nwaves)
 }

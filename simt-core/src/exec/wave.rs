@@ -134,14 +134,27 @@ fn uniform(op: Operand, sr: &[u32], scalars: &[u32], u: &Uniforms) -> Option<u32
     })
 }
 
-/// Scratch arrays for operands and results.
-struct Scratch<const W: usize> {
+/// Scratch arrays for operands and results, made once per launch.
+pub(super) struct Scratch<const W: usize> {
     a: [u32; W],
     b: [u32; W],
     c: [u32; W],
     out: [u32; W],
     sel: [u32; W],
     mem: MemScratch<W>,
+}
+
+impl<const W: usize> Scratch<W> {
+    pub(super) fn new() -> Self {
+        Scratch {
+            a: [0; W],
+            b: [0; W],
+            c: [0; W],
+            out: [0; W],
+            sel: [0; W],
+            mem: MemScratch::new(),
+        }
+    }
 }
 
 /// Reads operand `op` in every lane: a register directly, anything else through `tmp`.
@@ -268,7 +281,10 @@ fn fetch_scalar<const W: usize>(
 /// This is the interpreter's one `match`; it is `#[inline(always)]` so that each
 /// caller (with or without AVX2 and FMA enabled) gets its own compiled copy.
 #[inline(always)]
-pub(super) fn run<const W: usize>(run: WaveRun<'_, '_>) -> Result<Exit, (usize, Box<Trap>)> {
+pub(super) fn run<const W: usize>(
+    run: WaveRun<'_, '_>,
+    s: &mut Scratch<W>,
+) -> Result<Exit, (usize, Box<Trap>)> {
     let WaveRun {
         program,
         prepared,
@@ -295,14 +311,6 @@ pub(super) fn run<const W: usize>(run: WaveRun<'_, '_>) -> Result<Exit, (usize, 
     let mut pc = wave.pc;
     let mut left = *remaining;
     let mut exec = wave.exec;
-    let mut s = Scratch::<W> {
-        a: [0; W],
-        b: [0; W],
-        c: [0; W],
-        out: [0; W],
-        sel: [0; W],
-        mem: MemScratch::new(),
-    };
     // Per-lane all-ones / zero words of exec, for branch-free blending.
     let mut lm = [0u32; W];
     alu::expand(exec, &mut lm);
