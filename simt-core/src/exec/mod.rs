@@ -305,6 +305,7 @@ fn run_groups<const W: usize>(
                         match wave::run::<W>(run, &mut scratch) {
                             Err((pc, trap)) => return Err(fault(pc, *trap)),
                             Ok(Exit::Done(pc)) => {
+                                m.waves[w].status = Status::Done;
                                 done += 1;
                                 if waiting > 0 {
                                     return Err(fault(pc, stranded(waiting)));
