@@ -87,13 +87,14 @@ fn offsets<const W: usize>(
 #[inline(always)]
 fn contiguous<const W: usize>(offs: &[u32; W], size: u32) -> bool {
     // Fixed-length loops over all lanes vectorize without a scalar tail.
+    // (An OR of differences reduces well; a chain of boolean ANDs does not.)
     let first = offs[0];
     let shift = size.trailing_zeros();
-    let mut ok = true;
+    let mut diff = 0u32;
     for (l, &o) in offs.iter().enumerate() {
-        ok &= o.wrapping_sub(first) == (l as u32) << shift;
+        diff |= o.wrapping_sub(first) ^ ((l as u32) << shift);
     }
-    ok
+    diff == 0
 }
 
 /// Lane indices of the set bits of `bits`, lowest first.
@@ -128,9 +129,11 @@ fn phases<const W: usize>(
     exec: u64,
     phase_lanes: u32,
 ) -> impl Iterator<Item = (usize, usize, u64)> {
+    // Phase widths are powers of two: shift rather than divide.
     let p = (phase_lanes as usize).min(W);
+    let shift = p.trailing_zeros();
     let one = if p >= 64 { u64::MAX } else { (1u64 << p) - 1 };
-    (0..W.div_ceil(p)).map(move |k| (k * p, p, exec & (one << (k * p))))
+    (0..(W + p - 1) >> shift).map(move |k| (k * p, p, exec & (one << (k * p))))
 }
 
 /// The number of distinct keys (`key(x) = (base + x) >> shift`) of a phase's
@@ -296,11 +299,11 @@ fn affine_conflicts(addrs: &[u32], geo: &Geometry) -> Option<u64> {
     let word = |a: u32| a >> geo.bank_shift;
     let w0 = word(*addrs.first()?);
     let stride = addrs.get(1).map_or(0, |&a| word(a).wrapping_sub(w0));
-    let mut affine = true;
+    let mut diff = 0u32;
     for (l, &a) in addrs.iter().enumerate() {
-        affine &= word(a) == w0.wrapping_add(stride.wrapping_mul(l as u32));
+        diff |= word(a) ^ w0.wrapping_add(stride.wrapping_mul(l as u32));
     }
-    if !affine {
+    if diff != 0 {
         return None;
     }
     if stride == 0 {
@@ -313,7 +316,7 @@ fn affine_conflicts(addrs: &[u32], geo: &Geometry) -> Option<u64> {
     } else {
         1 << r.trailing_zeros()
     };
-    Some((addrs.len() as u64 * g).div_ceil(banks) - 1)
+    Some(((addrs.len() as u64 * g + banks - 1) >> banks.trailing_zeros()) - 1)
 }
 
 /// Loads the active lanes' values of type `ty` at `offs[l]` (relative to `data`)
