@@ -228,6 +228,7 @@ pub(super) struct BankTable<'a> {
 #[inline(always)]
 fn count_lds<const W: usize>(
     exec: u64,
+    contiguous: bool,
     addrs: &[u32; W],
     size: u32,
     geo: &Geometry,
@@ -240,6 +241,17 @@ fn count_lds<const W: usize>(
         }
         c.lds_accesses += 1;
         c.lds_bytes_requested += bits.count_ones() as u64 * size as u64;
+        if contiguous {
+            // One block of bytes: `k` consecutive words, spread over the banks as
+            // evenly as possible (an access never spans two words: it is aligned
+            // and no wider than a bank word).
+            let first = (addrs[start % W] >> geo.bank_shift) as u64;
+            let last = (addrs[(start + n - 1) % W] >> geo.bank_shift) as u64;
+            let banks = geo.bank_mask as u64 + 1;
+            let k = last - first + 1;
+            c.lds_conflict_cycles += ((k + banks - 1) >> banks.trailing_zeros()) - 1;
+            continue;
+        }
         if bits.count_ones() as usize == n {
             if let Some(cycles) = affine_conflicts(&addrs[start..start + n], geo) {
                 c.lds_conflict_cycles += cycles;
@@ -553,8 +565,8 @@ pub(super) fn lds<const W: usize>(
     for o in s.offs.iter_mut() {
         *o = o.wrapping_add(area.offset);
     }
-    count_lds(exec, &s.offs, size, geo, table, c);
     let contiguous = exec == full::<W>() && contiguous(&s.offs, size);
+    count_lds(exec, contiguous, &s.offs, size, geo, table, c);
     if store {
         scatter(mem, exec, &s.offs, ty, val_out, contiguous);
     } else {
