@@ -43,8 +43,8 @@ struct BadLane {
     misaligned: bool,
 }
 
-/// Computes each lane's byte offset and checks the active ones (`lm` holds the
-/// per-lane exec words) against a buffer or array of `len` bytes.
+/// Computes each lane's byte offset plus `origin` and checks the active ones (`lm`
+/// holds the per-lane exec words) against a buffer or array of `len` bytes.
 ///
 /// Global buffers live in a 32-bit address space and LDS arrays are smaller, so
 /// offsets fit in 32 bits; the check is made on the index (before scaling, so it
@@ -57,6 +57,7 @@ fn offsets<const W: usize>(
     addressing: Addressing,
     size: u32,
     len: u64,
+    origin: u32,
     offs: &mut [u32; W],
 ) -> Result<(), BadLane> {
     let len = len.min(u32::MAX as u64) as u32;
@@ -67,7 +68,7 @@ fn offsets<const W: usize>(
     let wrong = |i: u32| (i >= limit) | (i & align != 0);
     let mut any = 0u32;
     for l in 0..W {
-        offs[l] = idx[l].wrapping_shl(shift);
+        offs[l] = idx[l].wrapping_shl(shift).wrapping_add(origin);
         any |= wrong(idx[l]) as u32 & lm[l];
     }
     if any == 0 {
@@ -87,14 +88,16 @@ fn offsets<const W: usize>(
 #[inline(always)]
 fn contiguous<const W: usize>(offs: &[u32; W], size: u32) -> bool {
     // Fixed-length loops over all lanes vectorize without a scalar tail.
-    // (An OR of differences reduces well; a chain of boolean ANDs does not.)
+    // An OR of differences reduces well in vector registers; the opaque read keeps
+    // the optimizer from turning `diff == 0` back into a chain of per-lane
+    // comparisons, which it lowers poorly.
     let first = offs[0];
     let shift = size.trailing_zeros();
     let mut diff = 0u32;
     for (l, &o) in offs.iter().enumerate() {
         diff |= o.wrapping_sub(first) ^ ((l as u32) << shift);
     }
-    diff == 0
+    std::hint::black_box(diff) == 0
 }
 
 /// Lane indices of the set bits of `bits`, lowest first.
@@ -315,7 +318,8 @@ fn affine_conflicts(addrs: &[u32], geo: &Geometry) -> Option<u64> {
     for (l, &a) in addrs.iter().enumerate() {
         diff |= word(a) ^ w0.wrapping_add(stride.wrapping_mul(l as u32));
     }
-    if diff != 0 {
+    // As in `contiguous`: keep the reduction a vector OR.
+    if std::hint::black_box(diff) != 0 {
         return None;
     }
     if stride == 0 {
@@ -465,7 +469,7 @@ pub(super) fn global<const W: usize>(
     let size = ty.size();
     let base = target.slot.base() as u32;
     let len = target.slot.bytes().len() as u64;
-    if let Err(bad) = offsets(idx, lm, exec, target.addressing, size, len, &mut s.offs) {
+    if let Err(bad) = offsets(idx, lm, exec, target.addressing, size, len, 0, &mut s.offs) {
         let kind = if bad.misaligned {
             FaultKind::GlobalMisaligned {
                 access: access_name(store),
@@ -538,6 +542,7 @@ pub(super) fn lds<const W: usize>(
         target.addressing,
         size,
         area.bytes as u64,
+        area.offset,
         &mut s.offs,
     ) {
         let kind = if bad.misaligned {
@@ -561,9 +566,6 @@ pub(super) fn lds<const W: usize>(
             lane: Some(bad.lane),
             address: Some((area.offset as u64).saturating_add(bad.offset)),
         }));
-    }
-    for o in s.offs.iter_mut() {
-        *o = o.wrapping_add(area.offset);
     }
     let contiguous = exec == full::<W>() && contiguous(&s.offs, size);
     count_lds(exec, contiguous, &s.offs, size, geo, table, c);

@@ -238,7 +238,9 @@ fn run_groups<const W: usize>(
         plan.prepared.sregs,
         plan.prepared.mregs,
     );
-    let mut scratch = wave::Scratch::<W>::new();
+    // On the heap: kept in memory as arrays, which the lane loops read as vectors
+    // (a stack copy may be split into scalars by the optimizer).
+    let mut scratch = Box::new(wave::Scratch::<W>::new());
     for gz in 0..grid[2] {
         for gy in 0..grid[1] {
             for gx in 0..grid[0] {
