@@ -345,3 +345,47 @@ fn barriers_order_lds_traffic_between_waves() {
         assert_eq!(stats.per_instruction[7].barriers, 3 * waves);
     }
 }
+
+#[test]
+fn a_machine_reused_across_programs_and_widths_matches_fresh_launches() {
+    let loops = [
+        mov(0, imm(0)),
+        bin(BinOp::RemU32, 2, lane(), imm(5)),
+        loop_(),
+        add(0, v(0), lane()),
+        cmp(CmpOp::Gt, CmpType::U32, 0, v(2), v(0)),
+        endloop(0),
+    ];
+    let straight = [mov(0, lid()), add(0, v(0), imm(3))];
+    let build = |body: &[Inst]| {
+        let mut p = ProgramBuilder::new("reuse");
+        let out = p.buffer_mut::<u32>("out");
+        let tile = p.lds("tile", ElemType::U32, 128);
+        p.extend(body.iter().copied());
+        p.push(lds_store(ElemType::U32, lref(tile, lid()), v(0)));
+        p.push(store(ElemType::U32, gref(out, gid()), v(0)));
+        p.build().expect("valid")
+    };
+    let programs = [build(&loops), build(&straight)];
+    let mut machine = simt_core::Machine::new();
+    for (k, (program, width, size)) in [
+        (&programs[0], 32, 96),
+        (&programs[1], 64, 128),
+        (&programs[0], 64, 40),
+        (&programs[1], 32, 128),
+        (&programs[0], 32, 96),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let config = cfg(2, size, width);
+        let mut fresh = vec![0u32; 2 * size as usize];
+        let want = run(program, &config, &mut [Arg::buffer_mut(&mut fresh)]);
+        let mut reused = vec![0u32; 2 * size as usize];
+        let got = machine
+            .launch(program, &config, &mut [Arg::buffer_mut(&mut reused)])
+            .expect("launch");
+        assert_eq!(got, want, "launch {k}");
+        assert_eq!(reused, fresh, "launch {k}");
+    }
+}
