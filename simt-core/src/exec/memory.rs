@@ -49,6 +49,7 @@ struct BadLane {
 /// Global buffers live in a 32-bit address space and LDS arrays are smaller, so
 /// offsets fit in 32 bits; the check is made on the index (before scaling, so it
 /// cannot wrap): an index is valid below `limit` and when aligned.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn offsets<const W: usize>(
     idx: &[u32; W],
