@@ -13,6 +13,7 @@
 use super::bind::{Geometry, LdsArea, Slot};
 use crate::error::FaultKind;
 use crate::ir::{Addressing, ElemType};
+use crate::limits::MAX_LDS_BYTES;
 use crate::stats::Counters;
 
 /// A fault raised by a handler, before the interpreter adds where it happened.
@@ -126,6 +127,31 @@ fn lanes(bits: u64) -> impl Iterator<Item = usize> {
     }))
 }
 
+/// Calls `f` with the lane index of each set bit of `bits`, lowest first.
+///
+/// Like [`lanes`], but as a plain loop: a contiguous run of set bits (a full wave
+/// or phase) becomes a counted loop the optimizer unrolls.
+#[inline(always)]
+fn each_lane(bits: u64, mut f: impl FnMut(usize)) {
+    if bits == 0 {
+        return;
+    }
+    let start = bits.trailing_zeros();
+    let shifted = bits >> start;
+    if shifted & shifted.wrapping_add(1) == 0 {
+        let end = start + shifted.trailing_ones();
+        for l in start as usize..end as usize {
+            f(l);
+        }
+    } else {
+        let mut rest = bits;
+        while rest != 0 {
+            f(rest.trailing_zeros() as usize);
+            rest &= rest - 1;
+        }
+    }
+}
+
 /// The memory phases of a wave of `W` lanes: each phase's first lane, lane count
 /// and active-lane mask.
 #[inline(always)]
@@ -161,6 +187,21 @@ fn distinct<const W: usize>(
     let key = |l: usize| base.wrapping_add(offs[l]) >> shift;
     if contiguous {
         return (key((start + n - 1) % W) - key(start % W)) as u64 + 1;
+    }
+    let one = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+    if n <= W && bits == one << start {
+        // A fully active phase: compare neighbours in a straight loop.
+        let end = start + n;
+        let mut changes = 0u64;
+        let mut down = 0u32;
+        for l in start + 1..end {
+            let (a, b) = (key(l - 1), key(l));
+            changes += (a != b) as u64;
+            down |= (b < a) as u32;
+        }
+        if down == 0 {
+            return changes + 1;
+        }
     }
     let mut iter = lanes(bits);
     let Some(first) = iter.next() else {
@@ -263,21 +304,17 @@ fn count_lds<const W: usize>(
             }
         }
         // No bank asked for two different words (lanes sharing a word broadcast):
-        // no conflict. This covers distinct banks and groups of broadcasts.
-        let mut seen = 0u64;
+        // no conflict. This covers distinct banks and groups of broadcasts. Each
+        // active lane writes its word to its bank's slot, then every lane checks
+        // that its bank's slot holds its word: two straight passes, no branches.
         let mut bank_word = [0u32; 64];
-        let mut clash = false;
-        for l in lanes(bits) {
-            let word = addrs[l] >> geo.bank_shift;
-            let bank = (word & geo.bank_mask & 63) as usize;
-            let bit = 1u64 << bank;
-            if seen & bit == 0 {
-                seen |= bit;
-                bank_word[bank] = word;
-            } else {
-                clash |= bank_word[bank] != word;
-            }
-        }
+        let bank_of = |l: usize| ((addrs[l] >> geo.bank_shift) & geo.bank_mask & 63) as usize;
+        each_lane(bits, |l| bank_word[bank_of(l)] = addrs[l] >> geo.bank_shift);
+        let mut mismatch = 0u32;
+        each_lane(bits, |l| {
+            mismatch |= bank_word[bank_of(l)] ^ (addrs[l] >> geo.bank_shift);
+        });
+        let clash = mismatch != 0;
         if !clash {
             continue;
         }
@@ -289,7 +326,7 @@ fn count_lds<const W: usize>(
         let gen = *table.gen;
         let mut per_bank = [0u8; 64];
         let mut worst = 0u8;
-        for l in lanes(bits) {
+        each_lane(bits, |l| {
             let word = (addrs[l] >> geo.bank_shift) as usize;
             if let Some(stamp) = table.stamps.get_mut(word) {
                 if *stamp != gen {
@@ -299,7 +336,7 @@ fn count_lds<const W: usize>(
                     worst = worst.max(*n);
                 }
             }
-        }
+        });
         c.lds_conflict_cycles += worst.saturating_sub(1) as u64;
     }
 }
@@ -337,12 +374,15 @@ fn affine_conflicts(addrs: &[u32], geo: &Geometry) -> Option<u64> {
 }
 
 /// Loads the active lanes' values of type `ty` at `offs[l]` (relative to `data`)
-/// into `out`. A fully active wave reading one contiguous block is copied with a
-/// straight loop.
+/// into `out`; the other lanes get unspecified values (the caller blends by exec).
+///
+/// A fully active wave reading one contiguous block is copied with a straight
+/// loop. Otherwise every lane reads at its offset clamped into `data`: the active
+/// lanes' offsets were checked, so clamping changes only inactive lanes, and the
+/// loop needs no per-lane branch on exec.
 #[inline(always)]
 fn gather<const W: usize>(
     data: &[u8],
-    exec: u64,
     offs: &[u32; W],
     ty: ElemType,
     out: &mut [u32; W],
@@ -362,12 +402,14 @@ fn gather<const W: usize>(
                 }
                 return;
             }
-            for l in lanes(exec) {
-                let o = offs[l] as usize;
-                out[l] = match data.get(o..).and_then(|s| s.first_chunk::<$n>()) {
-                    Some(b) => $conv(*b),
-                    None => 0,
-                };
+            let Some(top) = data.len().checked_sub($n) else {
+                return;
+            };
+            for l in 0..W {
+                let o = (offs[l] as usize).min(top);
+                out[l] = data
+                    .get(o..o + $n)
+                    .map_or(0, |b| <[u8; $n]>::try_from(b).map_or(0, $conv));
             }
         }};
     }
@@ -401,18 +443,86 @@ fn scatter<const W: usize>(
                     return;
                 }
             }
-            for l in lanes(exec) {
+            each_lane(exec, |l| {
                 let o = offs[l] as usize;
                 if let Some(d) = data.get_mut(o..o + $n) {
                     d.copy_from_slice(&$conv(val[l]));
                 }
-            }
+            });
         }};
     }
     match ty.size() {
         1 => go!(1, |v: u32| [v as u8]),
         2 => go!(2, |v: u32| (v as u16).to_ne_bytes()),
         _ => go!(4, u32::to_ne_bytes),
+    }
+}
+
+/// 32-bit words of LDS a workgroup can address: [`MAX_LDS_BYTES`] bytes.
+///
+/// The LDS is a fixed-size word array, so a word index masked with
+/// `LDS_WORDS - 1` is in bounds by construction and lane loops index it without
+/// checks. Byte `b` is bits `8 * (b % 4)..` of word `b / 4`.
+pub(super) const LDS_WORDS: usize = MAX_LDS_BYTES as usize / 4;
+
+/// The workgroup's LDS.
+pub(super) type LdsWords = [u32; LDS_WORDS];
+
+/// The word index of LDS byte offset `o`.
+#[inline(always)]
+fn word_index(o: u32) -> usize {
+    (o >> 2) as usize & (LDS_WORDS - 1)
+}
+
+/// Loads every lane's value of type `ty` at LDS byte offset `offs[l]` into `out`
+/// (inactive lanes read wherever their offset points: the caller blends by exec).
+#[inline(always)]
+fn lds_gather<const W: usize>(mem: &LdsWords, offs: &[u32; W], ty: ElemType, out: &mut [u32; W]) {
+    // Accesses are aligned (checked with the bounds), so a value never spans words.
+    let part = |l: usize| mem[word_index(offs[l])] >> ((offs[l] & 3) * 8);
+    match ty {
+        ElemType::U32 | ElemType::I32 | ElemType::F32 => {
+            for l in 0..W {
+                out[l] = mem[word_index(offs[l])];
+            }
+        }
+        ElemType::U16 => (0..W).for_each(|l| out[l] = part(l) & 0xffff),
+        ElemType::I16 => (0..W).for_each(|l| out[l] = part(l) as u16 as i16 as i32 as u32),
+        ElemType::U8 => (0..W).for_each(|l| out[l] = part(l) & 0xff),
+        ElemType::I8 => (0..W).for_each(|l| out[l] = part(l) as u8 as i8 as i32 as u32),
+    }
+}
+
+/// Stores the low `ty.size()` bytes of the active lanes' values at LDS byte offset
+/// `offs[l]`, in lane order.
+#[inline(always)]
+fn lds_scatter<const W: usize>(
+    mem: &mut LdsWords,
+    exec: u64,
+    offs: &[u32; W],
+    ty: ElemType,
+    val: &[u32; W],
+    contiguous: bool,
+) {
+    match ty.size() {
+        4 => {
+            if contiguous {
+                let first = word_index(offs[0]);
+                if let Some(block) = mem.get_mut(first..first + W) {
+                    block.copy_from_slice(val);
+                    return;
+                }
+            }
+            each_lane(exec, |l| mem[word_index(offs[l])] = val[l]);
+        }
+        size => {
+            let low = (1u32 << (size * 8)) - 1;
+            each_lane(exec, |l| {
+                let shift = (offs[l] & 3) * 8;
+                let w = &mut mem[word_index(offs[l])];
+                *w = (*w & !(low << shift)) | ((val[l] & low) << shift);
+            });
+        }
     }
 }
 
@@ -496,7 +606,7 @@ pub(super) fn global<const W: usize>(
     let contiguous = exec == full::<W>() && contiguous(&s.offs, size);
     count_global(exec, contiguous, &s.offs, base, size, geo, c, &mut s.keys);
     match (store, target.slot) {
-        (false, slot) => gather(slot.bytes(), exec, &s.offs, ty, val_out, contiguous),
+        (false, slot) => gather(slot.bytes(), &s.offs, ty, val_out, contiguous),
         (true, Slot::BufferMut { data, .. }) => {
             scatter(data, exec, &s.offs, ty, val_out, contiguous)
         }
@@ -527,7 +637,7 @@ pub(super) fn lds<const W: usize>(
     lm: &[u32; W],
     exec: u64,
     val_out: &mut [u32; W],
-    mem: &mut [u8],
+    mem: &mut LdsWords,
     table: &mut BankTable<'_>,
     geo: &Geometry,
     c: &mut Counters,
@@ -571,9 +681,9 @@ pub(super) fn lds<const W: usize>(
     let contiguous = exec == full::<W>() && contiguous(&s.offs, size);
     count_lds(exec, contiguous, &s.offs, size, geo, table, c);
     if store {
-        scatter(mem, exec, &s.offs, ty, val_out, contiguous);
+        lds_scatter(mem, exec, &s.offs, ty, val_out, contiguous);
     } else {
-        gather(mem, exec, &s.offs, ty, val_out, contiguous);
+        lds_gather(mem, &s.offs, ty, val_out);
     }
     Ok(())
 }

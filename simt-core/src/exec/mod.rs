@@ -52,7 +52,7 @@ use crate::launch::{Arg, LaunchConfig};
 use crate::stats::Stats;
 use bind::{Bound, Geometry, Prepared};
 use flow::SkipLog;
-use memory::{BankTable, Trap};
+use memory::{BankTable, LdsWords, Trap, LDS_WORDS};
 use wave::{Exit, Status, Uniforms, Wave, WaveRun};
 
 /// Runs `program` over the grid `config` describes, with `args` bound to its
@@ -79,10 +79,27 @@ pub struct Machine {
     mregs: Vec<u64>,
     waves: Vec<Wave>,
     local: Vec<[[u32; 64]; 3]>,
-    lds: Vec<u8>,
+    lds: Lds,
+    lds_words: usize,
     stamps: Vec<u32>,
     gen: u32,
     skips: Vec<i64>,
+}
+
+/// The workgroup's LDS, allocated once per machine at the largest size a program
+/// may declare; a launch zeroes only the words its program uses.
+struct Lds(Box<LdsWords>);
+
+impl Default for Lds {
+    fn default() -> Self {
+        Lds(Box::new([0; LDS_WORDS]))
+    }
+}
+
+impl std::fmt::Debug for Lds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Lds({} words)", LDS_WORDS)
+    }
 }
 
 /// The parts of a launch that stay fixed while it runs.
@@ -156,8 +173,8 @@ impl Machine {
         self.sregs.resize(nwaves * p.sregs, 0);
         self.mregs.clear();
         self.mregs.resize(nwaves * p.mregs, 0);
-        self.lds.clear();
-        self.lds.resize(p.lds_bytes, 0);
+        // Accesses are checked against the arrays, which end within `lds_bytes`.
+        self.lds_words = p.lds_bytes.div_ceil(4).min(LDS_WORDS);
         let words = (p.lds_bytes >> plan.geo.bank_shift) + 1;
         self.stamps.clear();
         self.stamps.resize(words, 0);
@@ -248,7 +265,7 @@ fn run_groups<const W: usize>(
                 m.vregs.fill([0; 64]);
                 m.sregs.fill(0);
                 m.mregs.fill(0);
-                m.lds.fill(0);
+                m.lds.0[..m.lds_words].fill(0);
                 for (w, wave) in m.waves.iter_mut().enumerate() {
                     let lanes = (size - w * W).min(W);
                     wave.launch = if lanes >= 64 {
@@ -292,7 +309,7 @@ fn run_groups<const W: usize>(
                             sr: &mut m.sregs[w * ns..(w + 1) * ns],
                             mr: &mut m.mregs[w * nm..(w + 1) * nm],
                             wave: &mut m.waves[w],
-                            lds: &mut m.lds,
+                            lds: &mut m.lds.0,
                             table: BankTable {
                                 stamps: &mut m.stamps,
                                 gen: &mut m.gen,

@@ -3,7 +3,7 @@
 use super::alu;
 use super::bind::{Geometry, Prepared, Slot};
 use super::flow::{self, Frame, SkipLog};
-use super::memory::{self, BankTable, GlobalTarget, LdsTarget, MemScratch, Trap};
+use super::memory::{self, BankTable, GlobalTarget, LdsTarget, LdsWords, MemScratch, Trap};
 use crate::error::FaultKind;
 use crate::ir::{Inst, Operand, Program, Special};
 use crate::stats::Counters;
@@ -85,7 +85,7 @@ pub(super) struct WaveRun<'x, 'b> {
     /// The wave's state.
     pub(super) wave: &'x mut Wave,
     /// The workgroup's LDS.
-    pub(super) lds: &'x mut [u8],
+    pub(super) lds: &'x mut LdsWords,
     /// LDS word deduplication for the conflict counter.
     pub(super) table: BankTable<'x>,
     /// Counters per instruction.
