@@ -55,7 +55,7 @@ impl ProgramBuilder {
             name: Cow::Owned(name.to_owned()),
             kind,
         });
-        ParamIdx(self.params.len() as u16 - 1)
+        ParamIdx(last_index(self.params.len()))
     }
 
     /// Declares a read-only buffer parameter `&[T]`.
@@ -87,7 +87,11 @@ impl ProgramBuilder {
 
     /// Declares an LDS array of `len` elements of type `elem`.
     pub fn lds(&mut self, name: &str, elem: ElemType, len: u32) -> LdsIdx {
-        let offset = self.lds_bytes.next_multiple_of(4);
+        // Saturates: an oversized layout is reported by `validate` as too large.
+        let offset = self
+            .lds_bytes
+            .checked_next_multiple_of(4)
+            .unwrap_or(u32::MAX);
         let decl = LdsDecl {
             name: Cow::Owned(name.to_owned()),
             elem,
@@ -96,7 +100,7 @@ impl ProgramBuilder {
         };
         self.lds_bytes = offset.saturating_add(decl.bytes());
         self.lds.push(decl);
-        LdsIdx(self.lds.len() as u16 - 1)
+        LdsIdx(last_index(self.lds.len()))
     }
 
     /// Appends an instruction; its source line is its 1-based position.
@@ -147,6 +151,12 @@ impl ProgramBuilder {
         validate(&program)?;
         Ok(program)
     }
+}
+
+/// The index of the last of `len` items; past `u16::MAX` items it saturates, and
+/// `validate` reports the program as having too many.
+fn last_index(len: usize) -> u16 {
+    u16::try_from(len.saturating_sub(1)).unwrap_or(u16::MAX)
 }
 
 /// The number of vector, scalar and mask registers `insts` use (highest index + 1).

@@ -199,9 +199,10 @@ pub enum FaultKind {
         /// The wave's launch mask.
         launch: u64,
     },
-    /// A wave ended while other waves of its workgroup wait at a barrier, or a wave
-    /// waits at a barrier that a finished wave can never reach.
-    #[error("wave ended while {waiting} other wave(s) of its workgroup wait at a barrier")]
+    /// A barrier that can never release: a wave ended while other waves of its
+    /// workgroup wait at a barrier, or a wave reached a barrier after another wave
+    /// of its workgroup had ended. The fault names the wave that ended or parked last.
+    #[error("barrier can never release: {waiting} wave(s) wait at it while another wave of the workgroup has ended")]
     BarrierStranded {
         /// How many waves wait at the barrier.
         waiting: u32,

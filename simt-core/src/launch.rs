@@ -24,7 +24,7 @@ impl Dim3 {
 
     /// The number of points, `x * y * z` (saturating).
     pub const fn count(self) -> u64 {
-        self.x as u64 * self.y as u64 * self.z as u64
+        (self.x as u64 * self.y as u64).saturating_mul(self.z as u64)
     }
 
     /// The dimensions as an array.

@@ -297,6 +297,14 @@ fn launch_errors() {
             limit: 1024
         }
     );
+    // A product of dimensions past u64 saturates instead of wrapping to a small size.
+    assert_eq!(
+        bad(LaunchConfig::new(1, [1 << 22, 1 << 22, 1 << 20])),
+        LaunchErrorKind::WorkgroupTooLarge {
+            size: u64::MAX,
+            limit: 1024
+        }
+    );
     assert_eq!(
         bad(LaunchConfig::new([1, 1 << 31], [1, 4])),
         LaunchErrorKind::GridTooLarge {
@@ -400,4 +408,18 @@ fn invalid_programs_are_refused() {
         launch(&program, &cfg(1, 32, 32), &mut []),
         Err(Error::Invalid(_))
     ));
+}
+
+#[test]
+fn builder_saturates_oversized_lds_and_validation_reports_it() {
+    let mut b = simt_core::ProgramBuilder::new("huge_lds");
+    b.lds("a", simt_core::ElemType::U32, u32::MAX);
+    b.lds("b", simt_core::ElemType::U32, 4);
+    let errors = b.build().unwrap_err().errors;
+    assert!(
+        errors
+            .iter()
+            .any(|e| matches!(e.kind, simt_core::ValidationErrorKind::LdsTooLarge { .. })),
+        "{errors:?}"
+    );
 }
