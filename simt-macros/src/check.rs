@@ -974,10 +974,20 @@ fn number(lit: &Lit, negative: bool) -> Result<Number, String> {
                     "integer literal out of range: immediates must fit in `u32` or `i32`".to_owned()
                 };
                 let abs: u64 = int.base10_parse().map_err(|_| out_of_range())?;
+                // A suffix narrows the range to its own type.
+                let (min, max) = match int.suffix() {
+                    "u32" => (0, u64::from(u32::MAX)),
+                    "i32" => (1 << 31, i32::MAX as u64),
+                    _ => (1 << 31, u64::from(u32::MAX)),
+                };
                 match negative {
-                    true if abs <= 1 << 31 => Ok(Number::Int(-(abs as i64))),
-                    false if abs <= u64::from(u32::MAX) => Ok(Number::Int(abs as i64)),
-                    _ => Err(out_of_range()),
+                    true if abs <= min => Ok(Number::Int(-(abs as i64))),
+                    false if abs <= max => Ok(Number::Int(abs as i64)),
+                    _ if int.suffix().is_empty() => Err(out_of_range()),
+                    _ => Err(format!(
+                        "integer literal out of range for its suffix `{}`",
+                        int.suffix()
+                    )),
                 }
             }
             "f32" => float(int.base10_parse().map_err(|e| e.to_string())?),

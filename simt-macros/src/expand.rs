@@ -110,14 +110,18 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
     let launch_params = kernel.params.iter().zip(&names).map(|(p, pname)| {
         let ty = match p.ty {
             ParamType::Buffer { elem, writable } => {
+                // Primitive types by absolute path: a user type named `u32` cannot shadow them.
                 let elem = Ident::new(elem.name(), p.ty_span);
                 if writable {
-                    quote_spanned!(p.ty_span=> &mut [#elem])
+                    quote_spanned!(p.ty_span=> &mut [::core::primitive::#elem])
                 } else {
-                    quote_spanned!(p.ty_span=> &[#elem])
+                    quote_spanned!(p.ty_span=> &[::core::primitive::#elem])
                 }
             }
-            ParamType::Scalar(t) => Ident::new(scalar_name(t), p.ty_span).into_token_stream(),
+            ParamType::Scalar(t) => {
+                let t = Ident::new(scalar_name(t), p.ty_span);
+                quote_spanned!(p.ty_span=> ::core::primitive::#t)
+            }
         };
         quote!(#pname: #ty)
     });
