@@ -50,6 +50,11 @@ struct BadLane {
 /// Global buffers live in a 32-bit address space and LDS arrays are smaller, so
 /// offsets fit in 32 bits; the check is made on the index (before scaling, so it
 /// cannot wrap): an index is valid below `limit` and when aligned.
+///
+/// Returns whether lane `l` accesses `offs[0] + l * size` in every lane (one
+/// contiguous block), computed in the same pass: reading the offsets back in a
+/// second loop, at lane positions shifted from the vector stores that wrote them,
+/// stalls on store forwarding.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn offsets<const W: usize>(
@@ -61,20 +66,28 @@ fn offsets<const W: usize>(
     len: u64,
     origin: u32,
     offs: &mut [u32; W],
-) -> Result<(), BadLane> {
+) -> Result<bool, BadLane> {
     let len = len.min(u32::MAX as u64) as u32;
     let (shift, limit, align) = match addressing {
         Addressing::Element => (size.trailing_zeros(), len >> size.trailing_zeros(), 0),
         Addressing::Byte => (0, len.saturating_sub(size - 1), size - 1),
     };
     let wrong = |i: u32| (i >= limit) | (i & align != 0);
+    let first = idx[0].wrapping_shl(shift).wrapping_add(origin);
+    let step = size.trailing_zeros();
     let mut any = 0u32;
+    let mut diff = 0u32;
     for l in 0..W {
-        offs[l] = idx[l].wrapping_shl(shift).wrapping_add(origin);
+        let o = idx[l].wrapping_shl(shift).wrapping_add(origin);
+        offs[l] = o;
         any |= wrong(idx[l]) as u32 & lm[l];
+        diff |= o.wrapping_sub(first) ^ ((l as u32) << step);
     }
+    // The opaque read keeps the optimizer from turning `diff == 0` back into a
+    // chain of per-lane comparisons, which it lowers poorly.
+    let contiguous = std::hint::black_box(diff) == 0;
     if any == 0 {
-        return Ok(());
+        return Ok(contiguous);
     }
     match lanes(exec).find(|&l| wrong(idx[l])) {
         Some(l) => Err(BadLane {
@@ -82,24 +95,8 @@ fn offsets<const W: usize>(
             offset: (idx[l] as u64) << shift,
             misaligned: idx[l] & align != 0,
         }),
-        None => Ok(()),
+        None => Ok(contiguous),
     }
-}
-
-/// Whether lane `l` accesses `offs[0] + l * size`: one contiguous block.
-#[inline(always)]
-fn contiguous<const W: usize>(offs: &[u32; W], size: u32) -> bool {
-    // Fixed-length loops over all lanes vectorize without a scalar tail.
-    // An OR of differences reduces well in vector registers; the opaque read keeps
-    // the optimizer from turning `diff == 0` back into a chain of per-lane
-    // comparisons, which it lowers poorly.
-    let first = offs[0];
-    let shift = size.trailing_zeros();
-    let mut diff = 0u32;
-    for (l, &o) in offs.iter().enumerate() {
-        diff |= o.wrapping_sub(first) ^ ((l as u32) << shift);
-    }
-    std::hint::black_box(diff) == 0
 }
 
 /// Lane indices of the set bits of `bits`, lowest first.
@@ -356,7 +353,7 @@ fn affine_conflicts(addrs: &[u32], geo: &Geometry) -> Option<u64> {
     for (l, &a) in addrs.iter().enumerate() {
         diff |= word(a) ^ w0.wrapping_add(stride.wrapping_mul(l as u32));
     }
-    // As in `contiguous`: keep the reduction a vector OR.
+    // As in `offsets`: keep the reduction a vector OR.
     if std::hint::black_box(diff) != 0 {
         return None;
     }
@@ -580,30 +577,33 @@ pub(super) fn global<const W: usize>(
     let size = ty.size();
     let base = target.slot.base() as u32;
     let len = target.slot.bytes().len() as u64;
-    if let Err(bad) = offsets(idx, lm, exec, target.addressing, size, len, 0, &mut s.offs) {
-        let kind = if bad.misaligned {
-            FaultKind::GlobalMisaligned {
-                access: access_name(store),
-                buffer: target.name.to_owned(),
-                offset: bad.offset,
-                size,
-            }
-        } else {
-            FaultKind::GlobalOutOfBounds {
-                access: access_name(store),
-                buffer: target.name.to_owned(),
-                offset: bad.offset,
-                size,
-                len,
-            }
-        };
-        return Err(Box::new(Trap {
-            kind,
-            lane: Some(bad.lane),
-            address: Some(base as u64 + bad.offset),
-        }));
-    }
-    let contiguous = exec == full::<W>() && contiguous(&s.offs, size);
+    let all = match offsets(idx, lm, exec, target.addressing, size, len, 0, &mut s.offs) {
+        Ok(all) => all,
+        Err(bad) => {
+            let kind = if bad.misaligned {
+                FaultKind::GlobalMisaligned {
+                    access: access_name(store),
+                    buffer: target.name.to_owned(),
+                    offset: bad.offset,
+                    size,
+                }
+            } else {
+                FaultKind::GlobalOutOfBounds {
+                    access: access_name(store),
+                    buffer: target.name.to_owned(),
+                    offset: bad.offset,
+                    size,
+                    len,
+                }
+            };
+            return Err(Box::new(Trap {
+                kind,
+                lane: Some(bad.lane),
+                address: Some(base as u64 + bad.offset),
+            }));
+        }
+    };
+    let contiguous = exec == full::<W>() && all;
     count_global(exec, contiguous, &s.offs, base, size, geo, c, &mut s.keys);
     match (store, target.slot) {
         (false, slot) => gather(slot.bytes(), &s.offs, ty, val_out, contiguous),
@@ -646,7 +646,7 @@ pub(super) fn lds<const W: usize>(
     let exec = exec & full::<W>();
     let size = ty.size();
     let area = target.area;
-    if let Err(bad) = offsets(
+    let all = match offsets(
         idx,
         lm,
         exec,
@@ -656,29 +656,32 @@ pub(super) fn lds<const W: usize>(
         area.offset,
         &mut s.offs,
     ) {
-        let kind = if bad.misaligned {
-            FaultKind::LdsMisaligned {
-                access: access_name(store),
-                array: target.name.to_owned(),
-                offset: bad.offset,
-                size,
-            }
-        } else {
-            FaultKind::LdsOutOfBounds {
-                access: access_name(store),
-                array: target.name.to_owned(),
-                offset: bad.offset,
-                size,
-                len: area.bytes as u64,
-            }
-        };
-        return Err(Box::new(Trap {
-            kind,
-            lane: Some(bad.lane),
-            address: Some((area.offset as u64).saturating_add(bad.offset)),
-        }));
-    }
-    let contiguous = exec == full::<W>() && contiguous(&s.offs, size);
+        Ok(all) => all,
+        Err(bad) => {
+            let kind = if bad.misaligned {
+                FaultKind::LdsMisaligned {
+                    access: access_name(store),
+                    array: target.name.to_owned(),
+                    offset: bad.offset,
+                    size,
+                }
+            } else {
+                FaultKind::LdsOutOfBounds {
+                    access: access_name(store),
+                    array: target.name.to_owned(),
+                    offset: bad.offset,
+                    size,
+                    len: area.bytes as u64,
+                }
+            };
+            return Err(Box::new(Trap {
+                kind,
+                lane: Some(bad.lane),
+                address: Some((area.offset as u64).saturating_add(bad.offset)),
+            }));
+        }
+    };
+    let contiguous = exec == full::<W>() && all;
     count_lds(exec, contiguous, &s.offs, size, geo, table, c);
     if store {
         lds_scatter(mem, exec, &s.offs, ty, val_out, contiguous);

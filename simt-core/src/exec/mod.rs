@@ -58,6 +58,9 @@ use wave::{Exit, Status, Uniforms, Wave, WaveRun};
 /// Runs `program` over the grid `config` describes, with `args` bound to its
 /// parameters in order, and returns the launch's statistics.
 ///
+/// Each thread keeps one [`Machine`] for this function, so its buffers (sized for
+/// the largest launch the thread has made) are allocated once, not per launch.
+///
 /// The program is validated first ([`Error::Invalid`]); the configuration and the
 /// arguments are checked next ([`Error::Launch`]); a wave that goes wrong stops the
 /// launch with [`Error::Fault`], leaving writable buffers as the instructions
@@ -67,7 +70,21 @@ pub fn launch(
     config: &LaunchConfig,
     args: &mut [Arg<'_>],
 ) -> Result<Stats, Error> {
-    Machine::new().launch(program, config, args)
+    thread_local! {
+        /// Each thread's machine, so that repeated launches reuse its buffers.
+        static MACHINE: std::cell::RefCell<Machine> = std::cell::RefCell::new(Machine::new());
+    }
+    let reused = MACHINE.try_with(|m| {
+        m.try_borrow_mut()
+            .ok()
+            .map(|mut m| m.launch(program, config, args))
+    });
+    match reused {
+        Ok(Some(result)) => result,
+        // The thread is shutting down, or (never in practice) a launch is
+        // already running on it: use a fresh machine.
+        _ => Machine::new().launch(program, config, args),
+    }
 }
 
 /// An interpreter that keeps its buffers (registers, LDS, wave state) between
@@ -194,16 +211,29 @@ impl Machine {
         // Local ids depend only on the workgroup shape: compute them once.
         self.local.clear();
         self.local.resize(nwaves, [[0; 64]; 3]);
-        for (w, ids) in self.local.iter_mut().enumerate() {
+        // Work-items are numbered x fastest: step the ids like an odometer.
+        let mut id = [0u32; 3];
+        for ids in self.local.iter_mut() {
             for l in 0..W {
-                let linear = w * W + l;
-                if linear < size {
-                    let x = linear % wg[0] as usize;
-                    let y = linear / wg[0] as usize % wg[1] as usize;
-                    let z = linear / (wg[0] as usize * wg[1] as usize);
-                    ids[0][l] = x as u32;
-                    ids[1][l] = y as u32;
-                    ids[2][l] = z as u32;
+                ids[0][l] = id[0];
+                ids[1][l] = id[1];
+                ids[2][l] = id[2];
+                id[0] += 1;
+                if id[0] == wg[0] {
+                    id[0] = 0;
+                    id[1] += 1;
+                    if id[1] == wg[1] {
+                        id[1] = 0;
+                        id[2] += 1;
+                    }
+                }
+            }
+        }
+        // Lanes past the workgroup's end are never launched; keep them at zero.
+        if let Some(last) = self.local.last_mut() {
+            for l in (size - (nwaves - 1) * W)..W {
+                for axis in last.iter_mut() {
+                    axis[l] = 0;
                 }
             }
         }
@@ -262,7 +292,10 @@ fn run_groups<const W: usize>(
         for gy in 0..grid[1] {
             for gx in 0..grid[0] {
                 let group = [gx, gy, gz];
-                m.vregs.fill([0; 64]);
+                // Lanes past `W` are never read: zero only the wave's lanes.
+                for r in m.vregs.iter_mut() {
+                    r[..W].fill(0);
+                }
                 m.sregs.fill(0);
                 m.mregs.fill(0);
                 m.lds.0[..m.lds_words].fill(0);

@@ -316,6 +316,8 @@ pub(super) fn run<const W: usize>(
     alu::expand(exec, &mut lm);
     let mut active = exec.count_ones() as usize;
     let mut divergent = (exec != launch) as u64;
+    // The exec mask `lm`, `active` and `divergent` were computed from.
+    let mut seen = exec;
     let mreg = |mr: &[u64], m: crate::ir::MReg| mr.get(m.0 as usize).copied().unwrap_or(0);
 
     macro_rules! trap {
@@ -343,9 +345,13 @@ pub(super) fn run<const W: usize>(
     }
     macro_rules! exec_changed {
         () => {{
-            alu::expand(exec, &mut lm);
-            active = exec.count_ones() as usize;
-            divergent = (exec != launch) as u64;
+            // Control flow mostly leaves exec as it was (a uniform loop or `if`).
+            if exec != seen {
+                seen = exec;
+                alu::expand(exec, &mut lm);
+                active = exec.count_ones() as usize;
+                divergent = (exec != launch) as u64;
+            }
         }};
     }
     macro_rules! fetch {
