@@ -9,7 +9,7 @@ use crate::ast::{Kernel, ParamType};
 use crate::check;
 use crate::parse::{self, Parsed};
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{quote, quote_spanned, ToTokens};
+use quote::{quote, quote_spanned};
 use simt_core::{
     Addressing, Axis, ElemType, GlobalRef, Inst, LdsRef, Operand, Program, ScalarType, SourceLoc,
     Special,
