@@ -37,6 +37,7 @@ fn the_published_table_covers_every_kernel() {
 #[test]
 fn the_library_carries_the_same_published_figures() {
     // The report compares against `simt_kernels::reference`; it must be this table.
+    assert_eq!(PUBLISHED.len(), simt_kernels::reference::TABLE.len());
     for ((name, lds_acc, lds_conflicts, glb_acc, glb_trans, _), p) in
         PUBLISHED.iter().zip(simt_kernels::reference::TABLE)
     {
