@@ -152,3 +152,114 @@ fn unvalidated_programs_with_bad_references_are_refused() {
         Err(Error::Invalid(_))
     ));
 }
+
+/// LDS keeps bytes in words: sub-word stores and loads of every type at byte
+/// offsets within a word, read back whole and sign- or zero-extended.
+#[test]
+fn lds_sub_word_data() {
+    use crate::builder::ProgramBuilder;
+    use crate::ir::{Addressing, BinOp, ElemType, GlobalRef, LdsRef};
+    use crate::launch::Arg;
+
+    let mut p = ProgramBuilder::new("lds_sub_word");
+    let out = p.buffer_mut::<u32>("out");
+    let w = p.lds("w", ElemType::U32, 64);
+    let v = |r: u16| Operand::V(VReg(r));
+    let bytes = |index: Operand| LdsRef {
+        lds: w,
+        index,
+        addressing: Addressing::Byte,
+    };
+    let words = |index: Operand| LdsRef {
+        lds: w,
+        index,
+        addressing: Addressing::Element,
+    };
+    let bin = |op, dst: u16, a: Operand, b: Operand| Inst::VBinary {
+        op,
+        dst: VReg(dst),
+        a,
+        b,
+    };
+    let imm = Operand::Imm;
+    let mut insts = vec![
+        // v0 = lane * 37 + 0x70: bytes both below and above 0x80.
+        bin(BinOp::MulU32, 0, LANE, imm(37)),
+        bin(BinOp::AddU32, 0, v(0), imm(0x70)),
+        Inst::LdsStore {
+            ty: ElemType::U8,
+            dst: bytes(LANE),
+            src: v(0),
+        },
+        // v1 = 2 * lane + 64: halves from byte 64 on.
+        bin(BinOp::MulU32, 1, LANE, imm(2)),
+        bin(BinOp::AddU32, 1, v(1), imm(64)),
+        bin(BinOp::MulU32, 2, v(0), imm(0x0101)),
+        Inst::LdsStore {
+            ty: ElemType::U16,
+            dst: bytes(v(1)),
+            src: v(2),
+        },
+        Inst::LdsLoad {
+            ty: ElemType::U32,
+            dst: VReg(3),
+            src: words(LANE),
+        },
+        Inst::LdsLoad {
+            ty: ElemType::I8,
+            dst: VReg(4),
+            src: bytes(LANE),
+        },
+        Inst::LdsLoad {
+            ty: ElemType::I16,
+            dst: VReg(5),
+            src: bytes(v(1)),
+        },
+        Inst::LdsLoad {
+            ty: ElemType::U16,
+            dst: VReg(6),
+            src: bytes(v(1)),
+        },
+    ];
+    for k in 0..4u16 {
+        insts.push(bin(BinOp::AddU32, 7, LANE, imm(32 * k as u32)));
+        insts.push(Inst::GlobalStore {
+            ty: ElemType::U32,
+            dst: GlobalRef {
+                buffer: out,
+                index: v(7),
+                addressing: Addressing::Element,
+            },
+            src: v(3 + k),
+        });
+    }
+    p.extend(insts);
+    let program = p.build().expect("valid");
+    let mut data = vec![0u32; 128];
+    let config = LaunchConfig::new(1, 32).wave_width(32);
+    Machine::new()
+        .launch(&program, &config, &mut [Arg::buffer_mut(&mut data)])
+        .expect("runs");
+    let byte = |l: u32| (l * 37 + 0x70) as u8;
+    let half = |l: u32| ((l * 37 + 0x70) * 0x0101) as u16;
+    for l in 0..32u32 {
+        let word = if l < 8 {
+            u32::from_le_bytes([
+                byte(4 * l),
+                byte(4 * l + 1),
+                byte(4 * l + 2),
+                byte(4 * l + 3),
+            ])
+        } else if (16..32).contains(&l) {
+            let i = 2 * (l - 16);
+            half(i) as u32 | (half(i + 1) as u32) << 16
+        } else {
+            0
+        };
+        let l_ = l as usize;
+        assert_eq!(data[l_], word, "u32 word {l}");
+        assert_eq!(data[32 + l_], byte(l) as i8 as i32 as u32, "i8 byte {l}");
+        assert_eq!(data[64 + l_], half(l) as i16 as i32 as u32, "i16 at {l}");
+        assert_eq!(data[96 + l_], half(l) as u32, "u16 at {l}");
+    }
+}
