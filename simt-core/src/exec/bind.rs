@@ -385,7 +385,7 @@ fn check_len(
     len: usize,
     size: u32,
 ) -> Result<(), LaunchErrorKind> {
-    if len % size as usize != 0 {
+    if !len.is_multiple_of(size as usize) {
         return Err(LaunchErrorKind::Buffer {
             index,
             name: param.name.to_string(),

@@ -267,6 +267,7 @@ pub(super) struct BankTable<'a> {
 }
 
 /// Counts an LDS access: per phase, the worst bank's distinct words minus one.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn count_lds<const W: usize>(
     exec: u64,
@@ -276,6 +277,7 @@ fn count_lds<const W: usize>(
     geo: &Geometry,
     table: &mut BankTable<'_>,
     c: &mut Counters,
+    banks: &mut [u32; 64],
 ) {
     for (start, n, bits) in phases::<W>(exec, geo.phase_lanes) {
         if bits == 0 {
@@ -295,6 +297,17 @@ fn count_lds<const W: usize>(
             continue;
         }
         if bits.count_ones() as usize == n {
+            // Words spanning fewer than `banks` consecutive words sit in distinct
+            // banks, whatever lanes share them: no conflict (the broadcast tiles
+            // of a matrix product). A min/max reduction, which vectorizes.
+            let (mut lo, mut hi) = (u32::MAX, 0u32);
+            for &a in &addrs[start..start + n] {
+                lo = lo.min(a >> geo.bank_shift);
+                hi = hi.max(a >> geo.bank_shift);
+            }
+            if hi - lo <= geo.bank_mask {
+                continue;
+            }
             if let Some(cycles) = affine_conflicts(&addrs[start..start + n], geo) {
                 c.lds_conflict_cycles += cycles;
                 continue;
@@ -304,7 +317,8 @@ fn count_lds<const W: usize>(
         // no conflict. This covers distinct banks and groups of broadcasts. Each
         // active lane writes its word to its bank's slot, then every lane checks
         // that its bank's slot holds its word: two straight passes, no branches.
-        let mut bank_word = [0u32; 64];
+        // Every slot read below was written first: the table needs no clearing.
+        let bank_word = &mut *banks;
         let bank_of = |l: usize| ((addrs[l] >> geo.bank_shift) & geo.bank_mask & 63) as usize;
         each_lane(bits, |l| bank_word[bank_of(l)] = addrs[l] >> geo.bank_shift);
         let mut mismatch = 0u32;
@@ -537,6 +551,8 @@ pub(super) struct MemScratch<const W: usize> {
     pub(super) offs: [u32; W],
     /// Sort buffer for distinct-line counting.
     pub(super) keys: [u32; W],
+    /// The word each LDS bank was last asked for, in the conflict test.
+    pub(super) banks: [u32; 64],
 }
 
 impl<const W: usize> MemScratch<W> {
@@ -544,6 +560,7 @@ impl<const W: usize> MemScratch<W> {
         MemScratch {
             offs: [0; W],
             keys: [0; W],
+            banks: [0; 64],
         }
     }
 }
@@ -682,7 +699,7 @@ pub(super) fn lds<const W: usize>(
         }
     };
     let contiguous = exec == full::<W>() && all;
-    count_lds(exec, contiguous, &s.offs, size, geo, table, c);
+    count_lds(exec, contiguous, &s.offs, size, geo, table, c, &mut s.banks);
     if store {
         lds_scatter(mem, exec, &s.offs, ty, val_out, contiguous);
     } else {
