@@ -101,6 +101,63 @@ pub struct Machine {
     stamps: Vec<u32>,
     gen: u32,
     skips: Vec<i64>,
+    /// Programs of `'static` tables already validated, with their launch facts.
+    checked: Vec<(StaticKey, Prepared)>,
+}
+
+/// How many validated programs a machine remembers.
+const CHECKED_PROGRAMS: usize = 16;
+
+/// The identity of a program whose tables are all borrowed `'static` data, as
+/// `simt_kernel!` emits them. Such data can never change, so a program that
+/// passed validation under this key passes it again: the machine skips the
+/// validator and the launch checks of the program on later launches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct StaticKey {
+    /// Address and length of the name, file, params, LDS, instruction and
+    /// location tables.
+    tables: [(usize, usize); 6],
+    /// The register counts and the LDS size.
+    sizes: (u16, u16, u16, u32),
+}
+
+impl StaticKey {
+    /// The key of `program`, or `None` when one of its tables is owned (built at
+    /// run time, so it could be a different program at the same address later).
+    fn of(program: &Program) -> Option<StaticKey> {
+        use std::borrow::Cow;
+        // These take the `Cow` itself: whether it borrows is the question.
+        #[allow(clippy::ptr_arg)]
+        fn slice<T: Clone>(c: &Cow<'static, [T]>) -> Option<(usize, usize)> {
+            match c {
+                Cow::Borrowed(s) => Some((s.as_ptr() as usize, s.len())),
+                Cow::Owned(_) => None,
+            }
+        }
+        #[allow(clippy::ptr_arg)]
+        fn text(c: &Cow<'static, str>) -> Option<(usize, usize)> {
+            match c {
+                Cow::Borrowed(s) => Some((s.as_ptr() as usize, s.len())),
+                Cow::Owned(_) => None,
+            }
+        }
+        Some(StaticKey {
+            tables: [
+                text(&program.name)?,
+                text(&program.file)?,
+                slice(&program.params)?,
+                slice(&program.lds)?,
+                slice(&program.insts)?,
+                slice(&program.locs)?,
+            ],
+            sizes: (
+                program.vregs,
+                program.sregs,
+                program.mregs,
+                program.lds_bytes,
+            ),
+        })
+    }
 }
 
 /// The workgroup's LDS, allocated once per machine at the largest size a program
@@ -122,7 +179,7 @@ impl std::fmt::Debug for Lds {
 /// The parts of a launch that stay fixed while it runs.
 struct Plan<'p, 'b> {
     program: &'p Program,
-    prepared: Prepared,
+    prepared: &'p Prepared,
     bound: Bound<'b>,
     geo: Geometry,
     config: &'p LaunchConfig,
@@ -142,8 +199,23 @@ impl Machine {
         config: &LaunchConfig,
         args: &mut [Arg<'_>],
     ) -> Result<Stats, Error> {
-        crate::validate(program)?;
-        self.launch_validated(program, config, args)
+        let Some(key) = StaticKey::of(program) else {
+            crate::validate(program)?;
+            return self.launch_validated(program, config, args);
+        };
+        let prepared = match self.checked.iter().position(|(k, _)| *k == key) {
+            Some(i) => self.checked.swap_remove(i).1,
+            None => {
+                crate::validate(program)?;
+                bind::prepare(program)?
+            }
+        };
+        let result = self.launch_prepared(program, &prepared, config, args);
+        if self.checked.len() >= CHECKED_PROGRAMS {
+            self.checked.remove(0);
+        }
+        self.checked.push((key, prepared));
+        result
     }
 
     /// [`Machine::launch`] without the validator: only the facts the interpreter
@@ -155,6 +227,17 @@ impl Machine {
         args: &mut [Arg<'_>],
     ) -> Result<Stats, Error> {
         let prepared = bind::prepare(program)?;
+        self.launch_prepared(program, &prepared, config, args)
+    }
+
+    /// Runs a launch of a program whose facts `prepared` holds.
+    fn launch_prepared(
+        &mut self,
+        program: &Program,
+        prepared: &Prepared,
+        config: &LaunchConfig,
+        args: &mut [Arg<'_>],
+    ) -> Result<Stats, Error> {
         let refuse = |kind| {
             Error::Launch(LaunchError {
                 kernel: program.name.to_string(),
@@ -292,9 +375,14 @@ fn run_groups<const W: usize>(
         for gy in 0..grid[1] {
             for gx in 0..grid[0] {
                 let group = [gx, gy, gz];
-                // Lanes past `W` are never read: zero only the wave's lanes.
-                for r in m.vregs.iter_mut() {
-                    r[..W].fill(0);
+                // Lanes past `W` are never read: zero only the wave's lanes (in
+                // one pass when that is the whole register).
+                if W >= 64 {
+                    m.vregs.fill([0; 64]);
+                } else {
+                    for r in m.vregs.iter_mut() {
+                        r[..W].fill(0);
+                    }
                 }
                 m.sregs.fill(0);
                 m.mregs.fill(0);
@@ -332,7 +420,7 @@ fn run_groups<const W: usize>(
                         };
                         let run = WaveRun {
                             program,
-                            prepared: &plan.prepared,
+                            prepared: plan.prepared,
                             slots: &mut plan.bound.slots,
                             scalars: &plan.bound.scalars,
                             geo: plan.geo,

@@ -263,3 +263,47 @@ fn lds_sub_word_data() {
         assert_eq!(data[96 + l_], half(l) as u32, "u16 at {l}");
     }
 }
+
+fn static_program(insts: &'static [Inst], locs: &'static [SourceLoc]) -> Program {
+    Program {
+        name: Cow::Borrowed("static"),
+        file: Cow::Borrowed("static.rs"),
+        params: Cow::Borrowed(&[]),
+        lds: Cow::Borrowed(&[]),
+        insts: Cow::Borrowed(insts),
+        locs: Cow::Borrowed(locs),
+        vregs: 0,
+        sregs: 0,
+        mregs: 0,
+        lds_bytes: 0,
+    }
+}
+
+/// A machine remembers only programs of `'static` tables that passed validation:
+/// an invalid one is refused at every launch, a valid one runs the same each time.
+#[test]
+fn validated_static_programs_are_remembered_only_when_valid() {
+    const LOC: SourceLoc = SourceLoc { line: 1, column: 1 };
+    let bad = static_program(&[Inst::EndIf, Inst::End], &[LOC, LOC]);
+    let good = static_program(&[Inst::Barrier, Inst::End], &[LOC, LOC]);
+    let config = LaunchConfig::new(3, 40).wave_width(32);
+    let mut m = Machine::new();
+    for _ in 0..2 {
+        assert!(matches!(
+            m.launch(&bad, &config, &mut []),
+            Err(Error::Invalid(_))
+        ));
+    }
+    let first = m.launch(&good, &config, &mut []).expect("runs");
+    let again = m.launch(&good, &config, &mut []).expect("runs");
+    assert_eq!(first, again);
+    assert_eq!((again.workgroups, again.waves), (3, 6));
+    assert_eq!(again.per_instruction[0].barriers, 6);
+    // An owned copy of the bad program is validated on its own.
+    let mut owned = bad.clone();
+    owned.insts = Cow::Owned(owned.insts.to_vec());
+    assert!(matches!(
+        m.launch(&owned, &config, &mut []),
+        Err(Error::Invalid(_))
+    ));
+}
