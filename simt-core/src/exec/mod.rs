@@ -31,8 +31,11 @@
 //! twice, once inside a `#[target_feature(enable = "avx2,fma")]` function used when
 //! the CPU reports both features at run time (so `f32::mul_add` is one instruction
 //! instead of a library call, and lane loops use 256-bit vectors), and once plainly
-//! for every other CPU. Machine state is allocated per launch (or reused across
-//! launches by a [`Machine`]), never per workgroup or per instruction.
+//! for every other CPU. Machine state is allocated once per [`Machine`] and reused
+//! across its launches ([`launch`] uses one machine per thread), never per
+//! workgroup or per instruction; a machine also remembers the `'static` programs
+//! it has validated. The LDS is a fixed-size word array, so lane loops index it
+//! with masked word indices and no bounds checks.
 
 // Lane loops index several arrays by lane: the form that vectorizes reliably.
 #![allow(clippy::needless_range_loop)]
