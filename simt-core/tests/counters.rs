@@ -342,7 +342,9 @@ fn random_patterns_match_the_oracle() {
                 _ => (rng.next() % 6) * 33,
             })
             .collect();
-        let on_buf: Vec<u32> = (0..n).map(|_| (rng.next() % 5 != 0) as u32).collect();
+        let on_buf: Vec<u32> = (0..n)
+            .map(|_| !rng.next().is_multiple_of(5) as u32)
+            .collect();
         let active: Vec<bool> = on_buf.iter().map(|&o| o != 0).collect();
         for model in &models {
             for width in [32usize, 64] {
