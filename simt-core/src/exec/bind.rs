@@ -3,10 +3,9 @@
 
 use crate::builder::register_counts;
 use crate::error::LaunchErrorKind;
-use crate::ir::{Inst, Operand, ParamKind, Program, ScalarType};
+use crate::ir::{ParamKind, Program, ScalarType};
 use crate::launch::{Arg, LaunchConfig};
-use crate::limits::{MAX_LDS_BYTES, MAX_WORKGROUP_SIZE};
-use crate::validate::{link, ValidationError, ValidationErrorKind, ValidationErrors};
+use crate::limits::MAX_WORKGROUP_SIZE;
 
 /// The memory model's geometry as shifts and masks.
 #[derive(Clone, Copy, Debug)]
@@ -97,12 +96,7 @@ pub(super) struct LdsArea {
     pub(super) bytes: u32,
 }
 
-/// The facts about a program the interpreter relies on for memory safety and
-/// termination, checked once per launch.
-///
-/// [`validate`](crate::validate) establishes all of them; they are checked again
-/// here because the interpreter indexes by them and must not trust a hand-built
-/// [`Program`] that skipped validation.
+/// The facts about a validated program the interpreter sizes its state by.
 #[derive(Debug)]
 pub(super) struct Prepared {
     /// Vector registers per wave (at least every register an instruction names).
@@ -117,102 +111,9 @@ pub(super) struct Prepared {
     pub(super) lds_bytes: usize,
 }
 
-/// Checks jump targets, parameter and LDS references, and sizes.
-pub(super) fn prepare(program: &Program) -> Result<Prepared, ValidationErrors> {
-    let mut errors = Vec::new();
-    let mut linked = program.insts.to_vec();
-    if let Err(e) = link(&mut linked) {
-        errors.extend(e);
-    }
-    let params = &program.params;
-    let scalar = |op: Operand, i: usize, errors: &mut Vec<ValidationError>| {
-        if let Operand::Arg(p) = op {
-            match params.get(p.0 as usize).map(|p| (p.kind, &p.name)) {
-                None => errors.push(ValidationError::at(
-                    i,
-                    ValidationErrorKind::NoSuchParam { index: p.0 },
-                )),
-                Some((ParamKind::Buffer { .. }, name)) => errors.push(ValidationError::at(
-                    i,
-                    ValidationErrorKind::ParamKind {
-                        name: name.to_string(),
-                        is: "a buffer",
-                        expected: "a scalar",
-                    },
-                )),
-                Some((ParamKind::Scalar(_), _)) => {}
-            }
-        }
-    };
-    for (i, (inst, good)) in program.insts.iter().zip(&linked).enumerate() {
-        if errors.is_empty() && inst != good {
-            let target = |inst: &Inst| match *inst {
-                Inst::If { next: t, .. }
-                | Inst::Else { end: t }
-                | Inst::Loop { end: t }
-                | Inst::EndLoop { start: t, .. }
-                | Inst::Break { end: t, .. }
-                | Inst::Continue { end: t, .. } => t.0,
-                _ => u32::MAX,
-            };
-            errors.push(ValidationError::at(
-                i,
-                ValidationErrorKind::WrongTarget {
-                    expected: target(good),
-                    found: target(inst),
-                },
-            ));
-        }
-        for op in inst.sources().values.into_iter().flatten() {
-            scalar(op, i, &mut errors);
-        }
-        let global = match *inst {
-            Inst::GlobalLoad { src, .. } => Some((src.buffer, false)),
-            Inst::GlobalStore { dst, .. } => Some((dst.buffer, true)),
-            _ => None,
-        };
-        if let Some((p, store)) = global {
-            match params.get(p.0 as usize) {
-                None => errors.push(ValidationError::at(
-                    i,
-                    ValidationErrorKind::NoSuchParam { index: p.0 },
-                )),
-                Some(param) => match param.kind {
-                    ParamKind::Scalar(_) => errors.push(ValidationError::at(
-                        i,
-                        ValidationErrorKind::ParamKind {
-                            name: param.name.to_string(),
-                            is: "a scalar",
-                            expected: "a buffer",
-                        },
-                    )),
-                    ParamKind::Buffer { writable, .. } => {
-                        if store && !writable {
-                            errors.push(ValidationError::at(
-                                i,
-                                ValidationErrorKind::StoreToReadOnly {
-                                    name: param.name.to_string(),
-                                },
-                            ));
-                        }
-                    }
-                },
-            }
-        }
-        let lds = match *inst {
-            Inst::LdsLoad { src, .. } => Some(src.lds),
-            Inst::LdsStore { dst, .. } => Some(dst.lds),
-            _ => None,
-        };
-        if let Some(l) = lds {
-            if program.lds.get(l.0 as usize).is_none() {
-                errors.push(ValidationError::at(
-                    i,
-                    ValidationErrorKind::NoSuchLds { index: l.0 },
-                ));
-            }
-        }
-    }
+/// The launch facts of `program`, which [`validate`](crate::validate) (or
+/// `validate_structure`) has accepted.
+pub(super) fn prepare(program: &Program) -> Prepared {
     let lds: Vec<LdsArea> = program
         .lds
         .iter()
@@ -225,26 +126,14 @@ pub(super) fn prepare(program: &Program) -> Result<Prepared, ValidationErrors> {
         .iter()
         .map(|a| a.offset as u64 + a.bytes as u64)
         .fold(program.lds_bytes as u64, u64::max);
-    if lds_bytes > MAX_LDS_BYTES as u64 {
-        errors.push(ValidationError::program(ValidationErrorKind::LdsTooLarge {
-            bytes: lds_bytes,
-            limit: MAX_LDS_BYTES,
-        }));
-    }
-    if !errors.is_empty() {
-        return Err(ValidationErrors {
-            kernel: program.name.to_string(),
-            errors,
-        });
-    }
     let (v, s, m) = register_counts(&program.insts);
-    Ok(Prepared {
+    Prepared {
         vregs: v.max(1) as usize,
         sregs: s.max(1) as usize,
         mregs: m.max(1) as usize,
         lds,
         lds_bytes: lds_bytes as usize,
-    })
+    }
 }
 
 /// A parameter bound to its argument.

@@ -204,13 +204,13 @@ impl Machine {
     ) -> Result<Stats, Error> {
         let Some(key) = StaticKey::of(program) else {
             crate::validate(program)?;
-            return self.launch_validated(program, config, args);
+            return self.launch_prepared(program, &bind::prepare(program), config, args);
         };
         let prepared = match self.checked.iter().position(|(k, _)| *k == key) {
             Some(i) => self.checked.swap_remove(i).1,
             None => {
                 crate::validate(program)?;
-                bind::prepare(program)?
+                bind::prepare(program)
             }
         };
         let result = self.launch_prepared(program, &prepared, config, args);
@@ -221,16 +221,18 @@ impl Machine {
         result
     }
 
-    /// [`Machine::launch`] without the validator: only the facts the interpreter
-    /// itself relies on are checked (see [`bind::prepare`]).
-    fn launch_validated(
+    /// [`Machine::launch`] with every check but the uniformity analysis, so that
+    /// a barrier may sit under divergent control flow: how the tests reach the
+    /// run-time barrier faults.
+    #[cfg(test)]
+    fn launch_without_barrier_checks(
         &mut self,
         program: &Program,
         config: &LaunchConfig,
         args: &mut [Arg<'_>],
     ) -> Result<Stats, Error> {
-        let prepared = bind::prepare(program)?;
-        self.launch_prepared(program, &prepared, config, args)
+        crate::validate::validate_structure(program)?;
+        self.launch_prepared(program, &bind::prepare(program), config, args)
     }
 
     /// Runs a launch of a program whose facts `prepared` holds.

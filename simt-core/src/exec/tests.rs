@@ -32,7 +32,7 @@ fn program(body: &[Inst]) -> Program {
 
 fn run(body: &[Inst], size: u32, width: u32) -> Result<Stats, Error> {
     let config = LaunchConfig::new(2, size).wave_width(width);
-    Machine::new().launch_validated(&program(body), &config, &mut [])
+    Machine::new().launch_without_barrier_checks(&program(body), &config, &mut [])
 }
 
 fn fault(result: Result<Stats, Error>) -> Fault {
@@ -148,7 +148,7 @@ fn unvalidated_programs_with_bad_references_are_refused() {
     p.insts = Cow::Owned(insts);
     let config = LaunchConfig::new(1, 32);
     assert!(matches!(
-        Machine::new().launch_validated(&p, &config, &mut []),
+        Machine::new().launch_without_barrier_checks(&p, &config, &mut []),
         Err(Error::Invalid(_))
     ));
 }

@@ -28,6 +28,18 @@ use error::ValidationErrorKind as Kind;
 /// operand names something of the right kind, element accesses move the element
 /// type, the LDS layout fits, and every barrier is under workgroup-uniform control.
 pub fn validate(program: &Program) -> Result<(), ValidationErrors> {
+    check(program, true)
+}
+
+/// [`validate`] without the uniformity analysis: every fact the interpreter needs
+/// to run a program safely, but barriers may sit under divergent control flow.
+/// The interpreter's own tests use it to reach the run-time barrier faults.
+#[cfg(test)]
+pub(crate) fn validate_structure(program: &Program) -> Result<(), ValidationErrors> {
+    check(program, false)
+}
+
+fn check(program: &Program, barriers: bool) -> Result<(), ValidationErrors> {
     let mut errors = Vec::new();
     operands::check_program(program, &mut errors);
 
@@ -67,7 +79,7 @@ pub fn validate(program: &Program) -> Result<(), ValidationErrors> {
 
     // The analysis follows the nesting; past the nesting limit it is skipped so
     // that its cost stays bounded for any input.
-    if nested && shallow {
+    if barriers && nested && shallow {
         uniformity::Analysis::run(program, &linked).barrier_errors(&mut errors);
     }
 
