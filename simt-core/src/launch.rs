@@ -1,6 +1,6 @@
 //! Launch configuration and host arguments.
 
-use crate::ir::ElemType;
+use crate::ir::{ElemType, ParamKind, ScalarType};
 use crate::limits::DEFAULT_INSTRUCTION_BUDGET;
 use crate::model::MemoryModel;
 use serde::Serialize;
@@ -157,15 +157,26 @@ impl<'a> Arg<'a> {
         }
     }
 
+    /// The kind of parameter the argument fits.
+    pub fn kind(&self) -> ParamKind {
+        match *self {
+            Arg::Buffer { elem, .. } => ParamKind::Buffer {
+                elem,
+                writable: false,
+            },
+            Arg::BufferMut { elem, .. } => ParamKind::Buffer {
+                elem,
+                writable: true,
+            },
+            Arg::U32(_) => ParamKind::Scalar(ScalarType::U32),
+            Arg::I32(_) => ParamKind::Scalar(ScalarType::I32),
+            Arg::F32(_) => ParamKind::Scalar(ScalarType::F32),
+        }
+    }
+
     /// How the argument is described in errors (`&[f32]`, `&mut [u32]`, `u32`, ...).
     pub fn describe(&self) -> String {
-        match self {
-            Arg::Buffer { elem, .. } => format!("&[{}]", elem.name()),
-            Arg::BufferMut { elem, .. } => format!("&mut [{}]", elem.name()),
-            Arg::U32(_) => "u32".to_owned(),
-            Arg::I32(_) => "i32".to_owned(),
-            Arg::F32(_) => "f32".to_owned(),
-        }
+        self.kind().rust_type()
     }
 }
 

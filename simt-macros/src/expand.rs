@@ -119,7 +119,7 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
                 }
             }
             ParamType::Scalar(t) => {
-                let t = Ident::new(scalar_name(t), p.ty_span);
+                let t = Ident::new(t.name(), p.ty_span);
                 quote_spanned!(p.ty_span=> ::core::primitive::#t)
             }
         };
@@ -180,14 +180,6 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
                 #rt::launch(&PROGRAM, #config, &mut [#(#args),*])
             }
         }
-    }
-}
-
-fn scalar_name(t: ScalarType) -> &'static str {
-    match t {
-        ScalarType::U32 => "u32",
-        ScalarType::I32 => "i32",
-        ScalarType::F32 => "f32",
     }
 }
 

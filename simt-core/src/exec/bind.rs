@@ -187,22 +187,6 @@ pub(super) struct Bound<'b> {
     pub(super) scalars: Vec<u32>,
 }
 
-fn describe(kind: ParamKind) -> String {
-    match kind {
-        ParamKind::Buffer {
-            elem,
-            writable: false,
-        } => format!("&[{}]", elem.name()),
-        ParamKind::Buffer {
-            elem,
-            writable: true,
-        } => format!("&mut [{}]", elem.name()),
-        ParamKind::Scalar(ScalarType::U32) => "u32".to_owned(),
-        ParamKind::Scalar(ScalarType::I32) => "i32".to_owned(),
-        ParamKind::Scalar(ScalarType::F32) => "f32".to_owned(),
-    }
-}
-
 /// Binds `args` to the program's parameters.
 ///
 /// Buffers are laid out in one 32-bit byte address space in parameter order,
@@ -229,7 +213,7 @@ pub(super) fn bind<'b>(
         let mismatch = LaunchErrorKind::ArgType {
             index,
             name: param.name.to_string(),
-            expected: describe(param.kind),
+            expected: param.kind.rust_type(),
             got: arg.describe(),
         };
         let (slot, value) = match (param.kind, &mut *arg) {

@@ -1,5 +1,6 @@
 //! Run-time barrier faults. The validator rejects every program that could reach
-//! them, so these run hand-built programs through the interpreter without it.
+//! them, so these run hand-built programs through
+//! the interpreter with every check but the uniformity analysis.
 
 use super::Machine;
 use crate::error::{Error, Fault, FaultKind};

@@ -182,6 +182,17 @@ pub enum ScalarType {
     F32,
 }
 
+impl ScalarType {
+    /// The Rust spelling (`u32`, `i32` or `f32`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            ScalarType::U32 => "u32",
+            ScalarType::I32 => "i32",
+            ScalarType::F32 => "f32",
+        }
+    }
+}
+
 /// A global-memory operand: a buffer parameter and an index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct GlobalRef {

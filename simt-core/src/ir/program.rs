@@ -28,6 +28,23 @@ pub enum ParamKind {
     Scalar(ScalarType),
 }
 
+impl ParamKind {
+    /// The Rust type a launch passes for it (`&[f32]`, `&mut [u32]`, `u32`, ...).
+    pub fn rust_type(self) -> String {
+        match self {
+            ParamKind::Buffer {
+                elem,
+                writable: false,
+            } => format!("&[{}]", elem.name()),
+            ParamKind::Buffer {
+                elem,
+                writable: true,
+            } => format!("&mut [{}]", elem.name()),
+            ParamKind::Scalar(t) => t.name().to_owned(),
+        }
+    }
+}
+
 /// A kernel parameter.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Param {
