@@ -1,29 +1,33 @@
 //! Building programs at run time, for tests and tools that do not use the macro.
 
 use crate::ir::{
-    ElemType, Inst, LdsDecl, LdsIdx, Param, ParamIdx, ParamKind, Program, Reg, ScalarType,
+    ElemType, LdsDecl, LdsIdx, Param, ParamIdx, ParamKind, Program, Reg, RegName, ScalarType,
     SourceLoc,
 };
+use crate::isa::Inst;
 use crate::launch::Element;
-use crate::validate::{link, validate, ValidationErrors};
+use crate::validate::{Kernel, ValidationErrors};
 use std::borrow::Cow;
 
 /// Assembles a [`Program`]: declare parameters and LDS, push instructions, then
-/// [`build`](Self::build) links, counts registers, appends `end` and validates.
+/// [`build`](Self::build) counts registers, appends `end`, links and validates,
+/// giving a [`Kernel`].
 ///
 /// ```
-/// use simt_core::{ProgramBuilder, Inst, Operand, Special, VReg, GlobalRef, Addressing};
+/// use simt_core::{ProgramBuilder, Inst, Operand, Special, GlobalRef};
 ///
 /// let mut b = ProgramBuilder::new("iota");
 /// let out = b.buffer_mut::<u32>("out");
+/// let id = Operand::Special(Special::GlobalId(simt_core::Axis::X));
 /// b.push(Inst::GlobalStore {
 ///     ty: simt_core::ElemType::U32,
-///     dst: GlobalRef { buffer: out, index: Operand::Special(Special::GlobalId(simt_core::Axis::X)), addressing: Addressing::Element },
-///     src: Operand::Special(Special::GlobalId(simt_core::Axis::X)),
+///     dst: GlobalRef::element(out, id),
+///     src: id,
 /// });
-/// let program = b.build().unwrap();
+/// let kernel = b.build().unwrap();
+/// assert_eq!(kernel.display().to_string().lines().nth(1), Some("    global_store out[global_id.x], global_id.x"));
 /// let mut data = vec![0u32; 64];
-/// let stats = simt_core::launch(&program, &simt_core::LaunchConfig::new(2, 32), &mut [simt_core::Arg::buffer_mut(&mut data)]).unwrap();
+/// let stats = simt_core::launch(&kernel, &simt_core::LaunchConfig::new(2, 32), &mut [simt_core::Arg::buffer_mut(&mut data)]).unwrap();
 /// assert_eq!(data[63], 63);
 /// assert_eq!(stats.totals.global_transactions, 4);
 /// ```
@@ -35,6 +39,7 @@ pub struct ProgramBuilder {
     lds_bytes: u32,
     insts: Vec<Inst>,
     locs: Vec<SourceLoc>,
+    reg_names: Vec<RegName>,
 }
 
 impl ProgramBuilder {
@@ -47,6 +52,7 @@ impl ProgramBuilder {
             lds_bytes: 0,
             insts: Vec::new(),
             locs: Vec::new(),
+            reg_names: Vec::new(),
         }
     }
 
@@ -103,6 +109,16 @@ impl ProgramBuilder {
         LdsIdx(last_index(self.lds.len()))
     }
 
+    /// Names a register, for messages and the disassembler.
+    pub fn name_register(&mut self, reg: Reg, name: &str) -> &mut Self {
+        self.reg_names.retain(|n| n.reg != reg);
+        self.reg_names.push(RegName {
+            reg,
+            name: Cow::Owned(name.to_owned()),
+        });
+        self
+    }
+
     /// Appends an instruction; its source line is its 1-based position.
     pub fn push(&mut self, inst: Inst) -> &mut Self {
         let line = self.insts.len() as u32 + 1;
@@ -124,8 +140,9 @@ impl ProgramBuilder {
         self
     }
 
-    /// Links and validates the program, appending `end` unless it is already last.
-    pub fn build(&self) -> Result<Program, ValidationErrors> {
+    /// The program, with `end` appended unless it is already last, not yet linked
+    /// or validated.
+    pub fn program(&self) -> Program {
         let mut insts = self.insts.clone();
         let mut locs = self.locs.clone();
         if !matches!(insts.last(), Some(Inst::End)) {
@@ -133,10 +150,8 @@ impl ProgramBuilder {
             insts.push(Inst::End);
             locs.push(SourceLoc { line, column: 1 });
         }
-        // Nesting errors come back, with every other problem, from `validate`.
-        let _ = link(&mut insts);
         let (vregs, sregs, mregs) = register_counts(&insts);
-        let program = Program {
+        Program {
             name: Cow::Owned(self.name.clone()),
             file: Cow::Borrowed(""),
             params: Cow::Owned(self.params.clone()),
@@ -147,9 +162,13 @@ impl ProgramBuilder {
             sregs,
             mregs,
             lds_bytes: self.lds_bytes,
-        };
-        validate(&program)?;
-        Ok(program)
+            reg_names: Cow::Owned(self.reg_names.clone()),
+        }
+    }
+
+    /// Links and validates the program, appending `end` unless it is already last.
+    pub fn build(&self) -> Result<Kernel, ValidationErrors> {
+        Kernel::new(self.program())
     }
 }
 
@@ -162,28 +181,16 @@ fn last_index(len: usize) -> u16 {
 /// The number of vector, scalar and mask registers `insts` use (highest index + 1).
 pub fn register_counts(insts: &[Inst]) -> (u16, u16, u16) {
     let mut counts = [0u16; 3];
-    let mut see = |reg: Reg| {
-        let (class, n) = match reg {
-            Reg::V(r) => (0, r.0),
-            Reg::S(r) => (1, r.0),
-            Reg::M(r) => (2, r.0),
-        };
-        counts[class] = counts[class].max(n.saturating_add(1));
-    };
     for inst in insts {
-        if let Some(r) = inst.written() {
-            see(r);
-        }
-        let sources = inst.sources();
-        for op in sources.values.into_iter().flatten() {
-            match op {
-                crate::ir::Operand::V(r) => see(Reg::V(r)),
-                crate::ir::Operand::S(r) => see(Reg::S(r)),
-                _ => {}
-            }
-        }
-        for m in sources.masks.into_iter().flatten() {
-            see(Reg::M(m));
+        let fields = inst.fields();
+        for reg in fields.written().chain(fields.read()) {
+            let (class, n) = reg.parts();
+            let c = match class {
+                'v' => 0,
+                's' => 1,
+                _ => 2,
+            };
+            counts[c] = counts[c].max(n.saturating_add(1));
         }
     }
     (counts[0], counts[1], counts[2])

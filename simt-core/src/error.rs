@@ -138,14 +138,18 @@ pub struct Fault {
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum FaultKind {
     /// A global access outside its buffer.
-    #[error("out-of-bounds {access} of {size} bytes at offset {offset} of buffer `{buffer}` ({len} bytes)")]
+    #[error("out-of-bounds {access} of {size} bytes at index {index} (byte offset {offset}) of buffer `{buffer}` ({len} bytes)")]
     GlobalOutOfBounds {
-        /// `load` or `store`.
+        /// `load`, `store` or `atomic`.
         access: &'static str,
         /// The buffer parameter's name.
         buffer: String,
+        /// The index as the kernel computed it (with its offset), in elements or
+        /// bytes as the operand addresses; an index of 2^31 and above reads as
+        /// negative.
+        index: i64,
         /// Byte offset within the buffer.
-        offset: u64,
+        offset: i64,
         /// Access size in bytes.
         size: u32,
         /// The buffer's length in bytes.
@@ -154,26 +158,30 @@ pub enum FaultKind {
     /// A global access not aligned to its size.
     #[error("misaligned {access} of {size} bytes at offset {offset} of buffer `{buffer}`")]
     GlobalMisaligned {
-        /// `load` or `store`.
+        /// `load`, `store` or `atomic`.
         access: &'static str,
         /// The buffer parameter's name.
         buffer: String,
         /// Byte offset within the buffer.
-        offset: u64,
+        offset: i64,
         /// Access size in bytes.
         size: u32,
     },
     /// An LDS access outside its array.
     #[error(
-        "out-of-bounds LDS {access} of {size} bytes at offset {offset} of `{array}` ({len} bytes)"
+        "out-of-bounds LDS {access} of {size} bytes at index {index} (byte offset {offset}) of `{array}` ({len} bytes)"
     )]
     LdsOutOfBounds {
-        /// `load` or `store`.
+        /// `load`, `store` or `atomic`.
         access: &'static str,
         /// The LDS array's name.
         array: String,
+        /// The index as the kernel computed it (with its offset), in elements or
+        /// bytes as the operand addresses; an index of 2^31 and above reads as
+        /// negative.
+        index: i64,
         /// Byte offset within the array.
-        offset: u64,
+        offset: i64,
         /// Access size in bytes.
         size: u32,
         /// The array's length in bytes.
@@ -182,12 +190,12 @@ pub enum FaultKind {
     /// An LDS access not aligned to its size.
     #[error("misaligned LDS {access} of {size} bytes at offset {offset} of `{array}`")]
     LdsMisaligned {
-        /// `load` or `store`.
+        /// `load`, `store` or `atomic`.
         access: &'static str,
         /// The LDS array's name.
         array: String,
         /// Byte offset within the array.
-        offset: u64,
+        offset: i64,
         /// Access size in bytes.
         size: u32,
     },

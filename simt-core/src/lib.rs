@@ -1,8 +1,11 @@
 //! The SIMT machine behind `simt`.
 //!
-//! - [`ir`]: the instruction set and [`Program`], plain data that fits in `static` tables;
-//! - [`validate()`] and [`link`]: nesting, operand kinds, limits and uniformity checks,
-//!   shared by the `simt_kernel!` macro and run-time builders ([`ProgramBuilder`]);
+//! - [`isa`]: the instruction table and what is derived from it ([`Inst`], the
+//!   mnemonics, the disassembler);
+//! - [`ir`]: [`Program`] and its operands, plain data that fits in `static` tables;
+//! - [`Kernel`], [`validate()`] and [`link`]: nesting, operand kinds, limits and
+//!   uniformity checks, shared by the `simt_kernel!` macro and run-time builders
+//!   ([`ProgramBuilder`]); a [`Kernel`] is a program that passed them;
 //! - [`launch()`]: the interpreter, with waves in lockstep under an exec mask, a
 //!   divergence stack, workgroups and barriers;
 //! - [`Stats`]: exact counters of divergence, LDS bank conflicts and global
@@ -13,6 +16,7 @@ mod builder;
 mod error;
 mod exec;
 pub mod ir;
+pub mod isa;
 mod launch;
 pub mod limits;
 mod model;
@@ -23,10 +27,13 @@ pub use builder::{register_counts, ProgramBuilder};
 pub use error::{Error, Fault, FaultKind, LaunchError, LaunchErrorKind};
 pub use exec::{launch, Machine};
 pub use ir::*;
+pub use isa::{
+    AtomicOp, BinOp, CmpOp, CmpType, Inst, MaskOp, Opcode, ShuffleOp, TernOp, UnOp, WaveOp, Width,
+};
 pub use launch::{Arg, Dim3, Element, LaunchConfig};
 pub use model::MemoryModel;
 pub use stats::{Counters, Stats};
 pub use validate::{
-    link, uniformity, validate, Note, UniformityInfo, ValidationError, ValidationErrorKind,
-    ValidationErrors,
+    link, uniformity, validate, Kernel, Note, NoteKind, UniformityInfo, ValidationError,
+    ValidationErrorKind, ValidationErrors,
 };

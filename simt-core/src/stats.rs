@@ -24,6 +24,10 @@ use serde::Serialize;
 /// - `global_sectors`: per phase, the distinct sectors touched.
 /// - `*_bytes_requested`: active lanes times the access size.
 /// - `global_bytes_moved`: transactions times the line size.
+/// - `atomic_accesses`: phases of atomic instructions (global or LDS) with at
+///   least one active lane; such phases also count as global or LDS accesses.
+/// - `atomic_contention`: per atomic phase, the largest number of active lanes
+///   aiming at one address, minus one: the updates that serialize behind another.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Counters {
     /// Issued instructions.
@@ -54,6 +58,10 @@ pub struct Counters {
     pub global_bytes_requested: u64,
     /// Bytes the transactions moved (`global_transactions * line_bytes`).
     pub global_bytes_moved: u64,
+    /// Phases of atomic instructions with an active lane.
+    pub atomic_accesses: u64,
+    /// Per atomic phase, the most active lanes aiming at one address, minus one.
+    pub atomic_contention: u64,
 }
 
 impl Counters {
@@ -73,6 +81,8 @@ impl Counters {
         self.global_sectors += other.global_sectors;
         self.global_bytes_requested += other.global_bytes_requested;
         self.global_bytes_moved += other.global_bytes_moved;
+        self.atomic_accesses += other.atomic_accesses;
+        self.atomic_contention += other.atomic_contention;
     }
 
     /// Divergent vector instructions as a percentage of vector instructions (0 when none).

@@ -2,7 +2,7 @@
 
 use proc_macro2::Span;
 use simt_core::{ElemType, ScalarType};
-use syn::{Attribute, Ident, Lit, LitInt, Visibility};
+use syn::{Attribute, Ident, Lit, Visibility};
 
 /// One `kernel` item.
 pub struct Kernel {
@@ -99,8 +99,8 @@ pub struct LdsDecl {
     pub name: Ident,
     /// The element type.
     pub elem: ElemType,
-    /// The number of elements, as written.
-    pub len: LitInt,
+    /// The number of elements, a constant expression.
+    pub len: Expr,
 }
 
 /// An instruction: a mnemonic and its operands.
@@ -122,14 +122,10 @@ pub enum Operand {
         /// The part after it.
         field: Ident,
     },
-    /// A number, checked and converted when its position's type is known.
-    Number {
-        /// The literal: a `LitInt` or a `LitFloat`.
-        lit: Lit,
-        /// The leading `-`, if any.
-        minus: Option<Span>,
-    },
-    /// `base[index]` or `base.bytes[index]`.
+    /// A number or constant expression, checked and converted when its
+    /// position's type is known.
+    Number(Expr),
+    /// `base[index]`, `base[index + offset]` or `base.bytes[...]`.
     Mem {
         /// The buffer or LDS array.
         base: Ident,
@@ -137,9 +133,71 @@ pub enum Operand {
         bytes: bool,
         /// The index.
         index: Box<Operand>,
+        /// The offset after `+` or `-` (`true` for `-`).
+        offset: Option<(bool, Box<Operand>)>,
         /// The closing bracket.
         close: Span,
     },
+    /// `[a, b, c, d]`: consecutive registers of a wide access.
+    List {
+        /// The registers, in order.
+        items: Vec<Operand>,
+        /// The opening bracket.
+        open: Span,
+        /// The closing bracket.
+        close: Span,
+    },
+}
+
+/// A constant expression of integer literals (`32 * 33`), or one number literal.
+pub enum Expr {
+    /// A literal: a `LitInt` or a `LitFloat`, with the span of a leading `-`.
+    Lit {
+        /// The literal.
+        lit: Lit,
+        /// The leading `-`, if any.
+        minus: Option<Span>,
+    },
+    /// `-e` of a parenthesized or compound expression.
+    Neg(Box<Expr>, Span),
+    /// `a op b`.
+    Binary(Box<Expr>, BinOp, Box<Expr>),
+}
+
+/// An operator of a constant expression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Rem,
+    /// `<<`
+    Shl,
+    /// `>>`
+    Shr,
+    /// `&`
+    And,
+    /// `^`
+    Xor,
+    /// `|`
+    Or,
+}
+
+impl Expr {
+    /// The first and last tokens.
+    pub fn spans(&self) -> (Span, Span) {
+        match self {
+            Expr::Lit { lit, minus } => (minus.unwrap_or_else(|| lit.span()), lit.span()),
+            Expr::Neg(e, minus) => (*minus, e.spans().1),
+            Expr::Binary(a, _, b) => (a.spans().0, b.spans().1),
+        }
+    }
 }
 
 impl Operand {
@@ -149,8 +207,9 @@ impl Operand {
         match self {
             Operand::Name(id) => (id.span(), id.span()),
             Operand::Dotted { base, field } => (base.span(), field.span()),
-            Operand::Number { lit, minus } => (minus.unwrap_or_else(|| lit.span()), lit.span()),
+            Operand::Number(e) => e.spans(),
             Operand::Mem { base, close, .. } => (base.span(), *close),
+            Operand::List { open, close, .. } => (*open, *close),
         }
     }
 }

@@ -7,13 +7,14 @@
 //! own at the related mnemonic, with messages that start with `note: `: stable
 //! proc macros cannot attach a real note to another span.
 
-use crate::ast::{Kernel, Operand, ParamType, RegClass, Stmt};
-use crate::isa::{self, Arg, Form, Slot, Ty};
+use crate::ast::{self, Expr, Kernel, Operand, ParamType, RegClass, Stmt};
+use crate::isa::{self, Mnemonic};
 use proc_macro2::{Punct, Spacing, Span, TokenStream, TokenTree};
+use simt_core::isa::{Field, ImmType as Ty, MemRef, Op, Role};
 use simt_core::limits::{MAX_LDS_BYTES, MAX_MREGS, MAX_PARAMS, MAX_SREGS, MAX_VREGS};
 use simt_core::{
-    Addressing, Axis, ElemType, GlobalRef, Inst, LdsDecl, LdsIdx, LdsRef, MReg, ParamIdx,
-    ParamKind, Program, Reg, SReg, SourceLoc, Special, Uniformity, VReg,
+    Addressing, Axis, ElemType, GlobalRef, Inst, Kernel as ValidKernel, LdsDecl, LdsIdx, LdsRef,
+    MReg, ParamIdx, ParamKind, Program, Reg, RegName, SReg, SourceLoc, Special, Uniformity, VReg,
 };
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
@@ -37,7 +38,7 @@ const CONFIG: &str = "config";
 
 /// Checks `kernel` and lowers it to a linked, validated program, or returns
 /// every error found.
-pub fn check(kernel: &Kernel) -> Result<Program, Vec<Error>> {
+pub fn check(kernel: &Kernel) -> Result<ValidKernel, Vec<Error>> {
     let mut cx = Checker {
         kernel,
         errors: Vec::new(),
@@ -305,15 +306,17 @@ impl Checker<'_> {
     }
 
     fn declare_lds(&mut self, decl: &crate::ast::LdsDecl) {
-        let len = match decl.len.base10_parse::<u32>() {
-            Ok(0) | Err(_) => {
-                self.error(
-                    decl.len.span(),
-                    "an LDS array's length must be a positive integer",
-                );
+        let (first, _) = decl.len.spans();
+        let len = match eval(&decl.len) {
+            Ok(Number::Int(n)) if n > 0 => u32::try_from(n).unwrap_or(u32::MAX),
+            Ok(_) => {
+                self.error(first, "an LDS array's length must be a positive integer");
                 return;
             }
-            Ok(n) => n,
+            Err((span, message)) => {
+                self.error(span, message);
+                return;
+            }
         };
         let Ok(index) = u16::try_from(self.lds.len()).map(LdsIdx) else {
             self.error(decl.name.span(), "too many LDS arrays");
@@ -329,7 +332,7 @@ impl Checker<'_> {
         let end = u64::from(offset) + u64::from(len) * u64::from(decl.elem.size());
         if end > u64::from(MAX_LDS_BYTES) && self.lds_bytes <= MAX_LDS_BYTES {
             self.error(
-                decl.len.span(),
+                first,
                 format!(
                     "LDS of {end} bytes exceeds the machine's {MAX_LDS_BYTES} bytes per workgroup"
                 ),
@@ -432,6 +435,7 @@ impl Checker<'_> {
             Operand::Dotted { base, field } => format!("{base}.{field}"),
             Operand::Number { .. } => return "an immediate".to_owned(),
             Operand::Mem { .. } => return "a memory operand".to_owned(),
+            Operand::List { .. } => return "a register list".to_owned(),
         };
         match thing {
             Some(Thing::Entity(Entity::Reg(r))) => {
@@ -471,6 +475,13 @@ impl Checker<'_> {
                 );
                 return None;
             }
+            Operand::List { .. } => {
+                self.error_at(
+                    op,
+                    format!("expected a {want} register to write, found a register list (lists are for the `_x2` and `_x4` loads and stores)"),
+                );
+                return None;
+            }
             _ => self.resolve(op)?,
         };
         let what = self.describe(op, Some(thing));
@@ -506,15 +517,15 @@ impl Checker<'_> {
     }
 
     /// An immediate read as `ty`, as raw bits.
-    fn immediate(
-        &mut self,
-        op: &Operand,
-        lit: &Lit,
-        negative: bool,
-        ty: Ty,
-        mnemonic: &Ident,
-    ) -> Option<u32> {
-        let result = match number(lit, negative) {
+    fn immediate(&mut self, op: &Operand, expr: &Expr, ty: Ty, mnemonic: &Ident) -> Option<u32> {
+        let number = match eval(expr) {
+            Ok(n) => Ok(n),
+            Err((span, message)) => {
+                self.error(span, message);
+                return None;
+            }
+        };
+        let result = match number {
             // The value is in `i32::MIN..=u32::MAX`: the low 32 bits of a
             // negative one are its `i32` two's complement.
             Ok(Number::Int(value)) => match ty {
@@ -551,15 +562,18 @@ impl Checker<'_> {
     ) -> Option<simt_core::Operand> {
         use simt_core::Operand as O;
         let thing = match op {
-            Operand::Number { lit, minus } => {
-                return self
-                    .immediate(op, lit, minus.is_some(), ty, mnemonic)
-                    .map(O::Imm)
-            }
+            Operand::Number(expr) => return self.immediate(op, expr, ty, mnemonic).map(O::Imm),
             Operand::Mem { .. } => {
                 self.error_at(
                     op,
                     "memory operands are only allowed in loads and stores: load the value into a register first",
+                );
+                return None;
+            }
+            Operand::List { .. } => {
+                self.error_at(
+                    op,
+                    "a register list is only an operand of the `_x2` and `_x4` loads and stores",
                 );
                 return None;
             }
@@ -568,9 +582,7 @@ impl Checker<'_> {
         let what = self.describe(op, Some(thing));
         let message = match thing {
             Thing::Entity(Entity::Reg(Reg::V(r))) if !scalar => return Some(O::V(r)),
-            Thing::Entity(Entity::Reg(Reg::V(_))) => format!(
-                "scalar instruction `{mnemonic}` cannot read {what}: it may differ between lanes"
-            ),
+            Thing::Entity(Entity::Reg(Reg::V(_))) => not_uniform(mnemonic, &what, "may differ"),
             Thing::Entity(Entity::Reg(Reg::S(r))) => return Some(O::S(r)),
             Thing::Entity(Entity::Reg(Reg::M(_))) => {
                 format!("{what} is not a value (`v_select` turns a mask into values)")
@@ -585,9 +597,7 @@ impl Checker<'_> {
             Thing::Special(s) if !scalar || s.uniformity() != Uniformity::Lane => {
                 return Some(O::Special(s))
             }
-            Thing::Special(_) => format!(
-                "scalar instruction `{mnemonic}` cannot read {what}: it differs between lanes"
-            ),
+            Thing::Special(_) => not_uniform(mnemonic, &what, "differs"),
         };
         self.error_at(op, message);
         None
@@ -607,17 +617,21 @@ impl Checker<'_> {
         None
     }
 
-    /// A memory operand: a buffer element (`global`) or an LDS element.
-    fn memory(
-        &mut self,
-        op: &Operand,
-        global: bool,
-        write: bool,
-        form: Form,
-        mnemonic: &Ident,
-    ) -> Option<Arg> {
+    /// A memory operand of the space `role` names: a buffer element or an LDS
+    /// element, with its index, offset and addressing, and the element type.
+    fn memory(&mut self, op: &Operand, role: Role, m: &Mnemonic, mnemonic: &Ident) -> Option<(MemRef, ElemType)> {
+        let global = matches!(role, Role::GlobalLoad | Role::GlobalStore | Role::GlobalAtomic);
+        let want = if global {
+            "a buffer element such as `buf[i]`"
+        } else {
+            "an LDS element such as `tile[i]`"
+        };
         let Operand::Mem {
-            base, bytes, index, ..
+            base,
+            bytes,
+            index,
+            offset,
+            ..
         } = op
         else {
             let thing = match op {
@@ -625,19 +639,23 @@ impl Checker<'_> {
                 _ => None,
             };
             let what = self.describe(op, thing);
-            let want = if global {
-                "a buffer element such as `buf[i]`"
-            } else {
-                "an LDS element such as `tile[i]`"
-            };
             self.error_at(op, format!("expected {want}, found {what}"));
             return None;
         };
         let name = base.to_string();
-        let entity = match self.names.get(&name) {
-            Some(named) => named.entity,
-            None => {
-                self.resolve(&Operand::Name(base.clone()));
+        // The base must name a buffer or an LDS array: anything else (a register,
+        // a special value, an unknown name) is an error here, never a dropped
+        // instruction.
+        let base_op = Operand::Name(base.clone());
+        let entity = match self.resolve(&base_op)? {
+            Thing::Entity(e @ (Entity::Param(_, ParamType::Buffer { .. }) | Entity::Lds(..))) => e,
+            thing => {
+                let what = self.describe(&base_op, Some(thing));
+                let space = if global { "a buffer" } else { "an LDS array" };
+                self.error(
+                    base.span(),
+                    format!("{what} is not {space}: expected {want}"),
+                );
                 return None;
             }
         };
@@ -656,6 +674,35 @@ impl Checker<'_> {
             }
             index => self.value(index, Ty::Int, false, mnemonic),
         };
+        let offset = match offset {
+            None => Some(simt_core::Operand::Imm(0)),
+            Some((negative, k)) => match (&**k, *negative) {
+                (Operand::Number(e), true) => {
+                    let at = e.spans().0;
+                    let negated = eval(e).and_then(|n| match n {
+                        Number::Int(v) => int(-i128::from(v), at),
+                        Number::Float(_) => Err((at, "an offset is an integer".to_owned())),
+                    });
+                    match negated {
+                        Ok(Number::Int(v)) => Some(simt_core::Operand::Imm(v as u32)),
+                        Ok(Number::Float(_)) => None,
+                        Err((span, message)) => {
+                            self.error(span, message);
+                            None
+                        }
+                    }
+                }
+                (_, true) => {
+                    self.error_at(
+                        k,
+                        "only an immediate offset can be subtracted: write `x[i + k]` with a negative `k`",
+                    );
+                    None
+                }
+                (k, false) => self.value(k, Ty::Int, true, mnemonic),
+            },
+        };
+        let write = !matches!(role, Role::GlobalLoad | Role::LdsLoad);
         let elem = match (entity, global) {
             (Entity::Param(i, ParamType::Buffer { elem, writable }), true) => {
                 if write && !writable {
@@ -676,27 +723,25 @@ impl Checker<'_> {
             (Entity::Lds(..), true) => {
                 self.error(
                     base.span(),
-                    format!("`{name}` is an LDS array: use `lds_load` and `lds_store` for LDS"),
-                );
-                return None;
-            }
-            (Entity::Param(_, ParamType::Buffer { .. }), false) => {
-                self.error(
-                    base.span(),
-                    format!(
-                        "`{name}` is a buffer: use `global_load` and `global_store` for buffers"
-                    ),
+                    format!("`{name}` is an LDS array: use the `lds_` loads, stores and atomics for LDS"),
                 );
                 return None;
             }
             _ => {
-                let what = self.describe(&Operand::Name(base.clone()), Some(Thing::Entity(entity)));
-                let want = if global { "a buffer" } else { "an LDS array" };
-                self.error(base.span(), format!("{what} is not {want}"));
+                self.error(
+                    base.span(),
+                    format!(
+                        "`{name}` is a buffer: use the `global_` loads, stores and atomics for buffers"
+                    ),
+                );
                 return None;
             }
         };
-        if let Some(ty) = form.access() {
+        let named = m.ops.iter().find_map(|o| match o {
+            Op::Access(t) => Some(*t),
+            _ => None,
+        });
+        if let Some(ty) = named {
             if !*bytes && ty != elem {
                 self.error(
                     mnemonic.span(),
@@ -709,107 +754,201 @@ impl Checker<'_> {
                 return None;
             }
         }
-        let index = index?;
-        Some(match entity {
-            Entity::Param(buffer, _) => Arg::Global(
-                GlobalRef {
-                    buffer,
-                    index,
-                    addressing,
-                },
-                elem,
-            ),
-            Entity::Lds(lds, _) => Arg::Lds(
-                LdsRef {
-                    lds,
-                    index,
-                    addressing,
-                },
-                elem,
-            ),
+        let (index, offset) = (index?, offset?);
+        let mem = match entity {
+            Entity::Param(buffer, _) => MemRef::Global(GlobalRef {
+                buffer,
+                index,
+                offset,
+                addressing,
+            }),
+            Entity::Lds(lds, _) => MemRef::Lds(LdsRef {
+                lds,
+                index,
+                offset,
+                addressing,
+            }),
             Entity::Reg(_) => return None,
-        })
+        };
+        Some((mem, elem))
     }
 
-    /// Checks one instruction's operands against its form and builds it.
+    /// A run of `n` consecutive vector registers written as `[a, b, ...]`: the first.
+    fn run(&mut self, op: &Operand, n: u16, mnemonic: &Ident) -> Option<VReg> {
+        let Operand::List { items, .. } = op else {
+            self.error_at(
+                op,
+                format!("`{mnemonic}` moves {n} registers: write them as a list, `[{}]`", list_example(n)),
+            );
+            return None;
+        };
+        if items.len() != usize::from(n) {
+            self.error_at(
+                op,
+                format!("`{mnemonic}` moves {n} registers, found {} in the list", items.len()),
+            );
+            return None;
+        }
+        let mut regs = Vec::with_capacity(items.len());
+        for item in items {
+            match self.resolve(item) {
+                Some(Thing::Entity(Entity::Reg(Reg::V(r)))) => regs.push(Some(r)),
+                Some(thing) => {
+                    let what = self.describe(item, Some(thing));
+                    self.error_at(item, format!("expected a vector register, found {what}"));
+                    regs.push(None);
+                }
+                None => regs.push(None),
+            }
+        }
+        let regs: Vec<VReg> = regs.into_iter().collect::<Option<_>>()?;
+        let first = regs.first().copied()?;
+        let consecutive = regs
+            .iter()
+            .enumerate()
+            .all(|(k, r)| u32::from(r.0) == u32::from(first.0) + k as u32);
+        if !consecutive {
+            let numbers: Vec<String> = regs.iter().map(|r| format!("v{}", r.0)).collect();
+            self.error_at(
+                op,
+                format!(
+                    "the registers of a wide access must be consecutive, but these are {}: declare them together in one `vreg` line",
+                    numbers.join(", ")
+                ),
+            );
+            return None;
+        }
+        Some(first)
+    }
+
+    /// Checks one instruction's operands against its mnemonic and builds it.
+    /// When an operand is wrong (and reported), the instruction is its
+    /// mnemonic's template, so that the nesting checks still see it.
     fn instruction(
         &mut self,
         inst: &crate::ast::Instruction,
-        previous: Option<Form>,
+        previous: Option<&Mnemonic>,
     ) -> Option<Inst> {
         let mnemonic = &inst.mnemonic;
         let name = mnemonic.to_string();
-        let Some(entry) = isa::lookup(&name) else {
+        let Some(m) = isa::lookup(&name) else {
             self.unknown_mnemonic(mnemonic, previous);
             return None;
         };
-        let form = entry.form;
-        let slots = form.slots();
-        if inst.operands.len() < slots.len() {
-            self.error(
-                mnemonic.span(),
-                format!(
-                    "`{name}` takes {} operand{} ({}), found {}",
-                    slots.len(),
-                    if slots.len() == 1 { "" } else { "s" },
-                    form.operand_names(),
-                    inst.operands.len()
-                ),
-            );
-            return form.placeholder();
+        let template = m.template()?;
+        let roles: Vec<Role> = m.operands().map(|(_, r)| r).collect();
+        let optional = roles.first().is_some_and(|r| r.is_optional());
+        let given = inst.operands.len();
+        let (min, max) = (roles.len() - usize::from(optional), roles.len());
+        let takes = || {
+            let count = if optional {
+                format!("{min} or {max} operands")
+            } else {
+                format!("{max} operand{}", if max == 1 { "" } else { "s" })
+            };
+            format!("`{name}` takes {count} ({})", m.operand_names())
+        };
+        if given < min {
+            self.error(mnemonic.span(), format!("{}, found {given}", takes()));
+            return Some(template);
         }
-        if let Some(extra) = inst.operands.get(slots.len()) {
-            self.error_at(
-                extra,
-                format!(
-                    "unexpected operand: `{name}` takes {} operand{} ({})",
-                    slots.len(),
-                    if slots.len() == 1 { "" } else { "s" },
-                    form.operand_names()
-                ),
-            );
-            return form.placeholder();
+        if let Some(extra) = inst.operands.get(max) {
+            self.error_at(extra, format!("unexpected operand: {}", takes()));
+            return Some(template);
         }
-        let mut args = Vec::with_capacity(slots.len());
-        let mut access = None;
-        for (slot, op) in slots.iter().zip(&inst.operands) {
-            let arg = match *slot {
-                Slot::VDst => self.dst(op, RegClass::V, mnemonic).map(reg_arg),
-                Slot::SDst => self.dst(op, RegClass::S, mnemonic).map(reg_arg),
-                Slot::MDst => self.dst(op, RegClass::M, mnemonic).map(reg_arg),
-                Slot::Mask => self.mask(op).map(Arg::M),
-                Slot::Value(ty) | Slot::Scalar(ty) => {
-                    let ty = match (ty, access) {
+        // An optional destination left out: the written operands start after it.
+        let skip = usize::from(optional && given < max);
+        let run = template.fields().run_length();
+        let mut fields = template.fields();
+        let mut ops = inst.operands.iter();
+        let mut elem = None;
+        let mut ok = true;
+        let imm = m.imm_type();
+        for field in fields.as_mut_slice() {
+            let role = field.role();
+            if !role.is_operand() {
+                continue;
+            }
+            if role.is_optional() && skip == 1 {
+                continue;
+            }
+            let Some(op) = ops.next() else { break };
+            let resolved = match role {
+                Role::VDst => self.dst(op, RegClass::V, mnemonic).and_then(|r| match r {
+                    Reg::V(r) => Some(Field::VDst(r)),
+                    _ => None,
+                }),
+                Role::SDst => self.dst(op, RegClass::S, mnemonic).and_then(|r| match r {
+                    Reg::S(r) => Some(Field::SDst(r)),
+                    _ => None,
+                }),
+                Role::MDst => self.dst(op, RegClass::M, mnemonic).and_then(|r| match r {
+                    Reg::M(r) => Some(Field::MDst(r)),
+                    _ => None,
+                }),
+                Role::VDstOpt => self.dst(op, RegClass::V, mnemonic).and_then(|r| match r {
+                    Reg::V(r) => Some(Field::VDstOpt(Some(r))),
+                    _ => None,
+                }),
+                Role::VDstRun => self.run(op, run, mnemonic).map(Field::VDstRun),
+                Role::VSrcRun => self.run(op, run, mnemonic).map(Field::VSrcRun),
+                Role::Mask => self.mask(op).map(Field::Mask),
+                Role::Src | Role::Uniform => {
+                    let ty = match (imm, elem) {
                         (Ty::Access, Some(ElemType::F32)) => Ty::F32,
                         (Ty::Access, Some(_)) => Ty::Int,
                         (Ty::Access, None) => Ty::Bits,
                         (ty, _) => ty,
                     };
-                    let scalar = matches!(slot, Slot::Scalar(_));
-                    self.value(op, ty, scalar, mnemonic).map(Arg::Value)
+                    let uniform = role == Role::Uniform;
+                    self.value(op, ty, uniform, mnemonic).map(|v| match role {
+                        Role::Uniform => Field::Uniform(v),
+                        _ => Field::Src(v),
+                    })
                 }
-                Slot::Global { write } => self.memory(op, true, write, form, mnemonic),
-                Slot::Lds => self.memory(op, false, false, form, mnemonic),
+                Role::Index => self.value(op, Ty::Int, false, mnemonic).map(Field::Index),
+                Role::UIndex => self.value(op, Ty::Int, true, mnemonic).map(Field::UIndex),
+                Role::GlobalLoad
+                | Role::GlobalStore
+                | Role::GlobalAtomic
+                | Role::LdsLoad
+                | Role::LdsStore
+                | Role::LdsAtomic => self.memory(op, role, m, mnemonic).map(|(mem, e)| {
+                    elem = Some(e);
+                    Field::Mem(role, mem)
+                }),
+                Role::Op | Role::Target => None,
             };
-            if let Some(Arg::Global(_, elem) | Arg::Lds(_, elem)) = arg {
-                access = Some(form.access().unwrap_or(elem));
+            match resolved {
+                Some(f) => *field = f,
+                None => ok = false,
             }
-            args.push(arg);
         }
-        match args.into_iter().collect::<Option<Vec<Arg>>>() {
-            Some(args) => form.build(&args).or_else(|| form.placeholder()),
-            None => form.placeholder(),
+        if !ok {
+            return Some(template);
         }
+        if m.infers_access() {
+            for field in fields.as_mut_slice() {
+                if let (Field::Op(Op::Access(t)), Some(e)) = (&mut *field, elem) {
+                    *t = e;
+                }
+            }
+        }
+        let built = Inst::from_fields(m.opcode, fields.as_slice());
+        if built.is_none() {
+            self.error(mnemonic.span(), format!("internal error: `{name}` did not build"));
+        }
+        built
     }
 
-    fn unknown_mnemonic(&mut self, mnemonic: &Ident, previous: Option<Form>) {
+    fn unknown_mnemonic(&mut self, mnemonic: &Ident, previous: Option<&Mnemonic>) {
         let name = mnemonic.to_string();
         let is_operand = numbered(&name).is_some()
             || self.names.contains_key(&name)
             || SPECIALS.contains(&name.as_str());
         let message = if is_operand {
             let hint = match previous {
-                Some(form) if form.slots().is_empty() => {
+                Some(m) if m.operands().next().is_none() => {
                     "the previous instruction takes no operands".to_owned()
                 }
                 _ => "is a comma missing after the previous operand?".to_owned(),
@@ -826,34 +965,56 @@ impl Checker<'_> {
     }
 
     /// Lowers the instructions, appends `end`, links and validates.
-    fn lower(&mut self) -> Option<Program> {
+    fn lower(&mut self) -> Option<ValidKernel> {
         let mut insts = Vec::new();
         let mut locs = Vec::new();
         let mut spans = Vec::new();
         let mut previous = None;
+        let mut written = 0usize;
         for stmt in &self.kernel.body {
             let Stmt::Inst(inst) = stmt else { continue };
+            written += 1;
             if let Some(lowered) = self.instruction(inst, previous) {
                 insts.push(lowered);
                 locs.push(loc(inst.mnemonic.span()));
                 spans.push(inst.mnemonic.span());
             }
-            previous = isa::lookup(&inst.mnemonic.to_string()).map(|m| m.form);
+            previous = isa::lookup(&inst.mnemonic.to_string());
+        }
+        // Every instruction written becomes one instruction, or there is an
+        // error: a kernel never compiles to something other than what was written.
+        if insts.len() != written && self.errors.is_empty() {
+            self.error(
+                self.kernel.name.span(),
+                format!(
+                    "internal error: {written} instructions written but {} lowered",
+                    insts.len()
+                ),
+            );
         }
         insts.push(Inst::End);
         locs.push(loc(self.kernel.close));
         spans.push(self.kernel.close);
-        let mut ok = match simt_core::link(&mut insts) {
-            Ok(()) => true,
-            Err(errors) => {
+        if !self.errors.is_empty() {
+            // Nesting errors still help next to operand errors; the validator's
+            // other checks would only repeat them.
+            if let Err(errors) = simt_core::link(&mut insts) {
                 for e in &errors {
                     self.validation_error(e, &spans);
                 }
-                false
             }
-        };
-        ok &= self.errors.is_empty();
+            return None;
+        }
         let (vregs, sregs, mregs) = simt_core::register_counts(&insts);
+        let mut reg_names: Vec<RegName> = self
+            .reg_names
+            .iter()
+            .map(|(&reg, name)| RegName {
+                reg,
+                name: Cow::Owned(name.clone()),
+            })
+            .collect();
+        reg_names.sort_by_key(|n| n.reg);
         let program = Program {
             name: Cow::Owned(self.kernel.name.unraw().to_string()),
             file: Cow::Borrowed(""),
@@ -865,17 +1026,25 @@ impl Checker<'_> {
             sregs,
             mregs,
             lds_bytes: self.lds_bytes,
+            reg_names: Cow::Owned(reg_names),
         };
-        if !ok {
-            return None;
-        }
-        if let Err(errors) = simt_core::validate(&program) {
-            for e in &errors.errors {
-                self.validation_error(e, &spans);
+        match ValidKernel::new(program) {
+            Ok(kernel) => Some(kernel),
+            Err(errors) => {
+                for e in &errors.errors {
+                    self.validation_error(e, &spans);
+                }
+                None
             }
-            return None;
         }
-        Some(program)
+    }
+
+    /// The name the kernel gave `reg`, or its number.
+    fn reg_name(&self, reg: Reg) -> String {
+        self.reg_names.get(&reg).cloned().unwrap_or_else(|| {
+            let (class, n) = reg.parts();
+            format!("{class}{n}")
+        })
     }
 
     fn validation_error(&mut self, e: &simt_core::ValidationError, spans: &[Span]) {
@@ -884,39 +1053,28 @@ impl Checker<'_> {
             .inst
             .and_then(at)
             .unwrap_or_else(|| self.kernel.name.span());
-        let message = self.rename(&e.kind.to_string());
-        self.error(span, message);
+        self.error(span, e.kind.to_string());
         for n in &e.notes {
             let span = at(n.inst).unwrap_or_else(|| self.kernel.name.span());
-            let message = self.rename(&n.message);
+            let message = n.kind.render(&|r| self.reg_name(r));
             self.note(span, message);
         }
     }
+}
 
-    /// Rewrites the validator's `` `m3` `` as the name the kernel gave `m3`, in
-    /// errors and notes.
-    fn rename(&self, message: &str) -> String {
-        message
-            .split('`')
-            .enumerate()
-            .map(|(i, part)| {
-                let named = numbered(part)
-                    .filter(|_| i % 2 == 1)
-                    .and_then(|(class, n)| u16::try_from(n).ok().map(|n| make_reg(class, n)))
-                    .and_then(|reg| self.reg_names.get(&reg));
-                named.map_or(part, String::as_str)
-            })
-            .collect::<Vec<_>>()
-            .join("`")
+/// Why an operand that must be wave-uniform cannot be `what`.
+fn not_uniform(mnemonic: &Ident, what: &str, differs: &str) -> String {
+    if mnemonic.to_string().starts_with("s_") {
+        format!("scalar instruction `{mnemonic}` cannot read {what}: it {differs} between lanes")
+    } else {
+        format!("`{mnemonic}` needs a wave-uniform value here, but {what} {differs} between lanes")
     }
 }
 
-fn reg_arg(reg: Reg) -> Arg {
-    match reg {
-        Reg::V(r) => Arg::V(r),
-        Reg::S(r) => Arg::S(r),
-        Reg::M(r) => Arg::M(r),
-    }
+/// `v0, v1, ...` for a list of `n` registers, in messages.
+fn list_example(n: u16) -> String {
+    let regs: Vec<String> = (0..n).map(|k| format!("v{k}")).collect();
+    regs.join(", ")
 }
 
 /// The special value `base` or `base.axis` names: `None` when `base` is not a
@@ -948,6 +1106,63 @@ fn special_value(base: &str, field: Option<&str>) -> Option<Result<Special, Stri
             _ => Special::WaveWidth,
         }),
     })
+}
+
+/// A constant expression's value: an error names the span at fault.
+fn eval(expr: &Expr) -> Result<Number, (Span, String)> {
+    match expr {
+        Expr::Lit { lit, minus } => {
+            number(lit, minus.is_some()).map_err(|message| (lit.span(), message))
+        }
+        Expr::Neg(e, minus) => match eval(e)? {
+            Number::Int(v) => int(-i128::from(v), *minus),
+            Number::Float(f) => Ok(Number::Float(-f)),
+        },
+        Expr::Binary(a, op, b) => {
+            let (x, y) = match (eval(a)?, eval(b)?) {
+                (Number::Int(x), Number::Int(y)) => (i128::from(x), i128::from(y)),
+                _ => {
+                    return Err((
+                        a.spans().0,
+                        "constant expressions combine integers only: write a float as one literal"
+                            .to_owned(),
+                    ))
+                }
+            };
+            let at = b.spans().0;
+            let value = match op {
+                ast::BinOp::Add => x + y,
+                ast::BinOp::Sub => x - y,
+                ast::BinOp::Mul => x * y,
+                ast::BinOp::Div | ast::BinOp::Rem if y == 0 => {
+                    return Err((at, "division by zero in a constant expression".to_owned()))
+                }
+                ast::BinOp::Div => x / y,
+                ast::BinOp::Rem => x % y,
+                ast::BinOp::Shl | ast::BinOp::Shr if !(0..32).contains(&y) => {
+                    return Err((at, "shift amount must be in 0..32".to_owned()))
+                }
+                ast::BinOp::Shl => x << y,
+                ast::BinOp::Shr => x >> y,
+                ast::BinOp::And => x & y,
+                ast::BinOp::Xor => x ^ y,
+                ast::BinOp::Or => x | y,
+            };
+            int(value, a.spans().0)
+        }
+    }
+}
+
+/// An integer result of a constant expression, if it fits an immediate.
+fn int(value: i128, at: Span) -> Result<Number, (Span, String)> {
+    if (i128::from(i32::MIN)..=i128::from(u32::MAX)).contains(&value) {
+        Ok(Number::Int(value as i64))
+    } else {
+        Err((
+            at,
+            format!("constant expression is {value}: immediates must fit in `u32` or `i32`"),
+        ))
+    }
 }
 
 /// A number literal's value.

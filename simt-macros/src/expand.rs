@@ -10,8 +10,9 @@ use crate::check;
 use crate::parse::{self, Parsed};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned};
+use simt_core::isa::{Field, MemRef, Op};
 use simt_core::{
-    Addressing, Axis, ElemType, GlobalRef, Inst, LdsRef, Operand, Program, ScalarType, SourceLoc,
+    Addressing, Axis, GlobalRef, Inst, LdsRef, Operand, Program, Reg, ScalarType, SourceLoc,
     Special,
 };
 use std::fmt::Debug;
@@ -39,7 +40,7 @@ pub fn expand(input: TokenStream) -> TokenStream {
             errors.extend(syntax);
             None
         };
-        modules.extend(module(&kernel, program.as_ref()));
+        modules.extend(module(&kernel, program.as_ref().map(|k| k.program())));
     }
     let mut out: TokenStream = errors.iter().map(syn::Error::to_compile_error).collect();
     out.extend(modules);
@@ -94,6 +95,18 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
         let elem = variant("ElemType", d.elem);
         let (len, offset) = (d.len, d.offset);
         quote!(#rt::LdsDecl { name: #rt::Cow::Borrowed(#dname), elem: #elem, len: #len, offset: #offset })
+    });
+    let reg_names = program.map(|p| &p.reg_names[..]).unwrap_or_default().iter().map(|n| {
+        let number = n.reg.parts().1;
+        let (reg_ty, ctor) = match n.reg {
+            Reg::V(_) => ("VReg", "V"),
+            Reg::S(_) => ("SReg", "S"),
+            Reg::M(_) => ("MReg", "M"),
+        };
+        let reg_ty = Ident::new(reg_ty, Span::call_site());
+        let ctor = Ident::new(ctor, Span::call_site());
+        let name = n.name.as_ref();
+        quote!(#rt::RegName { reg: #rt::Reg::#ctor(#rt::#reg_ty(#number)), name: #rt::Cow::Borrowed(#name) })
     });
     let lds_bytes_doc = format!(" Bytes of LDS per workgroup: {lds_bytes}.");
     // A rejected kernel's parameter names may be what it was rejected for (an
@@ -157,7 +170,13 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
                 sregs: #sregs,
                 mregs: #mregs,
                 lds_bytes: #lds_bytes,
+                reg_names: #rt::Cow::Borrowed(&[#(#reg_names),*]),
             };
+            /// The kernel, ready to launch: the macro validated `PROGRAM`.
+            #[allow(dead_code)]
+            // SAFETY: `PROGRAM` holds the program the macro validated (or, for a
+            // kernel with errors, only `end`, which is valid), unchanged.
+            pub static KERNEL: #rt::Kernel = unsafe { #rt::Kernel::new_unchecked(&PROGRAM) };
             /// Vector registers the kernel uses (`v0..VREGS`).
             #[allow(dead_code)]
             pub const VREGS: u16 = #vregs;
@@ -177,7 +196,7 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
                 #config: &#rt::LaunchConfig,
                 #(#launch_params),*
             ) -> ::core::result::Result<#rt::Stats, #rt::Error> {
-                #rt::launch(&PROGRAM, #config, &mut [#(#args),*])
+                #rt::launch(&KERNEL, #config, &mut [#(#args),*])
             }
         }
     }
@@ -251,132 +270,71 @@ fn global(g: GlobalRef) -> TokenStream {
     let rt = rt();
     let buffer = g.buffer.0;
     let index = operand(g.index);
+    let offset = operand(g.offset);
     let addr = addressing(g.addressing);
-    quote!(#rt::GlobalRef { buffer: #rt::ParamIdx(#buffer), index: #index, addressing: #addr })
+    quote!(#rt::GlobalRef { buffer: #rt::ParamIdx(#buffer), index: #index, offset: #offset, addressing: #addr })
 }
 
 fn lds(l: LdsRef) -> TokenStream {
     let rt = rt();
     let n = l.lds.0;
     let index = operand(l.index);
+    let offset = operand(l.offset);
     let addr = addressing(l.addressing);
-    quote!(#rt::LdsRef { lds: #rt::LdsIdx(#n), index: #index, addressing: #addr })
+    quote!(#rt::LdsRef { lds: #rt::LdsIdx(#n), index: #index, offset: #offset, addressing: #addr })
 }
 
-fn elem(t: ElemType) -> TokenStream {
-    variant("ElemType", t)
-}
-
-/// One instruction as a constant expression.
+/// One instruction as a constant expression, field by field from the table.
 fn inst(i: &Inst) -> TokenStream {
     let rt = rt();
-    let v = |r: simt_core::VReg| {
-        let n = r.0;
-        quote!(#rt::VReg(#n))
+    let opcode = i.opcode();
+    let variant = Ident::new(opcode.name(), Span::call_site());
+    if opcode.fields().is_empty() {
+        return quote!(#rt::Inst::#variant);
+    }
+    let names = opcode
+        .fields()
+        .iter()
+        .map(|&(name, _)| Ident::new(name, Span::call_site()));
+    let values = i.fields().as_slice().iter().map(field).collect::<Vec<_>>();
+    quote!(#rt::Inst::#variant { #(#names: #values),* })
+}
+
+/// One field's value as a constant expression.
+fn field(f: &Field) -> TokenStream {
+    let rt = rt();
+    let reg = |ty: &str, n: u16| {
+        let ty = Ident::new(ty, Span::call_site());
+        quote!(#rt::#ty(#n))
     };
-    let s = |r: simt_core::SReg| {
-        let n = r.0;
-        quote!(#rt::SReg(#n))
-    };
-    let m = |r: simt_core::MReg| {
-        let n = r.0;
-        quote!(#rt::MReg(#n))
-    };
-    let idx = |i: simt_core::InstIdx| {
-        let n = i.0;
-        quote!(#rt::InstIdx(#n))
-    };
-    match *i {
-        Inst::VBinary { op, dst, a, b } => {
-            let (op, dst, a, b) = (variant("BinOp", op), v(dst), operand(a), operand(b));
-            quote!(#rt::Inst::VBinary { op: #op, dst: #dst, a: #a, b: #b })
+    match *f {
+        Field::Op(op) => match op {
+            Op::Bin(o) => variant("BinOp", o),
+            Op::Un(o) => variant("UnOp", o),
+            Op::Tern(o) => variant("TernOp", o),
+            Op::Cmp(o) => variant("CmpOp", o),
+            Op::CmpType(o) => variant("CmpType", o),
+            Op::Mask(o) => variant("MaskOp", o),
+            Op::Atomic(o) => variant("AtomicOp", o),
+            Op::Shuffle(o) => variant("ShuffleOp", o),
+            Op::Wave(o) => variant("WaveOp", o),
+            Op::Width(o) => variant("Width", o),
+            Op::Access(o) => variant("ElemType", o),
+        },
+        Field::VDst(r) | Field::VDstRun(r) | Field::VSrcRun(r) => reg("VReg", r.0),
+        Field::SDst(r) => reg("SReg", r.0),
+        Field::MDst(r) | Field::Mask(r) => reg("MReg", r.0),
+        Field::VDstOpt(None) => quote!(::core::option::Option::None),
+        Field::VDstOpt(Some(r)) => {
+            let r = reg("VReg", r.0);
+            quote!(::core::option::Option::Some(#r))
         }
-        Inst::VUnary { op, dst, a } => {
-            let (op, dst, a) = (variant("UnOp", op), v(dst), operand(a));
-            quote!(#rt::Inst::VUnary { op: #op, dst: #dst, a: #a })
+        Field::Src(o) | Field::Uniform(o) | Field::Index(o) | Field::UIndex(o) => operand(o),
+        Field::Mem(_, MemRef::Global(g)) => global(g),
+        Field::Mem(_, MemRef::Lds(l)) => lds(l),
+        Field::Target(t) => {
+            let n = t.0;
+            quote!(#rt::InstIdx(#n))
         }
-        Inst::VTernary { op, dst, a, b, c } => {
-            let (op, dst) = (variant("TernOp", op), v(dst));
-            let (a, b, c) = (operand(a), operand(b), operand(c));
-            quote!(#rt::Inst::VTernary { op: #op, dst: #dst, a: #a, b: #b, c: #c })
-        }
-        Inst::VCmp { op, ty, dst, a, b } => {
-            let (op, ty, dst) = (variant("CmpOp", op), variant("CmpType", ty), m(dst));
-            let (a, b) = (operand(a), operand(b));
-            quote!(#rt::Inst::VCmp { op: #op, ty: #ty, dst: #dst, a: #a, b: #b })
-        }
-        Inst::VSelect {
-            dst,
-            mask,
-            on_true,
-            on_false,
-        } => {
-            let (dst, mask, t, f) = (v(dst), m(mask), operand(on_true), operand(on_false));
-            quote!(#rt::Inst::VSelect { dst: #dst, mask: #mask, on_true: #t, on_false: #f })
-        }
-        Inst::SBinary { op, dst, a, b } => {
-            let (op, dst, a, b) = (variant("BinOp", op), s(dst), operand(a), operand(b));
-            quote!(#rt::Inst::SBinary { op: #op, dst: #dst, a: #a, b: #b })
-        }
-        Inst::SUnary { op, dst, a } => {
-            let (op, dst, a) = (variant("UnOp", op), s(dst), operand(a));
-            quote!(#rt::Inst::SUnary { op: #op, dst: #dst, a: #a })
-        }
-        Inst::SCmp { op, ty, dst, a, b } => {
-            let (op, ty, dst) = (variant("CmpOp", op), variant("CmpType", ty), m(dst));
-            let (a, b) = (operand(a), operand(b));
-            quote!(#rt::Inst::SCmp { op: #op, ty: #ty, dst: #dst, a: #a, b: #b })
-        }
-        Inst::MaskBinary { op, dst, a, b } => {
-            let (op, dst, a, b) = (variant("MaskOp", op), m(dst), m(a), m(b));
-            quote!(#rt::Inst::MaskBinary { op: #op, dst: #dst, a: #a, b: #b })
-        }
-        Inst::MaskNot { dst, a } => {
-            let (dst, a) = (m(dst), m(a));
-            quote!(#rt::Inst::MaskNot { dst: #dst, a: #a })
-        }
-        Inst::GlobalLoad { ty, dst, src } => {
-            let (ty, dst, src) = (elem(ty), v(dst), global(src));
-            quote!(#rt::Inst::GlobalLoad { ty: #ty, dst: #dst, src: #src })
-        }
-        Inst::GlobalStore { ty, dst, src } => {
-            let (ty, dst, src) = (elem(ty), global(dst), operand(src));
-            quote!(#rt::Inst::GlobalStore { ty: #ty, dst: #dst, src: #src })
-        }
-        Inst::LdsLoad { ty, dst, src } => {
-            let (ty, dst, src) = (elem(ty), v(dst), lds(src));
-            quote!(#rt::Inst::LdsLoad { ty: #ty, dst: #dst, src: #src })
-        }
-        Inst::LdsStore { ty, dst, src } => {
-            let (ty, dst, src) = (elem(ty), lds(dst), operand(src));
-            quote!(#rt::Inst::LdsStore { ty: #ty, dst: #dst, src: #src })
-        }
-        Inst::If { mask, next } => {
-            let (mask, next) = (m(mask), idx(next));
-            quote!(#rt::Inst::If { mask: #mask, next: #next })
-        }
-        Inst::Else { end } => {
-            let end = idx(end);
-            quote!(#rt::Inst::Else { end: #end })
-        }
-        Inst::EndIf => quote!(#rt::Inst::EndIf),
-        Inst::Loop { end } => {
-            let end = idx(end);
-            quote!(#rt::Inst::Loop { end: #end })
-        }
-        Inst::EndLoop { mask, start } => {
-            let (mask, start) = (m(mask), idx(start));
-            quote!(#rt::Inst::EndLoop { mask: #mask, start: #start })
-        }
-        Inst::Break { mask, end } => {
-            let (mask, end) = (m(mask), idx(end));
-            quote!(#rt::Inst::Break { mask: #mask, end: #end })
-        }
-        Inst::Continue { mask, end } => {
-            let (mask, end) = (m(mask), idx(end));
-            quote!(#rt::Inst::Continue { mask: #mask, end: #end })
-        }
-        Inst::Barrier => quote!(#rt::Inst::Barrier),
-        Inst::End => quote!(#rt::Inst::End),
     }
 }

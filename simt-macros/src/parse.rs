@@ -12,10 +12,10 @@
 //! the next word that starts an instruction, and goes on.
 
 use crate::ast::{
-    Instruction, Kernel, LdsDecl, Operand, Param, ParamType, RegClass, RegDecl, Stmt,
+    BinOp, Expr, Instruction, Kernel, LdsDecl, Operand, Param, ParamType, RegClass, RegDecl, Stmt,
 };
 use crate::isa;
-use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use simt_core::{ElemType, ScalarType};
 use syn::buffer::Cursor;
 use syn::ext::IdentExt;
@@ -312,7 +312,7 @@ fn lds(input: ParseStream) -> Result<LdsDecl> {
     let (elem, len) = all(&content, |c| {
         let elem = elem_type(&c.parse()?)?;
         c.parse::<Token![;]>()?;
-        let len: LitInt = c.parse()?;
+        let len = expr(c, 0)?;
         Ok((elem, len))
     })?;
     semicolon(input, "the LDS declaration")?;
@@ -357,12 +357,25 @@ fn starts_operand(input: ParseStream) -> bool {
 
 /// An operand; `in_index` inside a memory operand's brackets.
 fn operand(input: ParseStream, in_index: bool) -> Result<Operand> {
-    if input.peek(Token![-]) {
-        let minus: Token![-] = input.parse()?;
-        return number(input, Some(minus.span));
+    if input.peek(Token![-])
+        || input.peek(LitInt)
+        || input.peek(LitFloat)
+        || input.peek(token::Paren)
+    {
+        return Ok(Operand::Number(expr(input, 0)?));
     }
-    if input.peek(LitInt) || input.peek(LitFloat) {
-        return number(input, None);
+    if input.peek(token::Bracket) && !in_index {
+        let content;
+        let bracket = bracketed!(content in input);
+        let items = all(&content, |c| {
+            let list = c.parse_terminated(|c| operand(c, true), Token![,])?;
+            Ok(list.into_iter().collect())
+        })?;
+        return Ok(Operand::List {
+            items,
+            open: bracket.span.open(),
+            close: bracket.span.close(),
+        });
     }
     if input.cursor().ident().is_some() {
         let base = input.call(Ident::parse_any)?;
@@ -400,34 +413,119 @@ fn memory(input: ParseStream, base: Ident, bytes: bool, in_index: bool) -> Resul
             base,
             bytes,
             index,
+            offset: None,
             close,
         });
     }
-    let index = all(&content, |c| {
+    let (index, offset) = all(&content, |c| {
         if c.is_empty() {
             return Err(Error::new(bracket.span.join(), "expected an index"));
         }
         let index = operand(c, true)?;
+        let offset = if c.peek(Token![+]) || c.peek(Token![-]) {
+            let negative = c.peek(Token![-]);
+            if negative {
+                c.parse::<Token![-]>()?;
+            } else {
+                c.parse::<Token![+]>()?;
+            }
+            Some((negative, Box::new(operand(c, true)?)))
+        } else {
+            None
+        };
         if !c.is_empty() {
-            return Err(c.error("expected `]` after the index"));
+            return Err(c.error("expected `]` after the index, or `+ offset`"));
         }
-        Ok(index)
+        Ok((index, offset))
     })?;
     Ok(Operand::Mem {
         base,
         bytes,
         index: Box::new(index),
+        offset,
         close: bracket.span.close(),
     })
 }
 
-/// A number: range, suffix and type are checked where it is used.
-fn number(input: ParseStream, minus: Option<Span>) -> Result<Operand> {
-    if input.peek(LitInt) || input.peek(LitFloat) {
-        return Ok(Operand::Number {
-            lit: input.parse()?,
-            minus,
-        });
+/// The binary operator at the cursor with its binding power, if any.
+fn peek_op(input: ParseStream) -> Option<(BinOp, u8)> {
+    Some(if input.peek(Token![<<]) {
+        (BinOp::Shl, 3)
+    } else if input.peek(Token![>>]) {
+        (BinOp::Shr, 3)
+    } else if input.peek(Token![|]) && !input.peek(Token![||]) {
+        (BinOp::Or, 0)
+    } else if input.peek(Token![^]) {
+        (BinOp::Xor, 1)
+    } else if input.peek(Token![&]) && !input.peek(Token![&&]) {
+        (BinOp::And, 2)
+    } else if input.peek(Token![+]) {
+        (BinOp::Add, 4)
+    } else if input.peek(Token![-]) {
+        (BinOp::Sub, 4)
+    } else if input.peek(Token![*]) {
+        (BinOp::Mul, 5)
+    } else if input.peek(Token![/]) {
+        (BinOp::Div, 5)
+    } else if input.peek(Token![%]) {
+        (BinOp::Rem, 5)
+    } else {
+        return None;
+    })
+}
+
+fn skip_op(input: ParseStream, op: BinOp) -> Result<()> {
+    match op {
+        BinOp::Shl => input.parse::<Token![<<]>().map(drop),
+        BinOp::Shr => input.parse::<Token![>>]>().map(drop),
+        BinOp::Or => input.parse::<Token![|]>().map(drop),
+        BinOp::Xor => input.parse::<Token![^]>().map(drop),
+        BinOp::And => input.parse::<Token![&]>().map(drop),
+        BinOp::Add => input.parse::<Token![+]>().map(drop),
+        BinOp::Sub => input.parse::<Token![-]>().map(drop),
+        BinOp::Mul => input.parse::<Token![*]>().map(drop),
+        BinOp::Div => input.parse::<Token![/]>().map(drop),
+        BinOp::Rem => input.parse::<Token![%]>().map(drop),
     }
-    Err(input.error("expected a number after `-`"))
+}
+
+/// A constant expression whose operators bind tighter than `min`: literals,
+/// parentheses, unary `-`, and the integer operators of Rust with Rust's
+/// precedence. Range, suffix and type are checked where it is used. Inside a
+/// memory operand's brackets `+` and `-` after an index start its offset, so
+/// an index expression with them must be parenthesized.
+fn expr(input: ParseStream, min: u8) -> Result<Expr> {
+    let mut lhs = if input.peek(Token![-]) {
+        let minus: Token![-] = input.parse()?;
+        if input.peek(LitInt) || input.peek(LitFloat) {
+            Expr::Lit {
+                lit: input.parse()?,
+                minus: Some(minus.span),
+            }
+        } else if input.peek(token::Paren) {
+            Expr::Neg(Box::new(expr(input, 6)?), minus.span)
+        } else {
+            return Err(input.error("expected a number after `-`"));
+        }
+    } else if input.peek(token::Paren) {
+        let content;
+        parenthesized!(content in input);
+        all(&content, |c| expr(c, 0))?
+    } else if input.peek(LitInt) || input.peek(LitFloat) {
+        Expr::Lit {
+            lit: input.parse()?,
+            minus: None,
+        }
+    } else {
+        return Err(input.error("expected a number"));
+    };
+    while let Some((op, power)) = peek_op(input) {
+        if power < min {
+            break;
+        }
+        skip_op(input, op)?;
+        let rhs = expr(input, power + 1)?;
+        lhs = Expr::Binary(Box::new(lhs), op, Box::new(rhs));
+    }
+    Ok(lhs)
 }

@@ -8,7 +8,7 @@
 //! destination itself is read from it lane by lane (the aliasing pattern is a
 //! compile-time parameter), so no scratch copy sits between dependent instructions.
 
-use crate::ir::{BinOp, CmpOp, CmpType, TernOp, UnOp};
+use crate::isa::{BinOp, CmpOp, CmpType, TernOp, UnOp};
 
 #[inline(always)]
 fn f(bits: u32) -> f32 {

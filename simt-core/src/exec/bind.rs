@@ -1,7 +1,6 @@
 //! Launch checks: the configuration, the program's facts the interpreter relies
 //! on, and the binding of host arguments to parameters.
 
-use crate::builder::register_counts;
 use crate::error::LaunchErrorKind;
 use crate::ir::{ParamKind, Program, ScalarType};
 use crate::launch::{Arg, LaunchConfig};
@@ -111,8 +110,7 @@ pub(super) struct Prepared {
     pub(super) lds_bytes: usize,
 }
 
-/// The launch facts of `program`, which [`validate`](crate::validate) (or
-/// `validate_structure`) has accepted.
+/// The launch facts of `program`, which validation has accepted.
 pub(super) fn prepare(program: &Program) -> Prepared {
     let lds: Vec<LdsArea> = program
         .lds
@@ -126,11 +124,11 @@ pub(super) fn prepare(program: &Program) -> Prepared {
         .iter()
         .map(|a| a.offset as u64 + a.bytes as u64)
         .fold(program.lds_bytes as u64, u64::max);
-    let (v, s, m) = register_counts(&program.insts);
+    // Validation checked that every register is below the declared counts.
     Prepared {
-        vregs: v.max(1) as usize,
-        sregs: s.max(1) as usize,
-        mregs: m.max(1) as usize,
+        vregs: program.vregs.max(1) as usize,
+        sregs: program.sregs.max(1) as usize,
+        mregs: program.mregs.max(1) as usize,
         lds,
         lds_bytes: lds_bytes as usize,
     }

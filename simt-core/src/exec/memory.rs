@@ -38,9 +38,13 @@ pub(super) const fn full<const W: usize>() -> u64 {
 }
 
 /// The first active lane whose access is out of bounds or misaligned.
-struct BadLane {
+pub(super) struct BadLane {
     lane: u32,
-    offset: u64,
+    /// The index as written (an index of 2^31 and above reads as negative), in
+    /// elements or bytes as the operand addresses.
+    index: i64,
+    /// The byte offset it gives within the buffer or array.
+    offset: i64,
     misaligned: bool,
 }
 
@@ -57,7 +61,7 @@ struct BadLane {
 /// stalls on store forwarding.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn offsets<const W: usize>(
+pub(super) fn offsets<const W: usize>(
     idx: &[u32; W],
     lm: &[u32; W],
     exec: u64,
@@ -90,11 +94,19 @@ fn offsets<const W: usize>(
         return Ok(contiguous);
     }
     match lanes(exec).find(|&l| wrong(idx[l])) {
-        Some(l) => Err(BadLane {
-            lane: l as u32,
-            offset: (idx[l] as u64) << shift,
-            misaligned: idx[l] & align != 0,
-        }),
+        Some(l) => {
+            let index = if (idx[l] as i32) < 0 {
+                i64::from(idx[l] as i32)
+            } else {
+                i64::from(idx[l])
+            };
+            Err(BadLane {
+                lane: l as u32,
+                index,
+                offset: index << shift,
+                misaligned: idx[l] & align != 0,
+            })
+        }
         None => Ok(contiguous),
     }
 }
@@ -104,7 +116,7 @@ fn offsets<const W: usize>(
 /// A contiguous run of set bits (a full wave or phase) is walked as a plain range,
 /// which is cheaper than finding each bit.
 #[inline(always)]
-fn lanes(bits: u64) -> impl Iterator<Item = usize> {
+pub(super) fn lanes(bits: u64) -> impl Iterator<Item = usize> {
     let start = bits.trailing_zeros();
     let run = (bits >> start.min(63)).trailing_ones();
     let dense = bits != 0 && (bits >> start.min(63)).count_ones() == run;
@@ -129,7 +141,7 @@ fn lanes(bits: u64) -> impl Iterator<Item = usize> {
 /// Like [`lanes`], but as a plain loop: a contiguous run of set bits (a full wave
 /// or phase) becomes a counted loop the optimizer unrolls.
 #[inline(always)]
-fn each_lane(bits: u64, mut f: impl FnMut(usize)) {
+pub(super) fn each_lane(bits: u64, mut f: impl FnMut(usize)) {
     if bits == 0 {
         return;
     }
@@ -152,7 +164,7 @@ fn each_lane(bits: u64, mut f: impl FnMut(usize)) {
 /// The memory phases of a wave of `W` lanes: each phase's first lane, lane count
 /// and active-lane mask.
 #[inline(always)]
-fn phases<const W: usize>(
+pub(super) fn phases<const W: usize>(
     exec: u64,
     phase_lanes: u32,
 ) -> impl Iterator<Item = (usize, usize, u64)> {
@@ -229,7 +241,7 @@ fn distinct<const W: usize>(
 /// Counts a global access: per phase, distinct lines and sectors.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn count_global<const W: usize>(
+pub(super) fn count_global<const W: usize>(
     exec: u64,
     contiguous: bool,
     offs: &[u32; W],
@@ -269,7 +281,7 @@ pub(super) struct BankTable<'a> {
 /// Counts an LDS access: per phase, the worst bank's distinct words minus one.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn count_lds<const W: usize>(
+pub(super) fn count_lds<const W: usize>(
     exec: u64,
     contiguous: bool,
     addrs: &[u32; W],
@@ -392,7 +404,7 @@ fn affine_conflicts(addrs: &[u32], geo: &Geometry) -> Option<u64> {
 /// lanes' offsets were checked, so clamping changes only inactive lanes, and the
 /// loop needs no per-lane branch on exec.
 #[inline(always)]
-fn gather<const W: usize>(
+pub(super) fn gather<const W: usize>(
     data: &[u8],
     offs: &[u32; W],
     ty: ElemType,
@@ -435,7 +447,7 @@ fn gather<const W: usize>(
 
 /// Stores the low `ty.size()` bytes of the active lanes' values at `offs[l]`.
 #[inline(always)]
-fn scatter<const W: usize>(
+pub(super) fn scatter<const W: usize>(
     data: &mut [u8],
     exec: u64,
     offs: &[u32; W],
@@ -481,14 +493,14 @@ pub(super) type LdsWords = [u32; LDS_WORDS];
 
 /// The word index of LDS byte offset `o`.
 #[inline(always)]
-fn word_index(o: u32) -> usize {
+pub(super) fn word_index(o: u32) -> usize {
     (o >> 2) as usize & (LDS_WORDS - 1)
 }
 
 /// Loads every lane's value of type `ty` at LDS byte offset `offs[l]` into `out`
 /// (inactive lanes read wherever their offset points: the caller blends by exec).
 #[inline(always)]
-fn lds_gather<const W: usize>(mem: &LdsWords, offs: &[u32; W], ty: ElemType, out: &mut [u32; W]) {
+pub(super) fn lds_gather<const W: usize>(mem: &LdsWords, offs: &[u32; W], ty: ElemType, out: &mut [u32; W]) {
     // Accesses are aligned (checked with the bounds), so a value never spans words.
     let part = |l: usize| mem[word_index(offs[l])] >> ((offs[l] & 3) * 8);
     match ty {
@@ -507,7 +519,7 @@ fn lds_gather<const W: usize>(mem: &LdsWords, offs: &[u32; W], ty: ElemType, out
 /// Stores the low `ty.size()` bytes of the active lanes' values at LDS byte offset
 /// `offs[l]`, in lane order.
 #[inline(always)]
-fn lds_scatter<const W: usize>(
+pub(super) fn lds_scatter<const W: usize>(
     mem: &mut LdsWords,
     exec: u64,
     offs: &[u32; W],
@@ -534,6 +546,65 @@ fn lds_scatter<const W: usize>(
                 *w = (*w & !(low << shift)) | ((val[l] & low) << shift);
             });
         }
+    }
+}
+
+/// Which memory a fault is in.
+#[derive(Clone, Copy)]
+pub(super) enum Space {
+    Global,
+    Lds,
+}
+
+impl BadLane {
+    /// The fault of this lane's access of `size` bytes to `name` (`len` bytes,
+    /// at address `base`).
+    pub(super) fn trap(
+        self,
+        space: Space,
+        access: &'static str,
+        name: &str,
+        size: u32,
+        len: u64,
+        base: u64,
+    ) -> Box<Trap> {
+        let (index, offset, name) = (self.index, self.offset, name.to_owned());
+        let kind = match (space, self.misaligned) {
+            (Space::Global, true) => FaultKind::GlobalMisaligned {
+                access,
+                buffer: name,
+                offset,
+                size,
+            },
+            (Space::Global, false) => FaultKind::GlobalOutOfBounds {
+                access,
+                buffer: name,
+                index,
+                offset,
+                size,
+                len,
+            },
+            (Space::Lds, true) => FaultKind::LdsMisaligned {
+                access,
+                array: name,
+                offset,
+                size,
+            },
+            (Space::Lds, false) => FaultKind::LdsOutOfBounds {
+                access,
+                array: name,
+                index,
+                offset,
+                size,
+                len,
+            },
+        };
+        Box::new(Trap {
+            kind,
+            lane: Some(self.lane),
+            // A negative offset has no address.
+            address: u64::try_from(offset).ok().map(|o| base.saturating_add(o)),
+        })
     }
 }
 
@@ -596,29 +667,7 @@ pub(super) fn global<const W: usize>(
     let len = target.slot.bytes().len() as u64;
     let all = match offsets(idx, lm, exec, target.addressing, size, len, 0, &mut s.offs) {
         Ok(all) => all,
-        Err(bad) => {
-            let kind = if bad.misaligned {
-                FaultKind::GlobalMisaligned {
-                    access: access_name(store),
-                    buffer: target.name.to_owned(),
-                    offset: bad.offset,
-                    size,
-                }
-            } else {
-                FaultKind::GlobalOutOfBounds {
-                    access: access_name(store),
-                    buffer: target.name.to_owned(),
-                    offset: bad.offset,
-                    size,
-                    len,
-                }
-            };
-            return Err(Box::new(Trap {
-                kind,
-                lane: Some(bad.lane),
-                address: Some(base as u64 + bad.offset),
-            }));
-        }
+        Err(bad) => return Err(bad.trap(Space::Global, access_name(store), target.name, size, len, base as u64)),
     };
     let contiguous = exec == full::<W>() && all;
     count_global(exec, contiguous, &s.offs, base, size, geo, c, &mut s.keys);
@@ -675,27 +724,14 @@ pub(super) fn lds<const W: usize>(
     ) {
         Ok(all) => all,
         Err(bad) => {
-            let kind = if bad.misaligned {
-                FaultKind::LdsMisaligned {
-                    access: access_name(store),
-                    array: target.name.to_owned(),
-                    offset: bad.offset,
-                    size,
-                }
-            } else {
-                FaultKind::LdsOutOfBounds {
-                    access: access_name(store),
-                    array: target.name.to_owned(),
-                    offset: bad.offset,
-                    size,
-                    len: area.bytes as u64,
-                }
-            };
-            return Err(Box::new(Trap {
-                kind,
-                lane: Some(bad.lane),
-                address: Some((area.offset as u64).saturating_add(bad.offset)),
-            }));
+            return Err(bad.trap(
+                Space::Lds,
+                access_name(store),
+                target.name,
+                size,
+                area.bytes as u64,
+                area.offset as u64,
+            ))
         }
     };
     let contiguous = exec == full::<W>() && all;

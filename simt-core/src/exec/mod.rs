@@ -41,16 +41,20 @@
 #![allow(clippy::needless_range_loop)]
 
 mod alu;
+mod atomic;
 mod bind;
 mod flow;
+mod lanes;
 mod memory;
 mod wave;
+mod wide;
 
 #[cfg(test)]
 mod tests;
 
 use crate::error::{Error, Fault, FaultKind, LaunchError};
 use crate::ir::Program;
+use crate::validate::Kernel;
 use crate::launch::{Arg, LaunchConfig};
 use crate::stats::Stats;
 use bind::{Bound, Geometry, Prepared};
@@ -58,21 +62,18 @@ use flow::SkipLog;
 use memory::{BankTable, LdsWords, Trap, LDS_WORDS};
 use wave::{Exit, Status, Uniforms, Wave, WaveRun};
 
-/// Runs `program` over the grid `config` describes, with `args` bound to its
+/// Runs `kernel` over the grid `config` describes, with `args` bound to its
 /// parameters in order, and returns the launch's statistics.
 ///
 /// Each thread keeps one [`Machine`] for this function, so its buffers (sized for
 /// the largest launch the thread has made) are allocated once, not per launch.
 ///
-/// The program is validated first ([`Error::Invalid`]); the configuration and the
-/// arguments are checked next ([`Error::Launch`]); a wave that goes wrong stops the
-/// launch with [`Error::Fault`], leaving writable buffers as the instructions
-/// before the fault left them (the faulting instruction itself has no effect).
-pub fn launch(
-    program: &Program,
-    config: &LaunchConfig,
-    args: &mut [Arg<'_>],
-) -> Result<Stats, Error> {
+/// The kernel was validated when it was made ([`Kernel`]); the configuration and
+/// the arguments are checked here ([`Error::Launch`]); a wave that goes wrong
+/// stops the launch with [`Error::Fault`], leaving writable buffers as the
+/// instructions before the fault left them (the faulting instruction itself has
+/// no effect).
+pub fn launch(kernel: &Kernel, config: &LaunchConfig, args: &mut [Arg<'_>]) -> Result<Stats, Error> {
     thread_local! {
         /// Each thread's machine, so that repeated launches reuse its buffers.
         static MACHINE: std::cell::RefCell<Machine> = std::cell::RefCell::new(Machine::new());
@@ -80,13 +81,13 @@ pub fn launch(
     let reused = MACHINE.try_with(|m| {
         m.try_borrow_mut()
             .ok()
-            .map(|mut m| m.launch(program, config, args))
+            .map(|mut m| m.launch(kernel, config, args))
     });
     match reused {
         Ok(Some(result)) => result,
         // The thread is shutting down, or (never in practice) a launch is
         // already running on it: use a fresh machine.
-        _ => Machine::new().launch(program, config, args),
+        _ => Machine::new().launch(kernel, config, args),
     }
 }
 
@@ -104,63 +105,6 @@ pub struct Machine {
     stamps: Vec<u32>,
     gen: u32,
     skips: Vec<i64>,
-    /// Programs of `'static` tables already validated, with their launch facts.
-    checked: Vec<(StaticKey, Prepared)>,
-}
-
-/// How many validated programs a machine remembers.
-const CHECKED_PROGRAMS: usize = 16;
-
-/// The identity of a program whose tables are all borrowed `'static` data, as
-/// `simt_kernel!` emits them. Such data can never change, so a program that
-/// passed validation under this key passes it again: the machine skips the
-/// validator and the launch checks of the program on later launches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct StaticKey {
-    /// Address and length of the name, file, params, LDS, instruction and
-    /// location tables.
-    tables: [(usize, usize); 6],
-    /// The register counts and the LDS size.
-    sizes: (u16, u16, u16, u32),
-}
-
-impl StaticKey {
-    /// The key of `program`, or `None` when one of its tables is owned (built at
-    /// run time, so it could be a different program at the same address later).
-    fn of(program: &Program) -> Option<StaticKey> {
-        use std::borrow::Cow;
-        // These take the `Cow` itself: whether it borrows is the question.
-        #[allow(clippy::ptr_arg)]
-        fn slice<T: Clone>(c: &Cow<'static, [T]>) -> Option<(usize, usize)> {
-            match c {
-                Cow::Borrowed(s) => Some((s.as_ptr() as usize, s.len())),
-                Cow::Owned(_) => None,
-            }
-        }
-        #[allow(clippy::ptr_arg)]
-        fn text(c: &Cow<'static, str>) -> Option<(usize, usize)> {
-            match c {
-                Cow::Borrowed(s) => Some((s.as_ptr() as usize, s.len())),
-                Cow::Owned(_) => None,
-            }
-        }
-        Some(StaticKey {
-            tables: [
-                text(&program.name)?,
-                text(&program.file)?,
-                slice(&program.params)?,
-                slice(&program.lds)?,
-                slice(&program.insts)?,
-                slice(&program.locs)?,
-            ],
-            sizes: (
-                program.vregs,
-                program.sregs,
-                program.mregs,
-                program.lds_bytes,
-            ),
-        })
-    }
 }
 
 /// The workgroup's LDS, allocated once per machine at the largest size a program
@@ -198,40 +142,11 @@ impl Machine {
     /// Like [`launch`], reusing this machine's buffers.
     pub fn launch(
         &mut self,
-        program: &Program,
+        kernel: &Kernel,
         config: &LaunchConfig,
         args: &mut [Arg<'_>],
     ) -> Result<Stats, Error> {
-        let Some(key) = StaticKey::of(program) else {
-            crate::validate(program)?;
-            return self.launch_prepared(program, &bind::prepare(program), config, args);
-        };
-        let prepared = match self.checked.iter().position(|(k, _)| *k == key) {
-            Some(i) => self.checked.swap_remove(i).1,
-            None => {
-                crate::validate(program)?;
-                bind::prepare(program)
-            }
-        };
-        let result = self.launch_prepared(program, &prepared, config, args);
-        if self.checked.len() >= CHECKED_PROGRAMS {
-            self.checked.remove(0);
-        }
-        self.checked.push((key, prepared));
-        result
-    }
-
-    /// [`Machine::launch`] with every check but the uniformity analysis, so that
-    /// a barrier may sit under divergent control flow: how the tests reach the
-    /// run-time barrier faults.
-    #[cfg(test)]
-    fn launch_without_barrier_checks(
-        &mut self,
-        program: &Program,
-        config: &LaunchConfig,
-        args: &mut [Arg<'_>],
-    ) -> Result<Stats, Error> {
-        crate::validate::validate_structure(program)?;
+        let program = kernel.program();
         self.launch_prepared(program, &bind::prepare(program), config, args)
     }
 

@@ -3,9 +3,12 @@
 use super::alu;
 use super::bind::{Geometry, Prepared, Slot};
 use super::flow::{self, Frame, SkipLog};
+use super::atomic::{self, Update};
 use super::memory::{self, BankTable, GlobalTarget, LdsTarget, LdsWords, MemScratch, Trap};
+use super::{lanes as lane_ops, wide};
 use crate::error::FaultKind;
-use crate::ir::{Inst, Operand, Program, Special};
+use crate::ir::{GlobalRef, LdsRef, Operand, Program, Special};
+use crate::isa::{Inst, WaveOp};
 use crate::stats::Counters;
 
 /// Where a wave stands between runs.
@@ -141,6 +144,10 @@ pub(super) struct Scratch<const W: usize> {
     c: [u32; W],
     out: [u32; W],
     sel: [u32; W],
+    /// A memory index with its offset added.
+    idx: [u32; W],
+    /// The elements of a wide access, one array per register.
+    wide: [[u32; W]; 4],
     mem: MemScratch<W>,
 }
 
@@ -152,6 +159,8 @@ impl<const W: usize> Scratch<W> {
             c: [0; W],
             out: [0; W],
             sel: [0; W],
+            idx: [0; W],
+            wide: [[0; W]; 4],
             mem: MemScratch::new(),
         }
     }
@@ -359,6 +368,62 @@ pub(super) fn run<const W: usize>(
             fetch::<W>($op, vr, sr, scalars, &u, local, &mut s.$tmp)
         };
     }
+    // A memory operand's index with its wave-uniform offset added.
+    macro_rules! index {
+        ($r:expr) => {{
+            let idx = fetch::<W>($r.index, vr, sr, scalars, &u, local, &mut s.a);
+            match $r.offset {
+                Operand::Imm(0) => idx,
+                off => {
+                    let k = uniform(off, sr, scalars, &u).unwrap_or(0);
+                    for l in 0..W {
+                        s.idx[l] = idx[l].wrapping_add(k);
+                    }
+                    &s.idx
+                }
+            }
+        }};
+    }
+    // The bound buffer of a global operand, or the end of the wave when there
+    // is none (validation makes that unreachable).
+    macro_rules! global_target {
+        ($r:expr) => {{
+            let r: GlobalRef = $r;
+            let p = r.buffer.0 as usize;
+            let (Some(slot), Some(param)) = (slots.get_mut(p), program.params.get(p)) else {
+                return Ok(Exit::Done(pc));
+            };
+            GlobalTarget {
+                slot,
+                name: &param.name,
+                addressing: r.addressing,
+            }
+        }};
+    }
+    macro_rules! lds_target {
+        ($r:expr) => {{
+            let r: LdsRef = $r;
+            let i = r.lds.0 as usize;
+            let (Some(&area), Some(decl)) = (prepared.lds.get(i), program.lds.get(i)) else {
+                return Ok(Exit::Done(pc));
+            };
+            LdsTarget {
+                area,
+                name: &decl.name,
+                addressing: r.addressing,
+            }
+        }};
+    }
+    // Blends `s.wide[k]` into registers `first + k`, `k < n`.
+    macro_rules! write_run {
+        ($first:expr, $n:expr) => {
+            for k in 0..$n {
+                if let Some(d) = vr.get_mut($first.0 as usize + k) {
+                    alu::blend(lanes_mut::<W>(d), &s.wide[k], &lm);
+                }
+            }
+        };
+    }
     macro_rules! write_v {
         ($dst:expr) => {
             if let Some(d) = vr.get_mut($dst.0 as usize) {
@@ -441,6 +506,58 @@ pub(super) fn run<const W: usize>(
                 }
                 pc += 1;
             }
+            Inst::VShuffle { op, dst, src, lane } => {
+                vector_issue!(cnt);
+                s.b = *fetch!(src, b);
+                let lane = fetch!(lane, c);
+                lane_ops::shuffle::<W>(op, &s.b, lane, exec, &mut s.out);
+                write_v!(dst);
+                pc += 1;
+            }
+            Inst::VReadFirstLane { dst, src } => {
+                vector_issue!(cnt);
+                let v = fetch!(src, a);
+                let first = (exec.trailing_zeros() as usize).min(W - 1);
+                if let Some(d) = sr.get_mut(dst.0 as usize) {
+                    *d = if exec == 0 { 0 } else { v[first] };
+                }
+                pc += 1;
+            }
+            Inst::VReadLane { dst, src, lane } => {
+                vector_issue!(cnt);
+                let l = fetch_scalar::<W>(lane, vr, sr, scalars, &u, local, exec, &mut s.c) as usize;
+                let v = fetch!(src, a);
+                if let Some(d) = sr.get_mut(dst.0 as usize) {
+                    *d = v[l & (W - 1)];
+                }
+                pc += 1;
+            }
+            Inst::STernary { op, dst, a, b, c } => {
+                let a = fetch_scalar::<W>(a, vr, sr, scalars, &u, local, exec, &mut s.a);
+                let b = fetch_scalar::<W>(b, vr, sr, scalars, &u, local, exec, &mut s.b);
+                let c = fetch_scalar::<W>(c, vr, sr, scalars, &u, local, exec, &mut s.c);
+                if let Some(d) = sr.get_mut(dst.0 as usize) {
+                    *d = alu::tern(op, a, b, c);
+                }
+                pc += 1;
+            }
+            Inst::SWave { op, dst, mask } => {
+                let m = mreg(mr, mask) & exec;
+                if let Some(d) = sr.get_mut(dst.0 as usize) {
+                    *d = match op {
+                        WaveOp::BallotLo => m as u32,
+                        WaveOp::BallotHi => (m >> 32) as u32,
+                        WaveOp::Count => m.count_ones(),
+                    };
+                }
+                pc += 1;
+            }
+            Inst::SActiveLanes { dst } => {
+                if let Some(d) = sr.get_mut(dst.0 as usize) {
+                    *d = exec.count_ones();
+                }
+                pc += 1;
+            }
             Inst::SBinary { op, dst, a, b } => {
                 let a = fetch_scalar::<W>(a, vr, sr, scalars, &u, local, exec, &mut s.a);
                 let b = fetch_scalar::<W>(b, vr, sr, scalars, &u, local, exec, &mut s.b);
@@ -468,10 +585,10 @@ pub(super) fn run<const W: usize>(
                 let (a, b) = (mreg(mr, a), mreg(mr, b));
                 if let Some(d) = mr.get_mut(dst.0 as usize) {
                     *d = match op {
-                        crate::ir::MaskOp::And => a & b,
-                        crate::ir::MaskOp::Or => a | b,
-                        crate::ir::MaskOp::AndN => a & !b,
-                        crate::ir::MaskOp::Xor => a ^ b,
+                        crate::isa::MaskOp::And => a & b,
+                        crate::isa::MaskOp::Or => a | b,
+                        crate::isa::MaskOp::AndN => a & !b,
+                        crate::isa::MaskOp::Xor => a ^ b,
                     };
                 }
                 pc += 1;
@@ -485,16 +602,8 @@ pub(super) fn run<const W: usize>(
             }
             Inst::GlobalLoad { ty, dst, src } => {
                 vector_issue!(cnt);
-                let idx = fetch!(src.index, a);
-                let p = src.buffer.0 as usize;
-                let (Some(slot), Some(param)) = (slots.get_mut(p), program.params.get(p)) else {
-                    return Ok(Exit::Done(pc));
-                };
-                let target = GlobalTarget {
-                    slot,
-                    name: &param.name,
-                    addressing: src.addressing,
-                };
+                let idx = index!(src);
+                let target = global_target!(src);
                 memory::global::<W>(
                     false, ty, target, idx, &lm, exec, &mut s.out, &geo, cnt, &mut s.mem,
                 )
@@ -504,17 +613,9 @@ pub(super) fn run<const W: usize>(
             }
             Inst::GlobalStore { ty, dst, src } => {
                 vector_issue!(cnt);
-                let idx = fetch!(dst.index, a);
                 s.out = *fetch!(src, b);
-                let p = dst.buffer.0 as usize;
-                let (Some(slot), Some(param)) = (slots.get_mut(p), program.params.get(p)) else {
-                    return Ok(Exit::Done(pc));
-                };
-                let target = GlobalTarget {
-                    slot,
-                    name: &param.name,
-                    addressing: dst.addressing,
-                };
+                let idx = index!(dst);
+                let target = global_target!(dst);
                 memory::global::<W>(
                     true, ty, target, idx, &lm, exec, &mut s.out, &geo, cnt, &mut s.mem,
                 )
@@ -523,16 +624,8 @@ pub(super) fn run<const W: usize>(
             }
             Inst::LdsLoad { ty, dst, src } => {
                 vector_issue!(cnt);
-                let idx = fetch!(src.index, a);
-                let i = src.lds.0 as usize;
-                let (Some(&area), Some(decl)) = (prepared.lds.get(i), program.lds.get(i)) else {
-                    return Ok(Exit::Done(pc));
-                };
-                let target = LdsTarget {
-                    area,
-                    name: &decl.name,
-                    addressing: src.addressing,
-                };
+                let idx = index!(src);
+                let target = lds_target!(src);
                 memory::lds::<W>(
                     false, ty, target, idx, &lm, exec, &mut s.out, lds, &mut table, &geo, cnt,
                     &mut s.mem,
@@ -543,22 +636,120 @@ pub(super) fn run<const W: usize>(
             }
             Inst::LdsStore { ty, dst, src } => {
                 vector_issue!(cnt);
-                let idx = fetch!(dst.index, a);
                 s.out = *fetch!(src, b);
-                let i = dst.lds.0 as usize;
-                let (Some(&area), Some(decl)) = (prepared.lds.get(i), program.lds.get(i)) else {
-                    return Ok(Exit::Done(pc));
-                };
-                let target = LdsTarget {
-                    area,
-                    name: &decl.name,
-                    addressing: dst.addressing,
-                };
+                let idx = index!(dst);
+                let target = lds_target!(dst);
                 memory::lds::<W>(
                     true, ty, target, idx, &lm, exec, &mut s.out, lds, &mut table, &geo, cnt,
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
+                pc += 1;
+            }
+            Inst::GlobalLoadWide { width, dst, src } => {
+                vector_issue!(cnt);
+                let n = width.count() as usize;
+                let idx = index!(src);
+                let target = global_target!(src);
+                wide::global::<W>(
+                    false, n, target, idx, &lm, exec, &mut s.wide, &geo, cnt, &mut s.mem,
+                )
+                .map_err(|t| (pc, t))?;
+                write_run!(dst, n);
+                pc += 1;
+            }
+            Inst::GlobalStoreWide { width, dst, src } => {
+                vector_issue!(cnt);
+                let n = width.count() as usize;
+                for k in 0..n {
+                    s.wide[k] = vr.get(src.0 as usize + k).map_or([0; W], |r| *lanes::<W>(r));
+                }
+                let idx = index!(dst);
+                let target = global_target!(dst);
+                wide::global::<W>(
+                    true, n, target, idx, &lm, exec, &mut s.wide, &geo, cnt, &mut s.mem,
+                )
+                .map_err(|t| (pc, t))?;
+                pc += 1;
+            }
+            Inst::LdsLoadWide { width, dst, src } => {
+                vector_issue!(cnt);
+                let n = width.count() as usize;
+                let idx = index!(src);
+                let target = lds_target!(src);
+                wide::lds::<W>(
+                    false, n, target, idx, &lm, exec, &mut s.wide, lds, &geo, cnt, &mut s.mem,
+                )
+                .map_err(|t| (pc, t))?;
+                write_run!(dst, n);
+                pc += 1;
+            }
+            Inst::LdsStoreWide { width, dst, src } => {
+                vector_issue!(cnt);
+                let n = width.count() as usize;
+                for k in 0..n {
+                    s.wide[k] = vr.get(src.0 as usize + k).map_or([0; W], |r| *lanes::<W>(r));
+                }
+                let idx = index!(dst);
+                let target = lds_target!(dst);
+                wide::lds::<W>(
+                    true, n, target, idx, &lm, exec, &mut s.wide, lds, &geo, cnt, &mut s.mem,
+                )
+                .map_err(|t| (pc, t))?;
+                pc += 1;
+            }
+            Inst::GlobalAtomic { op, dst, mem, src } => {
+                vector_issue!(cnt);
+                s.b = *fetch!(src, b);
+                let idx = index!(mem);
+                let target = global_target!(mem);
+                let ops = atomic::Operands { idx, src: &s.b, cmp: &s.c };
+                atomic::global::<W>(Update::Rmw(op), target, ops, &lm, exec, &mut s.out, &geo, cnt, &mut s.mem)
+                    .map_err(|t| (pc, t))?;
+                if let Some(d) = dst {
+                    write_v!(d);
+                }
+                pc += 1;
+            }
+            Inst::GlobalCmpSwap { dst, mem, cmp, src } => {
+                vector_issue!(cnt);
+                s.b = *fetch!(src, b);
+                s.c = *fetch!(cmp, c);
+                let idx = index!(mem);
+                let target = global_target!(mem);
+                let ops = atomic::Operands { idx, src: &s.b, cmp: &s.c };
+                atomic::global::<W>(Update::CmpSwap, target, ops, &lm, exec, &mut s.out, &geo, cnt, &mut s.mem)
+                    .map_err(|t| (pc, t))?;
+                if let Some(d) = dst {
+                    write_v!(d);
+                }
+                pc += 1;
+            }
+            Inst::LdsAtomic { op, dst, mem, src } => {
+                vector_issue!(cnt);
+                s.b = *fetch!(src, b);
+                let idx = index!(mem);
+                let target = lds_target!(mem);
+                let ops = atomic::Operands { idx, src: &s.b, cmp: &s.c };
+                atomic::lds::<W>(Update::Rmw(op), target, ops, &lm, exec, &mut s.out, lds, &mut table, &geo, cnt, &mut s.mem)
+                    .map_err(|t| (pc, t))?;
+                if let Some(d) = dst {
+                    write_v!(d);
+                }
+                pc += 1;
+            }
+            Inst::LdsCmpSwap { dst, mem, cmp, src } => {
+                vector_issue!(cnt);
+                s.b = *fetch!(src, b);
+                s.c = *fetch!(cmp, c);
+                let idx = index!(mem);
+                let target = lds_target!(mem);
+                let ops = atomic::Operands { idx, src: &s.b, cmp: &s.c };
+                atomic::lds::<W>(Update::CmpSwap, target, ops, &lm, exec, &mut s.out, lds, &mut table, &geo, cnt, &mut s.mem)
+                    .map_err(|t| (pc, t))?;
+                if let Some(d) = dst {
+                    write_v!(d);
+                }
                 pc += 1;
             }
             Inst::If { mask, next } => {

@@ -1,17 +1,17 @@
-//! The intermediate representation: plain data, `static`-friendly.
+//! Programs as plain data, `static`-friendly: operands, registers, parameters,
+//! LDS declarations and source locations. The instructions themselves are
+//! described by the table in [`isa`](crate::isa).
 //!
 //! Decoding is kept apart from execution: the `simt_kernel!` macro (or a
 //! [`ProgramBuilder`](crate::ProgramBuilder)) produces a [`Program`], [`link`](crate::link)
-//! resolves its jump targets, [`validate`](crate::validate) checks it, and the
-//! interpreter only ever reads it.
+//! resolves its jump targets, [`Kernel::new`](crate::Kernel::new) validates it,
+//! and the interpreter only ever reads it.
 
-mod inst;
 mod operand;
 mod program;
 
-pub use inst::{BinOp, CmpOp, CmpType, Inst, MaskOp, Reg, Sources, TernOp, UnOp};
 pub use operand::{
-    Addressing, Axis, ElemType, GlobalRef, InstIdx, LdsIdx, LdsRef, MReg, Operand, ParamIdx, SReg,
-    ScalarType, Special, Uniformity, VReg,
+    Addressing, Axis, ElemType, GlobalRef, InstIdx, LdsIdx, LdsRef, MReg, Operand, ParamIdx, Reg,
+    SReg, ScalarType, Special, Uniformity, VReg,
 };
-pub use program::{LdsDecl, Param, ParamKind, Program, SourceLoc};
+pub use program::{LdsDecl, Param, ParamKind, Program, RegName, SourceLoc};

@@ -14,6 +14,17 @@ pub struct SReg(pub u16);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct MReg(pub u16);
 
+/// A register of any class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Reg {
+    /// A vector register.
+    V(VReg),
+    /// A scalar register.
+    S(SReg),
+    /// A mask register.
+    M(MReg),
+}
+
 /// Index of a kernel parameter in [`Program::params`](crate::Program::params).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct ParamIdx(pub u16);
@@ -200,7 +211,10 @@ pub struct GlobalRef {
     pub buffer: ParamIdx,
     /// The index, in elements or bytes as `addressing` says.
     pub index: Operand,
-    /// How `index` is scaled.
+    /// A wave-uniform offset added to `index` (`x[i + 4]`), in the same unit;
+    /// `Imm(0)` when none is written.
+    pub offset: Operand,
+    /// How `index` and `offset` are scaled.
     pub addressing: Addressing,
 }
 
@@ -211,6 +225,33 @@ pub struct LdsRef {
     pub lds: LdsIdx,
     /// The index, in elements or bytes as `addressing` says.
     pub index: Operand,
-    /// How `index` is scaled.
+    /// A wave-uniform offset added to `index` (`x[i + 4]`), in the same unit;
+    /// `Imm(0)` when none is written.
+    pub offset: Operand,
+    /// How `index` and `offset` are scaled.
     pub addressing: Addressing,
+}
+
+impl GlobalRef {
+    /// `buffer[index]`: element addressing, no offset.
+    pub const fn element(buffer: ParamIdx, index: Operand) -> Self {
+        GlobalRef {
+            buffer,
+            index,
+            offset: Operand::Imm(0),
+            addressing: Addressing::Element,
+        }
+    }
+}
+
+impl LdsRef {
+    /// `lds[index]`: element addressing, no offset.
+    pub const fn element(lds: LdsIdx, index: Operand) -> Self {
+        LdsRef {
+            lds,
+            index,
+            offset: Operand::Imm(0),
+            addressing: Addressing::Element,
+        }
+    }
 }

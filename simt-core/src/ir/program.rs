@@ -1,7 +1,7 @@
 //! A whole kernel: instructions, source locations, parameters and LDS.
 
-use super::inst::Inst;
-use super::operand::{ElemType, ScalarType};
+use super::operand::{ElemType, Reg, ScalarType};
+use crate::isa::Inst;
 use serde::Serialize;
 use std::borrow::Cow;
 
@@ -74,6 +74,15 @@ impl LdsDecl {
     }
 }
 
+/// The name a kernel gave a register.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct RegName {
+    /// The register.
+    pub reg: Reg,
+    /// Its declared name.
+    pub name: Cow<'static, str>,
+}
+
 /// A kernel: the unit the interpreter runs and the validator checks.
 ///
 /// Every field is plain data that can be built in a `static` (the `simt_kernel!`
@@ -100,6 +109,8 @@ pub struct Program {
     pub mregs: u16,
     /// Bytes of LDS per workgroup (the end of the last LDS array).
     pub lds_bytes: u32,
+    /// The names the kernel gave its registers (for messages and the disassembler).
+    pub reg_names: Cow<'static, [RegName]>,
 }
 
 impl Program {

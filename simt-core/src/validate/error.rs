@@ -1,6 +1,6 @@
 //! Validation errors, located by instruction index so the macro can map them to spans.
 
-use crate::ir::Uniformity;
+use crate::ir::{MReg, Reg, Uniformity};
 use std::fmt;
 use thiserror::Error;
 
@@ -10,7 +10,102 @@ pub struct Note {
     /// The related instruction.
     pub inst: u32,
     /// What it is to the error.
-    pub message: String,
+    pub kind: NoteKind,
+}
+
+/// What a related instruction is to an error. Registers are values, so that the
+/// macro can name them as the kernel does ([`NoteKind::render`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NoteKind {
+    /// The first `else` of an `if` that has two.
+    FirstElse,
+    /// The innermost open construct, which a closer does not match.
+    InnermostOpen {
+        /// `if` or `loop`.
+        opener: &'static str,
+    },
+    /// A use of a register past the machine's limit.
+    RegisterUsed {
+        /// The register.
+        reg: Reg,
+    },
+    /// An `if` whose condition is not workgroup-uniform.
+    NonUniformIf {
+        /// How uniform the condition is.
+        level: Uniformity,
+    },
+    /// A loop whose exit is not workgroup-uniform.
+    NonUniformLoop {
+        /// How uniform its exits are.
+        level: Uniformity,
+    },
+    /// The `endloop` whose condition makes a loop non-uniform.
+    LoopCondition {
+        /// The condition.
+        mask: MReg,
+    },
+    /// The `break` whose mask makes a loop non-uniform.
+    LeavesLoop {
+        /// The mask.
+        mask: MReg,
+    },
+    /// The `continue` whose mask makes a loop non-uniform.
+    SkipsIteration {
+        /// The mask.
+        mask: MReg,
+    },
+    /// Where a non-uniform mask gets its value.
+    MaskValue {
+        /// The mask.
+        mask: MReg,
+        /// How uniform the value is.
+        level: Uniformity,
+    },
+}
+
+impl NoteKind {
+    /// The note's text, with registers named by `name` (`m3` by default).
+    pub fn render(&self, name: &dyn Fn(Reg) -> String) -> String {
+        let mask = |m: MReg| name(Reg::M(m));
+        let values = |level: Uniformity| match level {
+            Uniformity::Lane => "per-lane",
+            _ => "wave-dependent",
+        };
+        match *self {
+            NoteKind::FirstElse => "first `else` here".to_owned(),
+            NoteKind::InnermostOpen { opener } => format!("innermost open `{opener}` is here"),
+            NoteKind::RegisterUsed { reg } => format!("`{}` used here", name(reg)),
+            NoteKind::NonUniformIf { level } => {
+                let adjective = match level {
+                    Uniformity::Lane => "divergent",
+                    _ => "wave-dependent",
+                };
+                format!("{adjective} `if` here")
+            }
+            NoteKind::NonUniformLoop { level } => {
+                format!("loop exit depends on {} values", values(level))
+            }
+            NoteKind::LoopCondition { mask: m } => format!("loop condition `{}` here", mask(m)),
+            NoteKind::LeavesLoop { mask: m } => {
+                format!("lanes in `{}` leave the loop here", mask(m))
+            }
+            NoteKind::SkipsIteration { mask: m } => {
+                format!("lanes in `{}` skip to the next iteration here", mask(m))
+            }
+            NoteKind::MaskValue { mask: m, level } => {
+                format!("`{}` gets a {} value here", mask(m), values(level))
+            }
+        }
+    }
+}
+
+impl fmt::Display for NoteKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render(&|r| {
+            let (class, n) = r.parts();
+            format!("{class}{n}")
+        }))
+    }
 }
 
 /// One problem found in a program.
@@ -44,10 +139,10 @@ impl ValidationError {
     }
 
     /// Adds a note at instruction `inst`.
-    pub fn note(mut self, inst: usize, message: impl Into<String>) -> Self {
+    pub fn note(mut self, inst: usize, kind: NoteKind) -> Self {
         self.notes.push(Note {
             inst: inst as u32,
-            message: message.into(),
+            kind,
         });
         self
     }
@@ -60,7 +155,7 @@ impl fmt::Display for ValidationError {
             None => write!(f, "{}", self.kind)?,
         }
         for n in &self.notes {
-            write!(f, " (instruction {}: {})", n.inst, n.message)?;
+            write!(f, " (instruction {}: {})", n.inst, n.kind)?;
         }
         Ok(())
     }
@@ -230,6 +325,25 @@ pub enum ValidationErrorKind {
         ty: &'static str,
         /// The element type.
         elem: &'static str,
+    },
+    /// An operand that must be wave-uniform (a lane index, a memory offset) that
+    /// may differ between lanes.
+    #[error("{what} must be wave-uniform: use a scalar register, a kernel scalar or an immediate")]
+    NonUniformOperand {
+        /// What the operand is.
+        what: &'static str,
+    },
+    /// A constant index outside an LDS array, whose size is known.
+    #[error("index {index} is outside `{name}`, which has {len} {}", if *.bytes { "bytes" } else { "elements" })]
+    ConstantIndexOutOfBounds {
+        /// The array's name.
+        name: String,
+        /// The index (with its offset), in elements or bytes.
+        index: i64,
+        /// The array's length in the same unit.
+        len: u64,
+        /// Whether the index counts bytes.
+        bytes: bool,
     },
     /// A scalar instruction reading a value that may differ between lanes.
     #[error("scalar instruction reads a per-lane value")]

@@ -1,8 +1,9 @@
 //! Resolves control-flow jump targets from the nesting of `if`/`else`/`endif` and
 //! `loop`/`endloop`, reporting every nesting error on the way.
 
-use super::error::{ValidationError, ValidationErrorKind as Kind};
-use crate::ir::{Inst, InstIdx};
+use super::error::{NoteKind, ValidationError, ValidationErrorKind as Kind};
+use crate::ir::InstIdx;
+use crate::isa::Inst;
 use crate::limits::MAX_NESTING;
 
 /// An open construct while linking.
@@ -65,7 +66,7 @@ pub fn link(insts: &mut [Inst]) -> Result<(), Vec<ValidationError>> {
                 }) => {
                     let first = *first;
                     errors.push(
-                        ValidationError::at(i, Kind::SecondElse).note(first, "first `else` here"),
+                        ValidationError::at(i, Kind::SecondElse).note(first, NoteKind::FirstElse),
                     );
                 }
                 Some(Frame::If { at, else_at }) => {
@@ -147,5 +148,5 @@ pub fn link(insts: &mut [Inst]) -> Result<(), Vec<ValidationError>> {
 fn crossed(i: usize, frame: &Frame, closer: &'static str) -> ValidationError {
     let opener = frame.name();
     ValidationError::at(i, Kind::CrossedNesting { opener, closer })
-        .note(frame.at(), format!("innermost open `{opener}` is here"))
+        .note(frame.at(), NoteKind::InnermostOpen { opener })
 }

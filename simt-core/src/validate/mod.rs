@@ -12,11 +12,15 @@ mod link;
 mod operands;
 mod uniformity;
 
-pub use error::{Note, ValidationError, ValidationErrorKind, ValidationErrors};
+mod kernel;
+
+pub use error::{Note, NoteKind, ValidationError, ValidationErrorKind, ValidationErrors};
+pub use kernel::Kernel;
 pub use link::link;
 pub use uniformity::{uniformity, UniformityInfo};
 
-use crate::ir::{Inst, InstIdx, Program};
+use crate::ir::Program;
+use crate::isa::Inst;
 use error::ValidationErrorKind as Kind;
 
 /// Checks `program`, returning every problem found.
@@ -27,41 +31,38 @@ use error::ValidationErrorKind as Kind;
 /// counts and those are within [`limits`](crate::limits), every parameter and LDS
 /// operand names something of the right kind, element accesses move the element
 /// type, the LDS layout fits, and every barrier is under workgroup-uniform control.
+///
+/// The program's jump targets are checked against those [`link`] computes, on a
+/// copy; [`Kernel::new`] links the program itself instead.
 pub fn validate(program: &Program) -> Result<(), ValidationErrors> {
-    check(program, true)
+    let mut linked = program.insts.to_vec();
+    let link_errors = link(&mut linked).err().unwrap_or_default();
+    check(program, &linked, link_errors, true)
 }
 
-/// [`validate`] without the uniformity analysis: every fact the interpreter needs
-/// to run a program safely, but barriers may sit under divergent control flow.
-/// The interpreter's own tests use it to reach the run-time barrier faults.
-#[cfg(test)]
-pub(crate) fn validate_structure(program: &Program) -> Result<(), ValidationErrors> {
-    check(program, false)
-}
-
-fn check(program: &Program, barriers: bool) -> Result<(), ValidationErrors> {
+/// The checks, given the program's instructions as [`link`] left them and the
+/// errors it found.
+fn check(
+    program: &Program,
+    linked: &[Inst],
+    link_errors: Vec<ValidationError>,
+    barriers: bool,
+) -> Result<(), ValidationErrors> {
     let mut errors = Vec::new();
     operands::check_program(program, &mut errors);
 
-    let mut linked = program.insts.to_vec();
-    let (nested, shallow) = match link(&mut linked) {
-        Ok(()) => (true, true),
-        Err(link_errors) => {
-            let nested = link_errors
-                .iter()
-                .all(|e| matches!(e.kind, Kind::MisplacedEnd | Kind::NestingTooDeep { .. }));
-            let shallow = !link_errors
-                .iter()
-                .any(|e| matches!(e.kind, Kind::NestingTooDeep { .. }));
-            errors.extend(link_errors);
-            (nested, shallow)
-        }
-    };
+    let nested = link_errors
+        .iter()
+        .all(|e| matches!(e.kind, Kind::MisplacedEnd | Kind::NestingTooDeep { .. }));
+    let shallow = !link_errors
+        .iter()
+        .any(|e| matches!(e.kind, Kind::NestingTooDeep { .. }));
+    errors.extend(link_errors);
     // Targets are only meaningful once the nesting is: after a nesting error the
     // linker's targets are partial and comparing them would only add noise.
     if nested {
-        for (i, (stored, expected)) in program.insts.iter().zip(&linked).enumerate() {
-            if let (Some(found), Some(expected)) = (target(stored), target(expected)) {
+        for (i, (stored, expected)) in program.insts.iter().zip(linked).enumerate() {
+            if let (Some(found), Some(expected)) = (stored.target(), expected.target()) {
                 if found != expected {
                     errors.push(ValidationError::at(
                         i,
@@ -80,7 +81,7 @@ fn check(program: &Program, barriers: bool) -> Result<(), ValidationErrors> {
     // The analysis follows the nesting; past the nesting limit it is skipped so
     // that its cost stays bounded for any input.
     if barriers && nested && shallow {
-        uniformity::Analysis::run(program, &linked).barrier_errors(&mut errors);
+        uniformity::Analysis::run(program, linked).barrier_errors(&mut errors);
     }
 
     if errors.is_empty() {
@@ -92,18 +93,5 @@ fn check(program: &Program, barriers: bool) -> Result<(), ValidationErrors> {
             kernel: program.name.to_string(),
             errors,
         })
-    }
-}
-
-/// The jump target a control-flow instruction stores.
-fn target(inst: &Inst) -> Option<InstIdx> {
-    match *inst {
-        Inst::If { next, .. } => Some(next),
-        Inst::Else { end }
-        | Inst::Loop { end }
-        | Inst::Break { end, .. }
-        | Inst::Continue { end, .. } => Some(end),
-        Inst::EndLoop { start, .. } => Some(start),
-        _ => None,
     }
 }

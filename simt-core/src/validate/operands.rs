@@ -2,11 +2,12 @@
 //! the LDS layout, and each instruction's operands against the program's
 //! registers, parameters and LDS arrays.
 
-use super::error::{ValidationError, ValidationErrorKind as Kind};
+use super::error::{NoteKind, ValidationError, ValidationErrorKind as Kind};
 use crate::ir::{
-    Addressing, ElemType, GlobalRef, Inst, LdsRef, Operand, ParamIdx, ParamKind, Program, Reg,
+    Addressing, ElemType, GlobalRef, LdsRef, Operand, ParamIdx, ParamKind, Program, Reg,
     Uniformity,
 };
+use crate::isa::{AtomicOp, Field, Fields, Inst, MemRef, Op, Role, Unit};
 use crate::limits::{MAX_LDS_BYTES, MAX_MREGS, MAX_PARAMS, MAX_SREGS, MAX_VREGS};
 
 /// Checks the program's declared register counts, parameter count and LDS layout.
@@ -36,7 +37,7 @@ pub(super) fn check_program(program: &Program, errors: &mut Vec<ValidationError>
                     .map(|r| (i, r_index(r)))
             });
             if let Some((i, index)) = first {
-                error = error.note(i, format!("`{class}{index}` used here"));
+                error = error.note(i, NoteKind::RegisterUsed { reg: first_reg(class, index) });
             }
             errors.push(error);
         }
@@ -51,35 +52,26 @@ pub(super) fn check_program(program: &Program, errors: &mut Vec<ValidationError>
 }
 
 fn reg_class(r: Reg) -> char {
-    match r {
-        Reg::V(_) => 'v',
-        Reg::S(_) => 's',
-        Reg::M(_) => 'm',
-    }
+    r.parts().0
 }
 
 fn r_index(r: Reg) -> u16 {
-    match r {
-        Reg::V(v) => v.0,
-        Reg::S(s) => s.0,
-        Reg::M(m) => m.0,
+    r.parts().1
+}
+
+fn first_reg(class: char, index: u16) -> Reg {
+    match class {
+        'v' => Reg::V(crate::ir::VReg(index)),
+        's' => Reg::S(crate::ir::SReg(index)),
+        _ => Reg::M(crate::ir::MReg(index)),
     }
 }
 
-/// Every register `inst` names, destination first, then sources in operand order.
+/// Every register `inst` names, written ones first, then those it reads.
 fn registers(inst: &Inst) -> impl Iterator<Item = Reg> {
-    let sources = inst.sources();
-    let values = sources
-        .values
-        .into_iter()
-        .flatten()
-        .filter_map(|op| match op {
-            Operand::V(r) => Some(Reg::V(r)),
-            Operand::S(r) => Some(Reg::S(r)),
-            _ => None,
-        });
-    let masks = sources.masks.into_iter().flatten().map(Reg::M);
-    inst.written().into_iter().chain(values).chain(masks)
+    let fields = inst.fields();
+    let regs: Vec<Reg> = fields.written().chain(fields.read()).collect();
+    regs.into_iter()
 }
 
 /// LDS arrays must start 4-byte aligned, not overlap, and end within `lds_bytes`,
@@ -170,7 +162,7 @@ fn check_lds_layout(program: &Program, errors: &mut Vec<ValidationError>) {
 /// Checks every instruction's registers and operands, appending errors in
 /// instruction order.
 pub(super) fn check_operands(program: &Program, errors: &mut Vec<ValidationError>) {
-    let mut seen: Vec<Reg> = Vec::with_capacity(4);
+    let mut seen: Vec<Reg> = Vec::with_capacity(8);
     for (i, inst) in program.insts.iter().enumerate() {
         seen.clear();
         for reg in registers(inst) {
@@ -191,30 +183,75 @@ pub(super) fn check_operands(program: &Program, errors: &mut Vec<ValidationError
                 ));
             }
         }
-        let sources = inst.sources();
-        for op in sources.values.into_iter().flatten() {
+        let fields = inst.fields();
+        for (op, uniform) in fields.operands() {
             if let Operand::Arg(p) = op {
                 check_scalar_param(program, i, p, errors);
             }
+            if uniform && !wave_uniform(op) {
+                let kind = match inst.opcode().unit() {
+                    Unit::Scalar => Kind::ScalarReadsVector,
+                    _ if fields.memory().is_some() => Kind::NonUniformOperand {
+                        what: "a memory offset",
+                    },
+                    _ => Kind::NonUniformOperand { what: "the lane" },
+                };
+                errors.push(ValidationError::at(i, kind));
+            }
         }
-        match *inst {
-            Inst::SBinary { a, b, .. } | Inst::SCmp { a, b, .. }
-                if !wave_uniform(a) || !wave_uniform(b) =>
-            {
-                errors.push(ValidationError::at(i, Kind::ScalarReadsVector));
-            }
-            Inst::SUnary { a, .. } if !wave_uniform(a) => {
-                errors.push(ValidationError::at(i, Kind::ScalarReadsVector));
-            }
-            Inst::GlobalLoad { ty, src, .. } => check_global(program, i, src, ty, "load", errors),
-            Inst::GlobalStore { ty, dst, .. } => check_global(program, i, dst, ty, "store", errors),
-            Inst::LdsLoad { ty, src, .. } => check_lds(program, i, src, ty, "load", errors),
-            Inst::LdsStore { ty, dst, .. } => check_lds(program, i, dst, ty, "store", errors),
-            _ => {}
+        if let Some((role, mem)) = fields.memory() {
+            check_memory(program, i, role, mem, &fields, errors);
         }
     }
 }
 
+/// What a memory instruction moves per lane: a typed access, or 32-bit words
+/// (wide accesses and atomics), with the element types the latter accept.
+fn moved(fields: &Fields) -> (ElemType, &'static [ElemType], u32) {
+    const WORDS: &[ElemType] = &[ElemType::U32, ElemType::I32, ElemType::F32];
+    const INTS: &[ElemType] = &[ElemType::U32, ElemType::I32];
+    const FLOATS: &[ElemType] = &[ElemType::F32];
+    if let Some(ty) = fields.access() {
+        return (ty, &[], 1);
+    }
+    let accepted = fields
+        .as_slice()
+        .iter()
+        .find_map(|f| match f {
+            Field::Op(Op::Atomic(AtomicOp::AddF32)) => Some(FLOATS),
+            Field::Op(Op::Atomic(
+                AtomicOp::AddU32
+                | AtomicOp::SubU32
+                | AtomicOp::MinU32
+                | AtomicOp::MinI32
+                | AtomicOp::MaxU32
+                | AtomicOp::MaxI32,
+            )) => Some(INTS),
+            _ => None,
+        })
+        .unwrap_or(WORDS);
+    (ElemType::U32, accepted, u32::from(fields.run_length()))
+}
+
+fn check_memory(
+    program: &Program,
+    i: usize,
+    role: Role,
+    mem: MemRef,
+    fields: &Fields,
+    errors: &mut Vec<ValidationError>,
+) {
+    let access = match role {
+        Role::GlobalStore | Role::LdsStore => "store",
+        Role::GlobalAtomic | Role::LdsAtomic => "atomic",
+        _ => "load",
+    };
+    let (ty, accepted, count) = moved(fields);
+    match mem {
+        MemRef::Global(r) => check_global(program, i, r, (ty, accepted), access, errors),
+        MemRef::Lds(r) => check_lds(program, i, r, (ty, accepted, count), access, errors),
+    }
+}
 /// Whether a scalar instruction may read `op`: one value per wave.
 fn wave_uniform(op: Operand) -> bool {
     match op {
@@ -253,7 +290,7 @@ fn check_global(
     program: &Program,
     i: usize,
     r: GlobalRef,
-    ty: ElemType,
+    (ty, accepted): (ElemType, &[ElemType]),
     access: &'static str,
     errors: &mut Vec<ValidationError>,
 ) {
@@ -275,7 +312,7 @@ fn check_global(
         ));
         return;
     };
-    if access == "store" && !writable {
+    if access != "load" && !writable {
         errors.push(ValidationError::at(
             i,
             Kind::StoreToReadOnly {
@@ -283,20 +320,45 @@ fn check_global(
             },
         ));
     }
-    check_access_type(i, &param.name, r.addressing, ty, elem, access, errors);
+    check_access_type(i, &param.name, r.addressing, (ty, accepted), elem, access, errors);
 }
 
 fn check_lds(
     program: &Program,
     i: usize,
     r: LdsRef,
-    ty: ElemType,
+    (ty, accepted, count): (ElemType, &[ElemType], u32),
     access: &'static str,
     errors: &mut Vec<ValidationError>,
 ) {
-    match program.lds.get(usize::from(r.lds.0)) {
-        None => errors.push(ValidationError::at(i, Kind::NoSuchLds { index: r.lds.0 })),
-        Some(decl) => check_access_type(i, &decl.name, r.addressing, ty, decl.elem, access, errors),
+    let Some(decl) = program.lds.get(usize::from(r.lds.0)) else {
+        errors.push(ValidationError::at(i, Kind::NoSuchLds { index: r.lds.0 }));
+        return;
+    };
+    check_access_type(i, &decl.name, r.addressing, (ty, accepted), decl.elem, access, errors);
+    // A constant index is checked now: the array's size is known.
+    if let (Operand::Imm(index), Operand::Imm(offset)) = (r.index, r.offset) {
+        let at = i64::from(index as i32) + i64::from(offset as i32);
+        let size = match r.addressing {
+            Addressing::Element => i64::from(decl.elem.size()),
+            Addressing::Byte => 1,
+        };
+        let bytes = i64::from(decl.len) * i64::from(decl.elem.size());
+        let end = at * size + i64::from(ty.size()) * i64::from(count);
+        if at < 0 || end > bytes {
+            errors.push(ValidationError::at(
+                i,
+                Kind::ConstantIndexOutOfBounds {
+                    name: decl.name.to_string(),
+                    index: at,
+                    len: match r.addressing {
+                        Addressing::Element => u64::from(decl.len),
+                        Addressing::Byte => bytes as u64,
+                    },
+                    bytes: r.addressing == Addressing::Byte,
+                },
+            ));
+        }
     }
 }
 
@@ -306,11 +368,31 @@ fn check_access_type(
     i: usize,
     name: &str,
     addressing: Addressing,
-    ty: ElemType,
+    (ty, accepted): (ElemType, &[ElemType]),
     elem: ElemType,
     access: &'static str,
     errors: &mut Vec<ValidationError>,
 ) {
+    if !accepted.is_empty() {
+        // 32-bit words: any 32-bit element the operation reads as its type.
+        if addressing == Addressing::Element && !accepted.contains(&elem) {
+            let names: Vec<&str> = accepted.iter().map(|t| t.name()).collect();
+            errors.push(ValidationError::at(
+                i,
+                Kind::AccessType {
+                    access,
+                    name: name.to_owned(),
+                    ty: match names.as_slice() {
+                        ["f32"] => "f32",
+                        ["u32", "i32"] => "u32 or i32",
+                        _ => "32-bit words",
+                    },
+                    elem: elem.name(),
+                },
+            ));
+        }
+        return;
+    }
     if addressing == Addressing::Element && ty != elem {
         errors.push(ValidationError::at(
             i,

@@ -24,8 +24,9 @@
 //! after a few walks. The control level of an instruction is the join of the
 //! levels of every construct around it.
 
-use super::error::{ValidationError, ValidationErrorKind as Kind};
-use crate::ir::{Inst, MReg, Operand, Program, SReg, Uniformity, VReg};
+use super::error::{NoteKind, ValidationError, ValidationErrorKind as Kind};
+use crate::ir::{MReg, Operand, Program, Reg, SReg, Uniformity, VReg};
+use crate::isa::{Field, Inst, ResultLevel, Unit};
 use crate::limits::{MAX_MREGS, MAX_SREGS, MAX_VREGS};
 
 /// No instruction: a register's initial value.
@@ -57,7 +58,7 @@ pub fn uniformity(program: &Program) -> Option<UniformityInfo> {
     let values = linked
         .iter()
         .zip(&analysis.values)
-        .map(|(inst, &v)| inst.written().map(|_| v))
+        .map(|(inst, &v)| inst.fields().written().next().map(|_| v))
         .collect();
     Some(UniformityInfo {
         control: analysis.control,
@@ -288,6 +289,56 @@ impl<'a> Analysis<'a> {
             .unwrap_or(Uniformity::Workgroup)
     }
 
+    /// The levels of the registers a non-control instruction writes, from the
+    /// table: its result's rule, the levels of everything it reads, and how its
+    /// destination is written. A per-lane write (vector registers, masks written
+    /// lane by lane) joins the control level, since lanes that did not run it
+    /// keep their old values; a whole write (a scalar register, a scalar
+    /// compare's mask) joins the control level up to `Wave`, since one value is
+    /// written per wave but some waves may skip it.
+    fn transfer(
+        &mut self,
+        state: &mut State,
+        pc: usize,
+        inst: &Inst,
+        vector_ctl: Uniformity,
+        scalar_ctl: Uniformity,
+    ) {
+        let fields = inst.fields();
+        let opcode = inst.opcode();
+        let level = match opcode.result() {
+            ResultLevel::None => return,
+            ResultLevel::Lane => Uniformity::Lane,
+            ResultLevel::Wave => Uniformity::Wave,
+            ResultLevel::Join => {
+                let values = fields.operands().map(|(op, _)| self.operand(state, op));
+                let masks = fields.as_slice().iter().filter_map(|f| match *f {
+                    Field::Mask(m) => Some(self.mask(state, m).level),
+                    _ => None,
+                });
+                values.chain(masks).max().unwrap_or(Uniformity::Workgroup)
+            }
+        };
+        for reg in fields.written() {
+            let whole = match reg {
+                Reg::S(_) => true,
+                Reg::M(_) => opcode.unit() == Unit::Scalar,
+                Reg::V(_) => false,
+            };
+            let (slot, level) = match reg {
+                Reg::V(r) => (self.layout.v(r), level),
+                Reg::S(r) => (self.layout.s(r), level),
+                Reg::M(r) => (self.layout.m(r), level),
+            };
+            let level = if whole {
+                level.max(scalar_ctl).min(Uniformity::Wave)
+            } else {
+                level.max(vector_ctl)
+            };
+            self.define(state, pc, slot, level);
+        }
+    }
+
     /// Runs the abstract interpretation to its fixpoint.
     fn walk(&mut self) {
         let insts = self.insts;
@@ -302,81 +353,6 @@ impl<'a> Analysis<'a> {
             let vector_ctl = ctl;
             let scalar_ctl = ctl.min(Uniformity::Wave);
             match inst {
-                Inst::VBinary { dst, a, b, .. } => {
-                    let level = self.operand(&state, a).max(self.operand(&state, b));
-                    let slot = self.layout.v(dst);
-                    self.define(&mut state, pc, slot, level.max(vector_ctl));
-                }
-                Inst::VUnary { dst, a, .. } => {
-                    let level = self.operand(&state, a);
-                    let slot = self.layout.v(dst);
-                    self.define(&mut state, pc, slot, level.max(vector_ctl));
-                }
-                Inst::VTernary { dst, a, b, c, .. } => {
-                    let level = self
-                        .operand(&state, a)
-                        .max(self.operand(&state, b))
-                        .max(self.operand(&state, c));
-                    let slot = self.layout.v(dst);
-                    self.define(&mut state, pc, slot, level.max(vector_ctl));
-                }
-                Inst::VCmp { dst, a, b, .. } => {
-                    let level = self.operand(&state, a).max(self.operand(&state, b));
-                    let slot = self.layout.m(dst);
-                    self.define(&mut state, pc, slot, level.max(vector_ctl));
-                }
-                Inst::VSelect {
-                    dst,
-                    mask,
-                    on_true,
-                    on_false,
-                } => {
-                    let level = self
-                        .mask(&state, mask)
-                        .level
-                        .max(self.operand(&state, on_true))
-                        .max(self.operand(&state, on_false));
-                    let slot = self.layout.v(dst);
-                    self.define(&mut state, pc, slot, level.max(vector_ctl));
-                }
-                Inst::SBinary { dst, a, b, .. } => {
-                    let level = self.operand(&state, a).max(self.operand(&state, b));
-                    let slot = self.layout.s(dst);
-                    let level = level.max(scalar_ctl).min(Uniformity::Wave);
-                    self.define(&mut state, pc, slot, level);
-                }
-                Inst::SUnary { dst, a, .. } => {
-                    let level = self.operand(&state, a);
-                    let slot = self.layout.s(dst);
-                    let level = level.max(scalar_ctl).min(Uniformity::Wave);
-                    self.define(&mut state, pc, slot, level);
-                }
-                Inst::SCmp { dst, a, b, .. } => {
-                    // Writes every bit, whatever the exec mask: one value per wave.
-                    let level = self.operand(&state, a).max(self.operand(&state, b));
-                    let slot = self.layout.m(dst);
-                    let level = level.max(scalar_ctl).min(Uniformity::Wave);
-                    self.define(&mut state, pc, slot, level);
-                }
-                // Mask operations write all 64 bits whatever the exec mask, so a
-                // wave-level join would do; joining with the full control level
-                // stays sound should they ever honour exec.
-                Inst::MaskBinary { dst, a, b, .. } => {
-                    let level = self.mask(&state, a).level.max(self.mask(&state, b).level);
-                    let slot = self.layout.m(dst);
-                    self.define(&mut state, pc, slot, level.max(vector_ctl));
-                }
-                Inst::MaskNot { dst, a } => {
-                    let level = self.mask(&state, a).level;
-                    let slot = self.layout.m(dst);
-                    self.define(&mut state, pc, slot, level.max(vector_ctl));
-                }
-                Inst::GlobalLoad { dst, .. } | Inst::LdsLoad { dst, .. } => {
-                    // Memory may differ per address and change between reads.
-                    let slot = self.layout.v(dst);
-                    self.define(&mut state, pc, slot, Uniformity::Lane);
-                }
-                Inst::GlobalStore { .. } | Inst::LdsStore { .. } | Inst::Barrier | Inst::End => {}
                 Inst::If { mask, .. } => {
                     let m = self.mask(&state, mask);
                     self.raise(
@@ -498,6 +474,7 @@ impl<'a> Analysis<'a> {
                         ctl = self.control_of(&frames);
                     }
                 }
+                _ => self.transfer(&mut state, pc, &inst, vector_ctl, scalar_ctl),
             }
             pc += 1;
         }
@@ -564,36 +541,28 @@ impl<'a> Analysis<'a> {
         let Some(own) = self.own.get(c) else {
             return error;
         };
-        let (adjective, values) = match own.level {
-            Uniformity::Lane => ("divergent", "per-lane"),
-            _ => ("wave-dependent", "wave-dependent"),
-        };
+        let level = own.level;
         match self.insts.get(c) {
-            Some(Inst::If { .. }) => error = error.note(c, format!("{adjective} `if` here")),
+            Some(Inst::If { .. }) => error = error.note(c, NoteKind::NonUniformIf { level }),
             Some(Inst::Loop { .. }) => {
-                error = error.note(c, format!("loop exit depends on {values} values"));
+                error = error.note(c, NoteKind::NonUniformLoop { level });
                 let exit = own.exit as usize;
                 let what = match self.insts.get(exit) {
-                    Some(Inst::EndLoop { mask, .. }) => format!("loop condition `m{}`", mask.0),
-                    Some(Inst::Break { mask, .. }) => {
-                        format!("lanes in `m{}` leave the loop", mask.0)
-                    }
-                    Some(Inst::Continue { mask, .. }) => {
-                        format!("lanes in `m{}` skip to the next iteration", mask.0)
-                    }
-                    _ => String::new(),
+                    Some(&Inst::EndLoop { mask, .. }) => Some(NoteKind::LoopCondition { mask }),
+                    Some(&Inst::Break { mask, .. }) => Some(NoteKind::LeavesLoop { mask }),
+                    Some(&Inst::Continue { mask, .. }) => Some(NoteKind::SkipsIteration { mask }),
+                    _ => None,
                 };
-                if !what.is_empty() {
-                    error = error.note(exit, format!("{what} here"));
+                if let Some(what) = what {
+                    error = error.note(exit, what);
                 }
             }
             _ => return error,
         }
         match own.cause {
-            Cause::Mask { reg, def } if def != NONE => error.note(
-                def as usize,
-                format!("`m{}` gets a {values} value here", reg.0),
-            ),
+            Cause::Mask { reg, def } if def != NONE => {
+                error.note(def as usize, NoteKind::MaskValue { mask: reg, level })
+            }
             Cause::Inner(inner) if budget > 0 => self.explain(inner as usize, error, budget - 1),
             _ => error,
         }

@@ -1,0 +1,219 @@
+//! The operations an instruction's mnemonic selects: fixed when the kernel is
+//! written, never operands.
+
+use serde::Serialize;
+
+/// A two-operand ALU operation on 32-bit values, shared by the vector and scalar ALUs.
+///
+/// Integer operations wrap. Shift amounts are taken modulo 32. Division by zero is
+/// defined: `x / 0` is all ones for `u32` and `-1` for `i32`, `x % 0` is `x`;
+/// `i32::MIN / -1` is `i32::MIN` and `i32::MIN % -1` is `0`. `f32` operations follow
+/// IEEE-754 as Rust's `f32` does; `min`/`max` follow `f32::min`/`f32::max`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum BinOp {
+    /// Wrapping addition (the same bits for `u32` and `i32`).
+    AddU32,
+    /// Wrapping subtraction.
+    SubU32,
+    /// Wrapping multiplication, low 32 bits.
+    MulU32,
+    /// High 32 bits of the unsigned 64-bit product.
+    MulHiU32,
+    /// High 32 bits of the signed 64-bit product.
+    MulHiI32,
+    /// Unsigned division.
+    DivU32,
+    /// Signed division, rounding toward zero.
+    DivI32,
+    /// Unsigned remainder.
+    RemU32,
+    /// Signed remainder (sign of the dividend).
+    RemI32,
+    /// Unsigned minimum.
+    MinU32,
+    /// Signed minimum.
+    MinI32,
+    /// Unsigned maximum.
+    MaxU32,
+    /// Signed maximum.
+    MaxI32,
+    /// Bitwise and.
+    And,
+    /// Bitwise or.
+    Or,
+    /// Bitwise exclusive or.
+    Xor,
+    /// Shift left.
+    Shl,
+    /// Logical shift right.
+    ShrU32,
+    /// Arithmetic shift right.
+    ShrI32,
+    /// `f32` addition.
+    AddF32,
+    /// `f32` subtraction.
+    SubF32,
+    /// `f32` multiplication.
+    MulF32,
+    /// `f32` division.
+    DivF32,
+    /// `f32` minimum.
+    MinF32,
+    /// `f32` maximum.
+    MaxF32,
+}
+
+/// A one-operand ALU operation, shared by the vector and scalar ALUs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum UnOp {
+    /// Copy the bits.
+    Mov,
+    /// Bitwise not.
+    Not,
+    /// Wrapping `i32` negation.
+    NegI32,
+    /// Wrapping `i32` absolute value (`i32::MIN` stays `i32::MIN`).
+    AbsI32,
+    /// `f32` negation (flips the sign bit).
+    NegF32,
+    /// `f32` absolute value (clears the sign bit).
+    AbsF32,
+    /// `f32` square root.
+    SqrtF32,
+    /// `u32` to `f32`, rounding to nearest.
+    CvtF32U32,
+    /// `i32` to `f32`, rounding to nearest.
+    CvtF32I32,
+    /// `f32` to `u32`, truncating and saturating (NaN gives 0), as Rust's `as`.
+    CvtU32F32,
+    /// `f32` to `i32`, truncating and saturating (NaN gives 0), as Rust's `as`.
+    CvtI32F32,
+}
+
+/// A three-operand ALU operation, shared by the vector and scalar ALUs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum TernOp {
+    /// `a * b + c` in `f32` with a single rounding (fused multiply-add).
+    FmaF32,
+    /// `a * b + c` on 32-bit integers, wrapping.
+    MadU32,
+}
+
+/// The type a comparison reads its operands as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum CmpType {
+    /// Unsigned 32-bit.
+    U32,
+    /// Signed 32-bit.
+    I32,
+    /// `f32`; every comparison with NaN is false except `Ne`.
+    F32,
+}
+
+/// A comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum CmpOp {
+    /// `a == b`.
+    Eq,
+    /// `a != b`.
+    Ne,
+    /// `a < b`.
+    Lt,
+    /// `a <= b`.
+    Le,
+    /// `a > b`.
+    Gt,
+    /// `a >= b`.
+    Ge,
+}
+
+/// A two-operand operation on mask registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum MaskOp {
+    /// `a & b`.
+    And,
+    /// `a | b`.
+    Or,
+    /// `a & !b`.
+    AndN,
+    /// `a ^ b`.
+    Xor,
+}
+
+/// A read-modify-write operation of an atomic instruction on a 32-bit word.
+///
+/// The word's old value is `old`, the instruction's value `v`; integer operations
+/// wrap. Within a wave, active lanes apply their updates in lane order, so a lane
+/// sees (and may return) the value the lanes below it left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum AtomicOp {
+    /// `old + v`, wrapping (the same bits for `u32` and `i32`).
+    AddU32,
+    /// `old - v`, wrapping.
+    SubU32,
+    /// Unsigned minimum.
+    MinU32,
+    /// Signed minimum.
+    MinI32,
+    /// Unsigned maximum.
+    MaxU32,
+    /// Signed maximum.
+    MaxI32,
+    /// Bitwise and.
+    And,
+    /// Bitwise or.
+    Or,
+    /// Bitwise exclusive or.
+    Xor,
+    /// `v`: the old value is swapped out.
+    Exchange,
+    /// `old + v` in `f32`, rounded as Rust's `f32` addition.
+    AddF32,
+}
+
+/// Where a lane shuffle reads from: lane `l` of the destination takes `src` from
+/// lane `f(l, n)`, where `n` is the instruction's lane operand.
+///
+/// A lane whose source lane is outside the wave or inactive keeps its own value
+/// of `src` (as CUDA's `__shfl_*_sync` do for a source outside the segment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum ShuffleOp {
+    /// Lane `n mod width` (an index per lane).
+    Index,
+    /// Lane `l ^ n`.
+    Xor,
+    /// Lane `l - n` (lanes below `n` keep their own value).
+    Up,
+    /// Lane `l + n` (lanes at `width - n` and above keep their own value).
+    Down,
+}
+
+/// A wave operation that reads a mask across the wave and writes one scalar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum WaveOp {
+    /// Bits 0..32 of `mask & exec`: which of lanes 0..32 are active with their bit set.
+    BallotLo,
+    /// Bits 32..64 of `mask & exec` (zero at wave32).
+    BallotHi,
+    /// The number of active lanes whose bit in `mask` is set.
+    Count,
+}
+
+/// How many consecutive 32-bit elements a wide load or store moves per lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Width {
+    /// Two elements (a `float2`, `global_load_dwordx2`).
+    X2,
+    /// Four elements (a `float4`, `global_load_dwordx4`).
+    X4,
+}
+
+impl Width {
+    /// The number of elements (and registers) per lane.
+    pub const fn count(self) -> u16 {
+        match self {
+            Width::X2 => 2,
+            Width::X4 => 4,
+        }
+    }
+}

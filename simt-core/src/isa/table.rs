@@ -1,0 +1,565 @@
+//! The instruction table: every instruction of the machine, its fields with
+//! their roles, its unit and how uniform its result is. The [`Inst`] enum, its
+//! [`Opcode`]s and the field views of [`field`](super::field) are generated from
+//! it; the mnemonics that spell each instruction are in
+//! [`mnemonics`](super::mnemonics).
+//!
+//! Adding an instruction: an entry here, its spellings in the mnemonic table,
+//! its semantics in the interpreter, its tests.
+
+use super::field::{role, Field, Fields, FromField, IntoField, Role};
+use super::ops::{AtomicOp, BinOp, CmpOp, CmpType, MaskOp, ShuffleOp, TernOp, UnOp, WaveOp, Width};
+use crate::ir::{ElemType, GlobalRef, InstIdx, LdsRef, MReg, Operand, SReg, VReg};
+use serde::Serialize;
+
+/// The unit an instruction runs on, which decides what it counts as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Unit {
+    /// Vector ALU, compare, select, lane exchange: counted in `vector_instructions`.
+    Vector,
+    /// Vector memory (global or LDS): counted in `vector_instructions` and by the
+    /// memory counters.
+    Memory,
+    /// Scalar ALU: once per wave, whatever the exec mask.
+    Scalar,
+    /// Mask operations: once per wave, on all 64 bits.
+    Mask,
+    /// Control flow, barriers and `end`.
+    Control,
+}
+
+/// How uniform an instruction's result is, given its operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Result {
+    /// The join of the levels of the values and masks it reads.
+    Join,
+    /// Per lane whatever it reads (memory may differ per address and over time).
+    Lane,
+    /// The same in every lane of a wave, but waves differ (it reads the exec mask
+    /// or picks one lane).
+    Wave,
+    /// It writes no register.
+    None,
+}
+
+/// Generates [`Inst`], [`Opcode`] and the field views from the table below.
+macro_rules! define_instructions {
+    ($(
+        $(#[doc = $doc:literal])*
+        $name:ident [$unit:ident, $result:ident] $({
+            $( $(#[doc = $fdoc:literal])* $field:ident : $ty:ty => $role:ident ),* $(,)?
+        })?
+    )*) => {
+        /// One instruction of a [`Program`](crate::Program).
+        ///
+        /// Vector instructions write only the lanes active in the exec mask;
+        /// masked-off lanes keep their values. Control-flow instructions carry
+        /// their jump targets, resolved when the program is linked
+        /// ([`link`](crate::link)), so the interpreter never searches for a
+        /// matching `endif`. Before linking a target is [`InstIdx::UNLINKED`].
+        #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+        pub enum Inst {$(
+            $(#[doc = $doc])*
+            $name $({ $( $(#[doc = $fdoc])* $field: $ty ),* })?,
+        )*}
+
+        /// An instruction's kind, without its fields.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+        pub enum Opcode {$(
+            $(#[doc = $doc])*
+            $name,
+        )*}
+
+        impl Opcode {
+            /// Every opcode, in table order.
+            pub const ALL: &'static [Opcode] = &[$(Opcode::$name),*];
+
+            /// The variant's name (`VBinary`).
+            pub const fn name(self) -> &'static str {
+                match self { $(Opcode::$name => stringify!($name),)* }
+            }
+
+            /// The unit it runs on.
+            pub const fn unit(self) -> Unit {
+                match self { $(Opcode::$name => Unit::$unit,)* }
+            }
+
+            /// How uniform its result is.
+            pub const fn result(self) -> Result {
+                match self { $(Opcode::$name => Result::$result,)* }
+            }
+
+            /// Its fields' names and roles, in table order.
+            pub const fn fields(self) -> &'static [(&'static str, Role)] {
+                match self { $(Opcode::$name => &[$($((stringify!($field), Role::$role)),*)?],)* }
+            }
+        }
+
+        impl Inst {
+            /// The instruction's kind.
+            pub const fn opcode(&self) -> Opcode {
+                match self { $(Inst::$name $({ $($field: _),* })? => Opcode::$name,)* }
+            }
+
+            /// The instruction's fields, in table order.
+            #[allow(unused_variables)]
+            pub fn fields(&self) -> Fields {
+                match *self {$(
+                    Inst::$name $({ $($field),* })? => Fields::new(&[
+                        $($(<$ty as IntoField<role::$role>>::into_field($field)),*)?
+                    ]),
+                )*}
+            }
+
+            /// The instruction of kind `opcode` with these fields, in table order;
+            /// `None` when their number, roles or types do not match the table.
+            #[allow(unused_mut)]
+            pub fn from_fields(opcode: Opcode, fields: &[Field]) -> Option<Inst> {
+                let mut it = fields.iter().copied();
+                let inst = match opcode {$(
+                    Opcode::$name => Inst::$name $({
+                        $($field: <$ty as FromField<role::$role>>::from_field(it.next()?)?),*
+                    })?,
+                )*};
+                it.next().is_none().then_some(inst)
+            }
+        }
+    };
+}
+
+define_instructions! {
+    /// Vector ALU: `dst = op(a, b)` in each active lane.
+    VBinary [Vector, Join] {
+        /// The operation.
+        op: BinOp => Op,
+        /// Destination register.
+        dst: VReg => VDst,
+        /// First source.
+        a: Operand => Src,
+        /// Second source.
+        b: Operand => Src,
+    }
+    /// Vector ALU: `dst = op(a)` in each active lane.
+    VUnary [Vector, Join] {
+        /// The operation.
+        op: UnOp => Op,
+        /// Destination register.
+        dst: VReg => VDst,
+        /// Source.
+        a: Operand => Src,
+    }
+    /// Vector ALU: `dst = op(a, b, c)` (`a * b + c`) in each active lane.
+    VTernary [Vector, Join] {
+        /// The operation.
+        op: TernOp => Op,
+        /// Destination register.
+        dst: VReg => VDst,
+        /// Multiplicand.
+        a: Operand => Src,
+        /// Multiplier.
+        b: Operand => Src,
+        /// Addend.
+        c: Operand => Src,
+    }
+    /// Vector compare: bit `l` of `dst` is set to `a op b` for each active lane
+    /// `l`; the bits of inactive lanes are kept.
+    VCmp [Vector, Join] {
+        /// The comparison.
+        op: CmpOp => Op,
+        /// How the operands are read.
+        ty: CmpType => Op,
+        /// Destination mask.
+        dst: MReg => MDst,
+        /// Left operand.
+        a: Operand => Src,
+        /// Right operand.
+        b: Operand => Src,
+    }
+    /// Vector select (predication): `dst = mask ? on_true : on_false` in each
+    /// active lane.
+    VSelect [Vector, Join] {
+        /// Destination register.
+        dst: VReg => VDst,
+        /// The mask choosing per lane.
+        mask: MReg => Mask,
+        /// Value for lanes whose mask bit is set.
+        on_true: Operand => Src,
+        /// Value for lanes whose mask bit is clear.
+        on_false: Operand => Src,
+    }
+    /// Lane shuffle: each active lane reads `src` from another lane of the wave,
+    /// chosen by `op` and `lane` (see [`ShuffleOp`]).
+    VShuffle [Vector, Join] {
+        /// Which lane each lane reads.
+        op: ShuffleOp => Op,
+        /// Destination register.
+        dst: VReg => VDst,
+        /// The value exchanged.
+        src: Operand => Src,
+        /// The lane index, distance or xor mask.
+        lane: Operand => Index,
+    }
+    /// `dst` = `src` in the lowest active lane: a per-lane value made wave-uniform.
+    VReadFirstLane [Vector, Wave] {
+        /// Destination scalar register.
+        dst: SReg => SDst,
+        /// The value read.
+        src: Operand => Src,
+    }
+    /// `dst` = `src` in lane `lane mod width`, active or not: a per-lane value
+    /// made wave-uniform.
+    VReadLane [Vector, Wave] {
+        /// Destination scalar register.
+        dst: SReg => SDst,
+        /// The value read.
+        src: Operand => Src,
+        /// The lane.
+        lane: Operand => UIndex,
+    }
+    /// Scalar ALU: `dst = op(a, b)`, once per wave.
+    SBinary [Scalar, Join] {
+        /// The operation.
+        op: BinOp => Op,
+        /// Destination register.
+        dst: SReg => SDst,
+        /// First source.
+        a: Operand => Uniform,
+        /// Second source.
+        b: Operand => Uniform,
+    }
+    /// Scalar ALU: `dst = op(a)`, once per wave.
+    SUnary [Scalar, Join] {
+        /// The operation.
+        op: UnOp => Op,
+        /// Destination register.
+        dst: SReg => SDst,
+        /// Source.
+        a: Operand => Uniform,
+    }
+    /// Scalar ALU: `dst = op(a, b, c)` (`a * b + c`), once per wave.
+    STernary [Scalar, Join] {
+        /// The operation.
+        op: TernOp => Op,
+        /// Destination register.
+        dst: SReg => SDst,
+        /// Multiplicand.
+        a: Operand => Uniform,
+        /// Multiplier.
+        b: Operand => Uniform,
+        /// Addend.
+        c: Operand => Uniform,
+    }
+    /// Scalar compare: every bit of `dst` is set to `a op b`.
+    SCmp [Scalar, Join] {
+        /// The comparison.
+        op: CmpOp => Op,
+        /// How the operands are read.
+        ty: CmpType => Op,
+        /// Destination mask.
+        dst: MReg => MDst,
+        /// Left operand.
+        a: Operand => Uniform,
+        /// Right operand.
+        b: Operand => Uniform,
+    }
+    /// A mask across the wave reduced to one scalar (see [`WaveOp`]): a ballot or
+    /// a count of active lanes.
+    SWave [Scalar, Wave] {
+        /// The reduction.
+        op: WaveOp => Op,
+        /// Destination scalar register.
+        dst: SReg => SDst,
+        /// The mask read (with the exec mask).
+        mask: MReg => Mask,
+    }
+    /// The number of active lanes, as a wave-uniform value.
+    SActiveLanes [Scalar, Wave] {
+        /// Destination scalar register.
+        dst: SReg => SDst,
+    }
+    /// Mask operation: `dst = op(a, b)` on all 64 bits.
+    MaskBinary [Mask, Join] {
+        /// The operation.
+        op: MaskOp => Op,
+        /// Destination mask.
+        dst: MReg => MDst,
+        /// First source.
+        a: MReg => Mask,
+        /// Second source.
+        b: MReg => Mask,
+    }
+    /// Mask complement: `dst = !a` on all 64 bits.
+    MaskNot [Mask, Join] {
+        /// Destination mask.
+        dst: MReg => MDst,
+        /// Source.
+        a: MReg => Mask,
+    }
+    /// Global load into each active lane; sub-word types are extended to 32 bits.
+    GlobalLoad [Memory, Lane] {
+        /// The access type (its size is the access width).
+        ty: ElemType => Op,
+        /// Destination register.
+        dst: VReg => VDst,
+        /// Where to read.
+        src: GlobalRef => GlobalLoad,
+    }
+    /// Global store from each active lane; sub-word types keep the low bits.
+    GlobalStore [Memory, None] {
+        /// The access type (its size is the access width).
+        ty: ElemType => Op,
+        /// Where to write; the buffer must be writable.
+        dst: GlobalRef => GlobalStore,
+        /// The value to store.
+        src: Operand => Src,
+    }
+    /// Wide global load: `width` consecutive 32-bit elements from the operand's
+    /// element on, into as many consecutive registers from `dst`.
+    GlobalLoadWide [Memory, Lane] {
+        /// Elements per lane.
+        width: Width => Op,
+        /// The first destination register.
+        dst: VReg => VDstRun,
+        /// Where to read.
+        src: GlobalRef => GlobalLoad,
+    }
+    /// Wide global store: `width` consecutive registers from `src` to as many
+    /// consecutive 32-bit elements.
+    GlobalStoreWide [Memory, None] {
+        /// Elements per lane.
+        width: Width => Op,
+        /// Where to write; the buffer must be writable.
+        dst: GlobalRef => GlobalStore,
+        /// The first register stored.
+        src: VReg => VSrcRun,
+    }
+    /// Global atomic: each active lane updates its 32-bit word with `op` and
+    /// `src`, in lane order; `dst`, if given, receives the value before the update.
+    GlobalAtomic [Memory, Lane] {
+        /// The update.
+        op: AtomicOp => Op,
+        /// Receives the old value.
+        dst: Option<VReg> => VDstOpt,
+        /// The word; the buffer must be writable.
+        mem: GlobalRef => GlobalAtomic,
+        /// The operand of the update.
+        src: Operand => Src,
+    }
+    /// Global compare-and-swap: each active lane, in lane order, writes `src` to
+    /// its word if the word equals `cmp`; `dst`, if given, receives the old value.
+    GlobalCmpSwap [Memory, Lane] {
+        /// Receives the old value.
+        dst: Option<VReg> => VDstOpt,
+        /// The word; the buffer must be writable.
+        mem: GlobalRef => GlobalAtomic,
+        /// The value compared with the word.
+        cmp: Operand => Src,
+        /// The value written when they are equal.
+        src: Operand => Src,
+    }
+    /// LDS load into each active lane; sub-word types are extended to 32 bits.
+    LdsLoad [Memory, Lane] {
+        /// The access type (its size is the access width).
+        ty: ElemType => Op,
+        /// Destination register.
+        dst: VReg => VDst,
+        /// Where to read.
+        src: LdsRef => LdsLoad,
+    }
+    /// LDS store from each active lane; sub-word types keep the low bits.
+    LdsStore [Memory, None] {
+        /// The access type (its size is the access width).
+        ty: ElemType => Op,
+        /// Where to write.
+        dst: LdsRef => LdsStore,
+        /// The value to store.
+        src: Operand => Src,
+    }
+    /// Wide LDS load: `width` consecutive 32-bit elements into as many
+    /// consecutive registers from `dst`.
+    LdsLoadWide [Memory, Lane] {
+        /// Elements per lane.
+        width: Width => Op,
+        /// The first destination register.
+        dst: VReg => VDstRun,
+        /// Where to read.
+        src: LdsRef => LdsLoad,
+    }
+    /// Wide LDS store: `width` consecutive registers from `src` to as many
+    /// consecutive 32-bit elements.
+    LdsStoreWide [Memory, None] {
+        /// Elements per lane.
+        width: Width => Op,
+        /// Where to write.
+        dst: LdsRef => LdsStore,
+        /// The first register stored.
+        src: VReg => VSrcRun,
+    }
+    /// LDS atomic: as [`Inst::GlobalAtomic`], on a word of an LDS array.
+    LdsAtomic [Memory, Lane] {
+        /// The update.
+        op: AtomicOp => Op,
+        /// Receives the old value.
+        dst: Option<VReg> => VDstOpt,
+        /// The word.
+        mem: LdsRef => LdsAtomic,
+        /// The operand of the update.
+        src: Operand => Src,
+    }
+    /// LDS compare-and-swap: as [`Inst::GlobalCmpSwap`], on a word of an LDS array.
+    LdsCmpSwap [Memory, Lane] {
+        /// Receives the old value.
+        dst: Option<VReg> => VDstOpt,
+        /// The word.
+        mem: LdsRef => LdsAtomic,
+        /// The value compared with the word.
+        cmp: Operand => Src,
+        /// The value written when they are equal.
+        src: Operand => Src,
+    }
+    /// Opens a conditional: pushes exec and narrows it to `exec & mask`. When no
+    /// lane remains, the then-body is skipped and execution continues at `next`.
+    If [Control, None] {
+        /// The condition.
+        mask: MReg => Mask,
+        /// The matching `Else`, or the matching `EndIf` when there is no `Else`.
+        next: InstIdx => Target,
+    }
+    /// Switches to the lanes of the enclosing `If` whose mask bit was clear. When
+    /// no lane remains, the else-body is skipped and execution continues at `end`.
+    Else [Control, None] {
+        /// The matching `EndIf`.
+        end: InstIdx => Target,
+    }
+    /// Closes a conditional: restores the exec saved by its `If`.
+    EndIf [Control, None]
+    /// Opens a loop: pushes exec as the loop's entry mask.
+    Loop [Control, None] {
+        /// The matching `EndLoop`.
+        end: InstIdx => Target,
+    }
+    /// Closes a loop body. Lanes active in this iteration (or sent here by
+    /// `Continue`) whose bit in `mask` is set run another iteration, from
+    /// `start + 1`; when none remain, the entry mask is restored and execution
+    /// continues after this instruction.
+    EndLoop [Control, None] {
+        /// The loop condition.
+        mask: MReg => Mask,
+        /// The matching `Loop`.
+        start: InstIdx => Target,
+    }
+    /// Active lanes whose bit in `mask` is set leave the innermost loop; they are
+    /// restored when the loop exits.
+    Break [Control, None] {
+        /// The lanes that leave.
+        mask: MReg => Mask,
+        /// The `EndLoop` of the innermost loop.
+        end: InstIdx => Target,
+    }
+    /// Active lanes whose bit in `mask` is set skip the rest of this iteration of
+    /// the innermost loop and rejoin at its `EndLoop`.
+    Continue [Control, None] {
+        /// The lanes that skip ahead.
+        mask: MReg => Mask,
+        /// The `EndLoop` of the innermost loop.
+        end: InstIdx => Target,
+    }
+    /// Workgroup barrier: the wave waits until every wave of its workgroup
+    /// arrives. It must be reached with the wave's full launch mask.
+    Barrier [Control, None]
+    /// Ends the wave.
+    End [Control, None]
+}
+
+impl Inst {
+    /// Whether the instruction runs on the vector units (ALU, compare, select,
+    /// lane exchange, memory): the instructions counted by `vector_instructions`.
+    pub const fn is_vector(&self) -> bool {
+        matches!(self.opcode().unit(), Unit::Vector | Unit::Memory)
+    }
+
+    /// The jump target a control-flow instruction stores.
+    pub fn target(&self) -> Option<InstIdx> {
+        self.fields().as_slice().iter().find_map(|f| match *f {
+            Field::Target(t) => Some(t),
+            _ => None,
+        })
+    }
+
+    /// The instruction with its jump target (if it has one) set to `target`.
+    pub fn with_target(&self, target: InstIdx) -> Inst {
+        let mut fields = self.fields();
+        for f in fields.as_mut_slice() {
+            if let Field::Target(t) = f {
+                *t = target;
+            }
+        }
+        Inst::from_fields(self.opcode(), fields.as_slice()).unwrap_or(*self)
+    }
+}
+
+impl InstIdx {
+    /// The placeholder target of a control-flow instruction before linking.
+    pub const UNLINKED: InstIdx = InstIdx(u32::MAX);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_opcode_round_trips_through_its_fields() {
+        for &op in Opcode::ALL {
+            assert!(op.fields().len() <= Fields::MAX, "{}", op.name());
+            let fields: Vec<Field> = op
+                .fields()
+                .iter()
+                .map(|&(_, role)| Field::placeholder(role))
+                .collect();
+            // `Op` placeholders are typed per instruction: try each operation kind.
+            let inst = candidates(op, &fields).next();
+            let Some(inst) = inst else {
+                panic!("{} cannot be built from placeholders", op.name());
+            };
+            assert_eq!(inst.opcode(), op);
+            assert_eq!(Inst::from_fields(op, inst.fields().as_slice()), Some(inst));
+            let roles: Vec<Role> = inst.fields().as_slice().iter().map(Field::role).collect();
+            let table: Vec<Role> = op.fields().iter().map(|&(_, r)| r).collect();
+            assert_eq!(roles, table, "{}", op.name());
+        }
+    }
+
+    /// Instructions of kind `op` whose `Op` fields take every combination of a
+    /// few values.
+    fn candidates<'a>(op: Opcode, fields: &'a [Field]) -> impl Iterator<Item = Inst> + 'a {
+        use super::super::field::Op as O;
+        let ops = [
+            O::Bin(BinOp::AddU32),
+            O::Un(UnOp::Mov),
+            O::Tern(TernOp::MadU32),
+            O::Cmp(CmpOp::Eq),
+            O::CmpType(CmpType::U32),
+            O::Mask(MaskOp::And),
+            O::Atomic(AtomicOp::AddU32),
+            O::Shuffle(ShuffleOp::Xor),
+            O::Wave(WaveOp::Count),
+            O::Width(Width::X2),
+            O::Access(ElemType::U32),
+        ];
+        let slots: Vec<usize> = fields
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.role() == Role::Op)
+            .map(|(i, _)| i)
+            .collect();
+        let combos = ops.len().pow(slots.len() as u32);
+        (0..combos).filter_map(move |mut k| {
+            let mut f = fields.to_vec();
+            for &s in &slots {
+                f[s] = Field::Op(ops[k % ops.len()]);
+                k /= ops.len();
+            }
+            Inst::from_fields(op, &f)
+        })
+    }
+}
