@@ -86,6 +86,7 @@ fn lds_program() -> Program {
     let at = |i: Operand| LdsRef {
         lds: tile,
         index: i,
+        offset: simt_core::Operand::Imm(0),
         addressing: Addressing::Element,
     };
     let me = Operand::Special(Special::LocalId(Axis::X));
@@ -131,6 +132,7 @@ fn global_program() -> (Program, usize) {
             src: GlobalRef {
                 buffer: x,
                 index: g,
+                offset: simt_core::Operand::Imm(0),
                 addressing: Addressing::Element,
             },
         });
@@ -139,6 +141,7 @@ fn global_program() -> (Program, usize) {
             dst: GlobalRef {
                 buffer: y,
                 index: g,
+                offset: simt_core::Operand::Imm(0),
                 addressing: Addressing::Element,
             },
             src: v(0),

@@ -6,11 +6,11 @@
 mod exec_util;
 
 use exec_util::*;
-use simt_core::{Arg, BinOp, CmpOp, CmpType, ElemType, Inst, Program, ProgramBuilder, Stats};
+use simt_core::{Arg, BinOp, CmpOp, CmpType, ElemType, Inst, Kernel, ProgramBuilder, Stats};
 
 /// Builds a kernel of `body` followed by `out[gid] = v0`, runs it on one workgroup
 /// of `size` items, and returns the outputs and statistics.
-fn run_body(body: &[Inst], size: u32, width: u32) -> (Vec<u32>, Stats, Program) {
+fn run_body(body: &[Inst], size: u32, width: u32) -> (Vec<u32>, Stats, Kernel) {
     let mut p = ProgramBuilder::new("control");
     let out = p.buffer_mut::<u32>("out");
     p.extend(body.iter().copied());

@@ -6,8 +6,9 @@ mod exec_util;
 
 use exec_util::*;
 use simt_core::{
-    launch, Arg, BinOp, CmpOp, CmpType, ElemType, Error, Fault, FaultKind, Inst, LaunchConfig,
-    LaunchErrorKind, MemoryModel, Program, ProgramBuilder, ScalarType, ValidationErrorKind,
+    launch, Arg, BinOp, CmpOp, CmpType, ElemType, Error, Fault, FaultKind, Inst, Kernel,
+    LaunchConfig, LaunchErrorKind, MemoryModel, Program, ProgramBuilder, ScalarType,
+    ValidationErrorKind,
 };
 
 fn fault(result: Result<simt_core::Stats, Error>) -> Fault {
@@ -28,7 +29,7 @@ fn refused(result: Result<simt_core::Stats, Error>) -> LaunchErrorKind {
 }
 
 /// `y[gid] = x[gid] + 1`.
-fn copy_kernel() -> Program {
+fn copy_kernel() -> Kernel {
     let mut p = ProgramBuilder::new("k");
     let x = p.buffer::<u32>("x");
     let y = p.buffer_mut::<u32>("y");
@@ -40,7 +41,7 @@ fn copy_kernel() -> Program {
     p.build().expect("valid")
 }
 
-fn copy_ok(program: &Program) {
+fn copy_ok(program: &Kernel) {
     let x = vec![1u32; 64];
     let mut y = vec![0u32; 64];
     let stats = launch(
@@ -75,6 +76,7 @@ fn global_load_out_of_bounds() {
         FaultKind::GlobalOutOfBounds {
             access: "load",
             buffer: "x".into(),
+            index: 40,
             offset: 160,
             size: 4,
             len: 160,
@@ -105,7 +107,7 @@ fn global_store_out_of_bounds_has_no_effect() {
     assert_eq!(f.address, Some(256 + 160));
     assert!(matches!(
         f.kind,
-        FaultKind::GlobalOutOfBounds { access: "store", ref buffer, offset: 160, size: 4, len: 160 }
+        FaultKind::GlobalOutOfBounds { access: "store", ref buffer, index: 40, offset: 160, size: 4, len: 160 }
             if buffer == "y"
     ));
     // No lane of the faulting store wrote.
@@ -136,7 +138,7 @@ fn global_misaligned() {
     );
 }
 
-fn lds_kernel(index: Inst) -> Program {
+fn lds_kernel(index: Inst) -> Kernel {
     let mut p = ProgramBuilder::new("k");
     let _first = p.lds("first", ElemType::U32, 8);
     let second = p.lds("second", ElemType::U16, 16);
@@ -159,6 +161,7 @@ fn lds_out_of_bounds_and_misaligned() {
         FaultKind::LdsOutOfBounds {
             access: "store",
             array: "second".into(),
+            index: 32,
             offset: 32,
             size: 2,
             len: 32
@@ -223,7 +226,7 @@ fn barriers_under_divergent_control_are_rejected_before_running() {
     for mask_source in [lane(), wave_id()] {
         let mut p = ProgramBuilder::new("k");
         p.extend([lt(0, mask_source, imm(1)), if_(0), Inst::Barrier, endif()]);
-        // `build` validates; launch must refuse the unvalidated program as well.
+        // `build` validates, and so does every other way to a `Kernel`.
         assert!(p.build().is_err());
         let mut insts = vec![
             lt(0, mask_source, imm(1)),
@@ -245,18 +248,49 @@ fn barriers_under_divergent_control_are_rejected_before_running() {
             sregs: 0,
             mregs: 1,
             lds_bytes: 0,
+            reg_names: Vec::new().into(),
         };
-        match launch(&program, &cfg(1, 64, 32), &mut []) {
-            Err(Error::Invalid(e)) => assert!(
+        match Kernel::new(program) {
+            Err(e) => assert!(
                 e.errors.iter().any(|e| matches!(
                     e.kind,
                     ValidationErrorKind::BarrierUnderDivergentControl { .. }
                 )),
                 "{e}"
             ),
-            other => panic!("expected a validation error, got {other:?}"),
+            Ok(_) => panic!("expected a validation error"),
         }
     }
+}
+
+/// A negative index is reported as written, not as a huge byte offset.
+#[test]
+fn negative_index_is_reported_as_written() {
+    let mut p = ProgramBuilder::new("k");
+    let x = p.buffer::<u32>("x");
+    p.extend([
+        bin(BinOp::SubU32, 0, lane(), imm(1)),
+        load(ElemType::U32, 1, gref(x, v(0))),
+    ]);
+    let program = p.build().expect("valid");
+    let x = vec![0u32; 64];
+    let f = fault(launch(&program, &cfg(1, 32, 32), &mut [Arg::buffer(&x)]));
+    assert_eq!((f.inst, f.lane, f.address), (1, Some(0), None));
+    assert_eq!(
+        f.kind,
+        FaultKind::GlobalOutOfBounds {
+            access: "load",
+            buffer: "x".into(),
+            index: -1,
+            offset: -4,
+            size: 4,
+            len: 256,
+        }
+    );
+    assert!(
+        f.to_string().contains("at index -1 (byte offset -4)"),
+        "{f}"
+    );
 }
 
 #[test]
@@ -401,13 +435,10 @@ fn launch_errors() {
 fn invalid_programs_are_refused() {
     let mut p = ProgramBuilder::new("k");
     p.push(mov(0, imm(1)));
-    let mut program = p.build().expect("valid");
+    let mut program = p.program();
     program.insts = vec![Inst::EndIf, Inst::End].into();
     program.locs = vec![Default::default(); 2].into();
-    assert!(matches!(
-        launch(&program, &cfg(1, 32, 32), &mut []),
-        Err(Error::Invalid(_))
-    ));
+    assert!(Kernel::new(program).is_err());
 }
 
 #[test]

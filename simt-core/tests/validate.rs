@@ -130,7 +130,7 @@ fn errors(insts: impl IntoIterator<Item = Inst>) -> Vec<ValidationError> {
 /// Builds `insts` (plus `end`); fails the test on errors.
 fn accepted(insts: impl IntoIterator<Item = Inst>) -> Program {
     match builder(insts).build() {
-        Ok(p) => p,
+        Ok(k) => k.program().clone(),
         Err(e) => panic!("{e}"),
     }
 }
@@ -262,8 +262,11 @@ fn barrier_under_if_on_lane_mask() {
         }
     );
     assert_eq!(note_insts(&e), [1, 0]);
-    assert_eq!(e.notes[0].message, "divergent `if` here");
-    assert_eq!(e.notes[1].message, "`m0` gets a per-lane value here");
+    assert_eq!(e.notes[0].kind.to_string(), "divergent `if` here");
+    assert_eq!(
+        e.notes[1].kind.to_string(),
+        "`m0` gets a per-lane value here"
+    );
     assert!(e.kind.to_string().contains("divergent"), "{}", e.kind);
 }
 
@@ -285,7 +288,7 @@ fn barrier_under_if_on_wave_id_is_wave_level() {
         }
     );
     assert_eq!(note_insts(&e), [2, 1]);
-    assert_eq!(e.notes[0].message, "wave-dependent `if` here");
+    assert_eq!(e.notes[0].kind.to_string(), "wave-dependent `if` here");
     assert!(e.kind.to_string().contains("wave-dependent"), "{}", e.kind);
 }
 
@@ -307,8 +310,11 @@ fn barrier_in_loop_with_per_lane_exit() {
         }
     );
     assert_eq!(note_insts(&e), [1, 5, 4]);
-    assert_eq!(e.notes[0].message, "loop exit depends on per-lane values");
-    assert_eq!(e.notes[1].message, "loop condition `m0` here");
+    assert_eq!(
+        e.notes[0].kind.to_string(),
+        "loop exit depends on per-lane values"
+    );
+    assert_eq!(e.notes[1].kind.to_string(), "loop condition `m0` here");
 }
 
 #[test]
@@ -331,7 +337,10 @@ fn barrier_in_loop_with_divergent_break() {
         }
     );
     assert_eq!(note_insts(&e), [1, 3, 2]);
-    assert_eq!(e.notes[1].message, "lanes in `m1` leave the loop here");
+    assert_eq!(
+        e.notes[1].kind.to_string(),
+        "lanes in `m1` leave the loop here"
+    );
 }
 
 #[test]
@@ -351,7 +360,7 @@ fn barrier_before_a_divergent_continue_is_rejected() {
     assert_eq!(e.inst, Some(2));
     assert_eq!(note_insts(&e), [1, 4, 3]);
     assert_eq!(
-        e.notes[1].message,
+        e.notes[1].kind.to_string(),
         "lanes in `m1` skip to the next iteration here"
     );
 }
@@ -434,7 +443,7 @@ fn loop_counting_from_wave_id_is_wave_level() {
     );
     assert_eq!(note_insts(&e), [1, 5, 4]);
     assert_eq!(
-        e.notes[0].message,
+        e.notes[0].kind.to_string(),
         "loop exit depends on wave-dependent values"
     );
 }
@@ -450,6 +459,7 @@ fn loaded_values_are_per_lane() {
             src: GlobalRef {
                 buffer: x,
                 index: imm(0),
+                offset: simt_core::Operand::Imm(0),
                 addressing: Addressing::Element,
             },
         },
@@ -790,7 +800,7 @@ fn too_many_registers() {
         ]
     );
     assert_eq!(note_insts(&errs[0]), [0]);
-    assert_eq!(errs[0].notes[0].message, "`v300` used here");
+    assert_eq!(errs[0].notes[0].kind.to_string(), "`v300` used here");
     assert_eq!(note_insts(&errs[1]), [1]);
 }
 
@@ -885,6 +895,7 @@ fn global(buffer: ParamIdx, addressing: Addressing) -> GlobalRef {
     GlobalRef {
         buffer,
         index: Operand::Special(Special::GlobalId(Axis::X)),
+        offset: simt_core::Operand::Imm(0),
         addressing,
     }
 }
@@ -929,6 +940,7 @@ fn operand_kinds() {
             dst: LdsRef {
                 lds: t,
                 index: lane_id(),
+                offset: simt_core::Operand::Imm(0),
                 addressing: Addressing::Element,
             },
             src: v(0),
@@ -940,6 +952,7 @@ fn operand_kinds() {
             src: LdsRef {
                 lds: LdsIdx(7),
                 index: Operand::Arg(ParamIdx(9)),
+                offset: simt_core::Operand::Imm(0),
                 addressing: Addressing::Element,
             },
         },
@@ -949,6 +962,7 @@ fn operand_kinds() {
             dst: LdsRef {
                 lds: t,
                 index: Operand::Arg(n),
+                offset: simt_core::Operand::Imm(0),
                 addressing: Addressing::Element,
             },
             src: v(0),

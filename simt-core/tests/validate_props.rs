@@ -84,6 +84,7 @@ fn global_ref() -> impl Strategy<Value = GlobalRef> {
     (small_or_any_u16(), operand(), addressing()).prop_map(|(b, index, addressing)| GlobalRef {
         buffer: ParamIdx(b),
         index,
+        offset: simt_core::Operand::Imm(0),
         addressing,
     })
 }
@@ -92,6 +93,7 @@ fn lds_ref() -> impl Strategy<Value = LdsRef> {
     (small_or_any_u16(), operand(), addressing()).prop_map(|(l, index, addressing)| LdsRef {
         lds: LdsIdx(l),
         index,
+        offset: simt_core::Operand::Imm(0),
         addressing,
     })
 }
@@ -236,6 +238,7 @@ prop_compose! {
             sregs,
             mregs,
             lds_bytes,
+            reg_names: std::borrow::Cow::Borrowed(&[]),
         }
     }
 }
@@ -253,18 +256,8 @@ fn check_accepted(p: &Program) {
     assert!(p.sregs <= simt_core::limits::MAX_SREGS);
     assert!(p.mregs <= simt_core::limits::MAX_MREGS);
     for inst in p.insts.iter() {
-        let s = inst.sources();
-        let regs = s
-            .values
-            .into_iter()
-            .flatten()
-            .filter_map(|op| match op {
-                Operand::V(r) => Some(Reg::V(r)),
-                Operand::S(r) => Some(Reg::S(r)),
-                _ => None,
-            })
-            .chain(s.masks.into_iter().flatten().map(Reg::M))
-            .chain(inst.written());
+        let fields = inst.fields();
+        let regs: Vec<Reg> = fields.read().chain(fields.written()).collect();
         for r in regs {
             match r {
                 Reg::V(r) => assert!(r.0 < p.vregs),
@@ -272,7 +265,7 @@ fn check_accepted(p: &Program) {
                 Reg::M(r) => assert!(r.0 < p.mregs),
             }
         }
-        for op in s.values.into_iter().flatten() {
+        for (op, _) in fields.operands() {
             if let Operand::Arg(a) = op {
                 assert!(matches!(
                     p.params.get(usize::from(a.0)).map(|p| p.kind),
@@ -482,7 +475,7 @@ fn build(insts: Vec<Inst>) -> Result<Program, simt_core::ValidationErrors> {
     let mut b = simt_core::ProgramBuilder::new("s");
     b.scalar("n", ScalarType::U32);
     b.extend(insts);
-    b.build()
+    b.build().map(|k| k.program().clone())
 }
 
 proptest! {
@@ -555,7 +548,7 @@ proptest! {
                                     | Inst::EndLoop { .. }
                                     | Inst::Break { .. }
                                     | Inst::Continue { .. }
-                            ) || matches!(inst.written(), Some(Reg::M(_))),
+                            ) || matches!(inst.fields().written().next(), Some(Reg::M(_))),
                             "{:?}", inst
                         );
                     }
@@ -585,6 +578,7 @@ fn raw_program(insts: Vec<Inst>) -> Program {
         sregs,
         mregs,
         lds_bytes: 0,
+        reg_names: std::borrow::Cow::Borrowed(&[]),
     }
 }
 

@@ -314,7 +314,10 @@ impl Checker<'_> {
                 return;
             }
             Err((span, message)) => {
-                self.error(span, message);
+                self.error(
+                    span,
+                    format!("an LDS array's length must be a positive integer: {message}"),
+                );
                 return;
             }
         };
@@ -520,6 +523,8 @@ impl Checker<'_> {
     fn immediate(&mut self, op: &Operand, expr: &Expr, ty: Ty, mnemonic: &Ident) -> Option<u32> {
         let number = match eval(expr) {
             Ok(n) => Ok(n),
+            // A lone literal's error underlines all of it, its `-` included.
+            Err((_, message)) if matches!(expr, Expr::Lit { .. }) => Err(message),
             Err((span, message)) => {
                 self.error(span, message);
                 return None;
@@ -619,8 +624,17 @@ impl Checker<'_> {
 
     /// A memory operand of the space `role` names: a buffer element or an LDS
     /// element, with its index, offset and addressing, and the element type.
-    fn memory(&mut self, op: &Operand, role: Role, m: &Mnemonic, mnemonic: &Ident) -> Option<(MemRef, ElemType)> {
-        let global = matches!(role, Role::GlobalLoad | Role::GlobalStore | Role::GlobalAtomic);
+    fn memory(
+        &mut self,
+        op: &Operand,
+        role: Role,
+        m: &Mnemonic,
+        mnemonic: &Ident,
+    ) -> Option<(MemRef, ElemType)> {
+        let global = matches!(
+            role,
+            Role::GlobalLoad | Role::GlobalStore | Role::GlobalAtomic
+        );
         let want = if global {
             "a buffer element such as `buf[i]`"
         } else {
@@ -778,14 +792,20 @@ impl Checker<'_> {
         let Operand::List { items, .. } = op else {
             self.error_at(
                 op,
-                format!("`{mnemonic}` moves {n} registers: write them as a list, `[{}]`", list_example(n)),
+                format!(
+                    "`{mnemonic}` moves {n} registers: write them as a list, `[{}]`",
+                    list_example(n)
+                ),
             );
             return None;
         };
         if items.len() != usize::from(n) {
             self.error_at(
                 op,
-                format!("`{mnemonic}` moves {n} registers, found {} in the list", items.len()),
+                format!(
+                    "`{mnemonic}` moves {n} registers, found {} in the list",
+                    items.len()
+                ),
             );
             return None;
         }
@@ -936,7 +956,10 @@ impl Checker<'_> {
         }
         let built = Inst::from_fields(m.opcode, fields.as_slice());
         if built.is_none() {
-            self.error(mnemonic.span(), format!("internal error: `{name}` did not build"));
+            self.error(
+                mnemonic.span(),
+                format!("internal error: `{name}` did not build"),
+            );
         }
         built
     }
@@ -1119,16 +1142,15 @@ fn eval(expr: &Expr) -> Result<Number, (Span, String)> {
             Number::Float(f) => Ok(Number::Float(-f)),
         },
         Expr::Binary(a, op, b) => {
-            let (x, y) = match (eval(a)?, eval(b)?) {
-                (Number::Int(x), Number::Int(y)) => (i128::from(x), i128::from(y)),
-                _ => {
-                    return Err((
+            let (x, y) =
+                match (eval(a)?, eval(b)?) {
+                    (Number::Int(x), Number::Int(y)) => (i128::from(x), i128::from(y)),
+                    _ => return Err((
                         a.spans().0,
                         "constant expressions combine integers only: write a float as one literal"
                             .to_owned(),
-                    ))
-                }
-            };
+                    )),
+                };
             let at = b.spans().0;
             let value = match op {
                 ast::BinOp::Add => x + y,

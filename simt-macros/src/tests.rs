@@ -40,7 +40,7 @@ fn lower_all(src: &str) -> Result<Vec<Program>, Errors> {
     for p in parsed {
         if p.errors.is_empty() {
             match check::check(&p.kernel) {
-                Ok(program) => programs.push(program),
+                Ok(kernel) => programs.push(kernel.program().clone()),
                 Err(e) => errors.extend(e),
             }
         } else {
@@ -117,6 +117,7 @@ fn saxpy_lowers_to_the_expected_program() {
     let at = |buffer: u16| GlobalRef {
         buffer: ParamIdx(buffer),
         index: v(0),
+        offset: simt_core::Operand::Imm(0),
         addressing: Addressing::Element,
     };
     assert_eq!(p.name, "saxpy");
@@ -189,7 +190,11 @@ fn named_registers_take_indices_numbered_ones_leave_free() {
             v_cmp_eq_u32 m, v0, 1
         }",
     );
-    let dsts: Vec<_> = p.insts.iter().filter_map(Inst::written).collect();
+    let dsts: Vec<_> = p
+        .insts
+        .iter()
+        .filter_map(|i| i.fields().written().next())
+        .collect();
     use simt_core::Reg::*;
     assert_eq!(
         dsts,
@@ -291,7 +296,7 @@ fn specials_and_uniformity_of_scalar_sources() {
     );
     let sources: Vec<Operand> = insts
         .iter()
-        .map(|i| i.sources().values.into_iter().flatten().last().unwrap())
+        .map(|i| i.fields().operands().last().unwrap().0)
         .collect();
     use Special::*;
     assert_eq!(
@@ -345,6 +350,7 @@ fn memory_operands() {
             src: GlobalRef {
                 buffer: ParamIdx(0),
                 index: Operand::Imm(4),
+                offset: simt_core::Operand::Imm(0),
                 addressing: Addressing::Byte
             }
         }
@@ -356,6 +362,7 @@ fn memory_operands() {
             dst: GlobalRef {
                 buffer: ParamIdx(0),
                 index: v(0),
+                offset: simt_core::Operand::Imm(0),
                 addressing: Addressing::Byte
             },
             src: Operand::Imm(u32::MAX)
@@ -383,6 +390,7 @@ fn memory_operands() {
             src: LdsRef {
                 lds: simt_core::LdsIdx(0),
                 index: Operand::S(SReg(0)),
+                offset: simt_core::Operand::Imm(0),
                 addressing: Addressing::Byte
             }
         }
@@ -721,7 +729,7 @@ fn syntax_errors_are_collected_across_statements_and_kernels() {
         kernel a(x: &[u64]) { }
         kernel b() {
             vreg i
-            v_mov i, [1]
+            v_mov i, {1}
             v_mov v0, 1; v_mov v1, @
             lds t: [f32, 4];
         }
@@ -923,6 +931,7 @@ const EXAMPLE_KERNEL: &str = "kernel example(src: &[u32], dst: &mut [u32], fsrc:
     lds tile: [u32; 256];
     lds ftile: [f32; 256];
     vreg i, x, y;
+    vreg q0, q1, q2, q3;
     sreg t, u;
     mreg m, done;
     <example>
@@ -969,8 +978,8 @@ fn the_reference_lists_exactly_the_mnemonic_table_in_order() {
     let table: Vec<&str> = crate::isa::MNEMONICS.iter().map(|m| m.name).collect();
     assert_eq!(documented, table);
     for (mnemonic, operands, _) in &rows {
-        let form = crate::isa::lookup(mnemonic).unwrap().form;
-        assert_eq!(operands, form.operand_names(), "operands of {mnemonic}");
+        let m = crate::isa::lookup(mnemonic).unwrap();
+        assert_eq!(operands, &m.operand_names(), "operands of {mnemonic}");
     }
 }
 

@@ -8,8 +8,8 @@
 
 use super::bind::{Geometry, Slot};
 use super::memory::{
-    count_global, count_lds, each_lane, full, offsets, phases, word_index, BankTable,
-    GlobalTarget, LdsTarget, LdsWords, MemScratch, Space, Trap,
+    count_global, count_lds, each_lane, full, offsets, phases, word_index, BankTable, GlobalTarget,
+    LdsTarget, LdsWords, MemScratch, Space, Trap,
 };
 use crate::isa::AtomicOp;
 use crate::stats::Counters;
@@ -69,7 +69,11 @@ fn count_atomic<const W: usize>(exec: u64, offs: &[u32; W], geo: &Geometry, c: &
         words.sort_unstable();
         let (mut worst, mut run) = (0u64, 0u64);
         for (i, w) in words.iter().enumerate() {
-            run = if i > 0 && words[i - 1] == *w { run + 1 } else { 1 };
+            run = if i > 0 && words[i - 1] == *w {
+                run + 1
+            } else {
+                1
+            };
             worst = worst.max(run);
         }
         c.atomic_accesses += 1;
@@ -144,9 +148,26 @@ pub(super) fn lds<const W: usize>(
     let exec = exec & full::<W>();
     let area = target.area;
     let len = u64::from(area.bytes);
-    offsets(ops.idx, lm, exec, target.addressing, 4, len, area.offset, &mut s.offs).map_err(
-        |bad| bad.trap(Space::Lds, "atomic", target.name, 4, len, u64::from(area.offset)),
-    )?;
+    offsets(
+        ops.idx,
+        lm,
+        exec,
+        target.addressing,
+        4,
+        len,
+        area.offset,
+        &mut s.offs,
+    )
+    .map_err(|bad| {
+        bad.trap(
+            Space::Lds,
+            "atomic",
+            target.name,
+            4,
+            len,
+            u64::from(area.offset),
+        )
+    })?;
     count_lds(exec, false, &s.offs, 4, geo, table, c, &mut s.banks);
     count_atomic(exec, &s.offs, geo, c);
     each_lane(exec, |l| {

@@ -500,7 +500,12 @@ pub(super) fn word_index(o: u32) -> usize {
 /// Loads every lane's value of type `ty` at LDS byte offset `offs[l]` into `out`
 /// (inactive lanes read wherever their offset points: the caller blends by exec).
 #[inline(always)]
-pub(super) fn lds_gather<const W: usize>(mem: &LdsWords, offs: &[u32; W], ty: ElemType, out: &mut [u32; W]) {
+pub(super) fn lds_gather<const W: usize>(
+    mem: &LdsWords,
+    offs: &[u32; W],
+    ty: ElemType,
+    out: &mut [u32; W],
+) {
     // Accesses are aligned (checked with the bounds), so a value never spans words.
     let part = |l: usize| mem[word_index(offs[l])] >> ((offs[l] & 3) * 8);
     match ty {
@@ -667,7 +672,16 @@ pub(super) fn global<const W: usize>(
     let len = target.slot.bytes().len() as u64;
     let all = match offsets(idx, lm, exec, target.addressing, size, len, 0, &mut s.offs) {
         Ok(all) => all,
-        Err(bad) => return Err(bad.trap(Space::Global, access_name(store), target.name, size, len, base as u64)),
+        Err(bad) => {
+            return Err(bad.trap(
+                Space::Global,
+                access_name(store),
+                target.name,
+                size,
+                len,
+                base as u64,
+            ))
+        }
     };
     let contiguous = exec == full::<W>() && all;
     count_global(exec, contiguous, &s.offs, base, size, geo, c, &mut s.keys);

@@ -54,9 +54,9 @@ mod tests;
 
 use crate::error::{Error, Fault, FaultKind, LaunchError};
 use crate::ir::Program;
-use crate::validate::Kernel;
 use crate::launch::{Arg, LaunchConfig};
 use crate::stats::Stats;
+use crate::validate::Kernel;
 use bind::{Bound, Geometry, Prepared};
 use flow::SkipLog;
 use memory::{BankTable, LdsWords, Trap, LDS_WORDS};
@@ -73,7 +73,11 @@ use wave::{Exit, Status, Uniforms, Wave, WaveRun};
 /// stops the launch with [`Error::Fault`], leaving writable buffers as the
 /// instructions before the fault left them (the faulting instruction itself has
 /// no effect).
-pub fn launch(kernel: &Kernel, config: &LaunchConfig, args: &mut [Arg<'_>]) -> Result<Stats, Error> {
+pub fn launch(
+    kernel: &Kernel,
+    config: &LaunchConfig,
+    args: &mut [Arg<'_>],
+) -> Result<Stats, Error> {
     thread_local! {
         /// Each thread's machine, so that repeated launches reuse its buffers.
         static MACHINE: std::cell::RefCell<Machine> = std::cell::RefCell::new(Machine::new());

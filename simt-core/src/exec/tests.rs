@@ -4,9 +4,11 @@
 
 use super::Machine;
 use crate::error::{Error, Fault, FaultKind};
-use crate::ir::{CmpOp, CmpType, Inst, InstIdx, MReg, Operand, Program, SourceLoc, Special, VReg};
+use crate::ir::{InstIdx, MReg, Operand, Program, SourceLoc, Special, VReg};
+use crate::isa::{CmpOp, CmpType, Inst};
 use crate::launch::LaunchConfig;
 use crate::stats::Stats;
+use crate::validate::Kernel;
 use std::borrow::Cow;
 
 fn program(body: &[Inst]) -> Program {
@@ -28,12 +30,19 @@ fn program(body: &[Inst]) -> Program {
         sregs,
         mregs,
         lds_bytes: 0,
+        reg_names: Cow::Owned(Vec::new()),
     }
+}
+
+/// Launches `program` validated without the uniformity analysis.
+fn launch_unchecked(program: Program, config: &LaunchConfig) -> Result<Stats, Error> {
+    let kernel = Kernel::new_without_barrier_checks(program)?;
+    Machine::new().launch(&kernel, config, &mut [])
 }
 
 fn run(body: &[Inst], size: u32, width: u32) -> Result<Stats, Error> {
     let config = LaunchConfig::new(2, size).wave_width(width);
-    Machine::new().launch_without_barrier_checks(&program(body), &config, &mut [])
+    launch_unchecked(program(body), &config)
 }
 
 fn fault(result: Result<Stats, Error>) -> Fault {
@@ -116,7 +125,7 @@ fn uniform_barriers_release() {
     let body = [
         Inst::Barrier,
         Inst::VUnary {
-            op: crate::ir::UnOp::Mov,
+            op: crate::isa::UnOp::Mov,
             dst: VReg(0),
             a: LANE,
         },
@@ -134,7 +143,7 @@ fn uniform_barriers_release() {
 fn unvalidated_programs_with_bad_references_are_refused() {
     // A scalar argument that does not exist: refused before running.
     let body = [Inst::VUnary {
-        op: crate::ir::UnOp::Mov,
+        op: crate::isa::UnOp::Mov,
         dst: VReg(0),
         a: Operand::Arg(crate::ir::ParamIdx(3)),
     }];
@@ -147,11 +156,7 @@ fn unvalidated_programs_with_bad_references_are_refused() {
         next: InstIdx(0),
     };
     p.insts = Cow::Owned(insts);
-    let config = LaunchConfig::new(1, 32);
-    assert!(matches!(
-        Machine::new().launch_without_barrier_checks(&p, &config, &mut []),
-        Err(Error::Invalid(_))
-    ));
+    assert!(crate::validate(&p).is_err());
 }
 
 /// LDS keeps bytes in words: sub-word stores and loads of every type at byte
@@ -159,7 +164,8 @@ fn unvalidated_programs_with_bad_references_are_refused() {
 #[test]
 fn lds_sub_word_data() {
     use crate::builder::ProgramBuilder;
-    use crate::ir::{Addressing, BinOp, ElemType, GlobalRef, LdsRef};
+    use crate::ir::{Addressing, ElemType, GlobalRef, LdsRef};
+    use crate::isa::BinOp;
     use crate::launch::Arg;
 
     let mut p = ProgramBuilder::new("lds_sub_word");
@@ -169,11 +175,13 @@ fn lds_sub_word_data() {
     let bytes = |index: Operand| LdsRef {
         lds: w,
         index,
+        offset: crate::ir::Operand::Imm(0),
         addressing: Addressing::Byte,
     };
     let words = |index: Operand| LdsRef {
         lds: w,
         index,
+        offset: crate::ir::Operand::Imm(0),
         addressing: Addressing::Element,
     };
     let bin = |op, dst: u16, a: Operand, b: Operand| Inst::VBinary {
@@ -229,6 +237,7 @@ fn lds_sub_word_data() {
             dst: GlobalRef {
                 buffer: out,
                 index: v(7),
+                offset: crate::ir::Operand::Imm(0),
                 addressing: Addressing::Element,
             },
             src: v(3 + k),
@@ -277,34 +286,26 @@ fn static_program(insts: &'static [Inst], locs: &'static [SourceLoc]) -> Program
         sregs: 0,
         mregs: 0,
         lds_bytes: 0,
+        reg_names: Cow::Borrowed(&[]),
     }
 }
 
-/// A machine remembers only programs of `'static` tables that passed validation:
-/// an invalid one is refused at every launch, a valid one runs the same each time.
+/// A program of `'static` tables becomes a kernel only when it is valid, and
+/// runs the same at every launch.
 #[test]
-fn validated_static_programs_are_remembered_only_when_valid() {
+fn static_programs_become_kernels_only_when_valid() {
     const LOC: SourceLoc = SourceLoc { line: 1, column: 1 };
-    let bad = static_program(&[Inst::EndIf, Inst::End], &[LOC, LOC]);
-    let good = static_program(&[Inst::Barrier, Inst::End], &[LOC, LOC]);
+    static BAD: std::sync::LazyLock<Program> =
+        std::sync::LazyLock::new(|| static_program(&[Inst::EndIf, Inst::End], &[LOC, LOC]));
+    static GOOD: std::sync::LazyLock<Program> =
+        std::sync::LazyLock::new(|| static_program(&[Inst::Barrier, Inst::End], &[LOC, LOC]));
+    assert!(Kernel::from_static(&BAD).is_err());
+    let good = Kernel::from_static(&GOOD).expect("valid");
     let config = LaunchConfig::new(3, 40).wave_width(32);
     let mut m = Machine::new();
-    for _ in 0..2 {
-        assert!(matches!(
-            m.launch(&bad, &config, &mut []),
-            Err(Error::Invalid(_))
-        ));
-    }
     let first = m.launch(&good, &config, &mut []).expect("runs");
     let again = m.launch(&good, &config, &mut []).expect("runs");
     assert_eq!(first, again);
     assert_eq!((again.workgroups, again.waves), (3, 6));
     assert_eq!(again.per_instruction[0].barriers, 6);
-    // An owned copy of the bad program is validated on its own.
-    let mut owned = bad.clone();
-    owned.insts = Cow::Owned(owned.insts.to_vec());
-    assert!(matches!(
-        m.launch(&owned, &config, &mut []),
-        Err(Error::Invalid(_))
-    ));
 }

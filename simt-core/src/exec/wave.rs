@@ -1,9 +1,9 @@
 //! The dispatch loop: runs one wave until it parks at a barrier, ends or faults.
 
 use super::alu;
+use super::atomic::{self, Update};
 use super::bind::{Geometry, Prepared, Slot};
 use super::flow::{self, Frame, SkipLog};
-use super::atomic::{self, Update};
 use super::memory::{self, BankTable, GlobalTarget, LdsTarget, LdsWords, MemScratch, Trap};
 use super::{lanes as lane_ops, wide};
 use crate::error::FaultKind;
@@ -525,7 +525,8 @@ pub(super) fn run<const W: usize>(
             }
             Inst::VReadLane { dst, src, lane } => {
                 vector_issue!(cnt);
-                let l = fetch_scalar::<W>(lane, vr, sr, scalars, &u, local, exec, &mut s.c) as usize;
+                let l =
+                    fetch_scalar::<W>(lane, vr, sr, scalars, &u, local, exec, &mut s.c) as usize;
                 let v = fetch!(src, a);
                 if let Some(d) = sr.get_mut(dst.0 as usize) {
                     *d = v[l & (W - 1)];
@@ -652,7 +653,16 @@ pub(super) fn run<const W: usize>(
                 let idx = index!(src);
                 let target = global_target!(src);
                 wide::global::<W>(
-                    false, n, target, idx, &lm, exec, &mut s.wide, &geo, cnt, &mut s.mem,
+                    false,
+                    n,
+                    target,
+                    idx,
+                    &lm,
+                    exec,
+                    &mut s.wide,
+                    &geo,
+                    cnt,
+                    &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
                 write_run!(dst, n);
@@ -662,12 +672,23 @@ pub(super) fn run<const W: usize>(
                 vector_issue!(cnt);
                 let n = width.count() as usize;
                 for k in 0..n {
-                    s.wide[k] = vr.get(src.0 as usize + k).map_or([0; W], |r| *lanes::<W>(r));
+                    s.wide[k] = vr
+                        .get(src.0 as usize + k)
+                        .map_or([0; W], |r| *lanes::<W>(r));
                 }
                 let idx = index!(dst);
                 let target = global_target!(dst);
                 wide::global::<W>(
-                    true, n, target, idx, &lm, exec, &mut s.wide, &geo, cnt, &mut s.mem,
+                    true,
+                    n,
+                    target,
+                    idx,
+                    &lm,
+                    exec,
+                    &mut s.wide,
+                    &geo,
+                    cnt,
+                    &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
                 pc += 1;
@@ -678,7 +699,17 @@ pub(super) fn run<const W: usize>(
                 let idx = index!(src);
                 let target = lds_target!(src);
                 wide::lds::<W>(
-                    false, n, target, idx, &lm, exec, &mut s.wide, lds, &geo, cnt, &mut s.mem,
+                    false,
+                    n,
+                    target,
+                    idx,
+                    &lm,
+                    exec,
+                    &mut s.wide,
+                    lds,
+                    &geo,
+                    cnt,
+                    &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
                 write_run!(dst, n);
@@ -688,12 +719,24 @@ pub(super) fn run<const W: usize>(
                 vector_issue!(cnt);
                 let n = width.count() as usize;
                 for k in 0..n {
-                    s.wide[k] = vr.get(src.0 as usize + k).map_or([0; W], |r| *lanes::<W>(r));
+                    s.wide[k] = vr
+                        .get(src.0 as usize + k)
+                        .map_or([0; W], |r| *lanes::<W>(r));
                 }
                 let idx = index!(dst);
                 let target = lds_target!(dst);
                 wide::lds::<W>(
-                    true, n, target, idx, &lm, exec, &mut s.wide, lds, &geo, cnt, &mut s.mem,
+                    true,
+                    n,
+                    target,
+                    idx,
+                    &lm,
+                    exec,
+                    &mut s.wide,
+                    lds,
+                    &geo,
+                    cnt,
+                    &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
                 pc += 1;
@@ -703,9 +746,23 @@ pub(super) fn run<const W: usize>(
                 s.b = *fetch!(src, b);
                 let idx = index!(mem);
                 let target = global_target!(mem);
-                let ops = atomic::Operands { idx, src: &s.b, cmp: &s.c };
-                atomic::global::<W>(Update::Rmw(op), target, ops, &lm, exec, &mut s.out, &geo, cnt, &mut s.mem)
-                    .map_err(|t| (pc, t))?;
+                let ops = atomic::Operands {
+                    idx,
+                    src: &s.b,
+                    cmp: &s.c,
+                };
+                atomic::global::<W>(
+                    Update::Rmw(op),
+                    target,
+                    ops,
+                    &lm,
+                    exec,
+                    &mut s.out,
+                    &geo,
+                    cnt,
+                    &mut s.mem,
+                )
+                .map_err(|t| (pc, t))?;
                 if let Some(d) = dst {
                     write_v!(d);
                 }
@@ -717,9 +774,23 @@ pub(super) fn run<const W: usize>(
                 s.c = *fetch!(cmp, c);
                 let idx = index!(mem);
                 let target = global_target!(mem);
-                let ops = atomic::Operands { idx, src: &s.b, cmp: &s.c };
-                atomic::global::<W>(Update::CmpSwap, target, ops, &lm, exec, &mut s.out, &geo, cnt, &mut s.mem)
-                    .map_err(|t| (pc, t))?;
+                let ops = atomic::Operands {
+                    idx,
+                    src: &s.b,
+                    cmp: &s.c,
+                };
+                atomic::global::<W>(
+                    Update::CmpSwap,
+                    target,
+                    ops,
+                    &lm,
+                    exec,
+                    &mut s.out,
+                    &geo,
+                    cnt,
+                    &mut s.mem,
+                )
+                .map_err(|t| (pc, t))?;
                 if let Some(d) = dst {
                     write_v!(d);
                 }
@@ -730,9 +801,25 @@ pub(super) fn run<const W: usize>(
                 s.b = *fetch!(src, b);
                 let idx = index!(mem);
                 let target = lds_target!(mem);
-                let ops = atomic::Operands { idx, src: &s.b, cmp: &s.c };
-                atomic::lds::<W>(Update::Rmw(op), target, ops, &lm, exec, &mut s.out, lds, &mut table, &geo, cnt, &mut s.mem)
-                    .map_err(|t| (pc, t))?;
+                let ops = atomic::Operands {
+                    idx,
+                    src: &s.b,
+                    cmp: &s.c,
+                };
+                atomic::lds::<W>(
+                    Update::Rmw(op),
+                    target,
+                    ops,
+                    &lm,
+                    exec,
+                    &mut s.out,
+                    lds,
+                    &mut table,
+                    &geo,
+                    cnt,
+                    &mut s.mem,
+                )
+                .map_err(|t| (pc, t))?;
                 if let Some(d) = dst {
                     write_v!(d);
                 }
@@ -744,9 +831,25 @@ pub(super) fn run<const W: usize>(
                 s.c = *fetch!(cmp, c);
                 let idx = index!(mem);
                 let target = lds_target!(mem);
-                let ops = atomic::Operands { idx, src: &s.b, cmp: &s.c };
-                atomic::lds::<W>(Update::CmpSwap, target, ops, &lm, exec, &mut s.out, lds, &mut table, &geo, cnt, &mut s.mem)
-                    .map_err(|t| (pc, t))?;
+                let ops = atomic::Operands {
+                    idx,
+                    src: &s.b,
+                    cmp: &s.c,
+                };
+                atomic::lds::<W>(
+                    Update::CmpSwap,
+                    target,
+                    ops,
+                    &lm,
+                    exec,
+                    &mut s.out,
+                    lds,
+                    &mut table,
+                    &geo,
+                    cnt,
+                    &mut s.mem,
+                )
+                .map_err(|t| (pc, t))?;
                 if let Some(d) = dst {
                     write_v!(d);
                 }

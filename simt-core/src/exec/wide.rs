@@ -9,10 +9,11 @@
 //! each sub-phase's conflict cycles are its worst bank's distinct words minus one.
 
 use super::bind::Geometry;
-use super::memory::{
-    each_lane, full, gather, lds_gather, lds_scatter, offsets, phases, scatter, GlobalTarget, LdsTarget, LdsWords, MemScratch, Space, Trap,
-};
 use super::bind::Slot;
+use super::memory::{
+    each_lane, full, gather, lds_gather, lds_scatter, offsets, phases, scatter, GlobalTarget,
+    LdsTarget, LdsWords, MemScratch, Space, Trap,
+};
 use crate::ir::ElemType;
 use crate::stats::Counters;
 
@@ -42,7 +43,16 @@ fn spans<const W: usize>(
     // The span fits when its first element does in the buffer shortened by the
     // elements after it.
     let tail = 4 * (n as u64 - 1);
-    offsets(idx, lm, exec, addressing, 4, len.saturating_sub(tail), origin, &mut s.offs)?;
+    offsets(
+        idx,
+        lm,
+        exec,
+        addressing,
+        4,
+        len.saturating_sub(tail),
+        origin,
+        &mut s.offs,
+    )?;
     Ok(())
 }
 
@@ -140,7 +150,14 @@ pub(super) fn lds<const W: usize>(
     let access = if store { "store" } else { "load" };
     let len = u64::from(area.bytes);
     spans(idx, lm, exec, target.addressing, n, len, area.offset, s).map_err(|bad| {
-        bad.trap(Space::Lds, access, target.name, size, len, u64::from(area.offset))
+        bad.trap(
+            Space::Lds,
+            access,
+            target.name,
+            size,
+            len,
+            u64::from(area.offset),
+        )
     })?;
     let sub = (geo.phase_lanes as usize / n).max(1);
     let banks = geo.bank_mask as usize + 1;

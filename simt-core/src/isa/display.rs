@@ -188,7 +188,10 @@ fn write_inst(names: &dyn Names, inst: &Inst, f: &mut Formatter<'_>) -> fmt::Res
     let fields = inst.fields();
     let run = fields.run_length();
     let ty = match m.imm_type() {
-        ImmType::Access => match fields.access().or_else(|| fields.memory().and_then(|(_, mem)| names.elem_of(mem))) {
+        ImmType::Access => match fields
+            .access()
+            .or_else(|| fields.memory().and_then(|(_, mem)| names.elem_of(mem)))
+        {
             Some(crate::ir::ElemType::F32) => ImmType::F32,
             Some(_) => ImmType::Int,
             None => ImmType::Bits,
@@ -264,7 +267,13 @@ impl Display for KernelText<'_> {
         }
         f.write_str(") {\n")?;
         for decl in p.lds.iter() {
-            writeln!(f, "    lds {}: [{}; {}];", decl.name, decl.elem.name(), decl.len)?;
+            writeln!(
+                f,
+                "    lds {}: [{}; {}];",
+                decl.name,
+                decl.elem.name(),
+                decl.len
+            )?;
         }
         // Named registers take the lowest numbers the kernel's numbered registers
         // leave free, in declaration order: declaring them in number order gives
@@ -294,7 +303,13 @@ impl Display for KernelText<'_> {
                 _ => (0, 0),
             };
             depth = depth.saturating_sub(before).max(1);
-            writeln!(f, "{:indent$}{}", "", p.display_inst(inst), indent = depth * 4)?;
+            writeln!(
+                f,
+                "{:indent$}{}",
+                "",
+                p.display_inst(inst),
+                indent = depth * 4
+            )?;
             depth += after;
         }
         f.write_str("}\n")

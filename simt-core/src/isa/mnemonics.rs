@@ -6,9 +6,7 @@
 //! `docs/language.md` is tested against it.
 
 use super::field::{Field, Op, Role};
-use super::ops::{
-    AtomicOp, BinOp, CmpOp, CmpType, MaskOp, ShuffleOp, TernOp, UnOp, WaveOp, Width,
-};
+use super::ops::{AtomicOp, BinOp, CmpOp, CmpType, MaskOp, ShuffleOp, TernOp, UnOp, WaveOp, Width};
 use super::table::{Inst, Opcode};
 use crate::ir::ElemType;
 
@@ -47,20 +45,23 @@ impl Mnemonic {
             .fields()
             .iter()
             .map(|&(_, role)| match role {
-                Role::Op => ops
-                    .next()
-                    .map_or(Field::placeholder(Role::Op), Field::Op),
+                Role::Op => ops.next().map_or(Field::placeholder(Role::Op), Field::Op),
                 role => Field::placeholder(role),
             })
             .collect();
         Inst::from_fields(self.opcode, &fields)
     }
 
-    /// Whether the access type comes from the memory operand's element type.
+    /// Whether the access type comes from the memory operand's element type:
+    /// the mnemonic leaves the opcode's access type out (the untyped forms).
     pub fn infers_access(&self) -> bool {
-        let named = self.ops.iter().any(|o| matches!(o, Op::Access(_)));
-        let has = self.opcode.fields().iter().any(|&(name, role)| role == Role::Op && name == "ty");
-        has && !named
+        let fixed = self
+            .opcode
+            .fields()
+            .iter()
+            .filter(|&&(_, r)| r == Role::Op)
+            .count();
+        fixed > self.ops.len()
     }
 
     /// The operand roles, in the order they are written.
@@ -116,7 +117,9 @@ impl Mnemonic {
                     let regs: Vec<String> = (0..width).map(|k| format!("{name}{k}")).collect();
                     format!("[{}]", regs.join(", "))
                 }
-                Role::GlobalLoad | Role::GlobalStore | Role::GlobalAtomic => "buf[index]".to_owned(),
+                Role::GlobalLoad | Role::GlobalStore | Role::GlobalAtomic => {
+                    "buf[index]".to_owned()
+                }
                 Role::LdsLoad | Role::LdsStore | Role::LdsAtomic => "lds[index]".to_owned(),
                 _ => name.to_owned(),
             })
@@ -130,7 +133,9 @@ fn bin_imm(op: BinOp) -> ImmType {
     match op {
         AddF32 | SubF32 | MulF32 | DivF32 | MinF32 | MaxF32 => ImmType::F32,
         AddU32 | SubU32 | MulU32 | MulHiU32 | MulHiI32 | DivU32 | DivI32 | RemU32 | RemI32
-        | MinU32 | MinI32 | MaxU32 | MaxI32 | And | Or | Xor | Shl | ShrU32 | ShrI32 => ImmType::Int,
+        | MinU32 | MinI32 | MaxU32 | MaxI32 | And | Or | Xor | Shl | ShrU32 | ShrI32 => {
+            ImmType::Int
+        }
     }
 }
 

@@ -4,8 +4,7 @@
 
 use super::error::{NoteKind, ValidationError, ValidationErrorKind as Kind};
 use crate::ir::{
-    Addressing, ElemType, GlobalRef, LdsRef, Operand, ParamIdx, ParamKind, Program, Reg,
-    Uniformity,
+    Addressing, ElemType, GlobalRef, LdsRef, Operand, ParamIdx, ParamKind, Program, Reg, Uniformity,
 };
 use crate::isa::{AtomicOp, Field, Fields, Inst, MemRef, Op, Role, Unit};
 use crate::limits::{MAX_LDS_BYTES, MAX_MREGS, MAX_PARAMS, MAX_SREGS, MAX_VREGS};
@@ -37,7 +36,12 @@ pub(super) fn check_program(program: &Program, errors: &mut Vec<ValidationError>
                     .map(|r| (i, r_index(r)))
             });
             if let Some((i, index)) = first {
-                error = error.note(i, NoteKind::RegisterUsed { reg: first_reg(class, index) });
+                error = error.note(
+                    i,
+                    NoteKind::RegisterUsed {
+                        reg: first_reg(class, index),
+                    },
+                );
             }
             errors.push(error);
         }
@@ -320,7 +324,15 @@ fn check_global(
             },
         ));
     }
-    check_access_type(i, &param.name, r.addressing, (ty, accepted), elem, access, errors);
+    check_access_type(
+        i,
+        &param.name,
+        r.addressing,
+        (ty, accepted),
+        elem,
+        access,
+        errors,
+    );
 }
 
 fn check_lds(
@@ -335,7 +347,15 @@ fn check_lds(
         errors.push(ValidationError::at(i, Kind::NoSuchLds { index: r.lds.0 }));
         return;
     };
-    check_access_type(i, &decl.name, r.addressing, (ty, accepted), decl.elem, access, errors);
+    check_access_type(
+        i,
+        &decl.name,
+        r.addressing,
+        (ty, accepted),
+        decl.elem,
+        access,
+        errors,
+    );
     // A constant index is checked now: the array's size is known.
     if let (Operand::Imm(index), Operand::Imm(offset)) = (r.index, r.offset) {
         let at = i64::from(index as i32) + i64::from(offset as i32);

@@ -2,9 +2,9 @@
 #![allow(dead_code)]
 
 use simt_core::{
-    Addressing, Arg, Axis, BinOp, CmpOp, CmpType, ElemType, GlobalRef, Inst, InstIdx, LaunchConfig,
-    LdsIdx, LdsRef, MReg, MaskOp, Operand, ParamIdx, Program, SReg, Special, Stats, TernOp, UnOp,
-    VReg,
+    Addressing, Arg, Axis, BinOp, CmpOp, CmpType, ElemType, GlobalRef, Inst, InstIdx, Kernel,
+    LaunchConfig, LdsIdx, LdsRef, MReg, MaskOp, Operand, ParamIdx, SReg, Special, Stats, TernOp,
+    UnOp, VReg,
 };
 
 pub fn v(i: u16) -> Operand {
@@ -164,6 +164,7 @@ pub fn gref(buffer: ParamIdx, index: Operand) -> GlobalRef {
     GlobalRef {
         buffer,
         index,
+        offset: simt_core::Operand::Imm(0),
         addressing: Addressing::Element,
     }
 }
@@ -171,6 +172,7 @@ pub fn gbytes(buffer: ParamIdx, index: Operand) -> GlobalRef {
     GlobalRef {
         buffer,
         index,
+        offset: simt_core::Operand::Imm(0),
         addressing: Addressing::Byte,
     }
 }
@@ -188,6 +190,7 @@ pub fn lref(lds: LdsIdx, index: Operand) -> LdsRef {
     LdsRef {
         lds,
         index,
+        offset: simt_core::Operand::Imm(0),
         addressing: Addressing::Element,
     }
 }
@@ -195,6 +198,7 @@ pub fn lbytes(lds: LdsIdx, index: Operand) -> LdsRef {
     LdsRef {
         lds,
         index,
+        offset: simt_core::Operand::Imm(0),
         addressing: Addressing::Byte,
     }
 }
@@ -210,7 +214,7 @@ pub fn lds_store(ty: ElemType, dst: LdsRef, src: Operand) -> Inst {
 }
 
 /// Launches `program` and unwraps the statistics.
-pub fn run(program: &Program, config: &LaunchConfig, args: &mut [Arg<'_>]) -> Stats {
+pub fn run(program: &Kernel, config: &LaunchConfig, args: &mut [Arg<'_>]) -> Stats {
     match simt_core::launch(program, config, args) {
         Ok(stats) => stats,
         Err(e) => panic!("launch of `{}` failed: {e}", program.name),
