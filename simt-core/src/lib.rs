@@ -6,7 +6,9 @@
 //! - [`launch()`]: the interpreter, with waves in lockstep under an exec mask, a
 //!   divergence stack, workgroups and barriers;
 //! - [`Stats`]: exact counters of divergence, LDS bank conflicts and global
-//!   coalescing under a [`MemoryModel`], per launch and per instruction.
+//!   coalescing under a [`MemoryModel`], per launch and per instruction;
+//! - [`occupancy()`]: theoretical occupancy of a kernel's registers and LDS on a
+//!   [`Hardware`] description.
 #![deny(missing_docs)]
 
 mod builder;
@@ -16,6 +18,7 @@ pub mod ir;
 mod launch;
 pub mod limits;
 mod model;
+pub mod occupancy;
 mod stats;
 mod validate;
 
@@ -25,6 +28,7 @@ pub use exec::{launch, Machine};
 pub use ir::*;
 pub use launch::{Arg, Dim3, Element, LaunchConfig};
 pub use model::MemoryModel;
+pub use occupancy::{occupancy, Hardware, Limiter, Occupancy, Usage};
 pub use stats::{Counters, Stats};
 pub use validate::{
     link, uniformity, validate, Note, UniformityInfo, ValidationError, ValidationErrorKind,
