@@ -10,6 +10,7 @@
 #![deny(missing_docs)]
 
 mod builder;
+mod cache;
 mod error;
 mod exec;
 pub mod ir;
@@ -20,6 +21,9 @@ mod stats;
 mod validate;
 
 pub use builder::{register_counts, ProgramBuilder};
+pub use cache::{
+    CacheGeometry, DramSectors, Lookup, SectoredCache, MAX_CACHE_LINES, MAX_SECTORS_PER_LINE,
+};
 pub use error::{Error, Fault, FaultKind, LaunchError, LaunchErrorKind};
 pub use exec::{launch, Machine};
 pub use ir::*;
