@@ -9,10 +9,13 @@
 //! - [`launch()`]: the interpreter, with waves in lockstep under an exec mask, a
 //!   divergence stack, workgroups and barriers;
 //! - [`Stats`]: exact counters of divergence, LDS bank conflicts and global
-//!   coalescing under a [`MemoryModel`], per launch and per instruction.
+//!   coalescing under a [`MemoryModel`], per launch and per instruction;
+//! - [`occupancy()`]: theoretical occupancy of a kernel's registers and LDS on a
+//!   [`Hardware`] description.
 #![deny(missing_docs)]
 
 mod builder;
+mod cache;
 mod error;
 mod exec;
 pub mod ir;
@@ -20,10 +23,14 @@ pub mod isa;
 mod launch;
 pub mod limits;
 mod model;
+pub mod occupancy;
 mod stats;
 mod validate;
 
 pub use builder::{register_counts, ProgramBuilder};
+pub use cache::{
+    CacheGeometry, DramSectors, Lookup, SectoredCache, MAX_CACHE_LINES, MAX_SECTORS_PER_LINE,
+};
 pub use error::{Error, Fault, FaultKind, LaunchError, LaunchErrorKind};
 pub use exec::{launch, Machine};
 pub use ir::*;
@@ -32,6 +39,7 @@ pub use isa::{
 };
 pub use launch::{Arg, Dim3, Element, LaunchConfig};
 pub use model::MemoryModel;
+pub use occupancy::{occupancy, Hardware, Limiter, Occupancy, Usage};
 pub use stats::{Counters, Stats};
 pub use validate::{
     link, uniformity, validate, Kernel, Note, NoteKind, UniformityInfo, ValidationError,
