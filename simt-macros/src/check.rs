@@ -876,8 +876,18 @@ impl Checker<'_> {
             self.error_at(extra, format!("unexpected operand: {}", takes()));
             return Some(template);
         }
-        // An optional destination left out: the written operands start after it.
-        let skip = usize::from(optional && given < max);
+        // The optional destination is there when the first operand is not the
+        // memory operand that follows it.
+        let skip = usize::from(
+            optional && matches!(inst.operands.first(), Some(Operand::Mem { .. })),
+        );
+        if optional && skip == 0 && given < max {
+            self.error(
+                mnemonic.span(),
+                format!("{}, found {given} with the destination", takes()),
+            );
+            return Some(template);
+        }
         let run = template.fields().run_length();
         let mut fields = template.fields();
         let mut ops = inst.operands.iter();

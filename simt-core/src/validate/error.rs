@@ -334,7 +334,9 @@ pub enum ValidationErrorKind {
         what: &'static str,
     },
     /// A constant index outside an LDS array, whose size is known.
-    #[error("index {index} is outside `{name}`, which has {len} {}", if *.bytes { "bytes" } else { "elements" })]
+    #[error("index {index}{} is outside `{name}`, which has {len} {}",
+        if *.count > 1 { format!(" (and the {} elements from it)", .count) } else { String::new() },
+        if *.bytes { "bytes" } else { "elements" })]
     ConstantIndexOutOfBounds {
         /// The array's name.
         name: String,
@@ -344,6 +346,8 @@ pub enum ValidationErrorKind {
         len: u64,
         /// Whether the index counts bytes.
         bytes: bool,
+        /// Elements accessed per lane (wide accesses move several).
+        count: u32,
     },
     /// A scalar instruction reading a value that may differ between lanes.
     #[error("scalar instruction reads a per-lane value")]

@@ -376,6 +376,7 @@ fn check_lds(
                         Addressing::Byte => bytes as u64,
                     },
                     bytes: r.addressing == Addressing::Byte,
+                    count,
                 },
             ));
         }
