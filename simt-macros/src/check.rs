@@ -894,6 +894,12 @@ impl Checker<'_> {
         let mut elem = None;
         let mut ok = true;
         let imm = m.imm_type();
+        // A typed store's immediate takes the type it moves, not the element
+        // type of a `.bytes` operand: `lds_store_u8 f.bytes[0], 7` stores 7.
+        let access = m.ops.iter().find_map(|o| match o {
+            Op::Access(t) => Some(*t),
+            _ => None,
+        });
         for field in fields.as_mut_slice() {
             let role = field.role();
             if !role.is_operand() {
@@ -924,7 +930,7 @@ impl Checker<'_> {
                 Role::VSrcRun => self.run(op, run, mnemonic).map(Field::VSrcRun),
                 Role::Mask => self.mask(op).map(Field::Mask),
                 Role::Src | Role::Uniform => {
-                    let ty = match (imm, elem) {
+                    let ty = match (imm, access.or(elem)) {
                         (Ty::Access, Some(ElemType::F32)) => Ty::F32,
                         (Ty::Access, Some(_)) => Ty::Int,
                         (Ty::Access, None) => Ty::Bits,

@@ -17,6 +17,9 @@ mod parse;
 #[cfg(test)]
 mod tests;
 
+#[cfg(test)]
+mod roundtrip;
+
 /// Defines kernels in the simt kernel language; see the `simt` crate's docs.
 #[proc_macro]
 pub fn simt_kernel(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
