@@ -878,9 +878,8 @@ impl Checker<'_> {
         }
         // The optional destination is there when the first operand is not the
         // memory operand that follows it.
-        let skip = usize::from(
-            optional && matches!(inst.operands.first(), Some(Operand::Mem { .. })),
-        );
+        let skip =
+            usize::from(optional && matches!(inst.operands.first(), Some(Operand::Mem { .. })));
         if optional && skip == 0 && given < max {
             self.error(
                 mnemonic.span(),

@@ -412,13 +412,13 @@ impl Fields {
     /// whether it must be wave-uniform.
     pub fn operands(&self) -> impl Iterator<Item = (Operand, bool)> + '_ {
         self.as_slice().iter().flat_map(|f| {
-            let (a, b): (Option<(Operand, bool)>, Option<(Operand, bool)>) = match *f {
-                Field::Src(o) | Field::Index(o) => (Some((o, false)), None),
-                Field::Uniform(o) | Field::UIndex(o) => (Some((o, true)), None),
-                Field::Mem(_, m) => (Some((m.index(), false)), Some((m.offset(), true))),
-                _ => (None, None),
+            let read: [Option<(Operand, bool)>; 2] = match *f {
+                Field::Src(o) | Field::Index(o) => [Some((o, false)), None],
+                Field::Uniform(o) | Field::UIndex(o) => [Some((o, true)), None],
+                Field::Mem(_, m) => [Some((m.index(), false)), Some((m.offset(), true))],
+                _ => [None, None],
             };
-            a.into_iter().chain(b)
+            read.into_iter().flatten()
         })
     }
 
