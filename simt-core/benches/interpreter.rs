@@ -3,8 +3,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use simt_core::{
-    Addressing, Arg, Axis, BinOp, CmpOp, CmpType, ElemType, GlobalRef, Inst, LaunchConfig, LdsRef,
-    MReg, Machine, Operand, Program, ProgramBuilder, SReg, Special, TernOp, VReg,
+    Addressing, Arg, Axis, BinOp, CmpOp, CmpType, ElemType, GlobalRef, Inst, Kernel, LaunchConfig,
+    LdsRef, MReg, Machine, Operand, ProgramBuilder, SReg, Special, TernOp, VReg,
 };
 use std::hint::black_box;
 
@@ -41,7 +41,7 @@ fn looped(b: &mut ProgramBuilder, body: &[Inst]) {
     });
 }
 
-fn alu_program() -> Program {
+fn alu_program() -> Kernel {
     let mut b = ProgramBuilder::new("alu");
     b.push(Inst::VUnary {
         op: simt_core::UnOp::CvtF32U32,
@@ -80,7 +80,7 @@ fn alu_program() -> Program {
     b.build().expect("valid")
 }
 
-fn lds_program() -> Program {
+fn lds_program() -> Kernel {
     let mut b = ProgramBuilder::new("lds");
     let tile = b.lds("tile", ElemType::U32, GROUP);
     let at = |i: Operand| LdsRef {
@@ -119,7 +119,7 @@ fn lds_program() -> Program {
     b.build().expect("valid")
 }
 
-fn global_program() -> (Program, usize) {
+fn global_program() -> (Kernel, usize) {
     let mut b = ProgramBuilder::new("global");
     let x = b.buffer::<f32>("x");
     let y = b.buffer_mut::<f32>("y");
