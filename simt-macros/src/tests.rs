@@ -515,8 +515,16 @@ fn names() {
     assert_error(&e, "`a` is declared twice", "a");
     assert_error(&e, "`v3` is the name of a numbered register", "v3");
     assert_error(&e, "`lane_id` is a special value", "lane_id");
-    assert_error(&e, "`v_mov` is a mnemonic", "v_mov");
-    assert_error(&e, "`lds` is a declaration keyword", "lds");
+    assert_error(
+        &e,
+        "`v_mov` is reserved: it is a mnemonic, which starts an instruction wherever it appears",
+        "v_mov",
+    );
+    assert_error(
+        &e,
+        "`lds` is reserved: it is a declaration keyword, which starts a declaration",
+        "lds",
+    );
     assert_error(
         &e,
         "unknown name `undeclared`; declare registers",
@@ -637,6 +645,70 @@ fn operand_counts_and_mnemonics() {
         2,
         "{e:#?}"
     );
+}
+
+#[test]
+fn suggestions_for_names_and_mnemonics() {
+    let e = errors(
+        "kernel k(raw: &mut [u8]) {
+            V_MOV v0, 1
+            v_mov v0, threadIdx.z
+            v_mov v0, GRIDDIM
+            v_mov v0, laneid.x
+            v_mov v0, raw.byte
+            v_mov v0, Lane_ID
+        }",
+    );
+    assert_error(
+        &e,
+        "unknown mnemonic `V_MOV`; did you mean `v_mov`?",
+        "V_MOV",
+    );
+    assert_error(
+        &e,
+        "unknown name `threadIdx.z`; did you mean the special value `local_id.z`?",
+        "threadIdx.z",
+    );
+    assert_error(
+        &e,
+        "unknown name `GRIDDIM`; did you mean the special value `num_groups`?",
+        "GRIDDIM",
+    );
+    assert_error(
+        &e,
+        "unknown name `laneid.x`; did you mean the special value `lane_id`?",
+        "laneid.x",
+    );
+    assert_error(
+        &e,
+        "`raw` has no field `byte`; did you mean `raw.bytes[index]`?",
+        "byte",
+    );
+    assert_error(
+        &e,
+        "unknown name `Lane_ID`; did you mean `lane_id`?",
+        "Lane_ID",
+    );
+}
+
+#[test]
+fn keywords_are_reserved_with_a_reason() {
+    for word in crate::suggest::CONTROL {
+        let e = errors(&format!("kernel k() {{ vreg {word}; }}"));
+        assert_error(
+            &e,
+            &format!("`{word}` is reserved: it is a keyword of the language, which starts an instruction wherever it appears, so it could never be read as an operand; choose another name"),
+            word,
+        );
+    }
+    for word in ["vreg", "sreg", "mreg", "lds"] {
+        let e = errors(&format!("kernel k({word}: u32) {{ }}"));
+        assert_error(
+            &e,
+            &format!("`{word}` is reserved: it is a declaration keyword"),
+            word,
+        );
+    }
 }
 
 #[test]
