@@ -647,8 +647,109 @@ fn operand_counts_and_mnemonics() {
     );
 }
 
+/// The syntax errors of the only kernel in `src`, as (message, token).
+fn syntax_errors(src: &str) -> Errors {
+    let (parsed, errors) = parse::parse(tokens(src));
+    assert!(errors.is_empty(), "{errors:?}");
+    parsed
+        .iter()
+        .flat_map(|p| &p.errors)
+        .map(|e| {
+            let start = e.span().start();
+            (e.to_string(), token_at(src, start.line, start.column))
+        })
+        .collect()
+}
+
 #[test]
-fn suggestions_for_names_and_mnemonics() {
+fn a_missing_comma_is_reported_between_the_operands() {
+    let e = syntax_errors(
+        "kernel k(x: &[u32], n: u32) {
+            v_add_u32 v i, 1
+            global_load v x[i]
+            v_add_u32 v0, v1 2
+            v_add_u32 v0, v1 -2
+            v_add_u32 v0, v1 n
+            v_add_u32 v0, v1 global_id.y
+            v_add_u32 v0 undeclared, 1
+            lds_store t.bytes[0] v0
+            vreg v, i;
+            lds t: [u32; 4];
+        }",
+    );
+    assert_error(&e, "expected `,` between `v` and `i`", "v");
+    assert_error(&e, "expected `,` between `v` and `x[i]`", "v");
+    assert_error(&e, "expected `,` between `v1` and `2`", "v1");
+    assert_error(&e, "expected `,` between `v1` and `-2`", "v1");
+    assert_error(&e, "expected `,` between `v1` and `n`", "v1");
+    assert_error(&e, "expected `,` between `v1` and `global_id.y`", "v1");
+    assert_error(&e, "expected `,` between `v0` and `undeclared`", "v0");
+    assert_error(&e, "expected `,` between `t.bytes[0]` and `v0`", "]");
+    assert_eq!(e.len(), 8, "{e:#?}");
+    // Each instruction got its operands: nothing was left to misparse.
+    let (parsed, _) = parse::parse(tokens(
+        "kernel k() { vreg a, b; v_add_u32 a b, 1 v_mov a, 2 }",
+    ));
+    let counts: Vec<usize> = parsed[0]
+        .kernel
+        .body
+        .iter()
+        .filter_map(|s| match s {
+            crate::ast::Stmt::Inst(i) => Some(i.operands.len()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(counts, [3, 2]);
+}
+
+#[test]
+fn a_word_after_a_complete_or_short_instruction_may_still_be_a_mnemonic() {
+    // Short of an operand, a word close to a mnemonic starts the next instruction.
+    let e = errors(
+        "kernel k() {
+            v_add_u32 v0, v1
+            v_ad_u32 v0, v1, 2
+        }",
+    );
+    assert_error(&e, "`v_add_u32` takes 3 operands", "v_add_u32");
+    assert_error(&e, "unknown mnemonic `v_ad_u32`; did you mean", "v_ad_u32");
+    // After a complete instruction, an operand is one too many.
+    let e = errors("kernel k() { vreg a; v_mov a, 1 a }");
+    assert_error(
+        &e,
+        "expected an instruction, found the operand `a` (the previous instruction takes 2 operands)",
+        "a",
+    );
+}
+
+#[test]
+fn suggestions_for_spellings_of_other_languages() {
+    let e = syntax_errors(
+        "kernel k(raw: &mut [u8]) {
+            global_load_u16 v0, raw.byte[0]
+            global_load_u16 v0, raw.y[0]
+            v_mov v0, get_local_id(1)
+            v_mov v0, get_local_id(n)
+            v_mov v0, frob()
+        }",
+    );
+    assert_error(&e, "unknown field `.byte`; did you mean `.bytes`?", "byte");
+    assert_error(&e, "unknown field `.y` before `[`", "y");
+    assert_error(
+        &e,
+        "operands are not calls: did you mean the special value `local_id.y`?",
+        "get_local_id",
+    );
+    assert_error(
+        &e,
+        "operands are not calls: did you mean the special value `local_id`?",
+        "get_local_id",
+    );
+    assert_error(
+        &e,
+        "operands are not calls: `frob` cannot take arguments",
+        "frob",
+    );
     let e = errors(
         "kernel k(raw: &mut [u8]) {
             V_MOV v0, 1
@@ -709,6 +810,31 @@ fn keywords_are_reserved_with_a_reason() {
             word,
         );
     }
+}
+
+#[test]
+fn else_if_is_explained_when_it_leaves_an_if_open() {
+    let e = syntax_errors(
+        "kernel k() {
+            if m0
+            else if m1
+            else
+            endif
+        }",
+    );
+    assert_eq!(e.len(), 1, "{e:#?}");
+    assert_error(
+        &e,
+        "there is no `else if`: an `if` after `else` is nested in it and needs its own `endif` (`else` / `if m1` ... `endif` / `endif`)",
+        "else",
+    );
+    let e = syntax_errors("kernel k() { loop if m0 else if m1 endif endloop m0 }");
+    assert_error(&e, "there is no `else if`", "else");
+    // Nested and closed, `else if` is an `else` holding an `if`.
+    lower("kernel k() { if m0 else if m1 endif endif }");
+    // Other imbalance is the validator's to report.
+    let e = errors("kernel k() { if m0 endif endif }");
+    assert_error(&e, "`endif` without an `if`", "endif");
 }
 
 #[test]
