@@ -838,6 +838,70 @@ fn else_if_is_explained_when_it_leaves_an_if_open() {
 }
 
 #[test]
+fn a_second_kernel_of_one_name_gets_an_error_and_no_module() {
+    let out = expand::expand(tokens(
+        "kernel k(x: &mut [u32]) { global_store x[0], 1 }
+         kernel r#k(x: &mut [u32], n: u32) { global_store x[0], n }",
+    ))
+    .to_string();
+    assert!(
+        out.contains("kernel `k` is defined twice in this invocation"),
+        "{out}"
+    );
+    assert!(out.contains("note: `k` is first defined here"), "{out}");
+    assert_eq!(out.matches("mod k").count(), 1, "{out}");
+    assert_eq!(out.matches("mod r#k").count(), 0, "{out}");
+}
+
+#[test]
+fn floods_of_one_kind_are_counted_not_listed() {
+    let count = |out: &str| out.matches("compile_error").count();
+    // 10,000 errors of one kind (names and numbers differ) and 30 of another.
+    let mut body = String::new();
+    for i in 0..10_000 {
+        body.push_str(&format!("v_mov v{}, frob{i} ", i % 200));
+    }
+    for _ in 0..30 {
+        body.push_str("v_add_u32 v0, v0, 0.5 ");
+    }
+    let out = expand::expand(tokens(&format!("kernel k() {{ {body} }}"))).to_string();
+    assert_eq!(count(&out), 2 * (expand::FLOOD + 1), "{out}");
+    assert!(
+        out.contains("... and 9980 more errors like this: unknown name `frob20`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("... and 10 more errors like this: float literal"),
+        "{out}"
+    );
+    // Notes stay with their errors.
+    let names: Vec<String> = (0..30).map(|_| "a".to_owned()).collect();
+    let out = expand::expand(tokens(&format!(
+        "kernel k() {{ vreg {}; }}",
+        names.join(", ")
+    )))
+    .to_string();
+    assert_eq!(out.matches("is declared twice").count(), expand::FLOOD + 1);
+    assert_eq!(
+        out.matches("note: `a` is first declared here").count(),
+        expand::FLOOD
+    );
+    assert!(out.contains("... and 9 more errors like this"), "{out}");
+    // Deep nesting: the validator's errors are bounded too.
+    let deep = format!(
+        "kernel k() {{ {} {} }}",
+        "if m0 ".repeat(10_000),
+        "endif ".repeat(10_000)
+    );
+    let out = expand::expand(tokens(&deep)).to_string();
+    assert_eq!(count(&out), expand::FLOOD + 1, "{out}");
+    assert!(out.contains("... and 9916 more errors like this"), "{out}");
+    // Each kernel has its own bound.
+    let two = "kernel a() { frob v0 frob v0 } kernel b() { frob v0 }";
+    assert_eq!(count(&expand::expand(tokens(two)).to_string()), 3);
+}
+
+#[test]
 fn control_flow_errors_point_at_the_instruction_and_note_the_opener() {
     let e = errors(
         "kernel k() {
