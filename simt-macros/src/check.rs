@@ -9,6 +9,7 @@
 
 use crate::ast::{self, Expr, Kernel, Operand, ParamType, RegClass, Stmt};
 use crate::isa::{self, Mnemonic};
+use crate::suggest;
 use proc_macro2::{Punct, Spacing, Span, TokenStream, TokenTree};
 use simt_core::isa::{Field, ImmType as Ty, MemRef, Op, Role};
 use simt_core::limits::{MAX_LDS_BYTES, MAX_MREGS, MAX_PARAMS, MAX_SREGS, MAX_VREGS};
@@ -22,7 +23,7 @@ use syn::ext::IdentExt;
 use syn::{Error, Ident, Lit};
 
 /// The special values, by the name written without an axis.
-const SPECIALS: &[&str] = &[
+pub(crate) const SPECIALS: &[&str] = &[
     "lane_id",
     "local_id",
     "global_id",
@@ -92,7 +93,7 @@ struct Checker<'a> {
 }
 
 /// `v3` -> `(V, 3)`: a numbered register, whatever its number.
-fn numbered(name: &str) -> Option<(RegClass, u64)> {
+pub(crate) fn numbered(name: &str) -> Option<(RegClass, u64)> {
     let mut chars = name.chars();
     let class = match chars.next()? {
         'v' => RegClass::V,
@@ -180,14 +181,10 @@ impl Checker<'_> {
         let name = id.to_string();
         let why = if numbered(&name).is_some() {
             Some(format!("`{name}` is the name of a numbered register"))
-        } else if isa::DECLARATIONS.contains(&name.as_str()) {
-            Some(format!("`{name}` is a declaration keyword"))
-        } else if isa::lookup(&name).is_some() {
-            Some(format!("`{name}` is a mnemonic"))
         } else if SPECIALS.contains(&name.as_str()) {
             Some(format!("`{name}` is a special value"))
         } else {
-            None
+            reserved(&name)
         };
         if let Some(why) = why {
             self.error(id.span(), format!("{why}; choose another name"));
@@ -405,12 +402,26 @@ impl Checker<'_> {
                 None
             }
             None => {
+                let axis = field.map(Ident::to_string);
+                if let Some(ours) = suggest::special_spelling(&name, axis.as_deref()) {
+                    let written = match &axis {
+                        Some(axis) => format!("{name}.{axis}"),
+                        None => name,
+                    };
+                    self.error_at(
+                        op,
+                        format!(
+                            "unknown name `{written}`; did you mean the special value `{ours}`?"
+                        ),
+                    );
+                    return None;
+                }
                 let candidates = self.candidates();
-                let suggestions = isa::closest(&name, candidates.iter().map(String::as_str));
+                let suggestions = suggest::closest(&name, candidates.iter().map(String::as_str));
                 let hint = if suggestions.is_empty() {
                     "; declare registers with `vreg`, `sreg` or `mreg`".to_owned()
                 } else {
-                    isa::did_you_mean(&suggestions)
+                    suggest::did_you_mean(&suggestions)
                 };
                 self.error(base.span(), format!("unknown name `{name}`{hint}"));
                 None
@@ -425,6 +436,8 @@ impl Checker<'_> {
         };
         let message = if f == "bytes" {
             format!("expected `[index]` after `{base}.bytes`")
+        } else if !suggest::closest(&f, ["bytes"]).is_empty() {
+            format!("`{base}` has no field `{f}`; did you mean `{base}.bytes[index]`?")
         } else {
             format!("`{base}` has no field `{f}`: only special values take an axis")
         };
@@ -985,18 +998,20 @@ impl Checker<'_> {
             || self.names.contains_key(&name)
             || SPECIALS.contains(&name.as_str());
         let message = if is_operand {
-            let hint = match previous {
-                Some(m) if m.operands().next().is_none() => {
-                    "the previous instruction takes no operands".to_owned()
-                }
-                _ => "is a comma missing after the previous operand?".to_owned(),
+            // The parser reads an operand-like word after an instruction short of
+            // operands as a missing comma, so here the previous one is complete.
+            let hint = match previous.map(|m| m.operands().count()) {
+                Some(0) => "the previous instruction takes no operands".to_owned(),
+                Some(1) => "the previous instruction takes 1 operand".to_owned(),
+                Some(n) => format!("the previous instruction takes {n} operands"),
+                None => "is a comma missing after the previous operand?".to_owned(),
             };
             format!("expected an instruction, found the operand `{name}` ({hint})")
         } else {
-            let suggestions = isa::closest(&name, isa::MNEMONICS.iter().map(|m| m.name));
+            let suggestions = suggest::mnemonics(&name);
             format!(
                 "unknown mnemonic `{name}`{}",
-                isa::did_you_mean(&suggestions)
+                suggest::did_you_mean(&suggestions)
             )
         };
         self.error(mnemonic.span(), message);
@@ -1113,6 +1128,24 @@ fn not_uniform(mnemonic: &Ident, what: &str, differs: &str) -> String {
 fn list_example(n: u16) -> String {
     let regs: Vec<String> = (0..n).map(|k| format!("v{k}")).collect();
     regs.join(", ")
+}
+
+/// Why a word that starts an instruction or declaration cannot be a name: the
+/// parser ends the previous instruction at such a word, so it could never be
+/// read as an operand.
+fn reserved(name: &str) -> Option<String> {
+    let what = if isa::DECLARATIONS.contains(&name) {
+        "a declaration keyword, which starts a declaration wherever it appears"
+    } else if suggest::CONTROL.contains(&name) {
+        "a keyword of the language, which starts an instruction wherever it appears"
+    } else if isa::lookup(name).is_some() {
+        "a mnemonic, which starts an instruction wherever it appears"
+    } else {
+        return None;
+    };
+    Some(format!(
+        "`{name}` is reserved: it is {what}, so it could never be read as an operand"
+    ))
 }
 
 /// The special value `base` or `base.axis` names: `None` when `base` is not a

@@ -5,14 +5,16 @@
 //! One file per stage: `parse` builds the syntax tree of `ast`, `check`
 //! resolves names, checks operands against the mnemonic table in `isa`, lowers
 //! to a `simt_core::Program` and runs the shared validator, and `expand` writes
-//! the tables. The language is described in `docs/language.md`, and rendered
-//! as `simt::language`.
+//! the tables; `suggest` finds what a misspelt word may have meant. The
+//! language is described in `docs/language.md`, and rendered as
+//! `simt::language`.
 
 mod ast;
 mod check;
 mod expand;
 mod isa;
 mod parse;
+mod suggest;
 
 #[cfg(test)]
 mod tests;

@@ -9,14 +9,20 @@
 //! instruction.
 //!
 //! Syntax errors are collected: after one, the parser skips to the next `;` or
-//! the next word that starts an instruction, and goes on.
+//! the next word that starts an instruction, and goes on. Mistakes that leave
+//! the structure plain (a missing comma between two operands, `.byte[i]`, a
+//! call such as `get_global_id(0)`) are reported where they are and parsed as
+//! what was meant, so that what follows is read as intended.
 
 use crate::ast::{
     BinOp, Expr, Instruction, Kernel, LdsDecl, Operand, Param, ParamType, RegClass, RegDecl, Stmt,
 };
-use crate::isa;
-use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use crate::check::{numbered, SPECIALS};
+use crate::{isa, suggest};
+use proc_macro2::{Delimiter, Punct, Spacing, Span, TokenStream, TokenTree};
+use quote::ToTokens;
 use simt_core::{ElemType, ScalarType};
+use std::collections::HashSet;
 use syn::buffer::Cursor;
 use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
@@ -79,14 +85,18 @@ fn kernel(input: ParseStream) -> Result<Parsed> {
     let name: Ident = input.parse()?;
     let content;
     parenthesized!(content in input);
-    let params = all(&content, |c| {
+    let params: Vec<Param> = all(&content, |c| {
         let list = c.parse_terminated(param, Token![,])?;
         Ok(list.into_iter().collect())
     })?;
     let body;
     let brace = braced!(body in input);
     let mut errors = Vec::new();
-    let body = statements(&body, &mut errors);
+    let names = declared_names(&params, &body);
+    let body = statements(&body, &names, &mut errors);
+    if errors.is_empty() {
+        else_if(&body, &mut errors);
+    }
     Ok(Parsed {
         kernel: Kernel {
             attrs,
@@ -193,11 +203,40 @@ fn skip_item(input: ParseStream) {
     });
 }
 
-fn statements(input: ParseStream, errors: &mut Vec<Error>) -> Vec<Stmt> {
+/// The names a kernel declares (parameters, registers, LDS arrays), found
+/// from the tokens before the body is parsed, since declarations may follow
+/// their use: a declared name after a finished operand is an operand.
+fn declared_names(params: &[Param], body: ParseStream) -> HashSet<String> {
+    let mut names: HashSet<String> = params.iter().map(|p| p.name.to_string()).collect();
+    // In a register list; right after `lds`.
+    let (mut in_regs, mut after_lds) = (false, false);
+    let mut cursor = body.cursor();
+    while let Some((tt, next)) = cursor.token_tree() {
+        cursor = next;
+        match tt {
+            TokenTree::Ident(id) => {
+                let word = id.to_string();
+                let keyword = isa::DECLARATIONS.contains(&word.as_str());
+                if (in_regs || after_lds) && !isa::is_reserved(&word) {
+                    names.insert(word.clone());
+                } else {
+                    in_regs = false;
+                }
+                after_lds = word == "lds";
+                in_regs = (in_regs || keyword) && !after_lds;
+            }
+            TokenTree::Punct(p) if p.as_char() == ',' => after_lds = false,
+            _ => (in_regs, after_lds) = (false, false),
+        }
+    }
+    names
+}
+
+fn statements(input: ParseStream, names: &HashSet<String>, errors: &mut Vec<Error>) -> Vec<Stmt> {
     let mut stmts = Vec::new();
     while !input.is_empty() {
         let before = input.cursor();
-        match stmt(input) {
+        match stmt(input, names, errors) {
             Ok(Some(s)) => stmts.push(s),
             Ok(None) => {}
             Err(e) => {
@@ -239,7 +278,11 @@ fn recover(input: ParseStream, before: Cursor) {
     });
 }
 
-fn stmt(input: ParseStream) -> Result<Option<Stmt>> {
+fn stmt(
+    input: ParseStream,
+    names: &HashSet<String>,
+    errors: &mut Vec<Error>,
+) -> Result<Option<Stmt>> {
     if input.peek(Token![;]) {
         input.parse::<Token![;]>()?;
         return Ok(None);
@@ -264,7 +307,7 @@ fn stmt(input: ParseStream) -> Result<Option<Stmt>> {
         "sreg" => Stmt::Regs(regs(input, RegClass::S)?),
         "mreg" => Stmt::Regs(regs(input, RegClass::M)?),
         "lds" => Stmt::Lds(lds(input)?),
-        _ => Stmt::Inst(instruction(input)?),
+        _ => Stmt::Inst(instruction(input, names, errors)?),
     }))
 }
 
@@ -319,22 +362,39 @@ fn lds(input: ParseStream) -> Result<LdsDecl> {
     Ok(LdsDecl { name, elem, len })
 }
 
-fn instruction(input: ParseStream) -> Result<Instruction> {
+/// An instruction; `errors` receives the mistakes it recovers from.
+fn instruction(
+    input: ParseStream,
+    names: &HashSet<String>,
+    errors: &mut Vec<Error>,
+) -> Result<Instruction> {
     let mnemonic = input.call(Ident::parse_any)?;
-    let takes_operands = isa::takes_operands(&mnemonic.to_string());
+    let word = mnemonic.to_string();
+    let takes_operands = isa::takes_operands(&word);
+    // A misspelt mnemonic's count is unknown: any operand-like word may follow.
+    let wanted = isa::lookup(&word).map_or(usize::MAX, |m| m.operands().count());
     let mut operands = Vec::new();
     if takes_operands && starts_operand(input) {
+        operands.push(operand(input, false, errors)?);
         loop {
-            operands.push(operand(input, false)?);
-            if !input.peek(Token![,]) {
+            if input.peek(Token![,]) {
+                input.parse::<Token![,]>()?;
+                // A trailing comma before the next instruction: the operand count
+                // check reports the missing operand at the mnemonic.
+                if !starts_operand(input) {
+                    break;
+                }
+            } else if operands.len() < wanted && missing_comma(input, names) {
+                let next = operand(input, false, errors)?;
+                if let Some(previous) = operands.last() {
+                    errors.push(comma_error(previous, &next));
+                }
+                operands.push(next);
+                continue;
+            } else {
                 break;
             }
-            input.parse::<Token![,]>()?;
-            // A trailing comma before the next instruction: the operand count
-            // check reports the missing operand at the mnemonic.
-            if !starts_operand(input) {
-                break;
-            }
+            operands.push(operand(input, false, errors)?);
         }
     }
     if input.peek(Token![;]) {
@@ -355,8 +415,171 @@ fn starts_operand(input: ParseStream) -> bool {
     }
 }
 
-/// An operand; `in_index` inside a memory operand's brackets.
-fn operand(input: ParseStream, in_index: bool) -> Result<Operand> {
+/// Whether what follows a finished operand of an instruction still short of
+/// operands is another operand, so that the comma between them is missing: a
+/// number, a name the kernel declares, a numbered register, a special value, a
+/// word followed by `,` (which no mnemonic is), or one followed by `[` or `.`
+/// unless it is close to a mnemonic. Any other word starts the next
+/// instruction, so that a misspelt mnemonic is reported as one.
+fn missing_comma(input: ParseStream, names: &HashSet<String>) -> bool {
+    let number = |c: Cursor| c.literal().is_some();
+    let cursor = input.cursor();
+    if number(cursor) {
+        return true;
+    }
+    if let Some((p, rest)) = cursor.punct() {
+        return p.as_char() == '-' && number(rest);
+    }
+    let Some((id, rest)) = cursor.ident() else {
+        return false;
+    };
+    let word = id.to_string();
+    if isa::is_reserved(&word) {
+        return false;
+    }
+    if names.contains(&word) || numbered(&word).is_some() || SPECIALS.contains(&word.as_str()) {
+        return true;
+    }
+    let then = rest.punct().map(|(p, _)| p.as_char());
+    if then == Some(',') {
+        return true;
+    }
+    (then == Some('.') || rest.group(Delimiter::Bracket).is_some())
+        && suggest::mnemonics(&word).is_empty()
+}
+
+/// "expected `,` between `v` and `i`", underlining the gap: from the last
+/// token of the first operand to the first token of the second.
+fn comma_error(previous: &Operand, next: &Operand) -> Error {
+    let message = format!(
+        "expected `,` between `{}` and `{}`",
+        text(previous),
+        text(next)
+    );
+    spanning(previous.spans().1, next.spans().0, message)
+}
+
+/// An error from `first` to `last`: `Span::join` is unstable, but rustc joins
+/// the spans of the first and last tokens of the `compile_error!` syn emits.
+fn spanning(first: Span, last: Span, message: impl std::fmt::Display) -> Error {
+    let tokens: TokenStream = [first, last]
+        .into_iter()
+        .map(|span| {
+            let mut p = Punct::new('.', Spacing::Alone);
+            p.set_span(span);
+            TokenTree::Punct(p)
+        })
+        .collect();
+    Error::new_spanned(tokens, message)
+}
+
+/// An operand as written, for messages.
+fn text(op: &Operand) -> String {
+    match op {
+        Operand::Name(id) => id.to_string(),
+        Operand::Dotted { base, field } => format!("{base}.{field}"),
+        Operand::Number(e) => expr_text(e),
+        Operand::Mem {
+            base,
+            bytes,
+            index,
+            offset,
+            ..
+        } => {
+            let bytes = if *bytes { ".bytes" } else { "" };
+            let offset = match offset {
+                Some((negative, k)) => {
+                    format!(" {} {}", if *negative { "-" } else { "+" }, text(k))
+                }
+                None => String::new(),
+            };
+            format!("{base}{bytes}[{}{offset}]", text(index))
+        }
+        Operand::List { items, .. } => {
+            let items: Vec<String> = items.iter().map(text).collect();
+            format!("[{}]", items.join(", "))
+        }
+    }
+}
+
+/// A constant expression as written, for messages.
+fn expr_text(e: &Expr) -> String {
+    match e {
+        Expr::Lit { lit, minus } => {
+            let sign = if minus.is_some() { "-" } else { "" };
+            format!("{sign}{}", lit.to_token_stream())
+        }
+        Expr::Neg(e, _) => format!("-({})", expr_text(e)),
+        Expr::Binary(a, op, b) => {
+            let op = match op {
+                BinOp::Add => "+",
+                BinOp::Sub => "-",
+                BinOp::Mul => "*",
+                BinOp::Div => "/",
+                BinOp::Rem => "%",
+                BinOp::Shl => "<<",
+                BinOp::Shr => ">>",
+                BinOp::And => "&",
+                BinOp::Xor => "^",
+                BinOp::Or => "|",
+            };
+            format!("{} {op} {}", expr_text(a), expr_text(b))
+        }
+    }
+}
+
+/// `else if m` is an `else` holding a nested `if`, which needs an `endif` of
+/// its own. When `if`s are left open, or a closer meets an `if` it does not
+/// close, each `else if` is the likely cause, and is reported with the form
+/// that nests, instead of the unclosed `if` the validator would report.
+fn else_if(stmts: &[Stmt], errors: &mut Vec<Error>) {
+    // Open constructs: `true` for an `if`, `false` for a `loop`.
+    let mut open = Vec::new();
+    let mut unbalanced = false;
+    let mut pairs = Vec::new();
+    let mut previous: Option<&Instruction> = None;
+    for stmt in stmts {
+        let Stmt::Inst(inst) = stmt else { continue };
+        match inst.mnemonic.to_string().as_str() {
+            "if" => {
+                open.push(true);
+                if let Some(else_) = previous.filter(|p| p.mnemonic == "else") {
+                    pairs.push((else_, inst));
+                }
+            }
+            "loop" => open.push(false),
+            closer @ ("endif" | "endloop") => match open.last() {
+                Some(&is_if) if is_if == (closer == "endif") => {
+                    open.pop();
+                }
+                Some(true) => {
+                    unbalanced = true;
+                    break;
+                }
+                _ => break,
+            },
+            _ => {}
+        }
+        previous = Some(inst);
+    }
+    if !unbalanced && !open.contains(&true) {
+        return;
+    }
+    for (else_, if_) in pairs {
+        let mask = if_.operands.first().map_or_else(|| "m".to_owned(), text);
+        errors.push(spanning(
+            else_.mnemonic.span(),
+            if_.mnemonic.span(),
+            format!(
+                "there is no `else if`: an `if` after `else` is nested in it and needs its own `endif` (`else` / `if {mask}` ... `endif` / `endif`)"
+            ),
+        ));
+    }
+}
+
+/// An operand; `in_index` inside a memory operand's brackets; `errors`
+/// receives the mistakes it recovers from.
+fn operand(input: ParseStream, in_index: bool, errors: &mut Vec<Error>) -> Result<Operand> {
     if input.peek(Token![-])
         || input.peek(LitInt)
         || input.peek(LitFloat)
@@ -368,8 +591,15 @@ fn operand(input: ParseStream, in_index: bool) -> Result<Operand> {
         let content;
         let bracket = bracketed!(content in input);
         let items = all(&content, |c| {
-            let list = c.parse_terminated(|c| operand(c, true), Token![,])?;
-            Ok(list.into_iter().collect())
+            let mut items = Vec::new();
+            while !c.is_empty() {
+                items.push(operand(c, true, errors)?);
+                if c.is_empty() {
+                    break;
+                }
+                c.parse::<Token![,]>()?;
+            }
+            Ok(items)
         })?;
         return Ok(Operand::List {
             items,
@@ -385,13 +615,26 @@ fn operand(input: ParseStream, in_index: bool) -> Result<Operand> {
                 return Err(input.error("expected `x`, `y`, `z` or `bytes` after `.`"));
             }
             let field = input.call(Ident::parse_any)?;
-            if field == "bytes" && input.peek(token::Bracket) {
-                return memory(input, base, true, in_index);
+            if input.peek(token::Bracket) {
+                if field != "bytes" {
+                    errors.push(Error::new(field.span(), bytes_message(&base, &field)));
+                }
+                return memory(input, base, true, in_index, errors);
             }
             return Ok(Operand::Dotted { base, field });
         }
         if input.peek(token::Bracket) {
-            return memory(input, base, false, in_index);
+            return memory(input, base, false, in_index, errors);
+        }
+        if input.peek(token::Paren) {
+            let content;
+            let paren = parenthesized!(content in input);
+            errors.push(spanning(
+                base.span(),
+                paren.span.close(),
+                call_message(&base, &content),
+            ));
+            skip_rest(&content);
         }
         return Ok(Operand::Name(base));
     }
@@ -400,7 +643,42 @@ fn operand(input: ParseStream, in_index: bool) -> Result<Operand> {
     ))
 }
 
-fn memory(input: ParseStream, base: Ident, bytes: bool, in_index: bool) -> Result<Operand> {
+/// `buf.byte[i]`: only `.bytes` may come between a buffer and its index.
+fn bytes_message(base: &Ident, field: &Ident) -> String {
+    let forms = format!("`{base}.bytes[i]` indexes bytes, `{base}[i]` elements");
+    if suggest::closest(&field.to_string(), ["bytes"]).is_empty() {
+        format!("unknown field `.{field}` before `[`: {forms}")
+    } else {
+        format!("unknown field `.{field}`; did you mean `.bytes`? ({forms})")
+    }
+}
+
+/// `get_global_id(0)`: operands are not calls, but a call may name a special
+/// value in another language, with its axis as the argument.
+fn call_message(base: &Ident, args: ParseStream) -> String {
+    let axis = args
+        .parse::<LitInt>()
+        .ok()
+        .filter(|_| args.is_empty())
+        .and_then(|n| match n.base10_digits() {
+            "0" => Some("x"),
+            "1" => Some("y"),
+            "2" => Some("z"),
+            _ => None,
+        });
+    match suggest::special_spelling(&base.to_string(), axis) {
+        Some(ours) => format!("operands are not calls: did you mean the special value `{ours}`?"),
+        None => format!("operands are not calls: `{base}` cannot take arguments"),
+    }
+}
+
+fn memory(
+    input: ParseStream,
+    base: Ident,
+    bytes: bool,
+    in_index: bool,
+    errors: &mut Vec<Error>,
+) -> Result<Operand> {
     let content;
     let bracket = bracketed!(content in input);
     if in_index {
@@ -421,7 +699,7 @@ fn memory(input: ParseStream, base: Ident, bytes: bool, in_index: bool) -> Resul
         if c.is_empty() {
             return Err(Error::new(bracket.span.join(), "expected an index"));
         }
-        let index = operand(c, true)?;
+        let index = operand(c, true, errors)?;
         let offset = if c.peek(Token![+]) || c.peek(Token![-]) {
             let negative = c.peek(Token![-]);
             if negative {
@@ -429,7 +707,7 @@ fn memory(input: ParseStream, base: Ident, bytes: bool, in_index: bool) -> Resul
             } else {
                 c.parse::<Token![+]>()?;
             }
-            Some((negative, Box::new(operand(c, true)?)))
+            Some((negative, Box::new(operand(c, true, errors)?)))
         } else {
             None
         };

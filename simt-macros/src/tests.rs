@@ -523,8 +523,16 @@ fn names() {
     assert_error(&e, "`a` is declared twice", "a");
     assert_error(&e, "`v3` is the name of a numbered register", "v3");
     assert_error(&e, "`lane_id` is a special value", "lane_id");
-    assert_error(&e, "`v_mov` is a mnemonic", "v_mov");
-    assert_error(&e, "`lds` is a declaration keyword", "lds");
+    assert_error(
+        &e,
+        "`v_mov` is reserved: it is a mnemonic, which starts an instruction wherever it appears",
+        "v_mov",
+    );
+    assert_error(
+        &e,
+        "`lds` is reserved: it is a declaration keyword, which starts a declaration",
+        "lds",
+    );
     assert_error(
         &e,
         "unknown name `undeclared`; declare registers",
@@ -645,6 +653,260 @@ fn operand_counts_and_mnemonics() {
         2,
         "{e:#?}"
     );
+}
+
+/// The syntax errors of the only kernel in `src`, as (message, token).
+fn syntax_errors(src: &str) -> Errors {
+    let (parsed, errors) = parse::parse(tokens(src));
+    assert!(errors.is_empty(), "{errors:?}");
+    parsed
+        .iter()
+        .flat_map(|p| &p.errors)
+        .map(|e| {
+            let start = e.span().start();
+            (e.to_string(), token_at(src, start.line, start.column))
+        })
+        .collect()
+}
+
+#[test]
+fn a_missing_comma_is_reported_between_the_operands() {
+    let e = syntax_errors(
+        "kernel k(x: &[u32], n: u32) {
+            v_add_u32 v i, 1
+            global_load v x[i]
+            v_add_u32 v0, v1 2
+            v_add_u32 v0, v1 -2
+            v_add_u32 v0, v1 n
+            v_add_u32 v0, v1 global_id.y
+            v_add_u32 v0 undeclared, 1
+            lds_store t.bytes[0] v0
+            vreg v, i;
+            lds t: [u32; 4];
+        }",
+    );
+    assert_error(&e, "expected `,` between `v` and `i`", "v");
+    assert_error(&e, "expected `,` between `v` and `x[i]`", "v");
+    assert_error(&e, "expected `,` between `v1` and `2`", "v1");
+    assert_error(&e, "expected `,` between `v1` and `-2`", "v1");
+    assert_error(&e, "expected `,` between `v1` and `n`", "v1");
+    assert_error(&e, "expected `,` between `v1` and `global_id.y`", "v1");
+    assert_error(&e, "expected `,` between `v0` and `undeclared`", "v0");
+    assert_error(&e, "expected `,` between `t.bytes[0]` and `v0`", "]");
+    assert_eq!(e.len(), 8, "{e:#?}");
+    // Each instruction got its operands: nothing was left to misparse.
+    let (parsed, _) = parse::parse(tokens(
+        "kernel k() { vreg a, b; v_add_u32 a b, 1 v_mov a, 2 }",
+    ));
+    let counts: Vec<usize> = parsed[0]
+        .kernel
+        .body
+        .iter()
+        .filter_map(|s| match s {
+            crate::ast::Stmt::Inst(i) => Some(i.operands.len()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(counts, [3, 2]);
+}
+
+#[test]
+fn a_word_after_a_complete_or_short_instruction_may_still_be_a_mnemonic() {
+    // Short of an operand, a word close to a mnemonic starts the next instruction.
+    let e = errors(
+        "kernel k() {
+            v_add_u32 v0, v1
+            v_ad_u32 v0, v1, 2
+        }",
+    );
+    assert_error(&e, "`v_add_u32` takes 3 operands", "v_add_u32");
+    assert_error(&e, "unknown mnemonic `v_ad_u32`; did you mean", "v_ad_u32");
+    // After a complete instruction, an operand is one too many.
+    let e = errors("kernel k() { vreg a; v_mov a, 1 a }");
+    assert_error(
+        &e,
+        "expected an instruction, found the operand `a` (the previous instruction takes 2 operands)",
+        "a",
+    );
+}
+
+#[test]
+fn suggestions_for_spellings_of_other_languages() {
+    let e = syntax_errors(
+        "kernel k(raw: &mut [u8]) {
+            global_load_u16 v0, raw.byte[0]
+            global_load_u16 v0, raw.y[0]
+            v_mov v0, get_local_id(1)
+            v_mov v0, get_local_id(n)
+            v_mov v0, frob()
+        }",
+    );
+    assert_error(&e, "unknown field `.byte`; did you mean `.bytes`?", "byte");
+    assert_error(&e, "unknown field `.y` before `[`", "y");
+    assert_error(
+        &e,
+        "operands are not calls: did you mean the special value `local_id.y`?",
+        "get_local_id",
+    );
+    assert_error(
+        &e,
+        "operands are not calls: did you mean the special value `local_id`?",
+        "get_local_id",
+    );
+    assert_error(
+        &e,
+        "operands are not calls: `frob` cannot take arguments",
+        "frob",
+    );
+    let e = errors(
+        "kernel k(raw: &mut [u8]) {
+            V_MOV v0, 1
+            v_mov v0, threadIdx.z
+            v_mov v0, GRIDDIM
+            v_mov v0, laneid.x
+            v_mov v0, raw.byte
+            v_mov v0, Lane_ID
+        }",
+    );
+    assert_error(
+        &e,
+        "unknown mnemonic `V_MOV`; did you mean `v_mov`?",
+        "V_MOV",
+    );
+    assert_error(
+        &e,
+        "unknown name `threadIdx.z`; did you mean the special value `local_id.z`?",
+        "threadIdx.z",
+    );
+    assert_error(
+        &e,
+        "unknown name `GRIDDIM`; did you mean the special value `num_groups`?",
+        "GRIDDIM",
+    );
+    assert_error(
+        &e,
+        "unknown name `laneid.x`; did you mean the special value `lane_id`?",
+        "laneid.x",
+    );
+    assert_error(
+        &e,
+        "`raw` has no field `byte`; did you mean `raw.bytes[index]`?",
+        "byte",
+    );
+    assert_error(
+        &e,
+        "unknown name `Lane_ID`; did you mean `lane_id`?",
+        "Lane_ID",
+    );
+}
+
+#[test]
+fn keywords_are_reserved_with_a_reason() {
+    for word in crate::suggest::CONTROL {
+        let e = errors(&format!("kernel k() {{ vreg {word}; }}"));
+        assert_error(
+            &e,
+            &format!("`{word}` is reserved: it is a keyword of the language, which starts an instruction wherever it appears, so it could never be read as an operand; choose another name"),
+            word,
+        );
+    }
+    for word in ["vreg", "sreg", "mreg", "lds"] {
+        let e = errors(&format!("kernel k({word}: u32) {{ }}"));
+        assert_error(
+            &e,
+            &format!("`{word}` is reserved: it is a declaration keyword"),
+            word,
+        );
+    }
+}
+
+#[test]
+fn else_if_is_explained_when_it_leaves_an_if_open() {
+    let e = syntax_errors(
+        "kernel k() {
+            if m0
+            else if m1
+            else
+            endif
+        }",
+    );
+    assert_eq!(e.len(), 1, "{e:#?}");
+    assert_error(
+        &e,
+        "there is no `else if`: an `if` after `else` is nested in it and needs its own `endif` (`else` / `if m1` ... `endif` / `endif`)",
+        "else",
+    );
+    let e = syntax_errors("kernel k() { loop if m0 else if m1 endif endloop m0 }");
+    assert_error(&e, "there is no `else if`", "else");
+    // Nested and closed, `else if` is an `else` holding an `if`.
+    lower("kernel k() { if m0 else if m1 endif endif }");
+    // Other imbalance is the validator's to report.
+    let e = errors("kernel k() { if m0 endif endif }");
+    assert_error(&e, "`endif` without an `if`", "endif");
+}
+
+#[test]
+fn a_second_kernel_of_one_name_gets_an_error_and_no_module() {
+    let out = expand::expand(tokens(
+        "kernel k(x: &mut [u32]) { global_store x[0], 1 }
+         kernel r#k(x: &mut [u32], n: u32) { global_store x[0], n }",
+    ))
+    .to_string();
+    assert!(
+        out.contains("kernel `k` is defined twice in this invocation"),
+        "{out}"
+    );
+    assert!(out.contains("note: `k` is first defined here"), "{out}");
+    assert_eq!(out.matches("mod k").count(), 1, "{out}");
+    assert_eq!(out.matches("mod r#k").count(), 0, "{out}");
+}
+
+#[test]
+fn floods_of_one_kind_are_counted_not_listed() {
+    let count = |out: &str| out.matches("compile_error").count();
+    // 10,000 errors of one kind (names and numbers differ) and 30 of another.
+    let mut body = String::new();
+    for i in 0..10_000 {
+        body.push_str(&format!("v_mov v{}, frob{i} ", i % 200));
+    }
+    for _ in 0..30 {
+        body.push_str("v_add_u32 v0, v0, 0.5 ");
+    }
+    let out = expand::expand(tokens(&format!("kernel k() {{ {body} }}"))).to_string();
+    assert_eq!(count(&out), 2 * (expand::FLOOD + 1), "{out}");
+    assert!(
+        out.contains("... and 9980 more errors like this: unknown name `frob20`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("... and 10 more errors like this: float literal"),
+        "{out}"
+    );
+    // Notes stay with their errors.
+    let names: Vec<String> = (0..30).map(|_| "a".to_owned()).collect();
+    let out = expand::expand(tokens(&format!(
+        "kernel k() {{ vreg {}; }}",
+        names.join(", ")
+    )))
+    .to_string();
+    assert_eq!(out.matches("is declared twice").count(), expand::FLOOD + 1);
+    assert_eq!(
+        out.matches("note: `a` is first declared here").count(),
+        expand::FLOOD
+    );
+    assert!(out.contains("... and 9 more errors like this"), "{out}");
+    // Deep nesting: the validator's errors are bounded too.
+    let deep = format!(
+        "kernel k() {{ {} {} }}",
+        "if m0 ".repeat(10_000),
+        "endif ".repeat(10_000)
+    );
+    let out = expand::expand(tokens(&deep)).to_string();
+    assert_eq!(count(&out), expand::FLOOD + 1, "{out}");
+    assert!(out.contains("... and 9916 more errors like this"), "{out}");
+    // Each kernel has its own bound.
+    let two = "kernel a() { frob v0 frob v0 } kernel b() { frob v0 }";
+    assert_eq!(count(&expand::expand(tokens(two)).to_string()), 3);
 }
 
 #[test]

@@ -1,0 +1,316 @@
+//! "Did you mean": the closest words to a misspelt one, and what other GPU
+//! languages call this language's special values and keywords.
+
+use crate::isa::MNEMONICS;
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// The control-flow words (and `barrier`): mnemonics that shape the program
+/// rather than compute, which users take for keywords.
+pub const CONTROL: &[&str] = &[
+    "if", "else", "endif", "loop", "endloop", "break", "continue", "barrier",
+];
+
+/// What other GPU languages (CUDA, HIP, OpenCL, Metal, WGSL, GLSL) call the
+/// special values, and the name each has here; matched ignoring ASCII case.
+/// Written without an axis, a 3-D one is suggested with the axis of the
+/// original (`threadIdx.y` -> `local_id.y`).
+const SPELLINGS: &[(&str, &str)] = &[
+    // CUDA and HIP.
+    ("threadIdx", "local_id"),
+    ("blockIdx", "group_id"),
+    ("blockDim", "group_size"),
+    ("gridDim", "num_groups"),
+    ("laneid", "lane_id"),
+    ("warpid", "wave_id"),
+    ("warpSize", "wave_width"),
+    // OpenCL.
+    ("get_global_id", "global_id"),
+    ("get_local_id", "local_id"),
+    ("get_group_id", "group_id"),
+    ("get_local_size", "group_size"),
+    ("get_num_groups", "num_groups"),
+    ("get_sub_group_local_id", "lane_id"),
+    ("get_sub_group_id", "wave_id"),
+    ("get_sub_group_size", "wave_width"),
+    // Metal.
+    ("thread_position_in_grid", "global_id"),
+    ("thread_position_in_threadgroup", "local_id"),
+    ("threadgroup_position_in_grid", "group_id"),
+    ("threads_per_threadgroup", "group_size"),
+    ("threadgroups_per_grid", "num_groups"),
+    ("thread_index_in_simdgroup", "lane_id"),
+    ("simdgroup_index_in_threadgroup", "wave_id"),
+    ("threads_per_simdgroup", "wave_width"),
+    // WGSL and GLSL.
+    ("global_invocation_id", "global_id"),
+    ("local_invocation_id", "local_id"),
+    ("workgroup_id", "group_id"),
+    ("num_workgroups", "num_groups"),
+    ("subgroup_invocation_id", "lane_id"),
+    ("subgroup_id", "wave_id"),
+    ("subgroup_size", "wave_width"),
+    ("gl_GlobalInvocationID", "global_id"),
+    ("gl_LocalInvocationID", "local_id"),
+    ("gl_WorkGroupID", "group_id"),
+    ("gl_WorkGroupSize", "group_size"),
+    ("gl_NumWorkGroups", "num_groups"),
+    ("gl_SubgroupInvocationID", "lane_id"),
+    ("gl_SubgroupID", "wave_id"),
+    ("gl_SubgroupSize", "wave_width"),
+    // Common variable names for the same values.
+    ("thread_id", "global_id"),
+    ("global_thread_id", "global_id"),
+    ("tid", "global_id"),
+    ("gid", "global_id"),
+    ("lid", "local_id"),
+    ("local_thread_id", "local_id"),
+    ("block_id", "group_id"),
+    ("work_group_id", "group_id"),
+    ("block_size", "group_size"),
+    ("block_dim", "group_size"),
+    ("local_size", "group_size"),
+    ("workgroup_size", "group_size"),
+    ("num_blocks", "num_groups"),
+    ("lane", "lane_id"),
+    ("lane_index", "lane_id"),
+    ("warp_id", "wave_id"),
+    ("warp_size", "wave_width"),
+    ("wave_size", "wave_width"),
+    ("wavefront_size", "wave_width"),
+];
+
+/// The special values that take an axis.
+const WITH_AXIS: &[&str] = &[
+    "local_id",
+    "global_id",
+    "group_id",
+    "group_size",
+    "num_groups",
+];
+
+/// This language's spelling of a special value another language names `name`,
+/// with `axis` (`x`, `y` or `z`, any case) kept where the value has axes.
+pub fn special_spelling(name: &str, axis: Option<&str>) -> Option<String> {
+    let (_, ours) = SPELLINGS
+        .iter()
+        .find(|(theirs, _)| theirs.eq_ignore_ascii_case(name))?;
+    let axis = axis
+        .map(str::to_ascii_lowercase)
+        .filter(|a| matches!(a.as_str(), "x" | "y" | "z"));
+    Some(match axis {
+        Some(a) if WITH_AXIS.contains(ours) => format!("{ours}.{a}"),
+        _ => (*ours).to_owned(),
+    })
+}
+
+/// The candidates closest to `word`, for "did you mean", ignoring ASCII case:
+/// one that differs from `word` in case only (`V_MOV` -> `v_mov`), else every
+/// candidate that extends `word` with a `_suffix` (`v_add` -> `v_add_u32`,
+/// ...), else the ones at the smallest edit distance if it is small for the
+/// word's length (at most a third of it, plus one).
+pub fn closest<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str> + Clone,
+) -> Vec<&'a str> {
+    if let Some(same) = candidates
+        .clone()
+        .into_iter()
+        .find(|c| c.eq_ignore_ascii_case(word))
+    {
+        return vec![same];
+    }
+    let extended: Vec<&str> = candidates
+        .clone()
+        .into_iter()
+        .filter(|c| {
+            c.len() > word.len() + 1
+                && c.as_bytes()[word.len()] == b'_'
+                && c.get(..word.len())
+                    .is_some_and(|head| head.eq_ignore_ascii_case(word))
+        })
+        .collect();
+    if !extended.is_empty() {
+        return extended;
+    }
+    let word: Vec<char> = word.chars().collect();
+    let mut edits = Edits::default();
+    let mut best = Vec::new();
+    let mut best_d = (word.len() / 3).max(1) + 1;
+    for c in candidates {
+        let Some(d) = edits.within(&word, c, best_d) else {
+            continue;
+        };
+        if d < best_d {
+            best_d = d;
+            best.clear();
+        }
+        if !best.contains(&c) {
+            best.push(c);
+        }
+    }
+    best
+}
+
+/// The mnemonics closest to `word`. Remembered per word, since a misspelt
+/// mnemonic is looked up by the parser and the checker, and pasted mistakes
+/// repeat one word many times; the memory is dropped when it grows large.
+pub fn mnemonics(word: &str) -> Vec<&'static str> {
+    thread_local! {
+        static SEEN: RefCell<HashMap<String, Vec<&'static str>>> = RefCell::default();
+    }
+    SEEN.with(|seen| {
+        let mut seen = seen.borrow_mut();
+        if let Some(found) = seen.get(word) {
+            return found.clone();
+        }
+        let found = closest(word, MNEMONICS.iter().map(|m| m.name));
+        if seen.len() >= 4096 {
+            seen.clear();
+        }
+        seen.insert(word.to_owned(), found.clone());
+        found
+    })
+}
+
+/// Buffers for [`Edits::within`], reused across the candidates of one
+/// [`closest`], so that a flood of misspellings costs no allocation per
+/// candidate.
+#[derive(Default)]
+struct Edits {
+    other: Vec<char>,
+    rows: [Vec<usize>; 3],
+}
+
+impl Edits {
+    /// The edit distance between `a` and `b` ignoring ASCII case, counting a
+    /// swap of neighbours as one edit (optimal string alignment), since
+    /// `endfi` is one slip from `endif`; `None` when it exceeds `bound`.
+    fn within(&mut self, a: &[char], b: &str, bound: usize) -> Option<usize> {
+        self.other.clear();
+        self.other.extend(b.chars());
+        let b = &self.other;
+        if a.len().abs_diff(b.len()) > bound {
+            return None;
+        }
+        let same = |x: char, y: char| x.eq_ignore_ascii_case(&y);
+        let [before, previous, current] = &mut self.rows;
+        // previous[j]: distance between a[..i-1] and b[..j]; before: a[..i-2].
+        previous.clear();
+        previous.extend(0..=b.len());
+        for i in 1..=a.len() {
+            current.clear();
+            current.push(i);
+            let mut row_min = i;
+            for j in 1..=b.len() {
+                let cost = usize::from(!same(a[i - 1], b[j - 1]));
+                let mut d = (previous[j] + 1)
+                    .min(current[j - 1] + 1)
+                    .min(previous[j - 1] + cost);
+                if i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1]) {
+                    d = d.min(before[j - 2] + 1);
+                }
+                row_min = row_min.min(d);
+                current.push(d);
+            }
+            // Every later row is at least this row's minimum.
+            if row_min > bound {
+                return None;
+            }
+            std::mem::swap(before, previous);
+            std::mem::swap(previous, current);
+        }
+        Some(previous[b.len()]).filter(|&d| d <= bound)
+    }
+}
+
+/// "; did you mean `a`, `b` or `c`?" or nothing.
+pub fn did_you_mean(suggestions: &[&str]) -> String {
+    let quoted: Vec<String> = suggestions.iter().map(|s| format!("`{s}`")).collect();
+    match quoted.as_slice() {
+        [] => String::new(),
+        [one] => format!("; did you mean {one}?"),
+        [init @ .., last] => format!("; did you mean {} or {last}?", init.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::lookup;
+
+    fn distance(a: &str, b: &str) -> Option<usize> {
+        let a: Vec<char> = a.chars().collect();
+        Edits::default().within(&a, b, usize::MAX / 2)
+    }
+
+    #[test]
+    fn suggestions() {
+        let names = || MNEMONICS.iter().map(|m| m.name);
+        assert_eq!(closest("v_add_f23", names()), ["v_add_f32"]);
+        assert_eq!(
+            closest("v_add", names()),
+            ["v_add_u32", "v_add_i32", "v_add_f32"]
+        );
+        assert_eq!(closest("endfi", names()), ["endif"]);
+        assert_eq!(closest("globl_load", names()), ["global_load"]);
+        assert!(closest("frobnicate", names()).is_empty());
+        assert_eq!(closest("V_MOV", names()), ["v_mov"]);
+        assert_eq!(closest("Endif", names()), ["endif"]);
+        assert_eq!(
+            closest("V_ADD", names()),
+            ["v_add_u32", "v_add_i32", "v_add_f32"]
+        );
+        assert_eq!(closest("V_ADD_F23", names()), ["v_add_f32"]);
+        assert_eq!(closest("ñ_mov", names()), ["v_mov", "s_mov"]);
+        assert_eq!(
+            did_you_mean(&["a", "b", "c"]),
+            "; did you mean `a`, `b` or `c`?"
+        );
+        assert_eq!(did_you_mean(&["a"]), "; did you mean `a`?");
+        assert_eq!(mnemonics("V_ADD_F23"), ["v_add_f32"]);
+        assert_eq!(mnemonics("V_ADD_F23"), ["v_add_f32"]);
+        assert_eq!(distance("kitten", "sitting"), Some(3));
+        assert_eq!(distance("endfi", "endif"), Some(1));
+        assert_eq!(distance("", "abc"), Some(3));
+        assert_eq!(Edits::default().within(&['a'; 9], "bbbbbbbbb", 3), None);
+    }
+
+    #[test]
+    fn spellings_name_special_values() {
+        assert_eq!(
+            special_spelling("threadIdx", Some("x")).as_deref(),
+            Some("local_id.x")
+        );
+        assert_eq!(
+            special_spelling("blockidx", Some("Y")).as_deref(),
+            Some("group_id.y")
+        );
+        assert_eq!(
+            special_spelling("thread_id", None).as_deref(),
+            Some("global_id")
+        );
+        assert_eq!(
+            special_spelling("laneid", Some("x")).as_deref(),
+            Some("lane_id")
+        );
+        assert_eq!(special_spelling("frob", None), None);
+        let specials = [
+            "lane_id",
+            "local_id",
+            "global_id",
+            "group_id",
+            "group_size",
+            "num_groups",
+            "wave_id",
+            "wave_width",
+        ];
+        for (theirs, ours) in SPELLINGS {
+            assert!(specials.contains(ours), "{theirs} -> {ours}");
+            assert!(lookup(theirs).is_none(), "{theirs}");
+        }
+        for word in CONTROL {
+            assert!(lookup(word).is_some(), "{word}");
+        }
+    }
+}
