@@ -65,6 +65,22 @@ pub struct LaunchConfig {
     pub model: MemoryModel,
     /// The most instructions the launch may issue, over all waves, before it faults.
     pub instruction_budget: u64,
+    /// How the waves of a workgroup take turns.
+    pub schedule: Schedule,
+}
+
+/// How the waves of a workgroup take turns between barriers.
+///
+/// Race-free kernels give identical outputs and identical counters under both,
+/// except the L1 figures: the order of accesses decides what is resident.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub enum Schedule {
+    /// Each wave runs until it parks at a barrier or ends, then the next.
+    #[default]
+    UntilBarrier,
+    /// The waves issue one instruction each in turn, as a GPU's scheduler
+    /// interleaves them.
+    RoundRobin,
 }
 
 impl LaunchConfig {
@@ -77,6 +93,7 @@ impl LaunchConfig {
             wave_width: 32,
             model: MemoryModel::reference(),
             instruction_budget: DEFAULT_INSTRUCTION_BUDGET,
+            schedule: Schedule::UntilBarrier,
         }
     }
 
@@ -89,6 +106,12 @@ impl LaunchConfig {
     /// Sets the memory model.
     pub fn model(mut self, model: MemoryModel) -> Self {
         self.model = model;
+        self
+    }
+
+    /// Sets how the waves of a workgroup take turns.
+    pub fn schedule(mut self, schedule: Schedule) -> Self {
+        self.schedule = schedule;
         self
     }
 

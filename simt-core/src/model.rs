@@ -2,6 +2,7 @@
 //!
 //! A model is data, chosen per launch, not constants in the interpreter.
 
+use crate::cache::CacheGeometry;
 use serde::Serialize;
 use std::borrow::Cow;
 
@@ -16,6 +17,14 @@ use std::borrow::Cow;
 /// - LDS: word `a / lds_bank_bytes` lives in bank `word % lds_banks`; a phase's
 ///   conflict cycles are the largest number of distinct words any one bank is asked
 ///   for, minus one (lanes asking for the same word share it: a broadcast).
+/// - Caches, when `l1` is set: each of `compute_units` units has an L1 of that
+///   geometry, and workgroup `g` (numbered x fastest) runs on unit
+///   `g % compute_units`, so a unit's L1 stays warm across the workgroups it
+///   runs, in order. Loads look their sectors up and allocate on a miss; stores
+///   write through without allocating (as NVIDIA's L1 since Volta), atomics go
+///   past it. Below the L1, the DRAM sectors are the distinct sectors the launch
+///   touches (an unbounded L2: a lower bound that does not depend on which unit
+///   ran first).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct MemoryModel {
     /// A short name for reports.
@@ -30,6 +39,10 @@ pub struct MemoryModel {
     pub lds_banks: u32,
     /// Bytes per LDS bank word; a power of two.
     pub lds_bank_bytes: u32,
+    /// The L1 of each compute unit, if the model has caches.
+    pub l1: Option<CacheGeometry>,
+    /// Compute units (SMs, CUs) the workgroups are spread over; at least 1.
+    pub compute_units: u32,
 }
 
 impl MemoryModel {
@@ -43,11 +56,18 @@ impl MemoryModel {
             sector_bytes: 64,
             lds_banks: 32,
             lds_bank_bytes: 4,
+            l1: None,
+            compute_units: 1,
         }
     }
 
     /// An NVIDIA-like model: whole-warp (32-lane) requests, 128-byte lines made of
-    /// 32-byte sectors, 32 banks of 4-byte words.
+    /// 32-byte sectors, 32 banks of 4-byte words, and an L1 per SM.
+    ///
+    /// The L1 is sized like an H100 SXM's: 132 SMs (NVIDIA H100 whitepaper), each
+    /// with 256 KB of combined L1 and shared memory of which a kernel using little
+    /// shared memory keeps most as L1; 128 KiB is taken here. NVIDIA does not
+    /// publish the L1's associativity; 4 ways is this model's choice.
     pub const fn nvidia() -> Self {
         MemoryModel {
             name: Cow::Borrowed("nvidia"),
@@ -56,6 +76,37 @@ impl MemoryModel {
             sector_bytes: 32,
             lds_banks: 32,
             lds_bank_bytes: 4,
+            l1: Some(CacheGeometry {
+                bytes: 128 * 1024,
+                line_bytes: 128,
+                sector_bytes: 32,
+                ways: 4,
+            }),
+            compute_units: 132,
+        }
+    }
+
+    /// An AMD CDNA3-like model (Instinct MI300X): 64-lane wave requests, 128-byte
+    /// lines of 64-byte sectors, 32 LDS banks of 4-byte words, and a 32 KiB L1
+    /// (the vector L1 cache) per CU over 304 CUs (AMD CDNA3 instruction set
+    /// architecture guide and MI300X data sheet: 32 KB L1 per CU, 128-byte cache
+    /// line, 304 CUs). The associativity (8 ways) and the 64-byte sector are this
+    /// model's choices: AMD documents a 64-byte request granularity below the L1.
+    pub const fn cdna3() -> Self {
+        MemoryModel {
+            name: Cow::Borrowed("cdna3"),
+            phase_lanes: 64,
+            line_bytes: 128,
+            sector_bytes: 64,
+            lds_banks: 32,
+            lds_bank_bytes: 4,
+            l1: Some(CacheGeometry {
+                bytes: 32 * 1024,
+                line_bytes: 128,
+                sector_bytes: 64,
+                ways: 8,
+            }),
+            compute_units: 304,
         }
     }
 
@@ -64,12 +115,13 @@ impl MemoryModel {
         match name {
             "reference" => Some(Self::reference()),
             "nvidia" => Some(Self::nvidia()),
+            "cdna3" => Some(Self::cdna3()),
             _ => None,
         }
     }
 
     /// The names [`preset`](Self::preset) accepts.
-    pub const PRESETS: &'static [&'static str] = &["reference", "nvidia"];
+    pub const PRESETS: &'static [&'static str] = &["reference", "nvidia", "cdna3"];
 
     /// Checks the geometry; the error says which field is wrong.
     pub fn check(&self) -> Result<(), String> {
@@ -103,6 +155,18 @@ impl MemoryModel {
                 "lds_bank_bytes must be a power of two, not {}",
                 self.lds_bank_bytes
             ));
+        }
+        if self.compute_units == 0 {
+            return Err("compute_units must be at least 1".to_owned());
+        }
+        if let Some(l1) = &self.l1 {
+            l1.check().map_err(|e| format!("l1: {e}"))?;
+            if l1.line_bytes != self.line_bytes || l1.sector_bytes != self.sector_bytes {
+                return Err(format!(
+                    "l1 lines and sectors ({} and {} bytes) must be the model's ({} and {})",
+                    l1.line_bytes, l1.sector_bytes, self.line_bytes, self.sector_bytes
+                ));
+            }
         }
         Ok(())
     }

@@ -26,6 +26,12 @@ use serde::Serialize;
 /// - `global_bytes_moved`: transactions times the line size.
 /// - `atomic_accesses`: phases of atomic instructions (global or LDS) with at
 ///   least one active lane; such phases also count as global or LDS accesses.
+/// - `l1_hit_sectors` / `l1_miss_sectors`: under a model with an L1, the
+///   sectors of global loads found in / fetched into the L1 of the workgroup's
+///   compute unit (each phase's distinct sectors; stores and atomics bypass it).
+/// - `dram_sectors`: under a model with an L1, the sectors the launch touches
+///   for the first time (loads, stores and atomics): the traffic below an
+///   unbounded L2, attributed to the instruction that touched them first.
 /// - `atomic_contention`: per atomic phase, the largest number of active lanes
 ///   aiming at one address, minus one: the updates that serialize behind another.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -58,6 +64,12 @@ pub struct Counters {
     pub global_bytes_requested: u64,
     /// Bytes the transactions moved (`global_transactions * line_bytes`).
     pub global_bytes_moved: u64,
+    /// Global load sectors found in the L1.
+    pub l1_hit_sectors: u64,
+    /// Global load sectors fetched into the L1.
+    pub l1_miss_sectors: u64,
+    /// Sectors touched for the first time in the launch.
+    pub dram_sectors: u64,
     /// Phases of atomic instructions with an active lane.
     pub atomic_accesses: u64,
     /// Per atomic phase, the most active lanes aiming at one address, minus one.
@@ -81,6 +93,9 @@ impl Counters {
         self.global_sectors += other.global_sectors;
         self.global_bytes_requested += other.global_bytes_requested;
         self.global_bytes_moved += other.global_bytes_moved;
+        self.l1_hit_sectors += other.l1_hit_sectors;
+        self.l1_miss_sectors += other.l1_miss_sectors;
+        self.dram_sectors += other.dram_sectors;
         self.atomic_accesses += other.atomic_accesses;
         self.atomic_contention += other.atomic_contention;
     }
@@ -93,6 +108,12 @@ impl Counters {
     /// Average active lanes per vector issue (0 when none).
     pub fn simd_efficiency(&self) -> f64 {
         ratio(self.active_lanes, self.vector_instructions)
+    }
+
+    /// L1 hit sectors as a share of the load sectors looked up (0 when none),
+    /// as Nsight Compute's `l1tex__t_sector_hit_rate.pct` / 100.
+    pub fn l1_hit_rate(&self) -> f64 {
+        ratio(self.l1_hit_sectors, self.l1_hit_sectors + self.l1_miss_sectors)
     }
 
     /// Global transactions per global access phase (0 when none).

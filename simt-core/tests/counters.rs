@@ -302,6 +302,8 @@ fn random_patterns_match_the_oracle() {
             sector_bytes: 16,
             lds_banks: 16,
             lds_bank_bytes: 8,
+            l1: None,
+            compute_units: 1,
         },
         MemoryModel {
             name: "wide".into(),
@@ -310,6 +312,8 @@ fn random_patterns_match_the_oracle() {
             sector_bytes: 64,
             lds_banks: 64,
             lds_bank_bytes: 4,
+            l1: None,
+            compute_units: 1,
         },
     ];
     let mut p = ProgramBuilder::new("random");
@@ -483,6 +487,8 @@ fn contiguous_lds_blocks_match_the_oracle() {
             sector_bytes: 64,
             lds_banks: 8,
             lds_bank_bytes: 4,
+            l1: None,
+            compute_units: 1,
         },
         MemoryModel {
             name: "wide_banks".into(),
@@ -491,6 +497,8 @@ fn contiguous_lds_blocks_match_the_oracle() {
             sector_bytes: 32,
             lds_banks: 4,
             lds_bank_bytes: 8,
+            l1: None,
+            compute_units: 1,
         },
     ];
     for (ty, size) in [(ElemType::U8, 1u32), (ElemType::U16, 2), (ElemType::U32, 4)] {
