@@ -113,7 +113,10 @@ impl Counters {
     /// L1 hit sectors as a share of the load sectors looked up (0 when none),
     /// as Nsight Compute's `l1tex__t_sector_hit_rate.pct` / 100.
     pub fn l1_hit_rate(&self) -> f64 {
-        ratio(self.l1_hit_sectors, self.l1_hit_sectors + self.l1_miss_sectors)
+        ratio(
+            self.l1_hit_sectors,
+            self.l1_hit_sectors + self.l1_miss_sectors,
+        )
     }
 
     /// Global transactions per global access phase (0 when none).

@@ -41,25 +41,23 @@
 #![allow(clippy::needless_range_loop)]
 
 mod alu;
-mod atomic;
 mod bind;
 mod flow;
 mod lanes;
 mod memory;
 mod wave;
-mod wide;
 
 #[cfg(test)]
 mod tests;
 
 use crate::error::{Error, Fault, FaultKind, LaunchError};
 use crate::ir::Program;
-use crate::launch::{Arg, LaunchConfig};
+use crate::launch::{Arg, LaunchConfig, Schedule};
 use crate::stats::Stats;
 use crate::validate::Kernel;
 use bind::{Bound, Geometry, Prepared};
 use flow::SkipLog;
-use memory::{BankTable, LdsWords, Trap, LDS_WORDS};
+use memory::{BankTable, Caches, LdsWords, Trap, LDS_WORDS};
 use wave::{Exit, Status, Uniforms, Wave, WaveRun};
 
 /// Runs `kernel` over the grid `config` describes, with `args` bound to its
@@ -109,6 +107,7 @@ pub struct Machine {
     stamps: Vec<u32>,
     gen: u32,
     skips: Vec<i64>,
+    caches: Caches,
 }
 
 /// The workgroup's LDS, allocated once per machine at the largest size a program
@@ -171,6 +170,15 @@ impl Machine {
         let geo = bind::check_config(config).map_err(refuse)?;
         let align = 256u64.max(geo.line_bytes);
         let bound = bind::bind(program, args, align).map_err(refuse)?;
+        let groups = config.grid.count().min(config.model.compute_units as u64) as usize;
+        self.caches
+            .reset(config.model.l1.as_ref(), groups)
+            .map_err(|reason| {
+                refuse(crate::error::LaunchErrorKind::Model {
+                    name: config.model.name.to_string(),
+                    reason,
+                })
+            })?;
         let plan = Plan {
             program,
             prepared,
@@ -295,10 +303,19 @@ fn run_groups<const W: usize>(
     // On the heap: kept in memory as arrays, which the lane loops read as vectors
     // (a stack copy may be split into scalars by the optimizer).
     let mut scratch = Box::new(wave::Scratch::<W>::new());
+    let quantum = match config.schedule {
+        Schedule::UntilBarrier => u64::MAX,
+        Schedule::RoundRobin => 1,
+    };
+    let units = config.model.compute_units.max(1) as usize;
+    let mut linear = 0usize;
     for gz in 0..grid[2] {
         for gy in 0..grid[1] {
             for gx in 0..grid[0] {
                 let group = [gx, gy, gz];
+                // Workgroup `g` (x fastest) runs on compute unit `g % units`.
+                let unit = linear % units;
+                linear += 1;
                 // Lanes past `W` are never read: zero only the wave's lanes (in
                 // one pass when that is the whole register).
                 if W >= 64 {
@@ -363,6 +380,8 @@ fn run_groups<const W: usize>(
                             hist: &mut stats.active_lanes_histogram,
                             skips: SkipLog(&mut m.skips),
                             remaining: &mut remaining,
+                            quantum,
+                            caches: m.caches.unit(unit),
                         };
                         let fault =
                             |pc: usize, trap: Trap| fault(program, config, group, w, pc, trap);
@@ -375,6 +394,7 @@ fn run_groups<const W: usize>(
                                     return Err(fault(pc, stranded(waiting)));
                                 }
                             }
+                            Ok(Exit::Yielded) => {}
                             Ok(Exit::Parked(pc)) => {
                                 waiting += 1;
                                 if done > 0 {

@@ -1,11 +1,14 @@
 //! The dispatch loop: runs one wave until it parks at a barrier, ends or faults.
 
 use super::alu;
-use super::atomic::{self, Update};
 use super::bind::{Geometry, Prepared, Slot};
 use super::flow::{self, Frame, SkipLog};
-use super::memory::{self, BankTable, GlobalTarget, LdsTarget, LdsWords, MemScratch, Trap};
-use super::{lanes as lane_ops, wide};
+use super::lanes as lane_ops;
+use super::memory::atomic::{self, Update};
+use super::memory::wide;
+use super::memory::{
+    self, BankTable, CuCaches, GlobalTarget, LdsTarget, LdsWords, MemScratch, Trap,
+};
 use crate::error::FaultKind;
 use crate::ir::{GlobalRef, LdsRef, Operand, Program, Special};
 use crate::isa::{Inst, WaveOp};
@@ -44,6 +47,8 @@ pub(super) enum Exit {
     Parked(usize),
     /// Ended at the `end` at `pc`.
     Done(usize),
+    /// Used its turn and waits for the next.
+    Yielded,
 }
 
 /// The values of [`Special`] that are the same for the whole wave.
@@ -99,6 +104,10 @@ pub(super) struct WaveRun<'x, 'b> {
     pub(super) skips: SkipLog<'x>,
     /// Instructions the launch may still issue.
     pub(super) remaining: &'x mut u64,
+    /// Instructions this run may issue before the wave yields to the next one.
+    pub(super) quantum: u64,
+    /// The caches of the workgroup's compute unit, if the model has them.
+    pub(super) caches: Option<CuCaches<'x>>,
 }
 
 /// A register's first `W` lanes.
@@ -312,13 +321,18 @@ pub(super) fn run<const W: usize>(
         hist,
         mut skips,
         remaining,
+        quantum,
+        mut caches,
     } = run;
     let insts: &[Inst] = &program.insts;
     let last = insts.len().saturating_sub(1);
     let launch = wave.launch;
     let stack = &mut wave.stack;
     let mut pc = wave.pc;
-    let mut left = *remaining;
+    // The run may issue `left` instructions; `reserve` is the rest of the
+    // launch's budget, for later turns.
+    let mut left = (*remaining).min(quantum);
+    let reserve = *remaining - left;
     let mut exec = wave.exec;
     // Per-lane all-ones / zero words of exec, for branch-free blending.
     let mut lm = [0u32; W];
@@ -436,16 +450,22 @@ pub(super) fn run<const W: usize>(
         let Some(inst) = insts.get(pc) else {
             // Linking guarantees an `end` last; running off the end ends the wave.
             wave.status = Status::Done;
-            *remaining = left;
+            *remaining = left + reserve;
             return Ok(Exit::Done(last));
         };
         if left == 0 {
+            if reserve > 0 {
+                wave.pc = pc;
+                wave.exec = exec;
+                *remaining = reserve;
+                return Ok(Exit::Yielded);
+            }
             *remaining = 0;
             trap!(FaultKind::BudgetExceeded { budget: 0 });
         }
         left -= 1;
         let Some(cnt) = counters.get_mut(pc) else {
-            *remaining = left;
+            *remaining = left + reserve;
             return Ok(Exit::Done(pc));
         };
         cnt.instructions += 1;
@@ -606,7 +626,17 @@ pub(super) fn run<const W: usize>(
                 let idx = index!(src);
                 let target = global_target!(src);
                 memory::global::<W>(
-                    false, ty, target, idx, &lm, exec, &mut s.out, &geo, cnt, &mut s.mem,
+                    false,
+                    ty,
+                    target,
+                    idx,
+                    &lm,
+                    exec,
+                    &mut s.out,
+                    &geo,
+                    cnt,
+                    caches.as_mut(),
+                    &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
                 write_v!(dst);
@@ -618,7 +648,17 @@ pub(super) fn run<const W: usize>(
                 let idx = index!(dst);
                 let target = global_target!(dst);
                 memory::global::<W>(
-                    true, ty, target, idx, &lm, exec, &mut s.out, &geo, cnt, &mut s.mem,
+                    true,
+                    ty,
+                    target,
+                    idx,
+                    &lm,
+                    exec,
+                    &mut s.out,
+                    &geo,
+                    cnt,
+                    caches.as_mut(),
+                    &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
                 pc += 1;
@@ -662,6 +702,7 @@ pub(super) fn run<const W: usize>(
                     &mut s.wide,
                     &geo,
                     cnt,
+                    caches.as_mut(),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
@@ -688,6 +729,7 @@ pub(super) fn run<const W: usize>(
                     &mut s.wide,
                     &geo,
                     cnt,
+                    caches.as_mut(),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
@@ -760,6 +802,7 @@ pub(super) fn run<const W: usize>(
                     &mut s.out,
                     &geo,
                     cnt,
+                    caches.as_mut(),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
@@ -788,6 +831,7 @@ pub(super) fn run<const W: usize>(
                     &mut s.out,
                     &geo,
                     cnt,
+                    caches.as_mut(),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
@@ -893,14 +937,14 @@ pub(super) fn run<const W: usize>(
                 wave.pc = pc + 1;
                 wave.exec = exec;
                 wave.status = Status::Parked;
-                *remaining = left;
+                *remaining = left + reserve;
                 return Ok(Exit::Parked(pc));
             }
             Inst::End => {
                 wave.pc = pc;
                 wave.exec = exec;
                 wave.status = Status::Done;
-                *remaining = left;
+                *remaining = left + reserve;
                 return Ok(Exit::Done(pc));
             }
         }

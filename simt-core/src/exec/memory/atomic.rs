@@ -6,17 +6,17 @@
 //! bank conflicts) and as an atomic access; its contention is the most active
 //! lanes aiming at one word, minus one: the updates that serialize.
 
-use super::bind::{Geometry, Slot};
-use super::memory::{
-    count_global, count_lds, each_lane, full, offsets, phases, word_index, BankTable, GlobalTarget,
-    LdsTarget, LdsWords, MemScratch, Space, Trap,
+use super::super::bind::{Geometry, Slot};
+use super::{
+    count_global, count_lds, each_lane, full, offsets, phases, word_index, BankTable, CuCaches,
+    GlobalTarget, LdsTarget, LdsWords, MemScratch, Space, Through, Trap,
 };
 use crate::isa::AtomicOp;
 use crate::stats::Counters;
 
 /// What an atomic instruction does to each word.
 #[derive(Clone, Copy, Debug)]
-pub(super) enum Update {
+pub(crate) enum Update {
     /// `word = op(word, v)`.
     Rmw(AtomicOp),
     /// `word = v` if `word == cmp`.
@@ -82,19 +82,19 @@ fn count_atomic<const W: usize>(exec: u64, offs: &[u32; W], geo: &Geometry, c: &
 }
 
 /// The operands of one atomic instruction, per lane.
-pub(super) struct Operands<'a, const W: usize> {
+pub(crate) struct Operands<'a, const W: usize> {
     /// Word indices.
-    pub(super) idx: &'a [u32; W],
+    pub(crate) idx: &'a [u32; W],
     /// The update's value.
-    pub(super) src: &'a [u32; W],
+    pub(crate) src: &'a [u32; W],
     /// The compared value (compare-and-swap only).
-    pub(super) cmp: &'a [u32; W],
+    pub(crate) cmp: &'a [u32; W],
 }
 
 /// A global atomic; `old` gets each active lane's value before its update.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(super) fn global<const W: usize>(
+pub(crate) fn global<const W: usize>(
     update: Update,
     target: GlobalTarget<'_, '_>,
     ops: Operands<'_, W>,
@@ -103,6 +103,7 @@ pub(super) fn global<const W: usize>(
     old: &mut [u32; W],
     geo: &Geometry,
     c: &mut Counters,
+    caches: Option<&mut CuCaches<'_>>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
     let exec = exec & full::<W>();
@@ -112,6 +113,16 @@ pub(super) fn global<const W: usize>(
         .map_err(|bad| bad.trap(Space::Global, "atomic", target.name, 4, len, base as u64))?;
     count_global(exec, false, &s.offs, base, 4, geo, c, &mut s.keys);
     count_atomic(exec, &s.offs, geo, c);
+    super::caches::phases(
+        caches,
+        Through::Atomic,
+        exec,
+        &s.offs,
+        base,
+        1,
+        geo.phase_lanes,
+        c,
+    );
     // Validation lets atomics at writable buffers only.
     if let Slot::BufferMut { data, .. } = target.slot {
         each_lane(exec, |l| {
@@ -132,7 +143,7 @@ pub(super) fn global<const W: usize>(
 /// An LDS atomic; `old` gets each active lane's value before its update.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(super) fn lds<const W: usize>(
+pub(crate) fn lds<const W: usize>(
     update: Update,
     target: LdsTarget<'_>,
     ops: Operands<'_, W>,

@@ -8,11 +8,11 @@
 //! NVIDIA serves 64- and 128-bit shared accesses by half- and quarter-warps;
 //! each sub-phase's conflict cycles are its worst bank's distinct words minus one.
 
-use super::bind::Geometry;
-use super::bind::Slot;
-use super::memory::{
-    each_lane, full, gather, lds_gather, lds_scatter, offsets, phases, scatter, GlobalTarget,
-    LdsTarget, LdsWords, MemScratch, Space, Trap,
+use super::super::bind::Geometry;
+use super::super::bind::Slot;
+use super::{
+    each_lane, full, gather, lds_gather, lds_scatter, offsets, phases, scatter, CuCaches,
+    GlobalTarget, LdsTarget, LdsWords, MemScratch, Space, Through, Trap,
 };
 use crate::ir::ElemType;
 use crate::stats::Counters;
@@ -39,7 +39,7 @@ fn spans<const W: usize>(
     len: u64,
     origin: u32,
     s: &mut MemScratch<W>,
-) -> Result<(), super::memory::BadLane> {
+) -> Result<(), super::BadLane> {
     // The span fits when its first element does in the buffer shortened by the
     // elements after it.
     let tail = 4 * (n as u64 - 1);
@@ -60,7 +60,7 @@ fn spans<const W: usize>(
 /// (from `vals`).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(super) fn global<const W: usize>(
+pub(crate) fn global<const W: usize>(
     store: bool,
     n: usize,
     target: GlobalTarget<'_, '_>,
@@ -70,6 +70,7 @@ pub(super) fn global<const W: usize>(
     vals: &mut [[u32; W]; 4],
     geo: &Geometry,
     c: &mut Counters,
+    caches: Option<&mut CuCaches<'_>>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
     let exec = exec & full::<W>();
@@ -110,6 +111,17 @@ pub(super) fn global<const W: usize>(
         c.global_bytes_requested += u64::from(bits.count_ones()) * u64::from(size);
         c.global_bytes_moved += lines * geo.line_bytes;
     }
+    let through = if store { Through::Store } else { Through::Load };
+    super::caches::phases(
+        caches,
+        through,
+        exec,
+        &s.offs,
+        base,
+        n as u32,
+        geo.phase_lanes,
+        c,
+    );
     let mut offs = s.offs;
     for (k, v) in vals.iter_mut().enumerate().take(n) {
         for (o, &first) in offs.iter_mut().zip(s.offs.iter()) {
@@ -130,7 +142,7 @@ pub(super) fn global<const W: usize>(
 /// A wide LDS load or store, as [`global`].
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(super) fn lds<const W: usize>(
+pub(crate) fn lds<const W: usize>(
     store: bool,
     n: usize,
     target: LdsTarget<'_>,

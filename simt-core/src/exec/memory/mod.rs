@@ -10,6 +10,12 @@
 //! phase's addresses are monotone (the common case) and by sorting a fixed array
 //! otherwise; LDS words are deduplicated with a generation-stamped table.
 
+pub(super) mod atomic;
+mod caches;
+pub(super) mod wide;
+
+pub(super) use caches::{Caches, CuCaches, Through};
+
 use super::bind::{Geometry, LdsArea, Slot};
 use crate::error::FaultKind;
 use crate::ir::{Addressing, ElemType};
@@ -664,6 +670,7 @@ pub(super) fn global<const W: usize>(
     val_out: &mut [u32; W],
     geo: &Geometry,
     c: &mut Counters,
+    caches: Option<&mut CuCaches<'_>>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
     let exec = exec & full::<W>();
@@ -685,6 +692,8 @@ pub(super) fn global<const W: usize>(
     };
     let contiguous = exec == full::<W>() && all;
     count_global(exec, contiguous, &s.offs, base, size, geo, c, &mut s.keys);
+    let through = if store { Through::Store } else { Through::Load };
+    caches::phases(caches, through, exec, &s.offs, base, 1, geo.phase_lanes, c);
     match (store, target.slot) {
         (false, slot) => gather(slot.bytes(), &s.offs, ty, val_out, contiguous),
         (true, Slot::BufferMut { data, .. }) => {
