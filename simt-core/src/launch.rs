@@ -67,6 +67,9 @@ pub struct LaunchConfig {
     pub instruction_budget: u64,
     /// How the waves of a workgroup take turns.
     pub schedule: Schedule,
+    /// Whether the sanitizers run: races, uninitialised reads (see
+    /// [`Findings`](crate::Findings)). Off by default: they cost about 3x.
+    pub sanitize: bool,
 }
 
 /// How the waves of a workgroup take turns between barriers.
@@ -94,6 +97,7 @@ impl LaunchConfig {
             model: MemoryModel::reference(),
             instruction_budget: DEFAULT_INSTRUCTION_BUDGET,
             schedule: Schedule::UntilBarrier,
+            sanitize: false,
         }
     }
 
@@ -112,6 +116,12 @@ impl LaunchConfig {
     /// Sets how the waves of a workgroup take turns.
     pub fn schedule(mut self, schedule: Schedule) -> Self {
         self.schedule = schedule;
+        self
+    }
+
+    /// Turns the sanitizers on or off.
+    pub fn sanitize(mut self, on: bool) -> Self {
+        self.sanitize = on;
         self
     }
 

@@ -18,6 +18,7 @@ mod builder;
 mod cache;
 mod error;
 mod exec;
+mod findings;
 pub mod ir;
 pub mod isa;
 mod launch;
@@ -33,6 +34,7 @@ pub use cache::{
 };
 pub use error::{Error, Fault, FaultKind, LaunchError, LaunchErrorKind};
 pub use exec::{launch, Machine};
+pub use findings::{Finding, FindingKind, Findings, RaceClass, Site, Space};
 pub use ir::*;
 pub use isa::{
     AtomicOp, BinOp, CmpOp, CmpType, Inst, MaskOp, Opcode, ShuffleOp, TernOp, UnOp, WaveOp, Width,

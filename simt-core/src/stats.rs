@@ -154,6 +154,8 @@ pub struct Stats {
     pub active_lanes_histogram: Vec<u64>,
     /// Counters of each instruction, indexed like [`Program::insts`](crate::Program::insts).
     pub per_instruction: Vec<Counters>,
+    /// What the sanitizers found (empty unless the launch turned them on).
+    pub findings: crate::findings::Findings,
 }
 
 impl Stats {
@@ -168,6 +170,7 @@ impl Stats {
             totals: Counters::default(),
             active_lanes_histogram: vec![0; wave_width as usize + 1],
             per_instruction: vec![Counters::default(); insts],
+            findings: crate::findings::Findings::default(),
         }
     }
 

@@ -144,3 +144,21 @@ fn the_round_robin_schedule_changes_nothing_but_l1_figures() {
         }
     }
 }
+
+/// The reference kernels have no race and read nothing before writing it.
+#[test]
+fn the_sanitizers_find_nothing_in_the_reference_kernels() {
+    for spec in KERNELS {
+        for width in [32, 64] {
+            let config = spec.config(width, MemoryModel::reference()).sanitize(true);
+            let run = spec.run(SEED, &config).unwrap();
+            assert!(run.passed(), "{} wave{width}", spec.name);
+            assert!(
+                run.stats.findings.is_empty(),
+                "{} wave{width}: {:#?}",
+                spec.name,
+                run.stats.findings
+            );
+        }
+    }
+}

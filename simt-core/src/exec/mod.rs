@@ -45,6 +45,7 @@ mod bind;
 mod flow;
 mod lanes;
 mod memory;
+mod sanitize;
 mod wave;
 
 #[cfg(test)]
@@ -108,6 +109,7 @@ pub struct Machine {
     gen: u32,
     skips: Vec<i64>,
     caches: Caches,
+    sanitizer: sanitize::Sanitizer,
 }
 
 /// The workgroup's LDS, allocated once per machine at the largest size a program
@@ -265,7 +267,15 @@ impl Machine {
             &config.model.name,
             program.insts.len(),
         );
+        if config.sanitize {
+            let buffers: Vec<usize> = plan.bound.slots.iter().map(|s| s.bytes().len()).collect();
+            self.sanitizer
+                .start(program, config.grid.to_array(), &buffers, nwaves);
+        }
         run_groups_dispatch::<W>(self, &mut plan, &mut stats, nwaves)?;
+        if config.sanitize {
+            stats.findings = std::mem::take(&mut self.sanitizer.findings);
+        }
         SkipLog(&mut self.skips).finish(|k, n| {
             if let Some(c) = stats.per_instruction.get_mut(k) {
                 c.skipped_instructions += n;
@@ -315,6 +325,9 @@ fn run_groups<const W: usize>(
                 let group = [gx, gy, gz];
                 // Workgroup `g` (x fastest) runs on compute unit `g % units`.
                 let unit = linear % units;
+                if config.sanitize {
+                    m.sanitizer.workgroup(linear as u32, group);
+                }
                 linear += 1;
                 // Lanes past `W` are never read: zero only the wave's lanes (in
                 // one pass when that is the whole register).
@@ -382,6 +395,12 @@ fn run_groups<const W: usize>(
                             remaining: &mut remaining,
                             quantum,
                             caches: m.caches.unit(unit),
+                            san: if config.sanitize {
+                                Some(&mut m.sanitizer)
+                            } else {
+                                None
+                            },
+                            wave_index: w,
                         };
                         let fault =
                             |pc: usize, trap: Trap| fault(program, config, group, w, pc, trap);
@@ -402,6 +421,9 @@ fn run_groups<const W: usize>(
                                 }
                                 if waiting as usize == nwaves {
                                     waiting = 0;
+                                    if config.sanitize {
+                                        m.sanitizer.barrier();
+                                    }
                                     for wave in &mut m.waves {
                                         wave.status = Status::Ready;
                                     }

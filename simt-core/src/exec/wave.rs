@@ -9,6 +9,7 @@ use super::memory::wide;
 use super::memory::{
     self, BankTable, CuCaches, GlobalTarget, LdsTarget, LdsWords, MemScratch, Trap,
 };
+use super::sanitize::{Kind as Access, Lanes, Sanitizer};
 use crate::error::FaultKind;
 use crate::ir::{GlobalRef, LdsRef, Operand, Program, Special};
 use crate::isa::{Inst, WaveOp};
@@ -108,6 +109,10 @@ pub(super) struct WaveRun<'x, 'b> {
     pub(super) quantum: u64,
     /// The caches of the workgroup's compute unit, if the model has them.
     pub(super) caches: Option<CuCaches<'x>>,
+    /// The sanitizers' state, when they run.
+    pub(super) san: Option<&'x mut Sanitizer>,
+    /// The wave's index in its workgroup.
+    pub(super) wave_index: usize,
 }
 
 /// A register's first `W` lanes.
@@ -323,6 +328,8 @@ pub(super) fn run<const W: usize>(
         remaining,
         quantum,
         mut caches,
+        mut san,
+        wave_index,
     } = run;
     let insts: &[Inst] = &program.insts;
     let last = insts.len().saturating_sub(1);
@@ -428,6 +435,28 @@ pub(super) fn run<const W: usize>(
             }
         }};
     }
+    // Tells the sanitizers about a memory access whose lanes' offsets are in
+    // `s.mem.offs`: `buffer` is the parameter index (global) or `None` (LDS).
+    macro_rules! sanitize {
+        ($kind:expr, $buffer:expr, $base:expr, $size:expr, $count:expr, $values:expr) => {
+            if let Some(z) = san.as_deref_mut() {
+                let lanes = Lanes {
+                    exec: exec & memory::full::<W>(),
+                    offs: &s.mem.offs,
+                    size: $size,
+                    count: $count,
+                    values: $values,
+                };
+                z.memory(program, pc, wave_index, $kind, $buffer, $base, &lanes);
+            }
+        };
+    }
+    // The global address of buffer parameter `p`.
+    macro_rules! base_of {
+        ($r:expr) => {
+            slots.get($r.buffer.0 as usize).map_or(0, |s| s.base())
+        };
+    }
     // Blends `s.wide[k]` into registers `first + k`, `k < n`.
     macro_rules! write_run {
         ($first:expr, $n:expr) => {
@@ -469,6 +498,9 @@ pub(super) fn run<const W: usize>(
             return Ok(Exit::Done(pc));
         };
         cnt.instructions += 1;
+        if let Some(z) = san.as_deref_mut() {
+            z.registers(program, pc, inst, wave_index, exec);
+        }
         match *inst {
             Inst::VBinary { op, dst, a, b } => {
                 vector_issue!(cnt);
@@ -623,6 +655,7 @@ pub(super) fn run<const W: usize>(
             }
             Inst::GlobalLoad { ty, dst, src } => {
                 vector_issue!(cnt);
+                let base = base_of!(src) as u64;
                 let idx = index!(src);
                 let target = global_target!(src);
                 memory::global::<W>(
@@ -639,11 +672,20 @@ pub(super) fn run<const W: usize>(
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
+                sanitize!(
+                    Access::Load,
+                    Some(src.buffer.0 as usize),
+                    base,
+                    ty.size(),
+                    1,
+                    &[]
+                );
                 write_v!(dst);
                 pc += 1;
             }
             Inst::GlobalStore { ty, dst, src } => {
                 vector_issue!(cnt);
+                let base = base_of!(dst) as u64;
                 s.out = *fetch!(src, b);
                 let idx = index!(dst);
                 let target = global_target!(dst);
@@ -661,6 +703,14 @@ pub(super) fn run<const W: usize>(
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
+                sanitize!(
+                    Access::Store,
+                    Some(dst.buffer.0 as usize),
+                    base,
+                    ty.size(),
+                    1,
+                    &[&s.out[..]]
+                );
                 pc += 1;
             }
             Inst::LdsLoad { ty, dst, src } => {
@@ -672,6 +722,7 @@ pub(super) fn run<const W: usize>(
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
+                sanitize!(Access::Load, None, 0, ty.size(), 1, &[]);
                 write_v!(dst);
                 pc += 1;
             }
@@ -685,10 +736,12 @@ pub(super) fn run<const W: usize>(
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
+                sanitize!(Access::Store, None, 0, ty.size(), 1, &[&s.out[..]]);
                 pc += 1;
             }
             Inst::GlobalLoadWide { width, dst, src } => {
                 vector_issue!(cnt);
+                let base = base_of!(src) as u64;
                 let n = width.count() as usize;
                 let idx = index!(src);
                 let target = global_target!(src);
@@ -706,11 +759,20 @@ pub(super) fn run<const W: usize>(
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
+                sanitize!(
+                    Access::Load,
+                    Some(src.buffer.0 as usize),
+                    base,
+                    4,
+                    n as u32,
+                    &[]
+                );
                 write_run!(dst, n);
                 pc += 1;
             }
             Inst::GlobalStoreWide { width, dst, src } => {
                 vector_issue!(cnt);
+                let base = base_of!(dst) as u64;
                 let n = width.count() as usize;
                 for k in 0..n {
                     s.wide[k] = vr
@@ -733,6 +795,19 @@ pub(super) fn run<const W: usize>(
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
+                sanitize!(
+                    Access::Store,
+                    Some(dst.buffer.0 as usize),
+                    base,
+                    4,
+                    n as u32,
+                    &[
+                        &s.wide[0][..],
+                        &s.wide[1][..],
+                        &s.wide[2][..],
+                        &s.wide[3][..]
+                    ]
+                );
                 pc += 1;
             }
             Inst::LdsLoadWide { width, dst, src } => {
@@ -754,6 +829,7 @@ pub(super) fn run<const W: usize>(
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
+                sanitize!(Access::Load, None, 0, 4, n as u32, &[]);
                 write_run!(dst, n);
                 pc += 1;
             }
@@ -781,6 +857,19 @@ pub(super) fn run<const W: usize>(
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
+                sanitize!(
+                    Access::Store,
+                    None,
+                    0,
+                    4,
+                    n as u32,
+                    &[
+                        &s.wide[0][..],
+                        &s.wide[1][..],
+                        &s.wide[2][..],
+                        &s.wide[3][..]
+                    ]
+                );
                 pc += 1;
             }
             Inst::GlobalAtomic { op, dst, mem, src } => {

@@ -18,6 +18,7 @@ pub(super) use caches::{Caches, CuCaches, Through};
 
 use super::bind::{Geometry, LdsArea, Slot};
 use crate::error::FaultKind;
+use crate::findings::Space;
 use crate::ir::{Addressing, ElemType};
 use crate::limits::MAX_LDS_BYTES;
 use crate::stats::Counters;
@@ -558,13 +559,6 @@ pub(super) fn lds_scatter<const W: usize>(
             });
         }
     }
-}
-
-/// Which memory a fault is in.
-#[derive(Clone, Copy)]
-pub(super) enum Space {
-    Global,
-    Lds,
 }
 
 impl BadLane {

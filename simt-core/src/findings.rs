@@ -1,0 +1,225 @@
+//! What the sanitizers find: races, uninitialised reads and schedule-dependent
+//! results, reported with the launch's statistics rather than as faults.
+//!
+//! A race is decided by happens-before over barrier epochs: two accesses of one
+//! word, at least one a plain (non-atomic) write, race unless a barrier orders
+//! them (the same workgroup, and a barrier between: different epochs) or they
+//! are by the same wave (program order). Accesses by different workgroups of a
+//! launch are never ordered. So a finding does not depend on the order the waves
+//! happened to run in; its class (read after write, write after read, write
+//! after write) names the two accesses in the order they ran.
+
+use serde::Serialize;
+
+/// Which memory a race is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Space {
+    /// The workgroup's LDS.
+    Lds,
+    /// A global buffer.
+    Global,
+}
+
+/// The two accesses of a race, in the order they ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum RaceClass {
+    /// A read of a word another access wrote without ordering.
+    ReadAfterWrite,
+    /// A write of a word another access read without ordering.
+    WriteAfterRead,
+    /// A write of a word another access wrote without ordering.
+    WriteAfterWrite,
+}
+
+/// What a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum FindingKind {
+    /// Two unordered accesses of one word, at least one a write.
+    Race {
+        /// The memory.
+        space: Space,
+        /// The accesses, in the order they ran.
+        class: RaceClass,
+        /// Whether the two accesses are in different workgroups.
+        across_workgroups: bool,
+        /// A write after a write of the same value: still a race, often intended
+        /// (every lane storing the same flag), reported at a lower level.
+        same_value: bool,
+    },
+    /// Two active lanes of one store write different values to one word.
+    LanesDisagree {
+        /// The memory.
+        space: Space,
+    },
+    /// A lane reads a vector register it never wrote.
+    UninitVectorRegister {
+        /// The register number.
+        reg: u16,
+    },
+    /// A wave reads a scalar register it never wrote.
+    UninitScalarRegister {
+        /// The register number.
+        reg: u16,
+    },
+    /// A wave reads a mask register it never wrote.
+    UninitMaskRegister {
+        /// The register number.
+        reg: u16,
+    },
+    /// A load of an LDS word not written since the workgroup started.
+    UninitLds,
+}
+
+impl FindingKind {
+    /// Whether the finding is reported at the lower level: a write after a
+    /// write of the same value.
+    pub fn is_minor(&self) -> bool {
+        matches!(
+            self,
+            FindingKind::Race {
+                same_value: true,
+                ..
+            }
+        )
+    }
+}
+
+/// One access of a finding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Site {
+    /// The instruction's index in the program.
+    pub inst: u32,
+    /// Its source line.
+    pub line: u32,
+    /// The workgroup's id.
+    pub workgroup: [u32; 3],
+    /// The wave within the workgroup.
+    pub wave: u32,
+    /// The lane.
+    pub lane: u32,
+}
+
+/// A finding: what, where, and how often (deduplicated per instruction pair).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// What was found.
+    pub kind: FindingKind,
+    /// The access or read that revealed it (the later one of a race).
+    pub at: Site,
+    /// The earlier access of a race, or the other lane of a disagreeing store.
+    pub other: Option<Site>,
+    /// The byte address (global: in the launch's address space; LDS: the byte
+    /// offset in the workgroup's LDS), where there is one.
+    pub address: Option<u64>,
+    /// The bytes both accesses touch (a race), or the bytes read.
+    pub bytes: u32,
+    /// How many times this pair of instructions showed this finding.
+    pub occurrences: u64,
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = match self.kind {
+            FindingKind::Race {
+                space,
+                class,
+                across_workgroups,
+                same_value,
+            } => {
+                let class = match class {
+                    RaceClass::ReadAfterWrite => "read after write",
+                    RaceClass::WriteAfterRead => "write after read",
+                    RaceClass::WriteAfterWrite => "write after write",
+                };
+                let space = match space {
+                    Space::Lds => "LDS",
+                    Space::Global => "global",
+                };
+                let scope = if across_workgroups {
+                    "across workgroups"
+                } else {
+                    "between waves with no barrier"
+                };
+                let same = if same_value { " (same value)" } else { "" };
+                format!("{space} race, {class}{same}, {scope}")
+            }
+            FindingKind::LanesDisagree { .. } => {
+                "two lanes of one store write different values to one word".to_owned()
+            }
+            FindingKind::UninitVectorRegister { reg } => {
+                format!("read of `v{reg}` before any write")
+            }
+            FindingKind::UninitScalarRegister { reg } => {
+                format!("read of `s{reg}` before any write")
+            }
+            FindingKind::UninitMaskRegister { reg } => format!("read of `m{reg}` before any write"),
+            FindingKind::UninitLds => "LDS load of a word not written in this workgroup".to_owned(),
+        };
+        let at = self.at;
+        write!(
+            f,
+            "{what}: line {} (workgroup {:?}, wave {}, lane {})",
+            at.line, at.workgroup, at.wave, at.lane
+        )?;
+        if let Some(o) = self.other {
+            write!(
+                f,
+                " and line {} (workgroup {:?}, wave {}, lane {})",
+                o.line, o.workgroup, o.wave, o.lane
+            )?;
+        }
+        if let Some(a) = self.address {
+            write!(f, ", address {a:#x}")?;
+        }
+        write!(f, ", {} time(s)", self.occurrences)
+    }
+}
+
+/// The findings of a launch, deduplicated per kind and instruction pair.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Findings {
+    /// The distinct findings kept, in the order first seen.
+    pub list: Vec<Finding>,
+    /// Distinct findings past [`Findings::CAP`], not kept.
+    pub dropped: u64,
+}
+
+impl Findings {
+    /// The most distinct findings a launch keeps.
+    pub const CAP: usize = 64;
+
+    /// Whether nothing was found (minor findings included).
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty() && self.dropped == 0
+    }
+
+    /// The findings that are not [minor](FindingKind::is_minor).
+    pub fn major(&self) -> impl Iterator<Item = &Finding> {
+        self.list.iter().filter(|f| !f.kind.is_minor())
+    }
+
+    /// Records one occurrence.
+    pub(crate) fn add(&mut self, finding: Finding) {
+        let key = |f: &Finding| (f.kind, f.at.inst, f.other.map(|o| o.inst));
+        let k = key(&finding);
+        if let Some(f) = self.list.iter_mut().find(|f| key(f) == k) {
+            f.occurrences += 1;
+        } else if self.list.len() < Self::CAP {
+            self.list.push(finding);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// Panics with every finding listed when there is any that is not minor: a
+    /// one-line assertion for tests.
+    #[track_caller]
+    pub fn assert_none(&self) {
+        let major: Vec<String> = self.major().map(ToString::to_string).collect();
+        assert!(
+            major.is_empty() && self.dropped == 0,
+            "the sanitizers found:\n  {}",
+            major.join("\n  ")
+        );
+    }
+}
