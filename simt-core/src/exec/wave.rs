@@ -655,7 +655,7 @@ pub(super) fn run<const W: usize>(
             }
             Inst::GlobalLoad { ty, dst, src } => {
                 vector_issue!(cnt);
-                let base = base_of!(src) as u64;
+                let base = base_of!(src);
                 let idx = index!(src);
                 let target = global_target!(src);
                 memory::global::<W>(
@@ -685,7 +685,7 @@ pub(super) fn run<const W: usize>(
             }
             Inst::GlobalStore { ty, dst, src } => {
                 vector_issue!(cnt);
-                let base = base_of!(dst) as u64;
+                let base = base_of!(dst);
                 s.out = *fetch!(src, b);
                 let idx = index!(dst);
                 let target = global_target!(dst);
@@ -741,7 +741,7 @@ pub(super) fn run<const W: usize>(
             }
             Inst::GlobalLoadWide { width, dst, src } => {
                 vector_issue!(cnt);
-                let base = base_of!(src) as u64;
+                let base = base_of!(src);
                 let n = width.count() as usize;
                 let idx = index!(src);
                 let target = global_target!(src);
@@ -772,7 +772,7 @@ pub(super) fn run<const W: usize>(
             }
             Inst::GlobalStoreWide { width, dst, src } => {
                 vector_issue!(cnt);
-                let base = base_of!(dst) as u64;
+                let base = base_of!(dst);
                 let n = width.count() as usize;
                 for k in 0..n {
                     s.wide[k] = vr
