@@ -103,7 +103,7 @@ fn sanitized(groups: u32, size: u32) -> LaunchConfig {
 }
 
 /// The one finding of kind matching `pick`.
-fn only<'a>(stats: &'a Stats, pick: impl Fn(&FindingKind) -> bool) -> &'a Finding {
+fn only(stats: &Stats, pick: impl Fn(&FindingKind) -> bool) -> &Finding {
     let found: Vec<&Finding> = stats
         .findings
         .list
