@@ -299,3 +299,38 @@ fn findings_are_off_unless_asked_for() {
     let stats = accumulate_without_atomics::launch(&LaunchConfig::new(4, 64), &mut out).unwrap();
     assert!(stats.findings.is_empty());
 }
+
+simt_kernel! {
+    /// Lane 0 of every wave stores its wave and group ids: the last writer wins.
+    kernel last_writer_wins(out: &mut [u32]) {
+        mreg first;
+        vreg id;
+        v_cmp_eq_u32 first, lane_id, 0
+        if first
+            v_mad_u32 id, group_id, 100, wave_id
+            global_store out[0], id
+        endif
+    }
+}
+
+#[test]
+fn the_schedule_check_reports_outputs_that_depend_on_the_order() {
+    use simt::core::Order;
+    for order in [Order::Reversed, Order::Shuffled(3)] {
+        let mut out = vec![0u32; 1];
+        let config = LaunchConfig::new(4, 128).schedule_check(Some(order));
+        let stats = last_writer_wins::launch(&config, &mut out).unwrap();
+        // The buffers keep the normal order's result: group 3, wave 3 last.
+        assert_eq!(out[0], 303);
+        let f = only(&stats, |k| matches!(k, FindingKind::ScheduleDependent));
+        assert_eq!(f.address, Some(0));
+        assert!((1..=4).contains(&f.bytes), "{f}");
+    }
+    // A race-free kernel gives the same bytes in any order.
+    let x: Vec<u32> = (0..64).collect();
+    let mut out = vec![0u32; 64];
+    let config = LaunchConfig::new(1, 64).schedule_check(Some(Order::Reversed));
+    let stats = exchange_with_barrier::launch(&config, &x, &mut out).unwrap();
+    assert!(stats.findings.is_empty(), "{:#?}", stats.findings);
+    assert_eq!(out[5], 37);
+}

@@ -68,6 +68,9 @@ pub enum FindingKind {
     },
     /// A load of an LDS word not written since the workgroup started.
     UninitLds,
+    /// Output bytes that differ when the workgroups and waves run in another
+    /// order (the schedule check); `bytes` counts them, `address` is the first.
+    ScheduleDependent,
 }
 
 impl FindingKind {
@@ -154,6 +157,10 @@ impl std::fmt::Display for Finding {
             }
             FindingKind::UninitMaskRegister { reg } => format!("read of `m{reg}` before any write"),
             FindingKind::UninitLds => "LDS load of a word not written in this workgroup".to_owned(),
+            FindingKind::ScheduleDependent => format!(
+                "{} output byte(s) differ when workgroups and waves run in another order",
+                self.bytes
+            ),
         };
         let at = self.at;
         write!(

@@ -68,8 +68,53 @@ pub struct LaunchConfig {
     /// How the waves of a workgroup take turns.
     pub schedule: Schedule,
     /// Whether the sanitizers run: races, uninitialised reads (see
-    /// [`Findings`](crate::Findings)). Off by default: they cost about 3x.
+    /// [`Findings`](crate::Findings)). Off by default.
     pub sanitize: bool,
+    /// The schedule check: when set, the launch runs a second time with the
+    /// workgroups, and the waves of each workgroup between barriers, in this
+    /// other order, and reports every output byte that differs as a
+    /// [`FindingKind::ScheduleDependent`](crate::FindingKind::ScheduleDependent)
+    /// finding. The buffers keep the results of the normal order.
+    pub schedule_check: Option<Order>,
+}
+
+/// An order to run workgroups and waves in, for the schedule check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Order {
+    /// Workgroups and waves in their normal order (x fastest; wave 0 first).
+    Normal,
+    /// Both reversed.
+    Reversed,
+    /// Both shuffled from a seed.
+    Shuffled(u64),
+}
+
+impl Order {
+    /// The indices `0..n` in this order.
+    pub fn of(self, n: usize) -> Vec<usize> {
+        let mut v: Vec<usize> = (0..n).collect();
+        match self {
+            Order::Normal => {}
+            Order::Reversed => v.reverse(),
+            Order::Shuffled(seed) => {
+                // SplitMix64, then a Fisher-Yates shuffle: the same seed gives
+                // the same order on every machine.
+                let mut state = seed;
+                let mut next = || {
+                    state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                    let mut z = state;
+                    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                    z ^ (z >> 31)
+                };
+                for i in (1..n).rev() {
+                    let j = (next() % (i as u64 + 1)) as usize;
+                    v.swap(i, j);
+                }
+            }
+        }
+        v
+    }
 }
 
 /// How the waves of a workgroup take turns between barriers.
@@ -98,6 +143,7 @@ impl LaunchConfig {
             instruction_budget: DEFAULT_INSTRUCTION_BUDGET,
             schedule: Schedule::UntilBarrier,
             sanitize: false,
+            schedule_check: None,
         }
     }
 
@@ -122,6 +168,12 @@ impl LaunchConfig {
     /// Turns the sanitizers on or off.
     pub fn sanitize(mut self, on: bool) -> Self {
         self.sanitize = on;
+        self
+    }
+
+    /// Turns the schedule check on (`Some(order)`) or off.
+    pub fn schedule_check(mut self, order: Option<Order>) -> Self {
+        self.schedule_check = order;
         self
     }
 

@@ -145,12 +145,16 @@ fn the_round_robin_schedule_changes_nothing_but_l1_figures() {
     }
 }
 
-/// The reference kernels have no race and read nothing before writing it.
+/// The reference kernels have no race, read nothing before writing it, and give
+/// the same bytes with their workgroups and waves shuffled.
 #[test]
 fn the_sanitizers_find_nothing_in_the_reference_kernels() {
     for spec in KERNELS {
         for width in [32, 64] {
-            let config = spec.config(width, MemoryModel::reference()).sanitize(true);
+            let config = spec
+                .config(width, MemoryModel::reference())
+                .sanitize(true)
+                .schedule_check(Some(simt::core::Order::Shuffled(7)));
             let run = spec.run(SEED, &config).unwrap();
             assert!(run.passed(), "{} wave{width}", spec.name);
             assert!(

@@ -185,6 +185,48 @@ pub(super) struct Bound<'b> {
     pub(super) scalars: Vec<u32>,
 }
 
+impl Bound<'_> {
+    /// Copies of the writable buffers' bytes, by parameter.
+    pub(super) fn writable(&self) -> Vec<Vec<u8>> {
+        self.slots
+            .iter()
+            .map(|s| match s {
+                Slot::BufferMut { data, .. } => data.to_vec(),
+                _ => Vec::new(),
+            })
+            .collect()
+    }
+
+    /// Puts back the writable buffers' bytes `copies` holds.
+    pub(super) fn restore(&mut self, copies: &[Vec<u8>]) {
+        for (slot, copy) in self.slots.iter_mut().zip(copies) {
+            if let Slot::BufferMut { data, .. } = slot {
+                if data.len() == copy.len() {
+                    data.copy_from_slice(copy);
+                }
+            }
+        }
+    }
+
+    /// The global address of the first writable byte that differs from
+    /// `copies`, and how many differ; `None` when none does.
+    pub(super) fn differences(&self, copies: &[Vec<u8>]) -> Option<(u64, u32)> {
+        let mut first = None;
+        let mut count = 0u32;
+        for (slot, copy) in self.slots.iter().zip(copies) {
+            if let Slot::BufferMut { data, base } = slot {
+                for (i, (a, b)) in data.iter().zip(copy).enumerate() {
+                    if a != b {
+                        first.get_or_insert(*base + i as u64);
+                        count = count.saturating_add(1);
+                    }
+                }
+            }
+        }
+        first.map(|f| (f, count))
+    }
+}
+
 /// Binds `args` to the program's parameters.
 ///
 /// Buffers are laid out in one 32-bit byte address space in parameter order,

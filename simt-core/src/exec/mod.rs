@@ -53,7 +53,7 @@ mod tests;
 
 use crate::error::{Error, Fault, FaultKind, LaunchError};
 use crate::ir::Program;
-use crate::launch::{Arg, LaunchConfig, Schedule};
+use crate::launch::{Arg, LaunchConfig, Order, Schedule};
 use crate::stats::Stats;
 use crate::validate::Kernel;
 use bind::{Bound, Geometry, Prepared};
@@ -136,6 +136,8 @@ struct Plan<'p, 'b> {
     geo: Geometry,
     config: &'p LaunchConfig,
     fast: bool,
+    /// The order workgroups and waves run in.
+    order: Order,
 }
 
 impl Machine {
@@ -181,15 +183,51 @@ impl Machine {
                     reason,
                 })
             })?;
-        let plan = Plan {
+        let mut plan = Plan {
             program,
             prepared,
             bound,
             geo,
             config,
             fast: fast_path_available(),
+            order: Order::Normal,
         };
-        match config.wave_width {
+        let Some(other) = config.schedule_check else {
+            return self.run_width(&mut plan);
+        };
+        // The schedule check: run in the normal order and in the other one from
+        // the same inputs, compare the outputs, keep the normal order's.
+        let initial = plan.bound.writable();
+        let mut stats = self.run_width(&mut plan)?;
+        let normal = plan.bound.writable();
+        plan.bound.restore(&initial);
+        plan.order = other;
+        let permuted = self.run_width(&mut plan);
+        let differing = plan.bound.differences(&normal);
+        plan.bound.restore(&normal);
+        permuted?;
+        if let Some((address, bytes)) = differing {
+            let at = crate::findings::Site {
+                inst: 0,
+                line: 0,
+                workgroup: [0; 3],
+                wave: 0,
+                lane: 0,
+            };
+            stats.findings.add(crate::findings::Finding {
+                kind: crate::findings::FindingKind::ScheduleDependent,
+                at,
+                other: None,
+                address: Some(address),
+                bytes,
+                occurrences: 1,
+            });
+        }
+        Ok(stats)
+    }
+
+    fn run_width(&mut self, plan: &mut Plan<'_, '_>) -> Result<Stats, Error> {
+        match plan.config.wave_width {
             64 => self.run::<64>(plan),
             _ => self.run::<32>(plan),
         }
@@ -257,10 +295,10 @@ impl Machine {
         nwaves
     }
 
-    fn run<const W: usize>(&mut self, mut plan: Plan<'_, '_>) -> Result<Stats, Error> {
+    fn run<const W: usize>(&mut self, plan: &mut Plan<'_, '_>) -> Result<Stats, Error> {
         let program = plan.program;
         let config = plan.config;
-        let nwaves = self.setup::<W>(&plan);
+        let nwaves = self.setup::<W>(plan);
         let mut stats = Stats::new(
             &program.name,
             W as u32,
@@ -272,7 +310,7 @@ impl Machine {
             self.sanitizer
                 .start(program, config.grid.to_array(), &buffers, nwaves);
         }
-        run_groups_dispatch::<W>(self, &mut plan, &mut stats, nwaves)?;
+        run_groups_dispatch::<W>(self, plan, &mut stats, nwaves)?;
         if config.sanitize {
             stats.findings = std::mem::take(&mut self.sanitizer.findings);
         }
@@ -318,124 +356,124 @@ fn run_groups<const W: usize>(
         Schedule::RoundRobin => 1,
     };
     let units = config.model.compute_units.max(1) as usize;
-    let mut linear = 0usize;
-    for gz in 0..grid[2] {
-        for gy in 0..grid[1] {
-            for gx in 0..grid[0] {
-                let group = [gx, gy, gz];
-                // Workgroup `g` (x fastest) runs on compute unit `g % units`.
-                let unit = linear % units;
-                if config.sanitize {
-                    m.sanitizer.workgroup(linear as u32, group);
-                }
-                linear += 1;
-                // Lanes past `W` are never read: zero only the wave's lanes (in
-                // one pass when that is the whole register).
-                if W >= 64 {
-                    m.vregs.fill([0; 64]);
-                } else {
-                    for r in m.vregs.iter_mut() {
-                        r[..W].fill(0);
-                    }
-                }
-                m.sregs.fill(0);
-                m.mregs.fill(0);
-                m.lds.0[..m.lds_words].fill(0);
-                for (w, wave) in m.waves.iter_mut().enumerate() {
-                    let lanes = (size - w * W).min(W);
-                    wave.launch = if lanes >= 64 {
-                        u64::MAX
-                    } else {
-                        (1u64 << lanes) - 1
-                    };
-                    wave.exec = wave.launch;
-                    wave.pc = 0;
-                    wave.status = Status::Ready;
-                    wave.stack.clear();
-                }
-                let mut done = 0;
-                let mut waiting = 0u32;
-                while done < nwaves {
-                    for w in 0..nwaves {
-                        if m.waves[w].status != Status::Ready {
-                            continue;
-                        }
-                        let uniforms = Uniforms {
-                            group,
-                            size: wg,
-                            groups: grid,
-                            global_base: [
-                                gx.wrapping_mul(wg[0]),
-                                gy.wrapping_mul(wg[1]),
-                                gz.wrapping_mul(wg[2]),
-                            ],
-                            wave: w as u32,
-                            width: W as u32,
-                        };
-                        let run = WaveRun {
-                            program,
-                            prepared: plan.prepared,
-                            slots: &mut plan.bound.slots,
-                            scalars: &plan.bound.scalars,
-                            geo: plan.geo,
-                            uniforms,
-                            local: &m.local[w],
-                            vr: &mut m.vregs[w * nv..(w + 1) * nv],
-                            sr: &mut m.sregs[w * ns..(w + 1) * ns],
-                            mr: &mut m.mregs[w * nm..(w + 1) * nm],
-                            wave: &mut m.waves[w],
-                            lds: &mut m.lds.0,
-                            table: BankTable {
-                                stamps: &mut m.stamps,
-                                gen: &mut m.gen,
-                            },
-                            counters: &mut stats.per_instruction,
-                            hist: &mut stats.active_lanes_histogram,
-                            skips: SkipLog(&mut m.skips),
-                            remaining: &mut remaining,
-                            quantum,
-                            caches: m.caches.unit(unit),
-                            san: if config.sanitize {
-                                Some(&mut m.sanitizer)
-                            } else {
-                                None
-                            },
-                            wave_index: w,
-                        };
-                        let fault =
-                            |pc: usize, trap: Trap| fault(program, config, group, w, pc, trap);
-                        match wave::run::<W>(run, &mut scratch) {
-                            Err((pc, trap)) => return Err(fault(pc, *trap)),
-                            Ok(Exit::Done(pc)) => {
-                                m.waves[w].status = Status::Done;
-                                done += 1;
-                                if waiting > 0 {
-                                    return Err(fault(pc, stranded(waiting)));
-                                }
-                            }
-                            Ok(Exit::Yielded) => {}
-                            Ok(Exit::Parked(pc)) => {
-                                waiting += 1;
-                                if done > 0 {
-                                    return Err(fault(pc, stranded(waiting)));
-                                }
-                                if waiting as usize == nwaves {
-                                    waiting = 0;
-                                    if config.sanitize {
-                                        m.sanitizer.barrier();
-                                    }
-                                    for wave in &mut m.waves {
-                                        wave.status = Status::Ready;
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-                stats.workgroups += 1;
-                stats.waves += nwaves as u64;
+    let total = grid.iter().map(|&g| g as usize).product::<usize>();
+    let wave_order = plan.order.of(nwaves);
+    for linear in plan.order.of(total) {
+        let (gx, gy, gz) = (
+            (linear % grid[0] as usize) as u32,
+            (linear / grid[0] as usize % grid[1] as usize) as u32,
+            (linear / (grid[0] as usize * grid[1] as usize)) as u32,
+        );
+        let group = [gx, gy, gz];
+        // Workgroup `g` (x fastest) runs on compute unit `g % units`.
+        let unit = linear % units;
+        if config.sanitize {
+            m.sanitizer.workgroup(linear as u32, group);
+        }
+        // Lanes past `W` are never read: zero only the wave's lanes (in
+        // one pass when that is the whole register).
+        if W >= 64 {
+            m.vregs.fill([0; 64]);
+        } else {
+            for r in m.vregs.iter_mut() {
+                r[..W].fill(0);
             }
         }
+        m.sregs.fill(0);
+        m.mregs.fill(0);
+        m.lds.0[..m.lds_words].fill(0);
+        for (w, wave) in m.waves.iter_mut().enumerate() {
+            let lanes = (size - w * W).min(W);
+            wave.launch = if lanes >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << lanes) - 1
+            };
+            wave.exec = wave.launch;
+            wave.pc = 0;
+            wave.status = Status::Ready;
+            wave.stack.clear();
+        }
+        let mut done = 0;
+        let mut waiting = 0u32;
+        while done < nwaves {
+            for &w in &wave_order {
+                if m.waves[w].status != Status::Ready {
+                    continue;
+                }
+                let uniforms = Uniforms {
+                    group,
+                    size: wg,
+                    groups: grid,
+                    global_base: [
+                        gx.wrapping_mul(wg[0]),
+                        gy.wrapping_mul(wg[1]),
+                        gz.wrapping_mul(wg[2]),
+                    ],
+                    wave: w as u32,
+                    width: W as u32,
+                };
+                let run = WaveRun {
+                    program,
+                    prepared: plan.prepared,
+                    slots: &mut plan.bound.slots,
+                    scalars: &plan.bound.scalars,
+                    geo: plan.geo,
+                    uniforms,
+                    local: &m.local[w],
+                    vr: &mut m.vregs[w * nv..(w + 1) * nv],
+                    sr: &mut m.sregs[w * ns..(w + 1) * ns],
+                    mr: &mut m.mregs[w * nm..(w + 1) * nm],
+                    wave: &mut m.waves[w],
+                    lds: &mut m.lds.0,
+                    table: BankTable {
+                        stamps: &mut m.stamps,
+                        gen: &mut m.gen,
+                    },
+                    counters: &mut stats.per_instruction,
+                    hist: &mut stats.active_lanes_histogram,
+                    skips: SkipLog(&mut m.skips),
+                    remaining: &mut remaining,
+                    quantum,
+                    caches: m.caches.unit(unit),
+                    san: if config.sanitize {
+                        Some(&mut m.sanitizer)
+                    } else {
+                        None
+                    },
+                    wave_index: w,
+                };
+                let fault = |pc: usize, trap: Trap| fault(program, config, group, w, pc, trap);
+                match wave::run::<W>(run, &mut scratch) {
+                    Err((pc, trap)) => return Err(fault(pc, *trap)),
+                    Ok(Exit::Done(pc)) => {
+                        m.waves[w].status = Status::Done;
+                        done += 1;
+                        if waiting > 0 {
+                            return Err(fault(pc, stranded(waiting)));
+                        }
+                    }
+                    Ok(Exit::Yielded) => {}
+                    Ok(Exit::Parked(pc)) => {
+                        waiting += 1;
+                        if done > 0 {
+                            return Err(fault(pc, stranded(waiting)));
+                        }
+                        if waiting as usize == nwaves {
+                            waiting = 0;
+                            if config.sanitize {
+                                m.sanitizer.barrier();
+                            }
+                            for wave in &mut m.waves {
+                                wave.status = Status::Ready;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        stats.workgroups += 1;
+        stats.waves += nwaves as u64;
     }
     Ok(())
 }
