@@ -334,3 +334,145 @@ fn the_schedule_check_reports_outputs_that_depend_on_the_order() {
     assert!(stats.findings.is_empty(), "{:#?}", stats.findings);
     assert_eq!(out[5], 37);
 }
+
+/// Random LDS programs of phases separated by barriers, against a model of
+/// which waves touch which words in each phase. With every barrier, a program
+/// whose phases are race-free has no finding; with one barrier removed it has a
+/// race exactly when the model sees a word written by one wave and touched by
+/// another between the remaining barriers.
+#[test]
+fn removing_a_barrier_races_where_the_model_says() {
+    use simt::core::{
+        Axis, BinOp, ElemType, GlobalRef, Inst, LdsRef, Operand, ProgramBuilder, Special, TernOp,
+        VReg,
+    };
+    const ITEMS: u32 = 64;
+    let mut state = 0x1234_5678u64;
+    let mut next = |n: u32| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((state >> 33) % u64::from(n)) as u32
+    };
+    let lid = Operand::Special(Special::LocalId(Axis::X));
+    let v = |n: u16| Operand::V(VReg(n));
+    // Word of work-item `i` for `(a * i + b) mod 64`.
+    let word = |(a, b): (u32, u32), i: u32| (a.wrapping_mul(i).wrapping_add(b)) % ITEMS;
+    let (mut checked, mut racy) = (0, 0);
+    for _ in 0..300 {
+        // Each phase stores (a bijection, odd a: no two lanes share a word) or
+        // loads, so a phase alone never races; two merged phases may.
+        let phases: Vec<(bool, (u32, u32))> = (0..2 + next(3))
+            .map(|_| {
+                let store = next(2) == 0;
+                let a = if store { 2 * next(32) + 1 } else { next(64) };
+                (store, (a, next(64)))
+            })
+            .collect();
+        let wave = |i: u32| i / 32;
+        let conflict = |segment: &[(bool, (u32, u32))]| {
+            let all: Vec<(u32, u32, bool)> = segment
+                .iter()
+                .flat_map(|&(store, f)| (0..ITEMS).map(move |i| (word(f, i), wave(i), store)))
+                .collect();
+            all.iter()
+                .any(|&(w, x, store)| store && all.iter().any(|&(w2, y, _)| w2 == w && y != x))
+        };
+        assert!(phases.iter().all(|p| !conflict(std::slice::from_ref(p))));
+        for removed in std::iter::once(None).chain((0..phases.len() - 1).map(Some)) {
+            let mut b = ProgramBuilder::new("phases");
+            let out = b.buffer_mut::<u32>("out");
+            let tile = b.lds("tile", ElemType::U32, ITEMS);
+            let at = |index| LdsRef::element(tile, index);
+            // Every word written first, so loads never read an unwritten word.
+            b.push(Inst::LdsStore {
+                ty: ElemType::U32,
+                dst: at(lid),
+                src: lid,
+            });
+            b.push(Inst::Barrier);
+            b.push(Inst::VUnary {
+                op: simt::core::UnOp::Mov,
+                dst: VReg(4),
+                a: Operand::Imm(0),
+            });
+            for (k, &(store, (a, c))) in phases.iter().enumerate() {
+                b.push(Inst::VTernary {
+                    op: TernOp::MadU32,
+                    dst: VReg(1),
+                    a: lid,
+                    b: Operand::Imm(a),
+                    c: Operand::Imm(c),
+                });
+                b.push(Inst::VBinary {
+                    op: BinOp::And,
+                    dst: VReg(1),
+                    a: v(1),
+                    b: Operand::Imm(ITEMS - 1),
+                });
+                if store {
+                    b.push(Inst::LdsStore {
+                        ty: ElemType::U32,
+                        dst: at(v(1)),
+                        src: lid,
+                    });
+                } else {
+                    b.push(Inst::LdsLoad {
+                        ty: ElemType::U32,
+                        dst: VReg(3),
+                        src: at(v(1)),
+                    });
+                    b.push(Inst::VBinary {
+                        op: BinOp::AddU32,
+                        dst: VReg(4),
+                        a: v(4),
+                        b: v(3),
+                    });
+                }
+                if k + 1 < phases.len() && removed != Some(k) {
+                    b.push(Inst::Barrier);
+                }
+            }
+            b.push(Inst::GlobalStore {
+                ty: ElemType::U32,
+                dst: GlobalRef::element(out, Operand::Special(Special::GlobalId(Axis::X))),
+                src: v(4),
+            });
+            let kernel = b.build().expect("valid");
+            let mut data = vec![0u32; ITEMS as usize];
+            let config = LaunchConfig::new(1, ITEMS).sanitize(true);
+            let stats = simt::core::launch(
+                &kernel,
+                &config,
+                &mut [simt::core::Arg::buffer_mut(&mut data)],
+            )
+            .unwrap();
+            let expected = match removed {
+                None => false,
+                Some(k) => conflict(&phases[k..k + 2]),
+            };
+            let found = stats
+                .findings
+                .list
+                .iter()
+                .any(|f| matches!(f.kind, FindingKind::Race { .. }));
+            assert_eq!(
+                found, expected,
+                "phases {phases:?}, barrier {removed:?} removed: {:#?}",
+                stats.findings
+            );
+            assert!(stats
+                .findings
+                .list
+                .iter()
+                .all(|f| matches!(f.kind, FindingKind::Race { .. })));
+            checked += 1;
+            racy += usize::from(expected);
+        }
+    }
+    // Enough cases of both kinds to mean something.
+    assert!(
+        checked > 100 && racy > 20 && checked - racy > 50,
+        "{checked} checked, {racy} racy"
+    );
+}
