@@ -28,5 +28,26 @@ fn kernels(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, kernels);
+/// The cost of the sanitizers: every reference kernel at wave32 with the
+/// checks off and on (races and uninitialised reads; not the schedule check,
+/// which is one more launch by definition).
+fn sanitizers(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sanitizers");
+    for spec in KERNELS {
+        for on in [false, true] {
+            let config = spec.config(32, MemoryModel::reference()).sanitize(on);
+            let mut workload = (spec.prepare)(42);
+            let label = if on { "on" } else { "off" };
+            group.bench_function(BenchmarkId::new(spec.name, label), |b| {
+                b.iter(|| {
+                    workload.reset();
+                    black_box(workload.launch(black_box(&config)))
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, kernels, sanitizers);
 criterion_main!(benches);
