@@ -10,20 +10,20 @@
 
 use crate::findings::{Finding, FindingKind, Findings, RaceClass, Site, Space};
 use crate::ir::{Program, Reg};
-use crate::isa::{Inst, Unit};
+use crate::isa::Unit;
 
-/// One access, as the shadow remembers it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One access, as the shadow remembers it; `bytes == 0` is no access.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Access {
     /// The workgroup's linear index in the launch.
     group: u32,
+    /// Barriers the workgroup had passed.
+    epoch: u32,
+    inst: u32,
     wave: u16,
     lane: u8,
     /// The bytes of the word touched.
     bytes: u8,
-    /// Barriers the workgroup had passed.
-    epoch: u32,
-    inst: u32,
 }
 
 impl Access {
@@ -32,15 +32,21 @@ impl Access {
     fn ordered(&self, later: &Access) -> bool {
         self.group == later.group && (self.wave == later.wave || self.epoch != later.epoch)
     }
+
+    fn is_some(&self) -> bool {
+        self.bytes != 0
+    }
 }
 
-/// A word's shadow.
+/// A word's shadow; it is empty unless `generation` is the current one, so
+/// that a launch or workgroup starts clean without clearing the table.
 #[derive(Clone, Copy, Debug, Default)]
 struct Shadow {
-    write: Option<Access>,
+    generation: u32,
+    write: Access,
     /// The value the last write left, to tell same-value writes apart.
     value: u32,
-    reads: [Option<Access>; 2],
+    reads: [Access; 2],
 }
 
 /// How a memory instruction touches its words.
@@ -48,6 +54,16 @@ struct Shadow {
 pub(super) enum Kind {
     Load,
     Store,
+}
+
+/// A register an instruction reads or writes: its slot among a wave's
+/// registers (vector, then scalar, then mask) and its kind.
+#[derive(Clone, Copy, Debug)]
+struct RegUse {
+    slot: u32,
+    reg: Reg,
+    /// A write of the whole register (scalar unit), not of the active lanes.
+    whole: bool,
 }
 
 /// The shadow state of a launch, kept by the machine between launches.
@@ -59,15 +75,21 @@ pub(crate) struct Sanitizer {
     group: u32,
     group_id: [u32; 3],
     epoch: u32,
+    /// The generation global shadows are valid in (one per launch) and LDS
+    /// shadows (one per workgroup).
+    launch_gen: u32,
+    group_gen: u32,
     lds: Vec<Shadow>,
     /// Per buffer parameter, its words.
     global: Vec<Vec<Shadow>>,
-    /// Per wave and vector register, the lanes written.
-    vwritten: Vec<u64>,
-    /// Per wave and scalar register, whether written.
-    swritten: Vec<bool>,
-    mwritten: Vec<bool>,
-    regs: (usize, usize, usize),
+    /// Per wave and register slot, the lanes written (all ones once a scalar
+    /// or mask register is written whole).
+    written: Vec<u64>,
+    slots: usize,
+    /// Per instruction, the range of `uses` it reads and the range it writes.
+    reads: Vec<(u32, u32)>,
+    writes: Vec<(u32, u32)>,
+    uses: Vec<RegUse>,
     pub(crate) findings: Findings,
 }
 
@@ -84,8 +106,17 @@ pub(super) struct Lanes<'a> {
     pub(super) values: &'a [&'a [u32]],
 }
 
+/// The generation after `g`; 0 is never used, so zeroed shadows are empty.
+fn bump(g: &mut u32, table: &mut [Shadow]) {
+    *g = g.wrapping_add(1);
+    if *g == 0 {
+        table.fill(Shadow::default());
+        *g = 1;
+    }
+}
+
 impl Sanitizer {
-    /// Clears the state for a launch of `program` with buffers of these byte
+    /// Prepares a launch of `program` over `grid` with buffers of these byte
     /// lengths (by parameter index) and `waves` waves per workgroup.
     pub(crate) fn start(
         &mut self,
@@ -96,24 +127,62 @@ impl Sanitizer {
     ) {
         self.grid = grid;
         self.global.resize_with(buffers.len(), Vec::new);
+        self.launch_gen = self.launch_gen.wrapping_add(1);
         for (shadow, &len) in self.global.iter_mut().zip(buffers) {
-            shadow.clear();
-            shadow.resize(len.div_ceil(4), Shadow::default());
+            let words = len.div_ceil(4);
+            if shadow.len() < words {
+                shadow.resize(words, Shadow::default());
+            }
+            if self.launch_gen == 0 {
+                shadow.fill(Shadow::default());
+            }
         }
-        self.lds.clear();
-        self.lds
-            .resize((program.lds_bytes as usize).div_ceil(4), Shadow::default());
-        self.regs = (
-            usize::from(program.vregs),
-            usize::from(program.sregs),
-            usize::from(program.mregs),
+        if self.launch_gen == 0 {
+            self.launch_gen = 1;
+        }
+        let lds_words = (program.lds_bytes as usize).div_ceil(4);
+        if self.lds.len() < lds_words {
+            self.lds.resize(lds_words, Shadow::default());
+        }
+        let (nv, ns, nm) = (
+            u32::from(program.vregs),
+            u32::from(program.sregs),
+            u32::from(program.mregs),
         );
-        self.vwritten.clear();
-        self.vwritten.resize(waves * self.regs.0, 0);
-        self.swritten.clear();
-        self.swritten.resize(waves * self.regs.1, false);
-        self.mwritten.clear();
-        self.mwritten.resize(waves * self.regs.2, false);
+        self.slots = (nv + ns + nm) as usize;
+        self.written.clear();
+        self.written.resize(waves * self.slots, 0);
+        self.uses.clear();
+        self.reads.clear();
+        self.writes.clear();
+        for inst in program.insts.iter() {
+            let fields = inst.fields();
+            let whole = inst.opcode().unit() == Unit::Scalar;
+            let slot = |reg: Reg| match reg {
+                Reg::V(r) => u32::from(r.0),
+                Reg::S(r) => nv + u32::from(r.0),
+                Reg::M(r) => nv + ns + u32::from(r.0),
+            };
+            let at = self.uses.len() as u32;
+            for reg in fields.read() {
+                self.uses.push(RegUse {
+                    slot: slot(reg),
+                    reg,
+                    whole: false,
+                });
+            }
+            let mid = self.uses.len() as u32;
+            for reg in fields.written() {
+                let whole = whole || matches!(reg, Reg::S(_));
+                self.uses.push(RegUse {
+                    slot: slot(reg),
+                    reg,
+                    whole,
+                });
+            }
+            self.reads.push((at, mid));
+            self.writes.push((mid, self.uses.len() as u32));
+        }
         self.findings = Findings::default();
     }
 
@@ -122,10 +191,8 @@ impl Sanitizer {
         self.group = linear;
         self.group_id = id;
         self.epoch = 0;
-        self.lds.fill(Shadow::default());
-        self.vwritten.fill(0);
-        self.swritten.fill(false);
-        self.mwritten.fill(false);
+        bump(&mut self.group_gen, &mut self.lds);
+        self.written.fill(0);
     }
 
     /// Every wave of the workgroup passed a barrier.
@@ -143,7 +210,7 @@ impl Sanitizer {
                     group: self.group,
                     wave,
                     lane,
-                    bytes: 0,
+                    bytes: 1,
                     epoch: self.epoch,
                     inst,
                 },
@@ -151,65 +218,33 @@ impl Sanitizer {
         }
     }
 
-    /// Checks the registers `inst` reads in the wave's active lanes, then marks
-    /// the ones it writes.
-    pub(super) fn registers(
-        &mut self,
-        program: &Program,
-        pc: usize,
-        inst: &Inst,
-        wave: usize,
-        exec: u64,
-    ) {
-        let fields = inst.fields();
-        let (nv, ns, nm) = self.regs;
-        let mut uninit = Vec::new();
-        let reads_v = |r: u16, v: &Vec<u64>| {
-            v.get(wave * nv + usize::from(r))
-                .copied()
-                .unwrap_or(u64::MAX)
+    /// Checks the registers instruction `pc` reads in the wave's active lanes,
+    /// then marks the ones it writes.
+    pub(super) fn registers(&mut self, program: &Program, pc: usize, wave: usize, exec: u64) {
+        let base = wave * self.slots;
+        let (Some(&(r0, r1)), Some(&(w0, w1))) = (self.reads.get(pc), self.writes.get(pc)) else {
+            return;
         };
-        for reg in fields.read() {
-            match reg {
-                Reg::V(r) => {
-                    let missing = exec & !reads_v(r.0, &self.vwritten);
-                    if missing != 0 {
-                        uninit.push((
-                            FindingKind::UninitVectorRegister { reg: r.0 },
-                            missing.trailing_zeros(),
-                        ));
-                    }
-                }
-                Reg::S(r) => {
-                    if !self
-                        .swritten
-                        .get(wave * ns + usize::from(r.0))
-                        .copied()
-                        .unwrap_or(true)
-                    {
-                        uninit.push((
-                            FindingKind::UninitScalarRegister { reg: r.0 },
-                            exec.trailing_zeros(),
-                        ));
-                    }
-                }
-                Reg::M(r) => {
-                    if !self
-                        .mwritten
-                        .get(wave * nm + usize::from(r.0))
-                        .copied()
-                        .unwrap_or(true)
-                    {
-                        uninit.push((
-                            FindingKind::UninitMaskRegister { reg: r.0 },
-                            exec.trailing_zeros(),
-                        ));
-                    }
-                }
+        for k in r0..r1 {
+            let Some(&u) = self.uses.get(k as usize) else {
+                continue;
+            };
+            let written = self
+                .written
+                .get(base + u.slot as usize)
+                .copied()
+                .unwrap_or(u64::MAX);
+            let missing = exec & !written;
+            if missing == 0 {
+                continue;
             }
-        }
-        for (kind, lane) in uninit {
-            let at = self.site(program, pc as u32, wave as u16, lane.min(63) as u8);
+            let kind = match u.reg {
+                Reg::V(r) => FindingKind::UninitVectorRegister { reg: r.0 },
+                Reg::S(r) => FindingKind::UninitScalarRegister { reg: r.0 },
+                Reg::M(r) => FindingKind::UninitMaskRegister { reg: r.0 },
+            };
+            let lane = missing.trailing_zeros().min(63) as u8;
+            let at = self.site(program, pc as u32, wave as u16, lane);
             self.findings.add(Finding {
                 kind,
                 at,
@@ -219,29 +254,19 @@ impl Sanitizer {
                 occurrences: 1,
             });
         }
-        // A scalar write, a scalar compare's mask and the wave reductions set
-        // the whole register; vector writes set the active lanes.
-        let whole = inst.opcode().unit() == Unit::Scalar;
-        for reg in fields.written() {
-            match reg {
-                Reg::V(r) => {
-                    if let Some(w) = self.vwritten.get_mut(wave * nv + usize::from(r.0)) {
-                        *w |= exec;
-                    }
-                }
-                Reg::S(r) => {
-                    if let Some(w) = self.swritten.get_mut(wave * ns + usize::from(r.0)) {
-                        *w = true;
-                    }
-                }
-                Reg::M(r) => {
-                    if let Some(w) = self.mwritten.get_mut(wave * nm + usize::from(r.0)) {
-                        // A vector compare writes the active lanes' bits only,
-                        // which still makes every later `if` read defined bits
-                        // in those lanes; it counts as a write.
-                        *w |= whole || exec != 0;
-                    }
-                }
+        for k in w0..w1 {
+            let Some(&u) = self.uses.get(k as usize) else {
+                continue;
+            };
+            if let Some(w) = self.written.get_mut(base + u.slot as usize) {
+                // A vector compare writes the active lanes' bits of a mask; an
+                // `if` then reads only bits of lanes that were active, so any
+                // write of a mask counts as writing it.
+                *w |= if u.whole || matches!(u.reg, Reg::M(_)) {
+                    u64::MAX
+                } else {
+                    exec
+                };
             }
         }
     }
@@ -268,6 +293,23 @@ impl Sanitizer {
         if kind == Kind::Store {
             self.lanes_disagree(program, pc, wave, space, base, lanes);
         }
+        let (generation, grid) = match buffer {
+            Some(_) => (self.launch_gen, self.grid),
+            None => (self.group_gen, self.grid),
+        };
+        let shadows = match buffer {
+            Some(b) => match self.global.get_mut(b) {
+                Some(s) => s,
+                None => return,
+            },
+            None => &mut self.lds,
+        };
+        let full = if lanes.size >= 4 {
+            0xf
+        } else {
+            (1u32 << lanes.size) - 1
+        };
+        let mut found: Vec<(FindingKind, Access, Option<Access>, u64)> = Vec::new();
         let mut exec = lanes.exec;
         while exec != 0 {
             let lane = exec.trailing_zeros() as usize;
@@ -277,44 +319,41 @@ impl Sanitizer {
             };
             for k in 0..lanes.count {
                 let off = first.wrapping_add(k * lanes.size);
-                let word = (off / 4) as usize;
-                let mask = (((1u32 << lanes.size.min(4)) - 1) << (off % 4)) as u8;
+                let Some(shadow) = shadows.get_mut((off / 4) as usize) else {
+                    continue;
+                };
+                if shadow.generation != generation {
+                    *shadow = Shadow {
+                        generation,
+                        ..Shadow::default()
+                    };
+                }
                 let me = Access {
                     group: self.group,
                     wave: wave as u16,
                     lane: lane as u8,
-                    bytes: mask,
+                    bytes: (full << (off % 4)) as u8,
                     epoch: self.epoch,
                     inst: pc as u32,
                 };
-                let value = lanes
-                    .values
-                    .get(k as usize)
-                    .and_then(|v| v.get(lane))
-                    .copied()
-                    .unwrap_or(0);
-                let address = base + u64::from(off & !3);
-                let shadows = match buffer {
-                    Some(b) => self.global.get_mut(b),
-                    None => Some(&mut self.lds),
+                let value = match lanes.values.get(k as usize) {
+                    Some(v) => v.get(lane).copied().unwrap_or(0),
+                    None => 0,
                 };
-                let Some(shadow) = shadows.and_then(|s| s.get_mut(word)) else {
-                    continue;
-                };
-                let found = check(shadow, &me, kind, value, space);
-                for (kind, other) in found {
-                    let at = site_of(self.grid, program, &me);
-                    let other = other.map(|o| site_of(self.grid, program, &o));
-                    self.findings.add(Finding {
-                        kind,
-                        at,
-                        other,
-                        address: Some(address),
-                        bytes: u32::from(me.bytes).count_ones(),
-                        occurrences: 1,
-                    });
-                }
+                check(shadow, &me, kind, value, space, &mut |kind, other| {
+                    found.push((kind, me, other, base + u64::from(off & !3)));
+                });
             }
+        }
+        for (kind, me, other, address) in found {
+            self.findings.add(Finding {
+                kind,
+                at: site_of(grid, program, &me),
+                other: other.map(|o| site_of(grid, program, &o)),
+                address: Some(address),
+                bytes: u32::from(me.bytes).count_ones(),
+                occurrences: 1,
+            });
         }
     }
 
@@ -328,7 +367,11 @@ impl Sanitizer {
         base: u64,
         lanes: &Lanes<'_>,
     ) {
-        let mut writes: Vec<(u32, u32, u8)> = Vec::new();
+        // Stores of distinct words in lane order (the common case) need no sort.
+        let mut writes = [(0u32, 0u32, 0u8); 256];
+        let mut n = 0;
+        let mut sorted = true;
+        let mut prev: Option<u32> = None;
         let mut exec = lanes.exec;
         while exec != 0 {
             let lane = exec.trailing_zeros() as usize;
@@ -337,21 +380,30 @@ impl Sanitizer {
                 continue;
             };
             for k in 0..lanes.count {
-                let value = lanes
-                    .values
-                    .get(k as usize)
-                    .and_then(|v| v.get(lane))
-                    .copied()
-                    .unwrap_or(0);
-                writes.push((first.wrapping_add(k * lanes.size), value, lane as u8));
+                let value = match lanes.values.get(k as usize) {
+                    Some(v) => v.get(lane).copied().unwrap_or(0),
+                    None => 0,
+                };
+                let off = first.wrapping_add(k * lanes.size);
+                if let Some(w) = writes.get_mut(n) {
+                    sorted &= prev.is_none_or(|p| off > p);
+                    prev = Some(off);
+                    *w = (off, value, lane as u8);
+                    n += 1;
+                }
             }
         }
+        if sorted {
+            // Offsets rising lane by lane: no two lanes share a byte.
+            return;
+        }
+        let writes = &mut writes[..n];
         writes.sort_unstable();
         for pair in writes.windows(2) {
             let ((o1, v1, l1), (o2, v2, l2)) = (pair[0], pair[1]);
             if o1 == o2 && v1 != v2 {
-                let me = |lane| self.site(program, pc as u32, wave as u16, lane);
-                let (at, other) = (me(l2), me(l1));
+                let at = self.site(program, pc as u32, wave as u16, l2);
+                let other = self.site(program, pc as u32, wave as u16, l1);
                 self.findings.add(Finding {
                     kind: FindingKind::LanesDisagree { space },
                     at,
@@ -377,15 +429,17 @@ fn site_of(grid: [u32; 3], program: &Program, a: &Access) -> Site {
     }
 }
 
-/// The races of access `me` against a word's shadow, then the shadow updated.
+/// The races of access `me` against a word's shadow, each given to `found`
+/// with the other access (none for an uninitialised LDS read); then the shadow
+/// updated.
 fn check(
     shadow: &mut Shadow,
     me: &Access,
     kind: Kind,
     value: u32,
     space: Space,
-) -> Vec<(FindingKind, Option<Access>)> {
-    let mut found = Vec::new();
+    found: &mut impl FnMut(FindingKind, Option<Access>),
+) {
     let race = |class, other: &Access, same_value| FindingKind::Race {
         space,
         class,
@@ -393,57 +447,48 @@ fn check(
         same_value,
     };
     let overlaps = |a: &Access| a.bytes & me.bytes != 0;
+    let w = shadow.write;
     match kind {
         Kind::Load => {
-            match shadow.write {
-                Some(w) if overlaps(&w) && !w.ordered(me) => {
-                    found.push((race(RaceClass::ReadAfterWrite, &w, false), Some(w)));
-                }
-                Some(w) if w.bytes & me.bytes == me.bytes => {}
-                // Bytes no write of this workgroup set: an LDS word read
-                // before it was written.
-                _ if space == Space::Lds => found.push((FindingKind::UninitLds, None)),
-                _ => {}
+            if w.is_some() && overlaps(&w) && !w.ordered(me) {
+                found(race(RaceClass::ReadAfterWrite, &w, false), Some(w));
+            } else if space == Space::Lds && w.bytes & me.bytes != me.bytes {
+                // Bytes no write of this workgroup set.
+                found(FindingKind::UninitLds, None);
             }
             // Keep two readers of distinct waves, replacing one the new read
             // is ordered after.
-            let slot = shadow
-                .reads
+            let reads = &mut shadow.reads;
+            let slot = reads
                 .iter()
-                .position(|r| r.is_none_or(|r| r.group == me.group && r.wave == me.wave))
-                .or_else(|| {
-                    shadow
-                        .reads
-                        .iter()
-                        .position(|r| r.is_some_and(|r| r.ordered(me)))
-                });
-            if let Some(s) = slot {
-                shadow.reads[s] = Some(*me);
+                .position(|r| !r.is_some() || (r.group == me.group && r.wave == me.wave))
+                .or_else(|| reads.iter().position(|r| r.ordered(me)));
+            if let Some(r) = slot.and_then(|s| reads.get_mut(s)) {
+                *r = *me;
             }
         }
         Kind::Store => {
-            if let Some(w) = shadow.write {
-                if overlaps(&w) && !w.ordered(me) {
-                    let same = shadow.value == value;
-                    found.push((race(RaceClass::WriteAfterWrite, &w, same), Some(w)));
-                }
+            if w.is_some() && overlaps(&w) && !w.ordered(me) {
+                let same = shadow.value == value;
+                found(race(RaceClass::WriteAfterWrite, &w, same), Some(w));
             }
-            for r in shadow.reads.iter().flatten() {
-                if overlaps(r) && !r.ordered(me) {
-                    found.push((race(RaceClass::WriteAfterRead, r, false), Some(*r)));
-                    break;
-                }
+            if let Some(r) = shadow
+                .reads
+                .iter()
+                .find(|r| r.is_some() && overlaps(r) && !r.ordered(me))
+            {
+                found(race(RaceClass::WriteAfterRead, r, false), Some(*r));
             }
-            let merged = match shadow.write {
-                Some(w) if !overlaps(&w) => w.bytes | me.bytes,
-                _ => me.bytes,
+            let merged = if w.is_some() && !overlaps(&w) {
+                w.bytes | me.bytes
+            } else {
+                me.bytes
             };
-            shadow.write = Some(Access {
+            shadow.write = Access {
                 bytes: merged,
                 ..*me
-            });
+            };
             shadow.value = value;
         }
     }
-    found
 }

@@ -499,7 +499,7 @@ pub(super) fn run<const W: usize>(
         };
         cnt.instructions += 1;
         if let Some(z) = san.as_deref_mut() {
-            z.registers(program, pc, inst, wave_index, exec);
+            z.registers(program, pc, wave_index, exec);
         }
         match *inst {
             Inst::VBinary { op, dst, a, b } => {
