@@ -367,11 +367,25 @@ impl Sanitizer {
         base: u64,
         lanes: &Lanes<'_>,
     ) {
-        // Stores of distinct words in lane order (the common case) need no sort.
-        let mut writes = [(0u32, 0u32, 0u8); 256];
-        let mut n = 0;
-        let mut sorted = true;
+        // Offsets rising lane by lane (the common case): no two lanes share a
+        // byte, nothing to sort.
         let mut prev: Option<u32> = None;
+        let mut rising = true;
+        let mut exec = lanes.exec;
+        while exec != 0 && rising {
+            let lane = exec.trailing_zeros() as usize;
+            exec &= exec - 1;
+            let first = lanes.offs.get(lane).copied().unwrap_or(0);
+            for k in 0..lanes.count {
+                let off = first.wrapping_add(k * lanes.size);
+                rising &= prev.is_none_or(|p| off > p);
+                prev = Some(off);
+            }
+        }
+        if rising {
+            return;
+        }
+        let mut writes: Vec<(u32, u32, u8)> = Vec::new();
         let mut exec = lanes.exec;
         while exec != 0 {
             let lane = exec.trailing_zeros() as usize;
@@ -384,20 +398,9 @@ impl Sanitizer {
                     Some(v) => v.get(lane).copied().unwrap_or(0),
                     None => 0,
                 };
-                let off = first.wrapping_add(k * lanes.size);
-                if let Some(w) = writes.get_mut(n) {
-                    sorted &= prev.is_none_or(|p| off > p);
-                    prev = Some(off);
-                    *w = (off, value, lane as u8);
-                    n += 1;
-                }
+                writes.push((first.wrapping_add(k * lanes.size), value, lane as u8));
             }
         }
-        if sorted {
-            // Offsets rising lane by lane: no two lanes share a byte.
-            return;
-        }
-        let writes = &mut writes[..n];
         writes.sort_unstable();
         for pair in writes.windows(2) {
             let ((o1, v1, l1), (o2, v2, l2)) = (pair[0], pair[1]);
