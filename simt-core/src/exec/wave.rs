@@ -457,6 +457,46 @@ pub(super) fn run<const W: usize>(
             slots.get($r.buffer.0 as usize).map_or(0, |s| s.base())
         };
     }
+    // An atomic on `$mem` whose value is in `s.b` (and compared value in
+    // `s.c`); `$dst`, if given, gets the old values.
+    macro_rules! atomic {
+        (global, $update:expr, $dst:expr, $mem:expr, $cnt:ident) => {{
+            let idx = index!($mem);
+            let target = global_target!($mem);
+            let ops = atomic::Operands {
+                idx,
+                src: &s.b,
+                cmp: &s.c,
+            };
+            let (geo, c, caches) = (&geo, &mut *$cnt, caches.as_mut());
+            atomic::global::<W>(
+                $update, target, ops, &lm, exec, &mut s.out, geo, c, caches, &mut s.mem,
+            )
+            .map_err(|t| (pc, t))?;
+            if let Some(d) = $dst {
+                write_v!(d);
+            }
+            pc += 1;
+        }};
+        (lds, $update:expr, $dst:expr, $mem:expr, $cnt:ident) => {{
+            let idx = index!($mem);
+            let target = lds_target!($mem);
+            let ops = atomic::Operands {
+                idx,
+                src: &s.b,
+                cmp: &s.c,
+            };
+            let (geo, c) = (&geo, &mut *$cnt);
+            atomic::lds::<W>(
+                $update, target, ops, &lm, exec, &mut s.out, lds, &mut table, geo, c, &mut s.mem,
+            )
+            .map_err(|t| (pc, t))?;
+            if let Some(d) = $dst {
+                write_v!(d);
+            }
+            pc += 1;
+        }};
+    }
     // Blends `s.wide[k]` into registers `first + k`, `k < n`.
     macro_rules! write_run {
         ($first:expr, $n:expr) => {
@@ -875,118 +915,24 @@ pub(super) fn run<const W: usize>(
             Inst::GlobalAtomic { op, dst, mem, src } => {
                 vector_issue!(cnt);
                 s.b = *fetch!(src, b);
-                let idx = index!(mem);
-                let target = global_target!(mem);
-                let ops = atomic::Operands {
-                    idx,
-                    src: &s.b,
-                    cmp: &s.c,
-                };
-                atomic::global::<W>(
-                    Update::Rmw(op),
-                    target,
-                    ops,
-                    &lm,
-                    exec,
-                    &mut s.out,
-                    &geo,
-                    cnt,
-                    caches.as_mut(),
-                    &mut s.mem,
-                )
-                .map_err(|t| (pc, t))?;
-                if let Some(d) = dst {
-                    write_v!(d);
-                }
-                pc += 1;
+                atomic!(global, Update::Rmw(op), dst, mem, cnt);
             }
             Inst::GlobalCmpSwap { dst, mem, cmp, src } => {
                 vector_issue!(cnt);
                 s.b = *fetch!(src, b);
                 s.c = *fetch!(cmp, c);
-                let idx = index!(mem);
-                let target = global_target!(mem);
-                let ops = atomic::Operands {
-                    idx,
-                    src: &s.b,
-                    cmp: &s.c,
-                };
-                atomic::global::<W>(
-                    Update::CmpSwap,
-                    target,
-                    ops,
-                    &lm,
-                    exec,
-                    &mut s.out,
-                    &geo,
-                    cnt,
-                    caches.as_mut(),
-                    &mut s.mem,
-                )
-                .map_err(|t| (pc, t))?;
-                if let Some(d) = dst {
-                    write_v!(d);
-                }
-                pc += 1;
+                atomic!(global, Update::CmpSwap, dst, mem, cnt);
             }
             Inst::LdsAtomic { op, dst, mem, src } => {
                 vector_issue!(cnt);
                 s.b = *fetch!(src, b);
-                let idx = index!(mem);
-                let target = lds_target!(mem);
-                let ops = atomic::Operands {
-                    idx,
-                    src: &s.b,
-                    cmp: &s.c,
-                };
-                atomic::lds::<W>(
-                    Update::Rmw(op),
-                    target,
-                    ops,
-                    &lm,
-                    exec,
-                    &mut s.out,
-                    lds,
-                    &mut table,
-                    &geo,
-                    cnt,
-                    &mut s.mem,
-                )
-                .map_err(|t| (pc, t))?;
-                if let Some(d) = dst {
-                    write_v!(d);
-                }
-                pc += 1;
+                atomic!(lds, Update::Rmw(op), dst, mem, cnt);
             }
             Inst::LdsCmpSwap { dst, mem, cmp, src } => {
                 vector_issue!(cnt);
                 s.b = *fetch!(src, b);
                 s.c = *fetch!(cmp, c);
-                let idx = index!(mem);
-                let target = lds_target!(mem);
-                let ops = atomic::Operands {
-                    idx,
-                    src: &s.b,
-                    cmp: &s.c,
-                };
-                atomic::lds::<W>(
-                    Update::CmpSwap,
-                    target,
-                    ops,
-                    &lm,
-                    exec,
-                    &mut s.out,
-                    lds,
-                    &mut table,
-                    &geo,
-                    cnt,
-                    &mut s.mem,
-                )
-                .map_err(|t| (pc, t))?;
-                if let Some(d) = dst {
-                    write_v!(d);
-                }
-                pc += 1;
+                atomic!(lds, Update::CmpSwap, dst, mem, cnt);
             }
             Inst::If { mask, next } => {
                 pc = flow::op_if(stack, &mut exec, mreg(mr, mask), pc, next.0, &mut skips);
