@@ -1,0 +1,170 @@
+//! The studies of seeds 001 to 003: every variant matches its oracle, its counters
+//! are pinned as reviewed snapshots (`tests/snapshots/study__<study>__<variant>__wave<width>.snap`),
+//! and each seed's claim holds as a relation between the variants. Besides trusting
+//! the study's own `holds`, each test re-derives its key relation from the counters.
+//!
+//! The `_with_l1` tests check the claims about the L1 and DRAM traffic, which need
+//! the interpreter to fill the cache counters under a model with an L1.
+
+use simt::core::Counters;
+use simt_kernels::studies::{self, StudyResult, VariantRow};
+
+fn run(name: &str, width: u32) -> StudyResult {
+    let study = studies::find(name).unwrap_or_else(|| panic!("no study {name}"));
+    (study.run)(42, width).unwrap_or_else(|e| panic!("{name} wave{width}: {e}"))
+}
+
+/// Runs `name` at `width`, checks every oracle and snapshots every variant.
+fn run_checked(name: &str, width: u32) -> StudyResult {
+    let result = run(name, width);
+    assert_eq!(result.study, name);
+    for v in &result.variants {
+        assert!(
+            v.oracle_ok,
+            "{name} wave{width}: {} differs from its oracle",
+            v.name
+        );
+        insta::with_settings!({ prepend_module_to_snapshot => false }, {
+            insta::assert_yaml_snapshot!(format!("study__{name}__{}__wave{width}", v.name), v);
+        });
+    }
+    result
+}
+
+fn assert_all_hold(result: &StudyResult) {
+    assert!(
+        result.relations.iter().all(|r| r.holds),
+        "a relation does not hold:\n{}",
+        result.table()
+    );
+    assert!(result.passed);
+}
+
+fn variant<'a>(result: &'a StudyResult, name: &str) -> &'a VariantRow {
+    result
+        .variant(name)
+        .unwrap_or_else(|| panic!("{}: no variant {name}", result.study))
+}
+
+fn region(result: &StudyResult, name: &str) -> Counters {
+    variant(result, name)
+        .region
+        .expect("the variant has a region")
+}
+
+fn stats(result: &StudyResult, name: &str) -> Counters {
+    variant(result, name).stats
+}
+
+#[test]
+fn every_study_is_listed_once_and_found_by_name() {
+    let names: Vec<_> = studies::STUDIES.iter().map(|s| s.name).collect();
+    for (k, name) in names.iter().enumerate() {
+        assert!(!names[..k].contains(name), "{name} twice");
+        assert_eq!(studies::find(name).map(|s| s.name), Some(*name));
+        let study = studies::find(name).unwrap();
+        assert!(["001", "002", "003"].contains(&study.seed));
+        assert!(!study.claim.is_empty());
+    }
+    assert!(studies::find("no_such_study").is_none());
+}
+
+// Seed 001: divergence.
+
+#[test]
+fn divergent_paths_issue_two_to_one() {
+    for width in [32, 64] {
+        let result = run_checked("divergent_paths", width);
+        assert_all_hold(&result);
+        let (lanes, warps) = (
+            region(&result, "divergent_lanes"),
+            region(&result, "divergent_warps"),
+        );
+        assert_eq!(lanes.instructions, 2 * warps.instructions);
+        assert_eq!(
+            stats(&result, "divergent_warps").divergent_vector_instructions,
+            0
+        );
+    }
+}
+
+#[test]
+fn switch32_issues_32_case_bodies() {
+    for width in [32, 64] {
+        let result = run_checked("switch32", width);
+        assert_all_hold(&result);
+        let (one, all) = (region(&result, "one_case"), region(&result, "lane_mod_32"));
+        assert_eq!(all.instructions, 32 * one.instructions);
+        assert_eq!(all.skipped_instructions, 0);
+    }
+}
+
+#[test]
+fn a_rare_branch_is_almost_free() {
+    for width in [32, 64] {
+        let result = run_checked("rare_branch", width);
+        assert_all_hold(&result);
+        let (never, rare) = (
+            stats(&result, "no_lane"),
+            stats(&result, "one_in_1000_waves"),
+        );
+        let body = region(&result, "one_in_1000_waves").instructions;
+        assert_eq!(rare.instructions, never.instructions + body);
+        assert_eq!(region(&result, "one_per_wave").instructions, 1000 * body);
+    }
+}
+
+#[test]
+fn mandelbrot_scattered_is_the_worst_mapping() {
+    for width in [32, 64] {
+        let result = run_checked("mandelbrot", width);
+        assert_all_hold(&result);
+        let lanes = |n| stats(&result, n).simd_efficiency();
+        assert!(lanes("scattered") < lanes("coherent"));
+        assert!(lanes("scattered") < lanes("tiled_8x4"));
+    }
+}
+
+// Seed 003.
+
+#[test]
+fn kway_issues_grow_as_k_and_lanes_fall_as_width_over_k() {
+    for width in [32, 64] {
+        let result = run_checked("kway", width);
+        assert_all_hold(&result);
+        let one = region(&result, "k1");
+        for k in [1u64, 2, 4, 8, 16, 32] {
+            let r = region(&result, &format!("k{k}"));
+            assert_eq!(r.instructions, k * one.instructions);
+            assert_eq!(r.active_lanes * k, r.vector_instructions * u64::from(width));
+        }
+    }
+}
+
+#[test]
+fn predication_halves_the_issues_and_removes_divergence() {
+    for width in [32, 64] {
+        let result = run_checked("predication", width);
+        assert_all_hold(&result);
+        let (branch, predicated) = (region(&result, "branch"), region(&result, "predicated"));
+        let ratio = branch.instructions as f64 / predicated.instructions as f64;
+        assert!((1.96..=2.0).contains(&ratio), "{ratio}");
+        assert_eq!(
+            stats(&result, "predicated").divergent_vector_instructions,
+            0
+        );
+    }
+}
+
+#[test]
+fn the_32_way_penalty_does_not_change_with_occupancy() {
+    for width in [32, 64] {
+        let result = run_checked("occupancy_invariance", width);
+        assert_all_hold(&result);
+        for per_unit in [1, 2, 4, 8] {
+            let one = region(&result, &format!("k1_{per_unit}_per_unit"));
+            let split = region(&result, &format!("k32_{per_unit}_per_unit"));
+            assert_eq!(split.instructions, 32 * one.instructions);
+        }
+    }
+}
