@@ -69,6 +69,21 @@ fn every_study_is_listed_once_and_found_by_name() {
     assert!(studies::find("no_such_study").is_none());
 }
 
+#[test]
+fn every_variant_reports_occupancy_on_every_hardware_preset() {
+    let result = run("transpose", 32);
+    for v in &result.variants {
+        assert_eq!(v.occupancy.len(), simt::core::Hardware::PRESETS.len());
+        assert!(v
+            .occupancy
+            .iter()
+            .all(|(_, o)| (0.0..=1.0).contains(o) && *o > 0.0));
+    }
+    let table = result.table();
+    assert!(table.contains("| relation | stated | measured | holds |"));
+    assert!(table.contains("transpose_padded"));
+}
+
 // Seed 001: divergence.
 
 #[test]
@@ -122,6 +137,93 @@ fn mandelbrot_scattered_is_the_worst_mapping() {
         let lanes = |n| stats(&result, n).simd_efficiency();
         assert!(lanes("scattered") < lanes("coherent"));
         assert!(lanes("scattered") < lanes("tiled_8x4"));
+    }
+}
+
+// Seed 002.
+
+#[test]
+fn transpose_padding_removes_the_32_way_conflict() {
+    for width in [32, 64] {
+        let result = run_checked("transpose", width);
+        assert_all_hold(&result);
+        let (tiled, padded) = (
+            region(&result, "transpose_lds"),
+            region(&result, "transpose_padded"),
+        );
+        assert_eq!(tiled.lds_conflict_cycles, 31 * tiled.lds_accesses);
+        assert_eq!(padded.lds_conflict_cycles, 0);
+    }
+}
+
+#[test]
+fn aos_reads_one_field_at_three_times_the_sectors() {
+    for width in [32, 64] {
+        let result = run_checked("aos_soa", width);
+        assert_all_hold(&result);
+        assert_eq!(
+            region(&result, "aos").global_sectors,
+            3 * region(&result, "soa").global_sectors
+        );
+    }
+}
+
+#[test]
+fn a_misaligned_start_costs_one_more_line_per_request() {
+    for width in [32, 64] {
+        let result = run_checked("misaligned", width);
+        assert_all_hold(&result);
+        let (aligned, misaligned) = (region(&result, "aligned"), region(&result, "misaligned"));
+        assert_eq!(
+            misaligned.global_transactions,
+            aligned.global_transactions + aligned.global_accesses
+        );
+    }
+}
+
+#[test]
+fn one_atomic_per_workgroup_removes_the_contention() {
+    for width in [32, 64] {
+        let result = run_checked("atomics", width);
+        assert_all_hold(&result);
+        let (item, group) = (
+            stats(&result, "every_item"),
+            stats(&result, "per_workgroup"),
+        );
+        assert_eq!(item.atomic_contention, 31 * item.atomic_accesses);
+        assert_eq!(group.atomic_contention, 0);
+        assert!(item.atomic_accesses > group.atomic_accesses);
+    }
+}
+
+#[test]
+fn the_reduction_ladder_trades_divergence_for_conflicts_then_neither() {
+    for width in [32, 64] {
+        let result = run_checked("reduction_ladder", width);
+        assert_all_hold(&result);
+        let (modulo, strided, sequential) = (
+            stats(&result, "interleaved_modulo"),
+            stats(&result, "interleaved_strided"),
+            stats(&result, "sequential"),
+        );
+        assert!(modulo.divergent_vector_instructions > strided.divergent_vector_instructions);
+        assert!(strided.lds_conflict_cycles > 0);
+        assert_eq!(sequential.lds_conflict_cycles, 0);
+    }
+}
+
+#[test]
+fn a_wave_tree_takes_one_more_step_at_wave64() {
+    let [narrow, wide] = [32, 64].map(|width| {
+        let result = run_checked("wave_tree", width);
+        assert_all_hold(&result);
+        result
+    });
+    for (result, steps) in [(&narrow, 5), (&wide, 6)] {
+        let tree = region(result, "shuffle_tree");
+        let waves = u64::from(simt_kernels::studies::reduction::ITEMS / result.width);
+        // Each step issues a shuffle and an add per wave.
+        assert_eq!(tree.vector_instructions, 2 * steps * waves);
     }
 }
 

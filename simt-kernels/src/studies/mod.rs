@@ -33,9 +33,13 @@ use serde::Serialize;
 use simt::core::{Counters, Hardware, Inst, Program, Stats, Usage};
 use std::fmt::Write as _;
 
+pub mod atomics;
 pub mod branch;
 pub mod kway;
+pub mod layout;
 pub mod mandelbrot;
+pub mod reduction;
+pub mod transpose;
 
 /// One study: its name, the seed it comes from, the claim it checks and how to run it.
 pub struct Study {
@@ -55,6 +59,12 @@ pub static STUDIES: &[Study] = &[
     branch::SWITCH32,
     branch::RARE_BRANCH,
     mandelbrot::MANDELBROT,
+    transpose::TRANSPOSE,
+    layout::AOS_SOA,
+    layout::MISALIGNED,
+    atomics::ATOMICS,
+    reduction::REDUCTION_LADDER,
+    reduction::WAVE_TREE,
     kway::KWAY,
     kway::PREDICATION,
     kway::OCCUPANCY_INVARIANCE,
