@@ -140,6 +140,96 @@ fn mandelbrot_scattered_is_the_worst_mapping() {
     }
 }
 
+// Seed 001: coalescing.
+
+#[test]
+fn strided_reads_ask_4_8_16_32_32_32_sectors() {
+    for width in [32, 64] {
+        let result = run_checked("strided_read", width);
+        assert_all_hold(&result);
+        for (stride, sectors) in [(1, 4), (2, 8), (4, 16), (8, 32), (16, 32), (32, 32)] {
+            let load = region(&result, &format!("stride{stride}"));
+            assert_eq!(
+                load.global_sectors,
+                sectors * load.global_accesses,
+                "stride {stride}"
+            );
+        }
+    }
+}
+
+#[test]
+fn eight_per_thread_requests_sectors_1_8_8() {
+    for width in [32, 64] {
+        let result = run_checked("eight_per_thread", width);
+        let ws = region(&result, "warp_strided").global_sectors;
+        assert_eq!(region(&result, "thread_contiguous").global_sectors, 8 * ws);
+        assert_eq!(region(&result, "strided").global_sectors, 8 * ws);
+        for r in result
+            .relations
+            .iter()
+            .filter(|r| r.what.starts_with("requested"))
+        {
+            assert!(r.holds, "{}", result.table());
+        }
+    }
+}
+
+#[test]
+fn eight_per_thread_dram_with_l1() {
+    for width in [32, 64] {
+        let result = run("eight_per_thread", width);
+        assert_all_hold(&result);
+        let ws = region(&result, "warp_strided").dram_sectors;
+        assert!(ws > 0);
+        assert_eq!(region(&result, "thread_contiguous").dram_sectors, ws);
+        assert_eq!(region(&result, "strided").dram_sectors, 8 * ws);
+    }
+}
+
+#[test]
+fn packed_pixels_ask_three_times_the_sectors_of_planar() {
+    for width in [32, 64] {
+        let result = run_checked("grayscale", width);
+        let (packed, planar) = (region(&result, "packed"), region(&result, "planar"));
+        assert_eq!(packed.global_bytes_requested, planar.global_bytes_requested);
+        assert_eq!(packed.global_sectors, 3 * planar.global_sectors);
+        for r in result
+            .relations
+            .iter()
+            .filter(|r| !r.what.contains("DRAM") && !r.what.contains("L1"))
+        {
+            assert!(r.holds, "{}", result.table());
+        }
+    }
+}
+
+#[test]
+fn packed_and_planar_pixels_move_the_same_dram_sectors_with_l1() {
+    for width in [32, 64] {
+        let result = run("grayscale", width);
+        assert_all_hold(&result);
+        let (packed, planar) = (region(&result, "packed"), region(&result, "planar"));
+        assert!(planar.dram_sectors > 0);
+        assert_eq!(packed.dram_sectors, planar.dram_sectors);
+    }
+}
+
+#[test]
+fn gathered_rows_against_the_minimum() {
+    for width in [32, 64] {
+        let result = run_checked("embedding_bag", width);
+        assert_all_hold(&result);
+        let per_feature = region(&result, "lane_per_feature");
+        assert_eq!(
+            per_feature.global_sectors * 32,
+            per_feature.global_bytes_requested
+        );
+        let per_bag = region(&result, "lane_per_bag");
+        assert!(per_bag.global_sectors * 32 > 4 * per_bag.global_bytes_requested);
+    }
+}
+
 // Seed 002.
 
 #[test]

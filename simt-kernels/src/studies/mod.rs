@@ -35,6 +35,7 @@ use std::fmt::Write as _;
 
 pub mod atomics;
 pub mod branch;
+pub mod coalescing;
 pub mod kway;
 pub mod layout;
 pub mod mandelbrot;
@@ -59,6 +60,10 @@ pub static STUDIES: &[Study] = &[
     branch::SWITCH32,
     branch::RARE_BRANCH,
     mandelbrot::MANDELBROT,
+    coalescing::STRIDED_READ,
+    coalescing::EIGHT_PER_THREAD,
+    coalescing::GRAYSCALE,
+    coalescing::EMBEDDING_BAG,
     transpose::TRANSPOSE,
     layout::AOS_SOA,
     layout::MISALIGNED,
