@@ -8,7 +8,7 @@
 //!
 //! The region of each variant is its load.
 
-use super::{first_of, is_global_load, ratio, row, Relation, Study, StudyResult};
+use super::{is_global_load, nth, ratio, row, Relation, Study, StudyResult};
 use crate::rng::SplitMix64;
 use simt::core::{Error, LaunchConfig, MemoryModel};
 
@@ -64,7 +64,7 @@ fn run_aos_soa(seed: u64, width: u32) -> Result<StudyResult, Error> {
     let mut rows = Vec::new();
 
     let stats = aos_x::launch(&cfg, &particles, &mut out)?;
-    let load = [super::nth(&aos_x::PROGRAM, 0, is_global_load)];
+    let load = [nth(&aos_x::PROGRAM, 0, is_global_load)];
     rows.push(row(
         "aos",
         &aos_x::PROGRAM,
@@ -75,7 +75,7 @@ fn run_aos_soa(seed: u64, width: u32) -> Result<StudyResult, Error> {
     ));
     out.fill(0.0);
     let stats = soa_x::launch(&cfg, &xs, &mut out)?;
-    let load = [super::nth(&soa_x::PROGRAM, 0, is_global_load)];
+    let load = [nth(&soa_x::PROGRAM, 0, is_global_load)];
     rows.push(row(
         "soa",
         &soa_x::PROGRAM,
@@ -119,9 +119,8 @@ fn run_misaligned(seed: u64, width: u32) -> Result<StudyResult, Error> {
         let mut out = vec![0.0; ITEMS as usize];
         let stats = offset_copy::launch(&cfg, &input, &mut out, offset)?;
         let ok = out[..] == input[offset as usize..][..ITEMS as usize];
-        let load = first_of(&offset_copy::PROGRAM, &stats, is_global_load);
-        let mut r = row(name, &offset_copy::PROGRAM, GROUP, &stats, ok, None);
-        r.region = Some(load);
+        let load = [nth(&offset_copy::PROGRAM, 0, is_global_load)];
+        let r = row(name, &offset_copy::PROGRAM, GROUP, &stats, ok, Some(&load));
         rows.push(r);
     }
     let (aligned, misaligned) = (rows[0].region.unwrap(), rows[1].region.unwrap());

@@ -412,11 +412,6 @@ pub fn ratio(a: u64, b: u64) -> f64 {
     }
 }
 
-/// The counters of the first instruction `is` accepts.
-pub fn first_of(program: &Program, stats: &Stats, is: impl Fn(&Inst) -> bool) -> Counters {
-    stats.per_instruction[nth(program, 0, is)]
-}
-
 /// Whether `inst` is a global load (narrow or wide).
 pub fn is_global_load(inst: &Inst) -> bool {
     matches!(inst, Inst::GlobalLoad { .. } | Inst::GlobalLoadWide { .. })
@@ -428,12 +423,4 @@ pub fn is_global_store(inst: &Inst) -> bool {
         inst,
         Inst::GlobalStore { .. } | Inst::GlobalStoreWide { .. }
     )
-}
-
-/// The sum of the counters of every instruction `is` accepts.
-pub fn all_of(program: &Program, stats: &Stats, is: impl Fn(&Inst) -> bool) -> Counters {
-    let picked: Vec<usize> = (0..program.insts.len())
-        .filter(|&k| is(&program.insts[k]))
-        .collect();
-    sum(stats, &picked)
 }

@@ -129,7 +129,8 @@ fn run_transpose(seed: u64, width: u32) -> Result<StudyResult, Error> {
     let group = 32 * 8;
     let mut out = vec![0.0; input.len()];
     let mut rows = Vec::new();
-    let mut regions = Vec::new();
+    // The global stores, whose sectors the tile exists to coalesce.
+    let mut stores = Vec::new();
 
     let stats = transpose_naive::launch(&cfg, &input, &mut out, N)?;
     let store = nth(&transpose_naive::PROGRAM, 0, is_global_store);
@@ -141,7 +142,7 @@ fn run_transpose(seed: u64, width: u32) -> Result<StudyResult, Error> {
         out == expected,
         None,
     ));
-    regions.push(stats.per_instruction[store]);
+    stores.push(stats.per_instruction[store]);
 
     for (name, program, launch) in [
         (
@@ -167,7 +168,7 @@ fn run_transpose(seed: u64, width: u32) -> Result<StudyResult, Error> {
             out == expected,
             Some(&[column_read]),
         ));
-        regions.push(stats.per_instruction[nth(program, 0, is_global_store)]);
+        stores.push(stats.per_instruction[nth(program, 0, is_global_store)]);
     }
 
     let (tiled, padded) = (rows[1].region.unwrap(), rows[2].region.unwrap());
@@ -189,8 +190,8 @@ fn run_transpose(seed: u64, width: u32) -> Result<StudyResult, Error> {
             "8 (32 sectors against 4)",
             8.0,
             ratio(
-                regions[0].global_sectors * regions[1].global_accesses,
-                regions[1].global_sectors * regions[0].global_accesses,
+                stores[0].global_sectors * stores[1].global_accesses,
+                stores[1].global_sectors * stores[0].global_accesses,
             ),
         ),
     ];
