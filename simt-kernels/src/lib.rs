@@ -27,6 +27,7 @@ pub mod reference;
 pub mod registry;
 pub mod report;
 pub mod rng;
+pub mod studies;
 
 pub use output::{Mismatch, Values};
 pub use registry::{KernelSpec, Run, Workload, KERNELS};

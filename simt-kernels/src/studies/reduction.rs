@@ -1,0 +1,270 @@
+//! Seed 002, reductions.
+//!
+//! - `reduction_ladder`: the classic workgroup reduction in LDS, three ways. The
+//!   interleaved tree with a modulo test keeps every wave divergent at every step;
+//!   indexing the interleaved tree by a stride instead packs the working lanes into
+//!   few waves but sends them to the same banks; the sequential tree (halving
+//!   strides over contiguous lanes) has neither problem until fewer lanes than a
+//!   wave remain.
+//! - `wave_tree`: a wave's sum by shuffles halves the active distance each step:
+//!   16, 8, 4, 2, 1 at wave32, one more step (32) at wave64.
+//!
+//! Sums are of `i32`, wrapping, so every tree gives the same bits as the oracle.
+
+use super::{nth, ratio, row, Relation, Study, StudyResult};
+use crate::rng::SplitMix64;
+use simt::core::{Error, Inst, LaunchConfig};
+
+/// Work-items of every launch.
+pub const ITEMS: u32 = 4096;
+/// Work-items per workgroup (a power of two, at most 256).
+const GROUP: u32 = 256;
+
+simt::simt_kernel! {
+    /// `partial[g]` = the sum of workgroup `g`'s inputs. At step `s` = 1, 2, 4, ...
+    /// work-items whose local id is a multiple of `2 s` add the word `s` above.
+    pub kernel interleaved_modulo(input: &[i32], partial: &mut [i32]) {
+        lds sums: [i32; 256];
+        vreg x, y, rest, partner;
+        sreg stride, span;
+        mreg active, more, first;
+        global_load x, input[global_id.x]
+        lds_store   sums[local_id.x], x
+        barrier
+        s_mov stride, 1
+        loop
+            s_shl        span, stride, 1
+            v_rem_u32    rest, local_id.x, span
+            v_cmp_eq_u32 active, rest, 0
+            if active
+                v_add_u32 partner, local_id.x, stride
+                lds_load  x, sums[local_id.x]
+                lds_load  y, sums[partner]
+                v_add_i32 x, x, y
+                lds_store sums[local_id.x], x
+            endif
+            barrier
+            s_mov        stride, span
+            s_cmp_lt_u32 more, stride, group_size.x
+        endloop more
+        v_cmp_eq_u32 first, local_id.x, 0
+        if first
+            lds_load     x, sums[0]
+            global_store partial[group_id.x], x
+        endif
+    }
+
+    /// The interleaved tree with contiguous work-items: at step `s`, work-item `t`
+    /// adds word `2 s t + s` into word `2 s t` while `2 s t` is in range.
+    pub kernel interleaved_strided(input: &[i32], partial: &mut [i32]) {
+        lds sums: [i32; 256];
+        vreg x, y, index, partner;
+        sreg stride, span;
+        mreg active, more, first;
+        global_load x, input[global_id.x]
+        lds_store   sums[local_id.x], x
+        barrier
+        s_mov stride, 1
+        loop
+            s_shl        span, stride, 1
+            v_mul_u32    index, local_id.x, span
+            v_cmp_lt_u32 active, index, group_size.x
+            if active
+                v_add_u32 partner, index, stride
+                lds_load  x, sums[index]
+                lds_load  y, sums[partner]
+                v_add_i32 x, x, y
+                lds_store sums[index], x
+            endif
+            barrier
+            s_mov        stride, span
+            s_cmp_lt_u32 more, stride, group_size.x
+        endloop more
+        v_cmp_eq_u32 first, local_id.x, 0
+        if first
+            lds_load     x, sums[0]
+            global_store partial[group_id.x], x
+        endif
+    }
+
+    /// The sequential tree: at stride `s` = half the workgroup, then halving,
+    /// work-items below `s` add the word `s` above their own.
+    pub kernel sequential(input: &[i32], partial: &mut [i32]) {
+        lds sums: [i32; 256];
+        vreg x, y, partner;
+        sreg stride;
+        mreg active, more, first;
+        global_load x, input[global_id.x]
+        lds_store   sums[local_id.x], x
+        barrier
+        s_shr_u32 stride, group_size.x, 1
+        loop
+            v_cmp_lt_u32 active, local_id.x, stride
+            if active
+                v_add_u32 partner, local_id.x, stride
+                lds_load  x, sums[local_id.x]
+                lds_load  y, sums[partner]
+                v_add_i32 x, x, y
+                lds_store sums[local_id.x], x
+            endif
+            barrier
+            s_shr_u32    stride, stride, 1
+            s_cmp_ne_u32 more, stride, 0
+        endloop more
+        v_cmp_eq_u32 first, local_id.x, 0
+        if first
+            lds_load     x, sums[0]
+            global_store partial[group_id.x], x
+        endif
+    }
+
+    /// `partial[w]` = the sum of wave `w`'s inputs, by a shuffle tree: at distance
+    /// `d` = half the wave width, then halving, each lane adds the value `d` lanes
+    /// up; lane 0 ends with the wave's sum.
+    pub kernel shuffle_tree(input: &[i32], partial: &mut [i32]) {
+        vreg x, y, wave;
+        sreg distance;
+        mreg more, first;
+        global_load x, input[global_id.x]
+        s_shr_u32   distance, wave_width, 1
+        loop
+            v_shfl_down  y, x, distance
+            v_add_i32    x, x, y
+            s_shr_u32    distance, distance, 1
+            s_cmp_ne_u32 more, distance, 0
+        endloop more
+        v_cmp_eq_u32 first, lane_id, 0
+        if first
+            v_div_u32    wave, global_id.x, wave_width
+            global_store partial[wave], x
+        endif
+    }
+}
+
+/// The scalar oracle.
+pub mod oracle {
+    /// Wrapping sums of `input` in consecutive chunks of `chunk`.
+    pub fn chunk_sums(input: &[i32], chunk: usize) -> Vec<i32> {
+        input
+            .chunks(chunk)
+            .map(|c| c.iter().fold(0i32, |a, &v| a.wrapping_add(v)))
+            .collect()
+    }
+}
+
+fn inputs(seed: u64) -> Vec<i32> {
+    SplitMix64::new(seed).i32_vec(ITEMS as usize, i32::MIN, i32::MAX)
+}
+
+type Launch = fn(&LaunchConfig, &[i32], &mut [i32]) -> Result<simt::core::Stats, Error>;
+
+/// The three classic workgroup reductions.
+pub const REDUCTION_LADDER: Study = Study {
+    name: "reduction_ladder",
+    seed: "002",
+    claim: "The interleaved tree with a modulo test diverges at every step; indexing it by stride removes that divergence but conflicts in LDS banks; the sequential tree has neither.",
+    run: run_ladder,
+};
+
+fn run_ladder(seed: u64, width: u32) -> Result<StudyResult, Error> {
+    let input = inputs(seed);
+    let expected = oracle::chunk_sums(&input, GROUP as usize);
+    let cfg = LaunchConfig::new(ITEMS / GROUP, GROUP).wave_width(width);
+    let mut rows = Vec::new();
+    for (name, program, launch) in [
+        (
+            "interleaved_modulo",
+            &interleaved_modulo::PROGRAM,
+            interleaved_modulo::launch as Launch,
+        ),
+        (
+            "interleaved_strided",
+            &interleaved_strided::PROGRAM,
+            interleaved_strided::launch,
+        ),
+        ("sequential", &sequential::PROGRAM, sequential::launch),
+    ] {
+        let mut partial = vec![0; expected.len()];
+        let stats = launch(&cfg, &input, &mut partial)?;
+        rows.push(row(name, program, GROUP, &stats, partial == expected, None));
+    }
+    let (modulo, strided, seq) = (rows[0].stats, rows[1].stats, rows[2].stats);
+    let relations = vec![
+        Relation::new(
+            "divergent vector issues, modulo / strided",
+            "> 1 (modulo diverges at every step)",
+            ratio(
+                modulo.divergent_vector_instructions,
+                strided.divergent_vector_instructions,
+            ),
+            modulo.divergent_vector_instructions > strided.divergent_vector_instructions,
+        ),
+        Relation::new(
+            "lanes per issue, modulo / sequential",
+            "< 1",
+            modulo.simd_efficiency() / seq.simd_efficiency(),
+            modulo.simd_efficiency() < seq.simd_efficiency(),
+        ),
+        Relation::new(
+            "LDS conflict cycles, strided",
+            "> 0 (bank conflicts)",
+            strided.lds_conflict_cycles as f64,
+            strided.lds_conflict_cycles > 0,
+        ),
+        Relation::exact(
+            "LDS conflict cycles, sequential",
+            "0",
+            0.0,
+            seq.lds_conflict_cycles as f64,
+        ),
+        Relation::exact(
+            "LDS conflict cycles, modulo",
+            "0",
+            0.0,
+            modulo.lds_conflict_cycles as f64,
+        ),
+    ];
+    Ok(StudyResult::new(
+        REDUCTION_LADDER.name,
+        width,
+        rows,
+        relations,
+    ))
+}
+
+/// A wave's shuffle tree at the launch's width.
+pub const WAVE_TREE: Study = Study {
+    name: "wave_tree",
+    seed: "002",
+    claim: "A wave's reduction tree halves 16, 8, 4, 2, 1 on a 32-wide warp and 32, 16, 8, 4, 2, 1 on a 64-wide wavefront: one more step.",
+    run: run_wave_tree,
+};
+
+fn run_wave_tree(seed: u64, width: u32) -> Result<StudyResult, Error> {
+    let input = inputs(seed);
+    let expected = oracle::chunk_sums(&input, width as usize);
+    let cfg = LaunchConfig::new(ITEMS / GROUP, GROUP).wave_width(width);
+    let mut partial = vec![0; expected.len()];
+    let stats = shuffle_tree::launch(&cfg, &input, &mut partial)?;
+    let program = &shuffle_tree::PROGRAM;
+    let start = nth(program, 0, |i| matches!(i, Inst::Loop { .. }));
+    let end = nth(program, 0, |i| matches!(i, Inst::EndLoop { .. }));
+    let tree: Vec<usize> = (start..=end).collect();
+    let rows = vec![row(
+        "shuffle_tree",
+        program,
+        GROUP,
+        &stats,
+        partial == expected,
+        Some(&tree),
+    )];
+    let shuffle = stats.per_instruction[nth(program, 0, |i| matches!(i, Inst::VShuffle { .. }))];
+    let steps = width.trailing_zeros();
+    let relations = vec![Relation::exact(
+        "tree steps per wave (shuffles / waves)",
+        format!("{steps} (log2 {width})"),
+        f64::from(steps),
+        ratio(shuffle.instructions, stats.waves),
+    )];
+    Ok(StudyResult::new(WAVE_TREE.name, width, rows, relations))
+}
