@@ -306,7 +306,15 @@ impl Machine {
             program.insts.len(),
         );
         if config.sanitize {
-            let buffers: Vec<usize> = plan.bound.slots.iter().map(|s| s.bytes().len()).collect();
+            let buffers: Vec<usize> = plan
+                .bound
+                .slots
+                .iter()
+                .map(|s| match s {
+                    bind::Slot::BufferMut { data, .. } => data.len(),
+                    _ => 0,
+                })
+                .collect();
             self.sanitizer
                 .start(program, config.grid.to_array(), &buffers, nwaves);
         }

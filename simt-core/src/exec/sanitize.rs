@@ -116,8 +116,9 @@ fn bump(g: &mut u32, table: &mut [Shadow]) {
 }
 
 impl Sanitizer {
-    /// Prepares a launch of `program` over `grid` with buffers of these byte
-    /// lengths (by parameter index) and `waves` waves per workgroup.
+    /// Prepares a launch of `program` over `grid` with writable buffers of these
+    /// byte lengths (by parameter index; 0 for read-only buffers and scalars,
+    /// which no access can race on) and `waves` waves per workgroup.
     pub(crate) fn start(
         &mut self,
         program: &Program,
@@ -130,7 +131,9 @@ impl Sanitizer {
         self.launch_gen = self.launch_gen.wrapping_add(1);
         for (shadow, &len) in self.global.iter_mut().zip(buffers) {
             let words = len.div_ceil(4);
-            if shadow.len() < words {
+            if words == 0 {
+                shadow.clear();
+            } else if shadow.len() < words {
                 shadow.resize(words, Shadow::default());
             }
             if self.launch_gen == 0 {
@@ -298,9 +301,10 @@ impl Sanitizer {
             None => (self.group_gen, self.grid),
         };
         let shadows = match buffer {
+            // A read-only buffer has no shadow: nothing writes it, so nothing races.
             Some(b) => match self.global.get_mut(b) {
-                Some(s) => s,
-                None => return,
+                Some(s) if !s.is_empty() => s,
+                _ => return,
             },
             None => &mut self.lds,
         };
