@@ -314,6 +314,11 @@ impl Sanitizer {
             (1u32 << lanes.size) - 1
         };
         let mut found: Vec<(FindingKind, Access, Option<Access>, u64)> = Vec::new();
+        // Lanes of one load reading the bytes the lane before did (a
+        // broadcast) make the same access of the same wave: the first lane's
+        // check stands for them. (A store's shadow must end with the last
+        // lane's value, so every lane of a store goes through.)
+        let mut previous = u32::MAX;
         let mut exec = lanes.exec;
         while exec != 0 {
             let lane = exec.trailing_zeros() as usize;
@@ -323,6 +328,10 @@ impl Sanitizer {
             };
             for k in 0..lanes.count {
                 let off = first.wrapping_add(k * lanes.size);
+                if kind == Kind::Load && off == previous {
+                    continue;
+                }
+                previous = off;
                 let Some(shadow) = shadows.get_mut((off / 4) as usize) else {
                     continue;
                 };
