@@ -22,6 +22,7 @@ pub mod ir;
 pub mod isa;
 mod launch;
 pub mod limits;
+mod listing;
 mod model;
 pub mod occupancy;
 mod stats;
@@ -38,9 +39,10 @@ pub use isa::{
     AtomicOp, BinOp, CmpOp, CmpType, Inst, MaskOp, Opcode, ShuffleOp, TernOp, UnOp, WaveOp, Width,
 };
 pub use launch::{Arg, Dim3, Element, LaunchConfig, Schedule};
+pub use listing::{Hint, HintKind, Line, Listing};
 pub use model::MemoryModel;
 pub use occupancy::{occupancy, Hardware, Limiter, Occupancy, Usage};
-pub use stats::{Counters, Stats};
+pub use stats::{Counters, Stats, WorstPhase};
 pub use validate::{
     link, uniformity, validate, Kernel, Note, NoteKind, UniformityInfo, ValidationError,
     ValidationErrorKind, ValidationErrors,

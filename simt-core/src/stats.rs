@@ -113,7 +113,10 @@ impl Counters {
     /// L1 hit sectors as a share of the load sectors looked up (0 when none),
     /// as Nsight Compute's `l1tex__t_sector_hit_rate.pct` / 100.
     pub fn l1_hit_rate(&self) -> f64 {
-        ratio(self.l1_hit_sectors, self.l1_hit_sectors + self.l1_miss_sectors)
+        ratio(
+            self.l1_hit_sectors,
+            self.l1_hit_sectors + self.l1_miss_sectors,
+        )
     }
 
     /// Global transactions per global access phase (0 when none).
@@ -151,6 +154,76 @@ pub struct Stats {
     pub active_lanes_histogram: Vec<u64>,
     /// Counters of each instruction, indexed like [`Program::insts`](crate::Program::insts).
     pub per_instruction: Vec<Counters>,
+    /// The costliest memory phase of each instruction, indexed like
+    /// `per_instruction` (empty for instructions that issued no LDS or global
+    /// phase, and for the wide `_x2`/`_x4` accesses, whose lanes span several
+    /// words). Kept for the pictures of a report, not serialized with the counters.
+    #[serde(skip)]
+    pub worst_phases: Vec<WorstPhase>,
+}
+
+/// The costliest phase one memory instruction issued during a launch: the one
+/// with the most LDS conflict cycles, or the most global lines; the first such
+/// phase when several tie.
+///
+/// Recorded only when a phase beats the record so far, so it costs a comparison
+/// per phase and a copy of one phase's offsets a handful of times per instruction.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct WorstPhase {
+    /// LDS: the phase's conflict cycles; global: its distinct lines.
+    pub cost: u64,
+    /// Global: the phase's distinct sectors (0 for LDS).
+    pub sectors: u64,
+    /// The wave's lane that is the phase's first lane.
+    pub first_lane: u32,
+    /// Bit `k` set: lane `first_lane + k` was active.
+    pub active: u64,
+    /// Byte offset of each lane of the phase (inactive lanes hold whatever the
+    /// index gave): within the workgroup's LDS, or within the global buffer
+    /// (buffers are aligned to lines, so lines start at multiples of the line size).
+    pub offsets: Vec<u32>,
+    /// Bytes each lane accesses.
+    pub bytes: u32,
+}
+
+impl WorstPhase {
+    /// Whether a phase was recorded.
+    pub fn is_recorded(&self) -> bool {
+        !self.offsets.is_empty()
+    }
+
+    /// The active lanes' byte offsets, with their lane in the phase.
+    pub fn active_offsets(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.offsets
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| k < 64 && self.active >> k & 1 == 1)
+            .map(|(k, &o)| (k as u32, o))
+    }
+
+    /// Replaces the record with a phase of `cost` when it beats it (or none was
+    /// recorded yet).
+    #[inline]
+    pub(crate) fn offer(
+        &mut self,
+        cost: u64,
+        sectors: u64,
+        first_lane: usize,
+        active: u64,
+        offsets: &[u32],
+        bytes: u32,
+    ) {
+        if self.is_recorded() && cost <= self.cost {
+            return;
+        }
+        self.cost = cost;
+        self.sectors = sectors;
+        self.first_lane = first_lane as u32;
+        self.active = active;
+        self.offsets.clear();
+        self.offsets.extend_from_slice(offsets);
+        self.bytes = bytes;
+    }
 }
 
 impl Stats {
@@ -165,6 +238,7 @@ impl Stats {
             totals: Counters::default(),
             active_lanes_histogram: vec![0; wave_width as usize + 1],
             per_instruction: vec![Counters::default(); insts],
+            worst_phases: vec![WorstPhase::default(); insts],
         }
     }
 

@@ -12,7 +12,7 @@ use super::memory::{
     LdsTarget, LdsWords, MemScratch, Space, Trap,
 };
 use crate::isa::AtomicOp;
-use crate::stats::Counters;
+use crate::stats::{Counters, WorstPhase};
 
 /// What an atomic instruction does to each word.
 #[derive(Clone, Copy, Debug)]
@@ -103,6 +103,7 @@ pub(super) fn global<const W: usize>(
     old: &mut [u32; W],
     geo: &Geometry,
     c: &mut Counters,
+    worst: Option<&mut WorstPhase>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
     let exec = exec & full::<W>();
@@ -110,7 +111,7 @@ pub(super) fn global<const W: usize>(
     let len = target.slot.bytes().len() as u64;
     offsets(ops.idx, lm, exec, target.addressing, 4, len, 0, &mut s.offs)
         .map_err(|bad| bad.trap(Space::Global, "atomic", target.name, 4, len, base as u64))?;
-    count_global(exec, false, &s.offs, base, 4, geo, c, &mut s.keys);
+    count_global(exec, false, &s.offs, base, 4, geo, c, worst, &mut s.keys);
     count_atomic(exec, &s.offs, geo, c);
     // Validation lets atomics at writable buffers only.
     if let Slot::BufferMut { data, .. } = target.slot {
@@ -143,6 +144,7 @@ pub(super) fn lds<const W: usize>(
     table: &mut BankTable<'_>,
     geo: &Geometry,
     c: &mut Counters,
+    worst: Option<&mut WorstPhase>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
     let exec = exec & full::<W>();
@@ -168,7 +170,7 @@ pub(super) fn lds<const W: usize>(
             u64::from(area.offset),
         )
     })?;
-    count_lds(exec, false, &s.offs, 4, geo, table, c, &mut s.banks);
+    count_lds(exec, false, &s.offs, 4, geo, table, c, worst, &mut s.banks);
     count_atomic(exec, &s.offs, geo, c);
     each_lane(exec, |l| {
         let w = &mut mem[word_index(s.offs[l])];

@@ -9,7 +9,7 @@ use super::{lanes as lane_ops, wide};
 use crate::error::FaultKind;
 use crate::ir::{GlobalRef, LdsRef, Operand, Program, Special};
 use crate::isa::{Inst, WaveOp};
-use crate::stats::Counters;
+use crate::stats::{Counters, WorstPhase};
 
 /// Where a wave stands between runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,6 +93,8 @@ pub(super) struct WaveRun<'x, 'b> {
     pub(super) table: BankTable<'x>,
     /// Counters per instruction.
     pub(super) counters: &'x mut [Counters],
+    /// The costliest memory phase per instruction.
+    pub(super) worsts: &'x mut [WorstPhase],
     /// Active-lane histogram.
     pub(super) hist: &'x mut [u64],
     /// Skipped-instruction log.
@@ -309,6 +311,7 @@ pub(super) fn run<const W: usize>(
         lds,
         mut table,
         counters,
+        worsts,
         hist,
         mut skips,
         remaining,
@@ -606,7 +609,17 @@ pub(super) fn run<const W: usize>(
                 let idx = index!(src);
                 let target = global_target!(src);
                 memory::global::<W>(
-                    false, ty, target, idx, &lm, exec, &mut s.out, &geo, cnt, &mut s.mem,
+                    false,
+                    ty,
+                    target,
+                    idx,
+                    &lm,
+                    exec,
+                    &mut s.out,
+                    &geo,
+                    cnt,
+                    worsts.get_mut(pc),
+                    &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
                 write_v!(dst);
@@ -618,7 +631,17 @@ pub(super) fn run<const W: usize>(
                 let idx = index!(dst);
                 let target = global_target!(dst);
                 memory::global::<W>(
-                    true, ty, target, idx, &lm, exec, &mut s.out, &geo, cnt, &mut s.mem,
+                    true,
+                    ty,
+                    target,
+                    idx,
+                    &lm,
+                    exec,
+                    &mut s.out,
+                    &geo,
+                    cnt,
+                    worsts.get_mut(pc),
+                    &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
                 pc += 1;
@@ -628,7 +651,18 @@ pub(super) fn run<const W: usize>(
                 let idx = index!(src);
                 let target = lds_target!(src);
                 memory::lds::<W>(
-                    false, ty, target, idx, &lm, exec, &mut s.out, lds, &mut table, &geo, cnt,
+                    false,
+                    ty,
+                    target,
+                    idx,
+                    &lm,
+                    exec,
+                    &mut s.out,
+                    lds,
+                    &mut table,
+                    &geo,
+                    cnt,
+                    worsts.get_mut(pc),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
@@ -641,7 +675,18 @@ pub(super) fn run<const W: usize>(
                 let idx = index!(dst);
                 let target = lds_target!(dst);
                 memory::lds::<W>(
-                    true, ty, target, idx, &lm, exec, &mut s.out, lds, &mut table, &geo, cnt,
+                    true,
+                    ty,
+                    target,
+                    idx,
+                    &lm,
+                    exec,
+                    &mut s.out,
+                    lds,
+                    &mut table,
+                    &geo,
+                    cnt,
+                    worsts.get_mut(pc),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
@@ -760,6 +805,7 @@ pub(super) fn run<const W: usize>(
                     &mut s.out,
                     &geo,
                     cnt,
+                    worsts.get_mut(pc),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
@@ -788,6 +834,7 @@ pub(super) fn run<const W: usize>(
                     &mut s.out,
                     &geo,
                     cnt,
+                    worsts.get_mut(pc),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
@@ -817,6 +864,7 @@ pub(super) fn run<const W: usize>(
                     &mut table,
                     &geo,
                     cnt,
+                    worsts.get_mut(pc),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
@@ -847,6 +895,7 @@ pub(super) fn run<const W: usize>(
                     &mut table,
                     &geo,
                     cnt,
+                    worsts.get_mut(pc),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
