@@ -25,6 +25,7 @@ pub mod limits;
 mod listing;
 mod model;
 pub mod occupancy;
+mod snapshot;
 mod stats;
 mod validate;
 
@@ -42,6 +43,7 @@ pub use launch::{Arg, Dim3, Element, LaunchConfig, Schedule};
 pub use listing::{Hint, HintKind, Line, Listing};
 pub use model::MemoryModel;
 pub use occupancy::{occupancy, Hardware, Limiter, Occupancy, Usage};
+pub use snapshot::{NonZero, Snapshot, SnapshotLine};
 pub use stats::{Counters, Stats, WorstPhase};
 pub use validate::{
     link, uniformity, validate, Kernel, Note, NoteKind, UniformityInfo, ValidationError,

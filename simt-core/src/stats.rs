@@ -100,6 +100,58 @@ impl Counters {
         self.atomic_contention += other.atomic_contention;
     }
 
+    /// The names of the counters, in declaration order (the names
+    /// [`fields`](Self::fields) pairs with the values).
+    pub const NAMES: [&'static str; 19] = [
+        "instructions",
+        "skipped_instructions",
+        "vector_instructions",
+        "divergent_vector_instructions",
+        "active_lanes",
+        "barriers",
+        "lds_accesses",
+        "lds_conflict_cycles",
+        "lds_bytes_requested",
+        "global_accesses",
+        "global_transactions",
+        "global_sectors",
+        "global_bytes_requested",
+        "global_bytes_moved",
+        "l1_hit_sectors",
+        "l1_miss_sectors",
+        "dram_sectors",
+        "atomic_accesses",
+        "atomic_contention",
+    ];
+
+    /// Every counter with its name, in declaration order.
+    pub fn fields(&self) -> [(&'static str, u64); 19] {
+        [
+            ("instructions", self.instructions),
+            ("skipped_instructions", self.skipped_instructions),
+            ("vector_instructions", self.vector_instructions),
+            (
+                "divergent_vector_instructions",
+                self.divergent_vector_instructions,
+            ),
+            ("active_lanes", self.active_lanes),
+            ("barriers", self.barriers),
+            ("lds_accesses", self.lds_accesses),
+            ("lds_conflict_cycles", self.lds_conflict_cycles),
+            ("lds_bytes_requested", self.lds_bytes_requested),
+            ("global_accesses", self.global_accesses),
+            ("global_transactions", self.global_transactions),
+            ("global_sectors", self.global_sectors),
+            ("global_bytes_requested", self.global_bytes_requested),
+            ("global_bytes_moved", self.global_bytes_moved),
+            ("l1_hit_sectors", self.l1_hit_sectors),
+            ("l1_miss_sectors", self.l1_miss_sectors),
+            ("dram_sectors", self.dram_sectors),
+            ("atomic_accesses", self.atomic_accesses),
+            ("atomic_contention", self.atomic_contention),
+        ]
+    }
+
     /// Divergent vector instructions as a percentage of vector instructions (0 when none).
     pub fn divergence_pct(&self) -> f64 {
         ratio(self.divergent_vector_instructions, self.vector_instructions) * 100.0
