@@ -23,8 +23,10 @@ pub mod ir;
 pub mod isa;
 mod launch;
 pub mod limits;
+mod listing;
 mod model;
 pub mod occupancy;
+mod snapshot;
 mod stats;
 mod validate;
 
@@ -40,9 +42,11 @@ pub use isa::{
     AtomicOp, BinOp, CmpOp, CmpType, Inst, MaskOp, Opcode, ShuffleOp, TernOp, UnOp, WaveOp, Width,
 };
 pub use launch::{Arg, Dim3, Element, LaunchConfig, Order, Schedule};
+pub use listing::{Hint, HintKind, Line, Listing};
 pub use model::MemoryModel;
 pub use occupancy::{occupancy, Hardware, Limiter, Occupancy, Usage};
-pub use stats::{Counters, Stats};
+pub use snapshot::{NonZero, Snapshot, SnapshotLine};
+pub use stats::{Counters, Stats, WorstPhase};
 pub use validate::{
     link, uniformity, validate, Kernel, Note, NoteKind, UniformityInfo, ValidationError,
     ValidationErrorKind, ValidationErrors,

@@ -100,6 +100,58 @@ impl Counters {
         self.atomic_contention += other.atomic_contention;
     }
 
+    /// The names of the counters, in declaration order (the names
+    /// [`fields`](Self::fields) pairs with the values).
+    pub const NAMES: [&'static str; 19] = [
+        "instructions",
+        "skipped_instructions",
+        "vector_instructions",
+        "divergent_vector_instructions",
+        "active_lanes",
+        "barriers",
+        "lds_accesses",
+        "lds_conflict_cycles",
+        "lds_bytes_requested",
+        "global_accesses",
+        "global_transactions",
+        "global_sectors",
+        "global_bytes_requested",
+        "global_bytes_moved",
+        "l1_hit_sectors",
+        "l1_miss_sectors",
+        "dram_sectors",
+        "atomic_accesses",
+        "atomic_contention",
+    ];
+
+    /// Every counter with its name, in declaration order.
+    pub fn fields(&self) -> [(&'static str, u64); 19] {
+        [
+            ("instructions", self.instructions),
+            ("skipped_instructions", self.skipped_instructions),
+            ("vector_instructions", self.vector_instructions),
+            (
+                "divergent_vector_instructions",
+                self.divergent_vector_instructions,
+            ),
+            ("active_lanes", self.active_lanes),
+            ("barriers", self.barriers),
+            ("lds_accesses", self.lds_accesses),
+            ("lds_conflict_cycles", self.lds_conflict_cycles),
+            ("lds_bytes_requested", self.lds_bytes_requested),
+            ("global_accesses", self.global_accesses),
+            ("global_transactions", self.global_transactions),
+            ("global_sectors", self.global_sectors),
+            ("global_bytes_requested", self.global_bytes_requested),
+            ("global_bytes_moved", self.global_bytes_moved),
+            ("l1_hit_sectors", self.l1_hit_sectors),
+            ("l1_miss_sectors", self.l1_miss_sectors),
+            ("dram_sectors", self.dram_sectors),
+            ("atomic_accesses", self.atomic_accesses),
+            ("atomic_contention", self.atomic_contention),
+        ]
+    }
+
     /// Divergent vector instructions as a percentage of vector instructions (0 when none).
     pub fn divergence_pct(&self) -> f64 {
         ratio(self.divergent_vector_instructions, self.vector_instructions) * 100.0
@@ -156,6 +208,76 @@ pub struct Stats {
     pub per_instruction: Vec<Counters>,
     /// What the sanitizers found (empty unless the launch turned them on).
     pub findings: crate::findings::Findings,
+    /// The costliest memory phase of each instruction, indexed like
+    /// `per_instruction` (empty for instructions that issued no LDS or global
+    /// phase, and for the wide `_x2`/`_x4` accesses, whose lanes span several
+    /// words). Kept for the pictures of a report, not serialized with the counters.
+    #[serde(skip)]
+    pub worst_phases: Vec<WorstPhase>,
+}
+
+/// The costliest phase one memory instruction issued during a launch: the one
+/// with the most LDS conflict cycles, or the most global lines; the first such
+/// phase when several tie.
+///
+/// Recorded only when a phase beats the record so far, so it costs a comparison
+/// per phase and a copy of one phase's offsets a handful of times per instruction.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct WorstPhase {
+    /// LDS: the phase's conflict cycles; global: its distinct lines.
+    pub cost: u64,
+    /// Global: the phase's distinct sectors (0 for LDS).
+    pub sectors: u64,
+    /// The wave's lane that is the phase's first lane.
+    pub first_lane: u32,
+    /// Bit `k` set: lane `first_lane + k` was active.
+    pub active: u64,
+    /// Byte offset of each lane of the phase (inactive lanes hold whatever the
+    /// index gave): within the workgroup's LDS, or within the global buffer
+    /// (buffers are aligned to lines, so lines start at multiples of the line size).
+    pub offsets: Vec<u32>,
+    /// Bytes each lane accesses.
+    pub bytes: u32,
+}
+
+impl WorstPhase {
+    /// Whether a phase was recorded.
+    pub fn is_recorded(&self) -> bool {
+        !self.offsets.is_empty()
+    }
+
+    /// The active lanes' byte offsets, with their lane in the phase.
+    pub fn active_offsets(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.offsets
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| k < 64 && self.active >> k & 1 == 1)
+            .map(|(k, &o)| (k as u32, o))
+    }
+
+    /// Replaces the record with a phase of `cost` when it beats it (or none was
+    /// recorded yet).
+    #[inline]
+    pub(crate) fn offer(
+        &mut self,
+        cost: u64,
+        sectors: u64,
+        first_lane: usize,
+        active: u64,
+        offsets: &[u32],
+        bytes: u32,
+    ) {
+        if self.is_recorded() && cost <= self.cost {
+            return;
+        }
+        self.cost = cost;
+        self.sectors = sectors;
+        self.first_lane = first_lane as u32;
+        self.active = active;
+        self.offsets.clear();
+        self.offsets.extend_from_slice(offsets);
+        self.bytes = bytes;
+    }
 }
 
 impl Stats {
@@ -171,6 +293,7 @@ impl Stats {
             active_lanes_histogram: vec![0; wave_width as usize + 1],
             per_instruction: vec![Counters::default(); insts],
             findings: crate::findings::Findings::default(),
+            worst_phases: vec![WorstPhase::default(); insts],
         }
     }
 

@@ -1,5 +1,6 @@
-//! Each kernel's full statistics per wave width, as reviewed insta snapshots
-//! (`tests/snapshots/stats__<kernel>__wave<width>.snap`). The instruction and
+//! Each kernel's statistics per wave width, in the compact form of
+//! `Stats::snapshot` (totals and per-line counters with the instruction text), as
+//! reviewed insta snapshots (`tests/snapshots/stats__<kernel>__wave<width>.snap`). The instruction and
 //! divergence figures depend on how each kernel is written, so they are pinned
 //! here rather than against the reference simulator; review changes with
 //! `cargo insta review`.
@@ -15,7 +16,10 @@ fn check(name: &str) {
             .unwrap();
         assert!(run.passed(), "{name} wave{width}: {:?}", run.mismatch());
         insta::with_settings!({ prepend_module_to_snapshot => false }, {
-            insta::assert_yaml_snapshot!(format!("stats__{name}__wave{width}"), run.stats);
+            insta::assert_yaml_snapshot!(
+                format!("stats__{name}__wave{width}"),
+                run.stats.snapshot(spec.program)
+            );
         });
     }
 }

@@ -439,6 +439,7 @@ fn run_groups<const W: usize>(
                         gen: &mut m.gen,
                     },
                     counters: &mut stats.per_instruction,
+                    worsts: &mut stats.worst_phases,
                     hist: &mut stats.active_lanes_histogram,
                     skips: SkipLog(&mut m.skips),
                     remaining: &mut remaining,

@@ -13,7 +13,7 @@ use super::sanitize::{Kind as Access, Lanes, Sanitizer};
 use crate::error::FaultKind;
 use crate::ir::{GlobalRef, LdsRef, Operand, Program, Special};
 use crate::isa::{Inst, WaveOp};
-use crate::stats::Counters;
+use crate::stats::{Counters, WorstPhase};
 
 /// Where a wave stands between runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,6 +99,8 @@ pub(super) struct WaveRun<'x, 'b> {
     pub(super) table: BankTable<'x>,
     /// Counters per instruction.
     pub(super) counters: &'x mut [Counters],
+    /// The costliest memory phase per instruction.
+    pub(super) worsts: &'x mut [WorstPhase],
     /// Active-lane histogram.
     pub(super) hist: &'x mut [u64],
     /// Skipped-instruction log.
@@ -323,6 +325,7 @@ pub(super) fn run<const W: usize>(
         lds,
         mut table,
         counters,
+        worsts,
         hist,
         mut skips,
         remaining,
@@ -468,9 +471,9 @@ pub(super) fn run<const W: usize>(
                 src: &s.b,
                 cmp: &s.c,
             };
-            let (geo, c, caches) = (&geo, &mut *$cnt, caches.as_mut());
+            let (geo, c, worst, caches) = (&geo, &mut *$cnt, worsts.get_mut(pc), caches.as_mut());
             atomic::global::<W>(
-                $update, target, ops, &lm, exec, &mut s.out, geo, c, caches, &mut s.mem,
+                $update, target, ops, &lm, exec, &mut s.out, geo, c, worst, caches, &mut s.mem,
             )
             .map_err(|t| (pc, t))?;
             if let Some(d) = $dst {
@@ -486,9 +489,10 @@ pub(super) fn run<const W: usize>(
                 src: &s.b,
                 cmp: &s.c,
             };
-            let (geo, c) = (&geo, &mut *$cnt);
+            let (geo, c, worst) = (&geo, &mut *$cnt, worsts.get_mut(pc));
             atomic::lds::<W>(
-                $update, target, ops, &lm, exec, &mut s.out, lds, &mut table, geo, c, &mut s.mem,
+                $update, target, ops, &lm, exec, &mut s.out, lds, &mut table, geo, c, worst,
+                &mut s.mem,
             )
             .map_err(|t| (pc, t))?;
             if let Some(d) = $dst {
@@ -708,6 +712,7 @@ pub(super) fn run<const W: usize>(
                     &mut s.out,
                     &geo,
                     cnt,
+                    worsts.get_mut(pc),
                     caches.as_mut(),
                     &mut s.mem,
                 )
@@ -739,6 +744,7 @@ pub(super) fn run<const W: usize>(
                     &mut s.out,
                     &geo,
                     cnt,
+                    worsts.get_mut(pc),
                     caches.as_mut(),
                     &mut s.mem,
                 )
@@ -758,7 +764,18 @@ pub(super) fn run<const W: usize>(
                 let idx = index!(src);
                 let target = lds_target!(src);
                 memory::lds::<W>(
-                    false, ty, target, idx, &lm, exec, &mut s.out, lds, &mut table, &geo, cnt,
+                    false,
+                    ty,
+                    target,
+                    idx,
+                    &lm,
+                    exec,
+                    &mut s.out,
+                    lds,
+                    &mut table,
+                    &geo,
+                    cnt,
+                    worsts.get_mut(pc),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
@@ -772,7 +789,18 @@ pub(super) fn run<const W: usize>(
                 let idx = index!(dst);
                 let target = lds_target!(dst);
                 memory::lds::<W>(
-                    true, ty, target, idx, &lm, exec, &mut s.out, lds, &mut table, &geo, cnt,
+                    true,
+                    ty,
+                    target,
+                    idx,
+                    &lm,
+                    exec,
+                    &mut s.out,
+                    lds,
+                    &mut table,
+                    &geo,
+                    cnt,
+                    worsts.get_mut(pc),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;

@@ -12,7 +12,7 @@ use super::{
     GlobalTarget, LdsTarget, LdsWords, MemScratch, Space, Through, Trap,
 };
 use crate::isa::AtomicOp;
-use crate::stats::Counters;
+use crate::stats::{Counters, WorstPhase};
 
 /// What an atomic instruction does to each word.
 #[derive(Clone, Copy, Debug)]
@@ -103,6 +103,7 @@ pub(crate) fn global<const W: usize>(
     old: &mut [u32; W],
     geo: &Geometry,
     c: &mut Counters,
+    worst: Option<&mut WorstPhase>,
     caches: Option<&mut CuCaches<'_>>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
@@ -111,7 +112,7 @@ pub(crate) fn global<const W: usize>(
     let len = target.slot.bytes().len() as u64;
     offsets(ops.idx, lm, exec, target.addressing, 4, len, 0, &mut s.offs)
         .map_err(|bad| bad.trap(Space::Global, "atomic", target.name, 4, len, base as u64))?;
-    count_global(exec, false, &s.offs, base, 4, geo, c, &mut s.keys);
+    count_global(exec, false, &s.offs, base, 4, geo, c, worst, &mut s.keys);
     count_atomic(exec, &s.offs, geo, c);
     super::caches::phases(
         caches,
@@ -154,6 +155,7 @@ pub(crate) fn lds<const W: usize>(
     table: &mut BankTable<'_>,
     geo: &Geometry,
     c: &mut Counters,
+    worst: Option<&mut WorstPhase>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
     let exec = exec & full::<W>();
@@ -179,7 +181,7 @@ pub(crate) fn lds<const W: usize>(
             u64::from(area.offset),
         )
     })?;
-    count_lds(exec, false, &s.offs, 4, geo, table, c, &mut s.banks);
+    count_lds(exec, false, &s.offs, 4, geo, table, c, worst, &mut s.banks);
     count_atomic(exec, &s.offs, geo, c);
     each_lane(exec, |l| {
         let w = &mut mem[word_index(s.offs[l])];

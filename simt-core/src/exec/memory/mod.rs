@@ -21,7 +21,7 @@ use crate::error::FaultKind;
 use crate::findings::Space;
 use crate::ir::{Addressing, ElemType};
 use crate::limits::MAX_LDS_BYTES;
-use crate::stats::Counters;
+use crate::stats::{Counters, WorstPhase};
 
 /// A fault raised by a handler, before the interpreter adds where it happened.
 #[derive(Debug)]
@@ -256,6 +256,7 @@ pub(super) fn count_global<const W: usize>(
     size: u32,
     geo: &Geometry,
     c: &mut Counters,
+    mut worst: Option<&mut WorstPhase>,
     buf: &mut [u32; W],
 ) {
     for phase in phases::<W>(exec, geo.phase_lanes) {
@@ -274,6 +275,17 @@ pub(super) fn count_global<const W: usize>(
         c.global_sectors += sectors;
         c.global_bytes_requested += bits.count_ones() as u64 * size as u64;
         c.global_bytes_moved += lines * geo.line_bytes;
+        if let Some(w) = worst.as_deref_mut() {
+            let (start, n, _) = phase;
+            w.offer(
+                lines,
+                sectors,
+                start,
+                bits >> start,
+                &offs[start..start + n],
+                size,
+            );
+        }
     }
 }
 
@@ -296,6 +308,7 @@ pub(super) fn count_lds<const W: usize>(
     geo: &Geometry,
     table: &mut BankTable<'_>,
     c: &mut Counters,
+    mut worst: Option<&mut WorstPhase>,
     banks: &mut [u32; 64],
 ) {
     for (start, n, bits) in phases::<W>(exec, geo.phase_lanes) {
@@ -304,6 +317,32 @@ pub(super) fn count_lds<const W: usize>(
         }
         c.lds_accesses += 1;
         c.lds_bytes_requested += bits.count_ones() as u64 * size as u64;
+        let cycles = lds_phase_cycles::<W>((start, n, bits), contiguous, addrs, geo, table, banks);
+        c.lds_conflict_cycles += cycles;
+        if let Some(w) = worst.as_deref_mut() {
+            w.offer(
+                cycles,
+                0,
+                start,
+                bits >> start,
+                &addrs[start..start + n],
+                size,
+            );
+        }
+    }
+}
+
+/// The conflict cycles of one LDS phase: its worst bank's distinct words minus one.
+#[inline(always)]
+fn lds_phase_cycles<const W: usize>(
+    (start, n, bits): (usize, usize, u64),
+    contiguous: bool,
+    addrs: &[u32; W],
+    geo: &Geometry,
+    table: &mut BankTable<'_>,
+    banks: &mut [u32; 64],
+) -> u64 {
+    {
         if contiguous {
             // One block of bytes: `k` consecutive words, spread over the banks as
             // evenly as possible (an access never spans two words: it is aligned
@@ -312,8 +351,7 @@ pub(super) fn count_lds<const W: usize>(
             let last = (addrs[(start + n - 1) % W] >> geo.bank_shift) as u64;
             let banks = geo.bank_mask as u64 + 1;
             let k = last - first + 1;
-            c.lds_conflict_cycles += ((k + banks - 1) >> banks.trailing_zeros()) - 1;
-            continue;
+            return ((k + banks - 1) >> banks.trailing_zeros()) - 1;
         }
         if bits.count_ones() as usize == n {
             // Words spanning fewer than `banks` consecutive words sit in distinct
@@ -325,11 +363,10 @@ pub(super) fn count_lds<const W: usize>(
                 hi = hi.max(a >> geo.bank_shift);
             }
             if hi - lo <= geo.bank_mask {
-                continue;
+                return 0;
             }
             if let Some(cycles) = affine_conflicts(&addrs[start..start + n], geo) {
-                c.lds_conflict_cycles += cycles;
-                continue;
+                return cycles;
             }
         }
         // No bank asked for two different words (lanes sharing a word broadcast):
@@ -346,7 +383,7 @@ pub(super) fn count_lds<const W: usize>(
         });
         let clash = mismatch != 0;
         if !clash {
-            continue;
+            return 0;
         }
         if *table.gen == u32::MAX {
             table.stamps.fill(0);
@@ -367,7 +404,7 @@ pub(super) fn count_lds<const W: usize>(
                 }
             }
         });
-        c.lds_conflict_cycles += worst.saturating_sub(1) as u64;
+        worst.saturating_sub(1) as u64
     }
 }
 
@@ -664,6 +701,7 @@ pub(super) fn global<const W: usize>(
     val_out: &mut [u32; W],
     geo: &Geometry,
     c: &mut Counters,
+    worst: Option<&mut WorstPhase>,
     caches: Option<&mut CuCaches<'_>>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
@@ -685,7 +723,17 @@ pub(super) fn global<const W: usize>(
         }
     };
     let contiguous = exec == full::<W>() && all;
-    count_global(exec, contiguous, &s.offs, base, size, geo, c, &mut s.keys);
+    count_global(
+        exec,
+        contiguous,
+        &s.offs,
+        base,
+        size,
+        geo,
+        c,
+        worst,
+        &mut s.keys,
+    );
     let through = if store { Through::Store } else { Through::Load };
     caches::phases(caches, through, exec, &s.offs, base, 1, geo.phase_lanes, c);
     match (store, target.slot) {
@@ -724,6 +772,7 @@ pub(super) fn lds<const W: usize>(
     table: &mut BankTable<'_>,
     geo: &Geometry,
     c: &mut Counters,
+    worst: Option<&mut WorstPhase>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
     let exec = exec & full::<W>();
@@ -752,7 +801,17 @@ pub(super) fn lds<const W: usize>(
         }
     };
     let contiguous = exec == full::<W>() && all;
-    count_lds(exec, contiguous, &s.offs, size, geo, table, c, &mut s.banks);
+    count_lds(
+        exec,
+        contiguous,
+        &s.offs,
+        size,
+        geo,
+        table,
+        c,
+        worst,
+        &mut s.banks,
+    );
     if store {
         lds_scatter(mem, exec, &s.offs, ty, val_out, contiguous);
     } else {

@@ -1,0 +1,488 @@
+//! A launch's counters per source line, with the instruction text and hints.
+//!
+//! Profilers answer "which line, and why" on a source page; [`Stats::listing`]
+//! does the same for a launch: the counters of the instructions written on one
+//! line are summed, and the lines that cost the most get a one-line explanation
+//! computed from the counters and from the costliest phase each memory
+//! instruction issued ([`WorstPhase`]).
+
+use crate::ir::Program;
+use crate::isa::Inst;
+use crate::model::MemoryModel;
+use crate::stats::{Counters, Stats, WorstPhase};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// How many lines a listing flags at most: a page of hints hides the ones that
+/// matter.
+pub const MAX_HINTS: usize = 5;
+
+/// The counters of a launch per source line, costliest lines explained.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Listing {
+    /// The kernel's name.
+    pub kernel: String,
+    /// The launch's wave width.
+    pub wave_width: u32,
+    /// The memory model's name.
+    pub model: String,
+    /// One row per source line that holds instructions, in source order.
+    pub lines: Vec<Line>,
+    /// The costliest lines, costliest first (at most [`MAX_HINTS`]).
+    pub hints: Vec<Hint>,
+}
+
+/// The summed counters of the instructions written on one source line.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Line {
+    /// 1-based source line (0 for instructions built without a location).
+    pub line: u32,
+    /// The instructions, disassembled with the kernel's names, `; `-separated.
+    pub text: String,
+    /// Indices of the instructions in [`Program::insts`].
+    pub instructions: Vec<usize>,
+    /// Issued instructions.
+    pub issues: u64,
+    /// Instructions jumped over in bodies no lane took.
+    pub skipped: u64,
+    /// Vector issues.
+    pub vector_issues: u64,
+    /// Average active lanes per vector issue (0 without vector issues).
+    pub avg_active_lanes: f64,
+    /// Divergent vector issues as a share of vector issues (0 to 1).
+    pub divergent_share: f64,
+    /// LDS phases.
+    pub lds_accesses: u64,
+    /// LDS bank-conflict cycles.
+    pub lds_conflict_cycles: u64,
+    /// Global phases.
+    pub global_accesses: u64,
+    /// Global transactions (lines) per phase (0 without global phases).
+    pub transactions_per_access: f64,
+    /// Global sectors per phase (0 without global phases).
+    pub sectors_per_access: f64,
+    /// Share of load sectors found in the L1, when the model has one and the
+    /// line loads.
+    pub l1_hit_rate: Option<f64>,
+    /// Atomic phases.
+    pub atomic_accesses: u64,
+    /// Per atomic phase, the most lanes at one address minus one, summed.
+    pub atomic_contention: u64,
+    /// The summed counters the figures above come from.
+    #[serde(skip)]
+    pub counters: Counters,
+}
+
+/// What kind of cost a hint explains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HintKind {
+    /// LDS lanes asking one bank for different words.
+    BankConflict,
+    /// Global accesses touching more lines than their bytes need.
+    Uncoalesced,
+    /// Vector issues with few active lanes because a branch split the wave.
+    Divergence,
+    /// Vector issues with few active lanes because waves are partly empty.
+    PartialWaves,
+    /// Atomic lanes updating one address, one after another.
+    AtomicContention,
+}
+
+/// A costly line and why it costs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Hint {
+    /// The source line.
+    pub line: u32,
+    /// What kind of cost.
+    pub kind: HintKind,
+    /// The cost that ranks hints: extra LDS cycles, extra global transactions,
+    /// idle lane-issues in units of whole waves, or serialized atomic updates;
+    /// each is roughly one wasted issue slot of the unit involved.
+    pub cost: u64,
+    /// The explanation.
+    pub text: String,
+}
+
+impl Stats {
+    /// This launch's counters per source line of `program`, with hints for the
+    /// costliest lines.
+    ///
+    /// The memory geometry the hints reason with is the preset named like the
+    /// launch's model (the reference model's for a model of another name).
+    pub fn listing(&self, program: &Program) -> Listing {
+        let model = MemoryModel::preset(&self.model).unwrap_or_default();
+        let mut rows: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        for k in 0..program.insts.len().min(self.per_instruction.len()) {
+            rows.entry(program.loc(k).line).or_default().push(k);
+        }
+        let mut lines = Vec::with_capacity(rows.len());
+        let mut hints = Vec::new();
+        for (line, insts) in rows {
+            let mut c = Counters::default();
+            let mut text = String::new();
+            for &k in &insts {
+                if let Some(counters) = self.per_instruction.get(k) {
+                    c.add(counters);
+                }
+                if let Some(inst) = program.insts.get(k) {
+                    if !text.is_empty() {
+                        text.push_str("; ");
+                    }
+                    text.push_str(&program.display_inst(inst).to_string());
+                }
+            }
+            let row = Line {
+                line,
+                text,
+                instructions: insts,
+                issues: c.instructions,
+                skipped: c.skipped_instructions,
+                vector_issues: c.vector_instructions,
+                avg_active_lanes: c.simd_efficiency(),
+                divergent_share: c.divergence_pct() / 100.0,
+                lds_accesses: c.lds_accesses,
+                lds_conflict_cycles: c.lds_conflict_cycles,
+                global_accesses: c.global_accesses,
+                transactions_per_access: c.transactions_per_access(),
+                sectors_per_access: ratio(c.global_sectors, c.global_accesses),
+                l1_hit_rate: (c.l1_hit_sectors + c.l1_miss_sectors > 0).then(|| c.l1_hit_rate()),
+                atomic_accesses: c.atomic_accesses,
+                atomic_contention: c.atomic_contention,
+                counters: c,
+            };
+            hints.extend(line_hints(self, program, &model, &row));
+            lines.push(row);
+        }
+        // Costliest first; ties in source order, so the ranking is stable.
+        hints.sort_by(|a, b| b.cost.cmp(&a.cost).then(a.line.cmp(&b.line)));
+        hints.truncate(MAX_HINTS);
+        Listing {
+            kernel: self.kernel.clone(),
+            wave_width: self.wave_width,
+            model: self.model.clone(),
+            lines,
+            hints,
+        }
+    }
+}
+
+impl Listing {
+    /// The hint about `line`, if it is one of the costliest.
+    pub fn hint(&self, line: u32) -> Option<&Hint> {
+        self.hints.iter().find(|h| h.line == line)
+    }
+}
+
+fn ratio(num: u64, den: u64) -> f64 {
+    if den == 0 {
+        0.0
+    } else {
+        num as f64 / den as f64
+    }
+}
+
+/// The worst phase of the line's instructions that has the highest cost.
+fn worst_of<'s>(stats: &'s Stats, row: &Line) -> Option<(usize, &'s WorstPhase)> {
+    row.instructions
+        .iter()
+        .filter_map(|&k| Some((k, stats.worst_phases.get(k)?)))
+        .filter(|(_, w)| w.is_recorded())
+        .max_by_key(|(_, w)| w.cost)
+}
+
+/// The distance between consecutive lanes' offsets, in bytes, when it is the same
+/// for every pair of consecutive active lanes (at least two of them).
+fn uniform_stride(w: &WorstPhase) -> Option<i64> {
+    let mut lanes = w.active_offsets();
+    let (k0, o0) = lanes.next()?;
+    let (k1, o1) = lanes.next()?;
+    let step = (i64::from(o1) - i64::from(o0)) / i64::from(k1 - k0);
+    let uniform = w
+        .active_offsets()
+        .all(|(k, o)| i64::from(o) - i64::from(o0) == step * i64::from(k - k0));
+    uniform.then_some(step)
+}
+
+/// The hints a line deserves, each with its cost (at most one per kind).
+fn line_hints(stats: &Stats, program: &Program, model: &MemoryModel, row: &Line) -> Vec<Hint> {
+    let c = &row.counters;
+    let mut out = Vec::new();
+    let mut hint = |kind, cost: u64, text: String| {
+        if cost > 0 {
+            out.push(Hint {
+                line: row.line,
+                kind,
+                cost,
+                text,
+            })
+        }
+    };
+    if c.lds_conflict_cycles > 0 {
+        hint(
+            HintKind::BankConflict,
+            c.lds_conflict_cycles,
+            bank_conflict_text(stats, model, row),
+        );
+    }
+    if c.global_accesses > 0 && c.atomic_accesses == 0 {
+        let line_bytes = u64::from(model.line_bytes.max(1));
+        let per_access = ratio(c.global_bytes_requested, c.global_accesses);
+        // The fewest lines a phase's bytes fit in, when they are contiguous and
+        // aligned: the figure a perfectly coalesced access reaches.
+        let minimum = (per_access / line_bytes as f64).ceil().max(1.0);
+        let actual = c.transactions_per_access();
+        if actual >= 2.0 * minimum {
+            let extra = c
+                .global_transactions
+                .saturating_sub((minimum as u64).saturating_mul(c.global_accesses));
+            hint(
+                HintKind::Uncoalesced,
+                extra,
+                uncoalesced_text(stats, row, actual, minimum),
+            );
+        }
+    }
+    if c.vector_instructions > 0 {
+        let width = u64::from(stats.wave_width.max(1));
+        let avg = c.simd_efficiency();
+        if avg < 0.75 * width as f64 {
+            // Rounded up, so that a few idle lanes still rank above none.
+            let idle = (c.vector_instructions * width)
+                .saturating_sub(c.active_lanes)
+                .div_ceil(width);
+            let avg_text = format!("{avg:.1} of {width} lanes active on average");
+            if c.divergent_vector_instructions > 0 {
+                let branch = row
+                    .instructions
+                    .first()
+                    .and_then(|&k| enclosing_branch(program, k));
+                let why = match branch {
+                    Some((line, true)) => format!(
+                        ": the loop on line {line} keeps running for some lanes after others leave"
+                    ),
+                    Some((line, false)) => {
+                        format!(": the branch on line {line} splits the waves")
+                    }
+                    None => ": a branch splits the waves".to_owned(),
+                };
+                hint(HintKind::Divergence, idle, format!("{avg_text}{why}"));
+            } else {
+                hint(
+                    HintKind::PartialWaves,
+                    idle,
+                    format!(
+                        "{avg_text}: the waves are only partly filled; make the workgroup a multiple of {width} work-items"
+                    ),
+                );
+            }
+        }
+    }
+    if c.atomic_contention > 0 {
+        let per_phase = ratio(c.atomic_contention, c.atomic_accesses) + 1.0;
+        hint(
+            HintKind::AtomicContention,
+            c.atomic_contention,
+            format!(
+                "up to {per_phase:.1} lanes of a phase update one address on average: their updates serialize; combine within the wave first (a wave reduction, then one lane updates)"
+            ),
+        );
+    }
+    out
+}
+
+fn bank_conflict_text(stats: &Stats, model: &MemoryModel, row: &Line) -> String {
+    let cycles = row.counters.lds_conflict_cycles;
+    let phases = row.lds_accesses.max(1);
+    let Some((_, w)) = worst_of(stats, row) else {
+        return format!("{cycles} bank-conflict cycles over {phases} phases");
+    };
+    let bank_bytes = model.lds_bank_bytes.max(1);
+    let banks = model.lds_banks.max(1);
+    // Distinct words per bank in the worst phase, to name the busiest bank.
+    let mut words: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    for (_, o) in w.active_offsets() {
+        let word = o / bank_bytes;
+        let list = words.entry(word % banks).or_default();
+        if !list.contains(&word) {
+            list.push(word);
+        }
+    }
+    let (bank, degree) = words
+        .iter()
+        .map(|(b, ws)| (*b, ws.len()))
+        .max_by_key(|&(b, n)| (n, std::cmp::Reverse(b)))
+        .unwrap_or((0, 1));
+    let lanes = w
+        .active_offsets()
+        .filter(|(_, o)| (o / bank_bytes) % banks == bank)
+        .count();
+    let mut text = format!(
+        "{lanes} lanes ask bank {bank} for {degree} different words ({degree}-way conflict, {} extra cycles in the worst phase, {cycles} over {phases} phases)",
+        w.cost
+    );
+    if let Some(stride) = uniform_stride(w) {
+        let stride_words = stride.unsigned_abs() / u64::from(bank_bytes);
+        if stride_words > 0 && stride_words % 2 == 0 {
+            text.push_str(&format!(
+                ": lanes are {} bytes ({stride_words} words) apart, pad the pitch by one word",
+                stride.unsigned_abs()
+            ));
+        } else {
+            text.push_str(&format!(
+                ": lanes are {} bytes apart",
+                stride.unsigned_abs()
+            ));
+        }
+    }
+    text
+}
+
+fn uncoalesced_text(stats: &Stats, row: &Line, actual: f64, minimum: f64) -> String {
+    let mut text = format!(
+        "each access touches {actual:.1} lines, {:.1}x the minimum of {minimum}",
+        actual / minimum
+    );
+    if let Some(stride) = worst_of(stats, row).and_then(|(_, w)| uniform_stride(w)) {
+        text.push_str(&format!(
+            ": lanes are {} bytes apart",
+            stride.unsigned_abs()
+        ));
+        if stride.unsigned_abs() > 4 {
+            text.push_str(", make consecutive lanes read consecutive elements");
+        }
+    } else {
+        text.push_str(": the lanes' addresses are scattered");
+    }
+    text
+}
+
+/// The innermost `if` or `loop` around instruction `k`: its source line, and
+/// whether it is a loop.
+fn enclosing_branch(program: &Program, k: usize) -> Option<(u32, bool)> {
+    let mut depth = 0u32;
+    for j in (0..k).rev() {
+        match program.insts.get(j)? {
+            Inst::EndIf | Inst::EndLoop { .. } => depth += 1,
+            Inst::If { .. } | Inst::Loop { .. } => {
+                if depth == 0 {
+                    let is_loop = matches!(program.insts.get(j), Some(Inst::Loop { .. }));
+                    return Some((program.loc(j).line, is_loop));
+                }
+                depth -= 1;
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+impl fmt::Display for Listing {
+    /// An aligned text table, then the hints.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let has_l1 = self.lines.iter().any(|l| l.l1_hit_rate.is_some());
+        let has_atomics = self.lines.iter().any(|l| l.atomic_accesses > 0);
+        let mut header = vec![
+            "line",
+            "issues",
+            "skipped",
+            "lanes",
+            "div %",
+            "lds acc",
+            "conflict",
+            "glb acc",
+            "trans/acc",
+            "sect/acc",
+        ];
+        if has_l1 {
+            header.push("L1 hit %");
+        }
+        if has_atomics {
+            header.push("atom cont");
+        }
+        let mut rows: Vec<Vec<String>> = Vec::with_capacity(self.lines.len());
+        for l in &self.lines {
+            let blank_if_zero = |v: u64| if v == 0 { String::new() } else { v.to_string() };
+            let vector = l.vector_issues > 0;
+            let global = l.global_accesses > 0;
+            let mut row = vec![
+                l.line.to_string(),
+                l.issues.to_string(),
+                blank_if_zero(l.skipped),
+                if vector {
+                    format!("{:.2}", l.avg_active_lanes)
+                } else {
+                    String::new()
+                },
+                if vector {
+                    format!("{:.1}", l.divergent_share * 100.0)
+                } else {
+                    String::new()
+                },
+                blank_if_zero(l.lds_accesses),
+                blank_if_zero(l.lds_conflict_cycles),
+                blank_if_zero(l.global_accesses),
+                if global {
+                    format!("{:.2}", l.transactions_per_access)
+                } else {
+                    String::new()
+                },
+                if global {
+                    format!("{:.2}", l.sectors_per_access)
+                } else {
+                    String::new()
+                },
+            ];
+            if has_l1 {
+                row.push(
+                    l.l1_hit_rate
+                        .map_or(String::new(), |r| format!("{:.1}", r * 100.0)),
+                );
+            }
+            if has_atomics {
+                row.push(blank_if_zero(l.atomic_contention));
+            }
+            rows.push(row);
+        }
+        let widths: Vec<usize> = header
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                rows.iter()
+                    .map(|r| r[i].len())
+                    .chain([h.len()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        writeln!(
+            f,
+            "{}, wave{}, model {}",
+            self.kernel, self.wave_width, self.model
+        )?;
+        for (h, w) in header.iter().zip(&widths) {
+            write!(f, "{h:>w$}  ")?;
+        }
+        writeln!(f, "  instruction")?;
+        for (row, l) in rows.iter().zip(&self.lines) {
+            let mark = if self.hint(l.line).is_some() {
+                '*'
+            } else {
+                ' '
+            };
+            for (cell, w) in row.iter().zip(&widths) {
+                write!(f, "{cell:>w$}  ")?;
+            }
+            writeln!(f, "{mark} {}", l.text)?;
+        }
+        if !self.hints.is_empty() {
+            writeln!(f)?;
+            writeln!(f, "costliest lines (*):")?;
+            for h in &self.hints {
+                writeln!(f, "  line {}: {}", h.line, h.text)?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,199 @@
+//! The per-line listing and its hints, on small kernels built to show each cost.
+
+use simt::core::{HintKind, LaunchConfig, Listing};
+use simt::simt_kernel;
+
+simt_kernel! {
+    /// Lane l of wave w writes and reads word (l, w) of a tile whose rows are
+    /// `pitch` words apart.
+    kernel column(out: &mut [u32], pitch: u32) {
+        lds tile: [u32; 1056];
+        vreg word, v;
+        v_mad_u32    word, lane_id, pitch, wave_id
+        lds_store    tile[word], local_id.x
+        lds_load     v, tile[word]
+        global_store out[global_id.x], v
+    }
+
+    /// out[i] = x[i * stride]
+    kernel strided(x: &[u32], out: &mut [u32], stride: u32) {
+        vreg i, j, v;
+        v_mov        i, global_id.x
+        v_mul_u32    j, i, stride
+        global_load  v, x[j]
+        global_store out[i], v
+    }
+
+    /// Only lanes below `keep` of each wave double their value.
+    kernel few_lanes(out: &mut [u32], keep: u32) {
+        vreg v;
+        mreg taken;
+        v_mov        v, global_id.x
+        v_cmp_lt_u32 taken, lane_id, keep
+        if taken
+            v_add_u32 v, v, v
+            v_add_u32 v, v, 1
+        endif
+        global_store out[global_id.x], v
+    }
+
+    /// Every lane adds one to the same counter.
+    kernel count_all(counter: &mut [u32]) {
+        global_atomic_add_u32 counter[0], 1
+    }
+
+    /// out[i] = i, for workgroups that may leave a wave partly empty.
+    kernel ids(out: &mut [u32]) {
+        global_store out[global_id.x], global_id.x
+    }
+}
+
+/// The listing row of the first instruction whose text starts with `mnemonic`.
+fn row<'l>(listing: &'l Listing, mnemonic: &str) -> &'l simt::core::Line {
+    listing
+        .lines
+        .iter()
+        .find(|l| l.text.starts_with(mnemonic))
+        .unwrap_or_else(|| panic!("no line starts with {mnemonic}:\n{listing}"))
+}
+
+#[test]
+fn a_column_of_an_unpadded_tile_is_a_32_way_bank_conflict() {
+    let config = LaunchConfig::new(1, 256);
+    let mut out = vec![0u32; 256];
+    let stats = column::launch(&config, &mut out, 32).unwrap();
+    let listing = stats.listing(&column::PROGRAM);
+    let load = row(&listing, "lds_load");
+    assert_eq!(load.text, "lds_load v, tile[word]");
+    assert_eq!((load.lds_accesses, load.lds_conflict_cycles), (8, 8 * 31));
+    let hint = listing.hint(load.line).expect("the load is flagged");
+    assert_eq!(hint.kind, HintKind::BankConflict);
+    assert!(
+        hint.text.starts_with(
+            "32 lanes ask bank 0 for 32 different words (32-way conflict, 31 extra cycles"
+        ),
+        "{}",
+        hint.text
+    );
+    assert!(
+        hint.text
+            .ends_with("lanes are 128 bytes (32 words) apart, pad the pitch by one word"),
+        "{}",
+        hint.text
+    );
+    // The store costs the same: both are flagged, the global store is not.
+    assert_eq!(listing.hints.len(), 2, "{listing}");
+
+    let padded = column::launch(&config, &mut out, 33).unwrap();
+    let listing = padded.listing(&column::PROGRAM);
+    assert!(listing.hints.is_empty(), "{listing}");
+    assert_eq!(row(&listing, "lds_load").lds_conflict_cycles, 0);
+}
+
+#[test]
+fn a_strided_load_is_flagged_with_its_lines_and_the_stride() {
+    let config = LaunchConfig::new(1, 64);
+    let x = vec![7u32; 64 * 16];
+    let mut out = vec![0u32; 64];
+    let stats = strided::launch(&config, &x, &mut out, 16).unwrap();
+    let listing = stats.listing(&strided::PROGRAM);
+    let load = row(&listing, "global_load");
+    assert_eq!(load.transactions_per_access, 32.0);
+    let hint = listing.hint(load.line).expect("the load is flagged");
+    assert_eq!(hint.kind, HintKind::Uncoalesced);
+    assert_eq!(hint.cost, 2 * 30);
+    assert_eq!(
+        hint.text,
+        "each access touches 32.0 lines, 16.0x the minimum of 2: lanes are 64 bytes apart, \
+         make consecutive lanes read consecutive elements"
+    );
+    // The store is coalesced: not flagged.
+    assert!(listing.hint(row(&listing, "global_store").line).is_none());
+    assert_eq!(listing.hints.len(), 1, "{listing}");
+
+    let unit = strided::launch(&config, &x, &mut out, 1).unwrap();
+    assert!(unit.listing(&strided::PROGRAM).hints.is_empty());
+}
+
+#[test]
+fn a_branch_few_lanes_take_is_named_by_its_line() {
+    let config = LaunchConfig::new(1, 64);
+    let mut out = vec![0u32; 64];
+    let stats = few_lanes::launch(&config, &mut out, 2).unwrap();
+    let listing = stats.listing(&few_lanes::PROGRAM);
+    let add = row(&listing, "v_add_u32 v, v, v");
+    assert_eq!(add.avg_active_lanes, 2.0);
+    assert_eq!(add.divergent_share, 1.0);
+    let branch_line = row(&listing, "if taken").line;
+    let hint = listing.hint(add.line).expect("the body is flagged");
+    assert_eq!(hint.kind, HintKind::Divergence);
+    assert_eq!(
+        hint.text,
+        format!(
+            "2.0 of 32 lanes active on average: the branch on line {branch_line} splits the waves"
+        )
+    );
+    // Two waves issue it with 30 idle lanes each: 60 lane slots, two waves'
+    // worth rounded up.
+    assert_eq!(hint.cost, 2);
+    assert_eq!(out[1], 3);
+
+    let all = few_lanes::launch(&config, &mut out, 32).unwrap();
+    assert!(all.listing(&few_lanes::PROGRAM).hints.is_empty());
+}
+
+#[test]
+fn an_atomic_every_lane_aims_at_one_address_is_flagged() {
+    let config = LaunchConfig::new(1, 32);
+    let mut counter = vec![0u32; 1];
+    let stats = count_all::launch(&config, &mut counter).unwrap();
+    assert_eq!(counter[0], 32);
+    let listing = stats.listing(&count_all::PROGRAM);
+    let add = row(&listing, "global_atomic_add_u32");
+    assert_eq!((add.atomic_accesses, add.atomic_contention), (1, 31));
+    let hint = listing.hint(add.line).expect("the atomic is flagged");
+    assert_eq!(hint.kind, HintKind::AtomicContention);
+    assert!(hint.text.starts_with("up to 32.0 lanes"), "{}", hint.text);
+    assert!(listing.to_string().contains("atom cont"), "{listing}");
+}
+
+#[test]
+fn partly_filled_waves_are_told_apart_from_divergence() {
+    let mut out = vec![0u32; 40];
+    let stats = ids::launch(&LaunchConfig::new(1, 40), &mut out).unwrap();
+    let listing = stats.listing(&ids::PROGRAM);
+    let store = row(&listing, "global_store");
+    assert_eq!(store.avg_active_lanes, 20.0);
+    assert_eq!(store.divergent_share, 0.0);
+    let hint = listing.hint(store.line).expect("the store is flagged");
+    assert_eq!(hint.kind, HintKind::PartialWaves);
+    assert!(
+        hint.text.starts_with("20.0 of 32 lanes active on average"),
+        "{}",
+        hint.text
+    );
+}
+
+#[test]
+fn the_table_has_one_aligned_row_per_line_in_source_order() {
+    let mut out = vec![0u32; 64];
+    let stats = few_lanes::launch(&LaunchConfig::new(1, 64), &mut out, 2).unwrap();
+    let listing = stats.listing(&few_lanes::PROGRAM);
+    let lines: Vec<u32> = listing.lines.iter().map(|l| l.line).collect();
+    let mut sorted = lines.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(lines, sorted);
+    // Seven instructions and the final `end`, each on its own line.
+    assert_eq!(listing.lines.len(), 8);
+    let text = listing.to_string();
+    let table: Vec<&str> = text.lines().skip(1).take(1 + listing.lines.len()).collect();
+    // Every row's instruction column starts where the header's does.
+    let column = table[0].find("instruction").unwrap();
+    for row in &table[1..] {
+        assert!(row.len() > column, "{text}");
+        assert!(row[..column - 2].ends_with("  "), "{text}");
+    }
+    assert!(text.contains("* v_add_u32 v, v, v"), "{text}");
+    assert!(text.contains("costliest lines (*):"), "{text}");
+}
