@@ -1071,7 +1071,7 @@ fn expansion_with_errors_keeps_a_stub_module() {
 }
 
 /// Tokens kernels are made of, each balanced on its own.
-const VOCABULARY: &[&str] = &[
+pub(crate) const VOCABULARY: &[&str] = &[
     "kernel",
     "pub",
     "k",
@@ -1158,14 +1158,17 @@ proptest! {
     }
 }
 
+/// Two valid kernels as space-separated tokens, for mutation.
+pub(crate) const MUTATED_KERNELS: [&str; 2] = [
+    "kernel saxpy ( x : & [ f32 ] , y : & mut [ f32 ] , a : f32 , n : u32 ) { vreg i , xi , yi ; mreg inside ; v_mov i , global_id . x v_cmp_lt_u32 inside , i , n if inside global_load xi , x [ i ] global_load yi , y [ i ] v_fma_f32 yi , a , xi , yi global_store y [ i ] , yi endif }",
+    "pub kernel r ( out : & mut [ u32 ] ) { lds t : [ u32 ; 64 ] ; sreg s ; mreg more , odd ; lds_store t [ lane_id ] , lane_id barrier s_mov s , 1 loop v_and v0 , lane_id , 1 v_cmp_eq_u32 odd , v0 , 1 break odd continue odd s_add_u32 s , s , s s_cmp_lt_u32 more , s , 32 endloop more global_store out . bytes [ 0 ] , - 1.5 }",
+    ];
+
 /// Every deletion of one token and every swap of neighbours of valid kernels
 /// gives errors or a kernel, never a panic.
 #[test]
 fn mutated_kernels_never_panic() {
-    let kernels = [
-        "kernel saxpy ( x : & [ f32 ] , y : & mut [ f32 ] , a : f32 , n : u32 ) { vreg i , xi , yi ; mreg inside ; v_mov i , global_id . x v_cmp_lt_u32 inside , i , n if inside global_load xi , x [ i ] global_load yi , y [ i ] v_fma_f32 yi , a , xi , yi global_store y [ i ] , yi endif }",
-        "pub kernel r ( out : & mut [ u32 ] ) { lds t : [ u32 ; 64 ] ; sreg s ; mreg more , odd ; lds_store t [ lane_id ] , lane_id barrier s_mov s , 1 loop v_and v0 , lane_id , 1 v_cmp_eq_u32 odd , v0 , 1 break odd continue odd s_add_u32 s , s , s s_cmp_lt_u32 more , s , 32 endloop more global_store out . bytes [ 0 ] , - 1.5 }",
-    ];
+    let kernels = MUTATED_KERNELS;
     let mut runs = 0;
     for k in kernels {
         let words: Vec<&str> = k.split(' ').collect();
