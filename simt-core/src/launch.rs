@@ -67,6 +67,10 @@ pub struct LaunchConfig {
     pub instruction_budget: u64,
     /// How the waves of a workgroup take turns.
     pub schedule: Schedule,
+    /// The workgroup (numbered x fastest) whose issues the launch records in
+    /// [`Stats::trace`](crate::Stats::trace); none by default, and recording
+    /// costs nothing then.
+    pub trace_workgroup: Option<u64>,
 }
 
 /// How the waves of a workgroup take turns between barriers.
@@ -94,6 +98,7 @@ impl LaunchConfig {
             model: MemoryModel::reference(),
             instruction_budget: DEFAULT_INSTRUCTION_BUDGET,
             schedule: Schedule::UntilBarrier,
+            trace_workgroup: None,
         }
     }
 
@@ -112,6 +117,13 @@ impl LaunchConfig {
     /// Sets how the waves of a workgroup take turns.
     pub fn schedule(mut self, schedule: Schedule) -> Self {
         self.schedule = schedule;
+        self
+    }
+
+    /// Records every issue of workgroup `index` (numbered x fastest, then y,
+    /// then z): each wave's program counter and exec mask, in issue order.
+    pub fn trace_workgroup(mut self, index: u64) -> Self {
+        self.trace_workgroup = Some(index);
         self
     }
 

@@ -55,7 +55,7 @@ mod tests;
 use crate::error::{Error, Fault, FaultKind, LaunchError};
 use crate::ir::Program;
 use crate::launch::{Arg, LaunchConfig};
-use crate::stats::Stats;
+use crate::stats::{Stats, Trace};
 use crate::validate::Kernel;
 use bind::{Bound, Geometry, Prepared};
 use flow::SkipLog;
@@ -274,8 +274,11 @@ impl Machine {
 }
 
 /// Runs every workgroup of the launch: the scheduler around [`wave::run`].
+///
+/// With `TRACE`, the workgroup `config.trace_workgroup` names runs through the
+/// tracing copy of the dispatch loop and its issues land in `stats.trace`.
 #[inline(always)]
-fn run_groups<const W: usize>(
+fn run_groups<const W: usize, const TRACE: bool>(
     m: &mut Machine,
     plan: &mut Plan<'_, '_>,
     stats: &mut Stats,
@@ -295,10 +298,18 @@ fn run_groups<const W: usize>(
     // On the heap: kept in memory as arrays, which the lane loops read as vectors
     // (a stack copy may be split into scalars by the optimizer).
     let mut scratch = Box::new(wave::Scratch::<W>::new());
+    let mut linear = 0u64;
     for gz in 0..grid[2] {
         for gy in 0..grid[1] {
             for gx in 0..grid[0] {
                 let group = [gx, gy, gz];
+                let traced = TRACE && config.trace_workgroup == Some(linear);
+                linear += 1;
+                let mut trace = traced.then(|| Trace {
+                    workgroup: group,
+                    waves: nwaves as u32,
+                    ..Trace::default()
+                });
                 // Lanes past `W` are never read: zero only the wave's lanes (in
                 // one pass when that is the whole register).
                 if W >= 64 {
@@ -364,10 +375,17 @@ fn run_groups<const W: usize>(
                             hist: &mut stats.active_lanes_histogram,
                             skips: SkipLog(&mut m.skips),
                             remaining: &mut remaining,
+                            trace: trace.as_mut(),
+                            index: w as u32,
                         };
                         let fault =
                             |pc: usize, trap: Trap| fault(program, config, group, w, pc, trap);
-                        match wave::run::<W>(run, &mut scratch) {
+                        let result = if traced {
+                            wave::run::<W, true>(run, &mut scratch)
+                        } else {
+                            wave::run::<W, false>(run, &mut scratch)
+                        };
+                        match result {
                             Err((pc, trap)) => return Err(fault(pc, *trap)),
                             Ok(Exit::Done(pc)) => {
                                 m.waves[w].status = Status::Done;
@@ -393,6 +411,9 @@ fn run_groups<const W: usize>(
                 }
                 stats.workgroups += 1;
                 stats.waves += nwaves as u64;
+                if trace.is_some() {
+                    stats.trace = trace;
+                }
             }
         }
     }
@@ -455,6 +476,11 @@ fn run_groups_dispatch<const W: usize>(
     stats: &mut Stats,
     nwaves: usize,
 ) -> Result<(), Error> {
+    if plan.config.trace_workgroup.is_some() {
+        // The tracing copy is compiled only here, plainly: a traced launch is
+        // one to look at, not to time.
+        return run_groups::<W, true>(m, plan, stats, nwaves);
+    }
     #[cfg(target_arch = "x86_64")]
     if plan.fast {
         // SAFETY: `plan.fast` is true only when the CPU reported AVX2 and FMA.
@@ -471,7 +497,7 @@ unsafe fn run_groups_avx2<const W: usize>(
     stats: &mut Stats,
     nwaves: usize,
 ) -> Result<(), Error> {
-    run_groups::<W>(m, plan, stats, nwaves)
+    run_groups::<W, false>(m, plan, stats, nwaves)
 }
 
 fn run_groups_plain<const W: usize>(
@@ -480,5 +506,5 @@ fn run_groups_plain<const W: usize>(
     stats: &mut Stats,
     nwaves: usize,
 ) -> Result<(), Error> {
-    run_groups::<W>(m, plan, stats, nwaves)
+    run_groups::<W, false>(m, plan, stats, nwaves)
 }

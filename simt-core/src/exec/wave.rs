@@ -9,7 +9,7 @@ use super::{lanes as lane_ops, wide};
 use crate::error::FaultKind;
 use crate::ir::{GlobalRef, LdsRef, Operand, Program, Special};
 use crate::isa::{Inst, WaveOp};
-use crate::stats::{Counters, WorstPhase};
+use crate::stats::{Counters, Issue, Trace, WorstPhase, MAX_TRACE_ISSUES};
 
 /// Where a wave stands between runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,6 +101,10 @@ pub(super) struct WaveRun<'x, 'b> {
     pub(super) skips: SkipLog<'x>,
     /// Instructions the launch may still issue.
     pub(super) remaining: &'x mut u64,
+    /// Where to record each issue, when this wave's workgroup is traced.
+    pub(super) trace: Option<&'x mut Trace>,
+    /// The wave's index in its workgroup, for the trace.
+    pub(super) index: u32,
 }
 
 /// A register's first `W` lanes.
@@ -291,8 +295,9 @@ fn fetch_scalar<const W: usize>(
 ///
 /// This is the interpreter's one `match`; it is `#[inline(always)]` so that each
 /// caller (with or without AVX2 and FMA enabled) gets its own compiled copy.
+/// `TRACE` is a constant so that the untraced copies hold no trace code at all.
 #[inline(always)]
-pub(super) fn run<const W: usize>(
+pub(super) fn run<const W: usize, const TRACE: bool>(
     run: WaveRun<'_, '_>,
     s: &mut Scratch<W>,
 ) -> Result<Exit, (usize, Box<Trap>)> {
@@ -315,6 +320,8 @@ pub(super) fn run<const W: usize>(
         hist,
         mut skips,
         remaining,
+        mut trace,
+        index,
     } = run;
     let insts: &[Inst] = &program.insts;
     let last = insts.len().saturating_sub(1);
@@ -452,6 +459,19 @@ pub(super) fn run<const W: usize>(
             return Ok(Exit::Done(pc));
         };
         cnt.instructions += 1;
+        if TRACE {
+            if let Some(t) = trace.as_deref_mut() {
+                if t.issues.len() < MAX_TRACE_ISSUES {
+                    t.issues.push(Issue {
+                        wave: index,
+                        pc: pc as u32,
+                        exec,
+                    });
+                } else {
+                    t.truncated = true;
+                }
+            }
+        }
         match *inst {
             Inst::VBinary { op, dst, a, b } => {
                 vector_issue!(cnt);
