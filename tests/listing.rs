@@ -81,8 +81,22 @@ fn a_column_of_an_unpadded_tile_is_a_32_way_bank_conflict() {
         "{}",
         hint.text
     );
-    // The store costs the same: both are flagged, the global store is not.
-    assert_eq!(listing.hints.len(), 2, "{listing}");
+    // The store costs the same for the same reason: one hint names both lines
+    // (the store first, in source order), and the global store is not flagged.
+    let store = row(&listing, "lds_store");
+    assert_eq!(
+        (hint.line, hint.also.as_slice()),
+        (store.line, &[load.line][..])
+    );
+    assert_eq!(hint.cost, 2 * 8 * 31);
+    assert_eq!(listing.hints.len(), 1, "{listing}");
+    assert!(
+        listing.to_string().contains(&format!(
+            "line {} (and {}): 32 lanes",
+            store.line, load.line
+        )),
+        "{listing}"
+    );
 
     let padded = column::launch(&config, &mut out, 33).unwrap();
     let listing = padded.listing(&column::PROGRAM);
@@ -133,9 +147,10 @@ fn a_branch_few_lanes_take_is_named_by_its_line() {
             "2.0 of 32 lanes active on average: the branch on line {branch_line} splits the waves"
         )
     );
-    // Two waves issue it with 30 idle lanes each: 60 lane slots, two waves'
-    // worth rounded up.
-    assert_eq!(hint.cost, 2);
+    // Two waves issue each of the two additions with 30 idle lanes: 60 lane
+    // slots per line, two waves' worth rounded up; one hint covers both lines.
+    assert_eq!(hint.cost, 4);
+    assert_eq!(hint.also, [add.line + 1]);
     assert_eq!(out[1], 3);
 
     let all = few_lanes::launch(&config, &mut out, 32).unwrap();
@@ -172,6 +187,62 @@ fn partly_filled_waves_are_told_apart_from_divergence() {
         "{}",
         hint.text
     );
+}
+
+#[test]
+fn a_traced_workgroup_records_every_issue_and_its_exec_mask() {
+    let mut out = vec![0u32; 128];
+    let config = LaunchConfig::new(2, 64);
+    let untraced = few_lanes::launch(&config, &mut out, 2).unwrap();
+    assert_eq!(untraced.trace, None);
+    let traced = few_lanes::launch(&config.clone().trace_workgroup(1), &mut out, 2).unwrap();
+    // Tracing changes no counter.
+    assert_eq!(traced.per_instruction, untraced.per_instruction);
+    let trace = traced.trace.expect("workgroup 1 ran");
+    assert_eq!(
+        (trace.workgroup, trace.waves, trace.truncated),
+        ([1, 0, 0], 2, false)
+    );
+    // One workgroup's share of the launch's issues, wave 0 before wave 1.
+    assert_eq!(trace.issues.len() as u64 * 2, traced.totals.instructions);
+    assert!(trace.issues.windows(2).all(|p| p[0].wave <= p[1].wave));
+    let add = few_lanes::PROGRAM
+        .insts
+        .iter()
+        .position(|i| matches!(i, simt::core::Inst::VBinary { .. }))
+        .unwrap();
+    let adds: Vec<_> = trace
+        .issues
+        .iter()
+        .filter(|i| i.pc as usize == add)
+        .collect();
+    assert_eq!(adds.len(), 2);
+    assert!(adds.iter().all(|i| i.exec == 0b11), "{adds:?}");
+    assert!(trace
+        .issues
+        .iter()
+        .filter(|i| i.pc == 0)
+        .all(|i| i.exec == u32::MAX as u64));
+}
+
+#[test]
+fn each_memory_instruction_keeps_its_costliest_phase() {
+    let config = LaunchConfig::new(1, 64);
+    let mut out = vec![0u32; 64];
+    let stats = column::launch(&config, &mut out, 32).unwrap();
+    let load = column::PROGRAM
+        .insts
+        .iter()
+        .position(|i| matches!(i, simt::core::Inst::LdsLoad { .. }))
+        .unwrap();
+    let worst = &stats.worst_phases[load];
+    assert_eq!((worst.cost, worst.first_lane, worst.bytes), (31, 0, 4));
+    assert_eq!(worst.active, u32::MAX as u64);
+    // Wave 0's phase, the first of the two that tie: lane l at word 32 l.
+    let offsets: Vec<u32> = (0..32).map(|l| l * 128).collect();
+    assert_eq!(worst.offsets, offsets);
+    // The ALU instructions issue no phase.
+    assert!(!stats.worst_phases[0].is_recorded());
 }
 
 #[test]

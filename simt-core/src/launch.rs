@@ -76,6 +76,10 @@ pub struct LaunchConfig {
     /// [`FindingKind::ScheduleDependent`](crate::FindingKind::ScheduleDependent)
     /// finding. The buffers keep the results of the normal order.
     pub schedule_check: Option<Order>,
+    /// The workgroup (numbered x fastest) whose issues the launch records in
+    /// [`Stats::trace`](crate::Stats::trace); none by default, and recording
+    /// costs nothing then.
+    pub trace_workgroup: Option<u64>,
 }
 
 /// An order to run workgroups and waves in, for the schedule check.
@@ -144,6 +148,7 @@ impl LaunchConfig {
             schedule: Schedule::UntilBarrier,
             sanitize: false,
             schedule_check: None,
+            trace_workgroup: None,
         }
     }
 
@@ -174,6 +179,13 @@ impl LaunchConfig {
     /// Turns the schedule check on (`Some(order)`) or off.
     pub fn schedule_check(mut self, order: Option<Order>) -> Self {
         self.schedule_check = order;
+        self
+    }
+
+    /// Records every issue of workgroup `index` (numbered x fastest, then y,
+    /// then z): each wave's program counter and exec mask, in issue order.
+    pub fn trace_workgroup(mut self, index: u64) -> Self {
+        self.trace_workgroup = Some(index);
         self
     }
 

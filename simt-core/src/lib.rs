@@ -46,7 +46,7 @@ pub use listing::{Hint, HintKind, Line, Listing};
 pub use model::MemoryModel;
 pub use occupancy::{occupancy, Hardware, Limiter, Occupancy, Usage};
 pub use snapshot::{NonZero, Snapshot, SnapshotLine};
-pub use stats::{Counters, Stats, WorstPhase};
+pub use stats::{Counters, Issue, Stats, Trace, WorstPhase, MAX_TRACE_ISSUES};
 pub use validate::{
     link, uniformity, validate, Kernel, Note, NoteKind, UniformityInfo, ValidationError,
     ValidationErrorKind, ValidationErrors,

@@ -93,11 +93,14 @@ pub enum HintKind {
 /// A costly line and why it costs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Hint {
-    /// The source line.
+    /// The source line (the costliest, when several share the explanation).
     pub line: u32,
+    /// Other lines with the same explanation (the body of one branch, say), in
+    /// source order.
+    pub also: Vec<u32>,
     /// What kind of cost.
     pub kind: HintKind,
-    /// The cost that ranks hints: extra LDS cycles, extra global transactions,
+    /// The cost that ranks hints, summed over `line` and `also`: extra LDS cycles, extra global transactions,
     /// idle lane-issues in units of whole waves, or serialized atomic updates;
     /// each is roughly one wasted issue slot of the unit involved.
     pub cost: u64,
@@ -157,6 +160,24 @@ impl Stats {
         }
         // Costliest first; ties in source order, so the ranking is stable.
         hints.sort_by(|a, b| b.cost.cmp(&a.cost).then(a.line.cmp(&b.line)));
+        // One explanation per cause: the lines of one branch's body say the same
+        // thing, and would crowd out every other hint.
+        let mut merged: Vec<Hint> = Vec::new();
+        for h in hints {
+            match merged
+                .iter_mut()
+                .find(|m| m.kind == h.kind && m.text == h.text)
+            {
+                Some(m) => {
+                    m.also.push(h.line);
+                    m.also.sort_unstable();
+                    m.cost = m.cost.saturating_add(h.cost);
+                }
+                None => merged.push(h),
+            }
+        }
+        merged.sort_by(|a, b| b.cost.cmp(&a.cost).then(a.line.cmp(&b.line)));
+        let mut hints = merged;
         hints.truncate(MAX_HINTS);
         Listing {
             kernel: self.kernel.clone(),
@@ -171,7 +192,9 @@ impl Stats {
 impl Listing {
     /// The hint about `line`, if it is one of the costliest.
     pub fn hint(&self, line: u32) -> Option<&Hint> {
-        self.hints.iter().find(|h| h.line == line)
+        self.hints
+            .iter()
+            .find(|h| h.line == line || h.also.contains(&line))
     }
 }
 
@@ -213,6 +236,7 @@ fn line_hints(stats: &Stats, program: &Program, model: &MemoryModel, row: &Line)
         if cost > 0 {
             out.push(Hint {
                 line: row.line,
+                also: Vec::new(),
                 kind,
                 cost,
                 text,
@@ -480,7 +504,12 @@ impl fmt::Display for Listing {
             writeln!(f)?;
             writeln!(f, "costliest lines (*):")?;
             for h in &self.hints {
-                writeln!(f, "  line {}: {}", h.line, h.text)?;
+                write!(f, "  line {}", h.line)?;
+                if !h.also.is_empty() {
+                    let also: Vec<String> = h.also.iter().map(u32::to_string).collect();
+                    write!(f, " (and {})", also.join(", "))?;
+                }
+                writeln!(f, ": {}", h.text)?;
             }
         }
         Ok(())

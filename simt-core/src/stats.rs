@@ -214,6 +214,37 @@ pub struct Stats {
     /// words). Kept for the pictures of a report, not serialized with the counters.
     #[serde(skip)]
     pub worst_phases: Vec<WorstPhase>,
+    /// The issues of the workgroup [`LaunchConfig::trace_workgroup`](crate::LaunchConfig::trace_workgroup)
+    /// chose, when it chose one that ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<Trace>,
+}
+
+/// The most issues a [`Trace`] keeps: a runaway loop must not fill memory.
+pub const MAX_TRACE_ISSUES: usize = 1 << 20;
+
+/// Every instruction one workgroup's waves issued, in the order they issued them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Trace {
+    /// The workgroup's id.
+    pub workgroup: [u32; 3],
+    /// Waves in the workgroup.
+    pub waves: u32,
+    /// The issues, in order; the index is the time.
+    pub issues: Vec<Issue>,
+    /// Whether issues past [`MAX_TRACE_ISSUES`] were dropped.
+    pub truncated: bool,
+}
+
+/// One issued instruction of a [`Trace`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Issue {
+    /// The wave that issued it.
+    pub wave: u32,
+    /// The instruction's index in [`Program::insts`](crate::Program::insts).
+    pub pc: u32,
+    /// The exec mask it issued under.
+    pub exec: u64,
 }
 
 /// The costliest phase one memory instruction issued during a launch: the one
@@ -294,6 +325,7 @@ impl Stats {
             per_instruction: vec![Counters::default(); insts],
             findings: crate::findings::Findings::default(),
             worst_phases: vec![WorstPhase::default(); insts],
+            trace: None,
         }
     }
 

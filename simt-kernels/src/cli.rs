@@ -1,44 +1,72 @@
-//! The report's command line, parsed by hand: a handful of options do not need a
-//! dependency.
+//! The report's command line, with clap's derive API: the options keep growing,
+//! and clap gives every one of them the same spellings (`--seed 7`, `--seed=7`),
+//! errors that name the option and the accepted values, and a generated `--help`.
 
 use crate::registry::{self, KernelSpec};
-use simt::core::MemoryModel;
-use std::fmt;
+use clap::Parser;
+use simt::core::{MemoryModel, Schedule};
 use std::path::{Path, PathBuf};
-
-/// The usage text printed by `--help`.
-pub const USAGE: &str = "\
-Runs the reference kernels on the simt interpreter, checks them against their
-scalar oracles, prints their counters and writes them as JSON.
-
-Usage: report [OPTIONS]
-
-Options:
-  --kernels A,B,...   kernels to run (default: all); names as in the table
-  --width 32|64|both  wave width (default: both)
-  --seed N            seed of the generated inputs (default: 42)
-  --model NAME        memory model: reference or nvidia (default: reference)
-  --out PATH          where to write the JSON (default: results/results.json
-                      at the workspace root)
-  --launches N        timed launches per kernel and width; the median is
-                      reported (default: 11)
-  -h, --help          print this help
-
-Exits with status 1 when a kernel's output differs from its oracle or a launch
-fails, and 2 when the command line is wrong.";
 
 /// The default seed, the one of the published figures.
 pub const DEFAULT_SEED: u64 = 42;
 /// The default number of timed launches.
 pub const DEFAULT_LAUNCHES: usize = 11;
 
+/// The command line as clap parses it; [`Args::into_command`] turns it into
+/// [`Options`].
+#[derive(Debug, Parser)]
+#[command(
+    name = "report",
+    args_override_self = true,
+    about = "Runs the reference kernels on the simt interpreter, checks them against their \
+             scalar oracles, prints their counters and writes them as JSON.",
+    after_help = "Exits with status 1 when a kernel's output differs from its oracle, a launch \
+                  fails or an output cannot be written, and 2 when the command line is wrong."
+)]
+pub struct Args {
+    /// Kernels to run (default: all), comma-separated; names as in the table.
+    #[arg(long, value_name = "A,B,...", value_parser = parse_kernels)]
+    kernels: Option<KernelList>,
+    /// Wave width.
+    #[arg(long, value_name = "32|64|both", default_value = "both", value_parser = parse_width)]
+    width: Widths,
+    /// Seed of the generated inputs.
+    // A negative number is a wrong seed, not an unknown option.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED, allow_hyphen_values = true)]
+    seed: u64,
+    /// Memory model: one of the presets of `simt::core::MemoryModel`.
+    #[arg(long, value_name = "NAME", default_value = "reference", value_parser = parse_model)]
+    model: MemoryModel,
+    /// How the waves of a workgroup take turns.
+    #[arg(long, value_name = "ORDER", default_value = "until-barrier", value_parser = parse_schedule)]
+    schedule: Schedule,
+    /// Where to write the JSON (default: results/results.json at the workspace
+    /// root).
+    #[arg(long, value_name = "PATH", value_parser = parse_path)]
+    out: Option<PathBuf>,
+    /// Timed launches per kernel and width; the median is reported.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_LAUNCHES, value_parser = parse_launches)]
+    launches: usize,
+    /// Print KERNEL's counters per source line with hints for its costliest
+    /// lines, instead of the table.
+    #[arg(long, value_name = "KERNEL", value_parser = parse_kernel)]
+    annotate: Option<&'static KernelSpec>,
+    /// Also write the report as one self-contained HTML page (tables, annotated
+    /// listings and pictures).
+    #[arg(long, value_name = "PATH", value_parser = parse_path)]
+    html: Option<PathBuf>,
+    // `--studies [NAMES]` belongs here once `simt_kernels::studies` exists: an
+    // `Option<Option<String>>` with `num_args = 0..=1`, each name checked with
+    // `studies::find`, run after the table.
+}
+
 /// What the command line asks for.
 #[derive(Debug, PartialEq)]
 pub enum Command {
-    /// Print [`USAGE`].
-    Help,
     /// Run the report.
     Run(Options),
+    /// Print one kernel's annotated listing.
+    Annotate(&'static KernelSpec, Options),
 }
 
 /// The report's options.
@@ -52,10 +80,14 @@ pub struct Options {
     pub seed: u64,
     /// The memory model.
     pub model: MemoryModel,
+    /// How the waves of a workgroup take turns.
+    pub schedule: Schedule,
     /// Where to write the JSON.
     pub out: PathBuf,
     /// Timed launches per kernel and width.
     pub launches: usize,
+    /// Where to write the HTML report, if anywhere.
+    pub html: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -65,8 +97,10 @@ impl Default for Options {
             widths: vec![32, 64],
             seed: DEFAULT_SEED,
             model: MemoryModel::reference(),
+            schedule: Schedule::UntilBarrier,
             out: default_out(),
             launches: DEFAULT_LAUNCHES,
+            html: None,
         }
     }
 }
@@ -81,130 +115,118 @@ pub fn default_out() -> PathBuf {
         .join("results.json")
 }
 
-/// A command-line mistake.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CliError {
-    /// An argument that is not an option.
-    Unknown(String),
-    /// An option given without its value.
-    MissingValue(&'static str),
-    /// An option's value that cannot be used.
-    BadValue {
-        /// The option.
-        option: &'static str,
-        /// The value given.
-        value: String,
-        /// What was expected.
-        expected: String,
-    },
-}
-
-impl fmt::Display for CliError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CliError::Unknown(arg) => write!(f, "unknown argument `{arg}` (try --help)"),
-            CliError::MissingValue(option) => write!(f, "{option} needs a value"),
-            CliError::BadValue {
-                option,
-                value,
-                expected,
-            } => write!(f, "{option}: `{value}` is not {expected}"),
-        }
-    }
-}
-
-impl std::error::Error for CliError {}
-
-const OPTIONS: &[&str] = &[
-    "--kernels",
-    "--width",
-    "--seed",
-    "--model",
-    "--out",
-    "--launches",
-];
-
-/// Parses the arguments after the program name. Options take their value as the
-/// next argument or after `=` (`--seed 7`, `--seed=7`); a later option overrides an
-/// earlier one.
-pub fn parse<I, S>(args: I) -> Result<Command, CliError>
+/// Parses the arguments after the program name. A later option overrides an
+/// earlier one. The error is clap's: `--help` comes back as an error of kind
+/// [`clap::error::ErrorKind::DisplayHelp`], whose text is the help.
+pub fn parse<I, S>(args: I) -> Result<Command, clap::Error>
 where
     I: IntoIterator<Item = S>,
-    S: Into<String>,
+    S: Into<std::ffi::OsString> + Clone,
 {
-    let mut options = Options::default();
-    let mut args = args.into_iter().map(Into::into);
-    while let Some(arg) = args.next() {
-        if arg == "-h" || arg == "--help" {
-            return Ok(Command::Help);
-        }
-        let (name, inline) = match arg.split_once('=') {
-            Some((name, value)) => (name.to_owned(), Some(value.to_owned())),
-            None => (arg.clone(), None),
+    let args = Args::try_parse_from(
+        std::iter::once("report".into()).chain(args.into_iter().map(Into::into)),
+    )?;
+    Ok(args.into_command())
+}
+
+impl Args {
+    /// What the parsed arguments ask for.
+    pub fn into_command(self) -> Command {
+        let options = Options {
+            kernels: self
+                .kernels
+                .map_or_else(|| registry::KERNELS.iter().collect(), |k| k.0),
+            widths: self.width.0,
+            seed: self.seed,
+            model: self.model,
+            schedule: self.schedule,
+            out: self.out.unwrap_or_else(default_out),
+            launches: self.launches,
+            html: self.html,
         };
-        let Some(&option) = OPTIONS.iter().find(|&&o| o == name) else {
-            return Err(CliError::Unknown(arg));
-        };
-        let value = match inline {
-            Some(v) => v,
-            None => args.next().ok_or(CliError::MissingValue(option))?,
-        };
-        let bad = |expected: &str| CliError::BadValue {
-            option,
-            value: value.clone(),
-            expected: expected.to_owned(),
-        };
-        match option {
-            "--kernels" => options.kernels = parse_kernels(&value).map_err(|e| bad(&e))?,
-            "--width" => {
-                options.widths = match value.as_str() {
-                    "32" => vec![32],
-                    "64" => vec![64],
-                    "both" => vec![32, 64],
-                    _ => return Err(bad("32, 64 or both")),
-                }
-            }
-            "--seed" => options.seed = value.parse().map_err(|_| bad("an unsigned integer"))?,
-            "--model" => {
-                options.model = MemoryModel::preset(&value)
-                    .ok_or_else(|| bad(&format!("one of {}", MemoryModel::PRESETS.join(", "))))?
-            }
-            "--out" if value.is_empty() => return Err(bad("a path")),
-            "--out" => options.out = PathBuf::from(value),
-            "--launches" => {
-                options.launches = match value.parse() {
-                    Ok(n) if n > 0 => n,
-                    _ => return Err(bad("a positive integer")),
-                }
-            }
-            _ => return Err(CliError::Unknown(arg)),
+        match self.annotate {
+            Some(kernel) => Command::Annotate(kernel, options),
+            None => Command::Run(options),
         }
     }
-    Ok(Command::Run(options))
 }
+
+/// The kernels of `--kernels`, in table order.
+#[derive(Clone, Debug)]
+struct KernelList(Vec<&'static KernelSpec>);
+
+/// The widths of `--width`.
+#[derive(Clone, Debug)]
+struct Widths(Vec<u32>);
 
 /// The registry entries named in a comma-separated list, in table order; the error
 /// lists the known names.
-fn parse_kernels(list: &str) -> Result<Vec<&'static KernelSpec>, String> {
+fn parse_kernels(list: &str) -> Result<KernelList, String> {
     let names: Vec<&str> = list.split(',').map(str::trim).collect();
-    let known = || {
-        format!(
-            "a comma-separated list of kernels from: {}",
-            registry::names().collect::<Vec<_>>().join(", ")
-        )
-    };
-    if names.iter().any(|n| registry::find(n).is_none()) {
-        return Err(known());
+    if let Some(unknown) = names.iter().find(|n| registry::find(n).is_none()) {
+        return Err(format!(
+            "no kernel `{unknown}`; the kernels are: {}",
+            known_kernels()
+        ));
     }
-    Ok(registry::KERNELS
-        .iter()
-        .filter(|k| names.contains(&k.name))
-        .collect())
+    Ok(KernelList(
+        registry::KERNELS
+            .iter()
+            .filter(|k| names.contains(&k.name))
+            .collect(),
+    ))
+}
+
+fn parse_kernel(name: &str) -> Result<&'static KernelSpec, String> {
+    registry::find(name.trim())
+        .ok_or_else(|| format!("no kernel `{name}`; the kernels are: {}", known_kernels()))
+}
+
+fn known_kernels() -> String {
+    registry::names().collect::<Vec<_>>().join(", ")
+}
+
+fn parse_width(value: &str) -> Result<Widths, String> {
+    match value {
+        "32" => Ok(Widths(vec![32])),
+        "64" => Ok(Widths(vec![64])),
+        "both" => Ok(Widths(vec![32, 64])),
+        _ => Err("expected 32, 64 or both".to_owned()),
+    }
+}
+
+fn parse_model(name: &str) -> Result<MemoryModel, String> {
+    MemoryModel::preset(name)
+        .ok_or_else(|| format!("expected one of {}", MemoryModel::PRESETS.join(", ")))
+}
+
+fn parse_schedule(name: &str) -> Result<Schedule, String> {
+    match name {
+        "until-barrier" => Ok(Schedule::UntilBarrier),
+        "round-robin" => Ok(Schedule::RoundRobin),
+        _ => Err("expected until-barrier or round-robin".to_owned()),
+    }
+}
+
+fn parse_path(value: &str) -> Result<PathBuf, String> {
+    if value.is_empty() {
+        Err("expected a path".to_owned())
+    } else {
+        Ok(PathBuf::from(value))
+    }
+}
+
+fn parse_launches(value: &str) -> Result<usize, String> {
+    match value.parse() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err("expected a positive integer".to_owned()),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::error::ErrorKind;
 
     fn run(args: &[&str]) -> Options {
         match parse(args.iter().copied()) {
@@ -214,14 +236,22 @@ mod tests {
     }
 
     #[test]
+    fn the_derived_parser_is_consistent() {
+        use clap::CommandFactory;
+        Args::command().debug_assert();
+    }
+
+    #[test]
     fn defaults_run_everything_at_both_widths() {
         let o = run(&[]);
         assert_eq!(o.kernels.len(), registry::KERNELS.len());
         assert_eq!(o.widths, vec![32, 64]);
         assert_eq!(o.seed, 42);
         assert_eq!(o.model, MemoryModel::reference());
+        assert_eq!(o.schedule, Schedule::UntilBarrier);
         assert!(o.out.ends_with("results/results.json"));
         assert_eq!(o.launches, DEFAULT_LAUNCHES);
+        assert_eq!(o.html, None);
     }
 
     #[test]
@@ -237,6 +267,9 @@ mod tests {
             "--out=/tmp/x.json",
             "--launches",
             "3",
+            "--schedule=round-robin",
+            "--html",
+            "/tmp/x.html",
         ]);
         // Table order, not command-line order.
         let names: Vec<_> = o.kernels.iter().map(|k| k.name).collect();
@@ -246,49 +279,67 @@ mod tests {
         assert_eq!(o.model, MemoryModel::nvidia());
         assert_eq!(o.out, PathBuf::from("/tmp/x.json"));
         assert_eq!(o.launches, 3);
+        assert_eq!(o.schedule, Schedule::RoundRobin);
+        assert_eq!(o.html, Some(PathBuf::from("/tmp/x.html")));
         assert_eq!(run(&["--width=32"]).widths, vec![32]);
         assert_eq!(run(&["--width", "both"]).widths, vec![32, 64]);
         assert_eq!(run(&["--seed", "1", "--seed", "2"]).seed, 2);
+        assert_eq!(run(&["--model", "cdna3"]).model, MemoryModel::cdna3());
+    }
+
+    #[test]
+    fn annotate_names_one_kernel() {
+        match parse(["--annotate", "lds_conflict_heavy_i32", "--width", "32"]) {
+            Ok(Command::Annotate(spec, o)) => {
+                assert_eq!(spec.name, "lds_conflict_heavy_i32");
+                assert_eq!(o.widths, vec![32]);
+            }
+            other => panic!("{other:?}"),
+        }
+        let e = parse(["--annotate", "nope"]).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::ValueValidation);
     }
 
     #[test]
     fn help_wins() {
-        assert_eq!(parse(["--seed", "1", "--help"]), Ok(Command::Help));
-        assert_eq!(parse(["-h"]), Ok(Command::Help));
-        assert!(USAGE.contains("--kernels") && USAGE.contains("--model"));
+        let e = parse(["--seed", "1", "--help"]).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::DisplayHelp);
+        let help = e.to_string();
+        for option in ["--kernels", "--model", "--schedule", "--annotate", "--html"] {
+            assert!(help.contains(option), "{option} in {help}");
+        }
+        assert_eq!(parse(["-h"]).unwrap_err().kind(), ErrorKind::DisplayHelp);
     }
 
     #[test]
     fn mistakes_are_reported() {
         assert_eq!(
-            parse(["--frobnicate"]),
-            Err(CliError::Unknown("--frobnicate".into()))
+            parse(["--frobnicate"]).unwrap_err().kind(),
+            ErrorKind::UnknownArgument
         );
-        assert_eq!(parse(["stray"]), Err(CliError::Unknown("stray".into())));
-        assert_eq!(parse(["--seed"]), Err(CliError::MissingValue("--seed")));
+        assert_eq!(
+            parse(["stray"]).unwrap_err().kind(),
+            ErrorKind::UnknownArgument
+        );
+        assert!(parse(["--seed"]).is_err());
         for (option, value) in [
             ("--seed", "-1"),
             ("--seed", "x"),
             ("--width", "48"),
             ("--model", "amd"),
+            ("--schedule", "fifo"),
             ("--launches", "0"),
             ("--kernels", "vecadd_i32,nope"),
             ("--out", ""),
+            ("--html", ""),
         ] {
-            match parse([option, value]) {
-                Err(CliError::BadValue {
-                    option: o,
-                    value: v,
-                    ..
-                }) => {
-                    assert_eq!((o, v.as_str()), (option, value));
-                }
-                other => panic!("{option} {value}: {other:?}"),
-            }
+            let e = parse([option, value]).unwrap_err();
+            let message = e.to_string();
+            assert!(message.contains(option), "{option} {value}: {message}");
         }
         let message = parse(["--kernels", "nope"]).unwrap_err().to_string();
         assert!(message.contains("matmul_tiled_f32"), "{message}");
         let message = parse(["--model", "amd"]).unwrap_err().to_string();
-        assert!(message.contains("reference, nvidia"), "{message}");
+        assert!(message.contains("reference, nvidia, cdna3"), "{message}");
     }
 }

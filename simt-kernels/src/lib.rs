@@ -21,7 +21,9 @@
 #![deny(missing_docs)]
 
 pub mod cli;
+pub mod html;
 pub mod kernels;
+pub mod metrics;
 pub mod output;
 pub mod reference;
 pub mod registry;

@@ -5,7 +5,7 @@ use crate::cli::Options;
 use crate::reference;
 use crate::registry::KernelSpec;
 use serde::Serialize;
-use simt::core::{Counters, Error, MemoryModel};
+use simt::core::{Counters, Error, Listing, MemoryModel, Schedule, Trace, WorstPhase};
 use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
@@ -53,7 +53,21 @@ pub struct Row {
     pub matches_reference_memory: Option<bool>,
     /// How fast the interpreter ran it.
     pub timing: Timing,
+    /// The counters per source line, with hints for the costliest lines.
+    pub listing: Listing,
+    /// The costliest phase of each memory instruction, for the HTML report's
+    /// pictures.
+    #[serde(skip)]
+    pub worst_phases: Vec<WorstPhase>,
+    /// The issues of workgroup 0 ([`TRACED_WORKGROUP`]), for the HTML report's
+    /// divergence timeline.
+    #[serde(skip)]
+    pub trace: Option<Trace>,
 }
+
+/// The workgroup whose issues the report records: the first, which every launch
+/// has.
+pub const TRACED_WORKGROUP: u64 = 0;
 
 /// A launch that returned an error instead of statistics.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -75,6 +89,11 @@ pub struct Results {
     pub seed: u64,
     /// The memory model.
     pub model: MemoryModel,
+    /// How the waves of a workgroup took turns.
+    pub schedule: Schedule,
+    /// What each counter is called in Nsight Compute and rocprof, and how the
+    /// definitions differ.
+    pub metrics: &'static [crate::metrics::Metric],
     /// One row per kernel and width, in table order.
     pub rows: Vec<Row>,
     /// Launches that failed.
@@ -95,11 +114,13 @@ pub fn measure(
     seed: u64,
     wave_width: u32,
     model: &MemoryModel,
+    schedule: Schedule,
     launches: usize,
 ) -> Result<Row, Error> {
-    let config = spec.config(wave_width, model.clone());
+    let config = spec.config(wave_width, model.clone()).schedule(schedule);
     let mut workload = (spec.prepare)(seed);
-    let stats = workload.launch(&config)?;
+    // The checked launch, untimed, also records one workgroup for the timeline.
+    let mut stats = workload.launch(&config.clone().trace_workgroup(TRACED_WORKGROUP))?;
     let output = workload.output();
     let expected = workload.expected();
     let mismatch = output.first_mismatch(&expected).map(|m| m.to_string());
@@ -137,6 +158,9 @@ pub fn measure(
                 0.0
             },
         },
+        listing: stats.listing(spec.program),
+        worst_phases: std::mem::take(&mut stats.worst_phases),
+        trace: stats.trace.take(),
     })
 }
 
@@ -152,11 +176,31 @@ fn median(times: &mut [Duration]) -> Duration {
 
 /// Runs every kernel and width `options` asks for.
 pub fn run(options: &Options) -> Results {
+    run_with_progress(options, |_, _, _| {})
+}
+
+/// Like [`run`], calling `progress(done, total, next)` before each kernel and
+/// width (`next` names it) and once at the end (with `next` empty).
+pub fn run_with_progress(
+    options: &Options,
+    mut progress: impl FnMut(usize, usize, &str),
+) -> Results {
     let mut rows = Vec::new();
     let mut failures = Vec::new();
+    let total = options.kernels.len() * options.widths.len();
+    let mut done = 0;
     for spec in &options.kernels {
         for &width in &options.widths {
-            match measure(spec, options.seed, width, &options.model, options.launches) {
+            progress(done, total, &format!("{} wave{width}", spec.name));
+            done += 1;
+            match measure(
+                spec,
+                options.seed,
+                width,
+                &options.model,
+                options.schedule,
+                options.launches,
+            ) {
                 Ok(row) => rows.push(row),
                 Err(e) => failures.push(Failure {
                     kernel: spec.name.to_owned(),
@@ -166,10 +210,13 @@ pub fn run(options: &Options) -> Results {
             }
         }
     }
+    progress(done, total, "");
     Results {
         version: env!("CARGO_PKG_VERSION"),
         seed: options.seed,
         model: options.model.clone(),
+        schedule: options.schedule,
+        metrics: crate::metrics::METRICS,
         rows,
         failures,
     }
@@ -333,6 +380,15 @@ mod tests {
                 median_launch_ns: 12_345,
                 wave_instructions_per_second: 20.0 / 12_345e-9,
             },
+            listing: Listing {
+                kernel: kernel.to_owned(),
+                wave_width: 32,
+                model: "reference".to_owned(),
+                lines: vec![],
+                hints: vec![],
+            },
+            worst_phases: vec![],
+            trace: None,
         }
     }
 
@@ -376,6 +432,8 @@ mod tests {
             version: "0",
             seed: 1,
             model: MemoryModel::reference(),
+            schedule: Schedule::UntilBarrier,
+            metrics: crate::metrics::METRICS,
             rows: vec![row("a", true)],
             failures: vec![],
         };

@@ -58,6 +58,66 @@ fn a_run_prints_the_table_and_writes_the_json() {
     assert_eq!(rows[0]["timing"]["launches"], 1);
     assert_eq!(rows[0]["matches_reference_memory"], true);
     assert_eq!(rows[1]["global_transactions"], 4352);
+    // The listing per kernel, with its hints, and the profilers' names.
+    let hints = rows[1]["listing"]["hints"].as_array().unwrap();
+    assert_eq!(hints[0]["kind"], "uncoalesced", "{hints:?}");
+    assert!(rows[1]["listing"]["lines"].as_array().unwrap().len() > 3);
+    let metrics = json["metrics"].as_array().unwrap();
+    let conflicts = metrics
+        .iter()
+        .find(|m| m["counter"] == "lds_conflict_cycles")
+        .unwrap();
+    assert_eq!(conflicts["rocprof"], "SQ_LDS_BANK_CONFLICT");
+    assert_eq!(json["schedule"], "UntilBarrier");
+    let _ = std::fs::remove_dir_all(out.parent().unwrap());
+}
+
+#[test]
+fn annotate_prints_the_listing_with_its_hints() {
+    let result = report()
+        .args(["--annotate", "lds_conflict_heavy_i32", "--width", "32"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(result.stdout).unwrap();
+    assert!(result.status.success(), "{stdout}");
+    assert!(
+        stdout.starts_with("lds_conflict_heavy_i32, wave32, model reference"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("* lds_store scratch[word], value"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("32 lanes ask bank 0 for 32 different words"),
+        "{stdout}"
+    );
+    // Quiet when not on a terminal: no progress bar in what a pipe receives.
+    assert!(
+        result.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+}
+
+#[test]
+fn the_cdna3_model_and_the_round_robin_schedule_are_accepted() {
+    let out = temp_json("cdna3");
+    let result = report()
+        .args(["--kernels=copy_coalesced_f32", "--width=64", "--launches=1"])
+        .args(["--model", "cdna3", "--schedule", "round-robin", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(json["model"]["name"], "cdna3");
+    assert_eq!(json["schedule"], "RoundRobin");
     let _ = std::fs::remove_dir_all(out.parent().unwrap());
 }
 
@@ -95,15 +155,25 @@ fn the_nvidia_model_changes_the_line_counts() {
 fn help_succeeds_and_mistakes_exit_with_status_2() {
     let help = report().arg("--help").output().unwrap();
     assert!(help.status.success());
-    assert!(String::from_utf8(help.stdout)
-        .unwrap()
-        .contains("--width 32|64|both"));
+    let help = String::from_utf8(help.stdout).unwrap();
+    for option in [
+        "--width <32|64|both>",
+        "--model <NAME>",
+        "--schedule <ORDER>",
+        "--annotate <KERNEL>",
+        "--html <PATH>",
+    ] {
+        assert!(help.contains(option), "{option} in {help}");
+    }
 
     for args in [
         &["--width", "48"][..],
         &["--kernels", "nope"],
         &["--seed"],
         &["extra"],
+        &["--model", "amd"],
+        &["--schedule", "fifo"],
+        &["--annotate", "nope"],
     ] {
         let result = report().args(args).output().unwrap();
         assert_eq!(result.status.code(), Some(2), "{args:?}");

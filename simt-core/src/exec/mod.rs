@@ -54,7 +54,7 @@ mod tests;
 use crate::error::{Error, Fault, FaultKind, LaunchError};
 use crate::ir::Program;
 use crate::launch::{Arg, LaunchConfig, Order, Schedule};
-use crate::stats::Stats;
+use crate::stats::{Stats, Trace};
 use crate::validate::Kernel;
 use bind::{Bound, Geometry, Prepared};
 use flow::SkipLog;
@@ -338,8 +338,11 @@ impl Machine {
 }
 
 /// Runs every workgroup of the launch: the scheduler around [`wave::run`].
+///
+/// With `TRACE`, the workgroup `config.trace_workgroup` names runs through the
+/// tracing copy of the dispatch loop and its issues land in `stats.trace`.
 #[inline(always)]
-fn run_groups<const W: usize>(
+fn run_groups<const W: usize, const TRACE: bool>(
     m: &mut Machine,
     plan: &mut Plan<'_, '_>,
     stats: &mut Stats,
@@ -378,6 +381,12 @@ fn run_groups<const W: usize>(
         if config.sanitize {
             m.sanitizer.workgroup(linear as u32, group);
         }
+        let traced = TRACE && config.trace_workgroup == Some(linear as u64);
+        let mut trace = traced.then(|| Trace {
+            workgroup: group,
+            waves: nwaves as u32,
+            ..Trace::default()
+        });
         // Lanes past `W` are never read: zero only the wave's lanes (in
         // one pass when that is the whole register).
         if W >= 64 {
@@ -451,9 +460,15 @@ fn run_groups<const W: usize>(
                         None
                     },
                     wave_index: w,
+                    trace: trace.as_mut(),
                 };
                 let fault = |pc: usize, trap: Trap| fault(program, config, group, w, pc, trap);
-                match wave::run::<W>(run, &mut scratch) {
+                let result = if traced {
+                    wave::run::<W, true>(run, &mut scratch)
+                } else {
+                    wave::run::<W, false>(run, &mut scratch)
+                };
+                match result {
                     Err((pc, trap)) => return Err(fault(pc, *trap)),
                     Ok(Exit::Done(pc)) => {
                         m.waves[w].status = Status::Done;
@@ -483,6 +498,9 @@ fn run_groups<const W: usize>(
         }
         stats.workgroups += 1;
         stats.waves += nwaves as u64;
+        if trace.is_some() {
+            stats.trace = trace;
+        }
     }
     Ok(())
 }
@@ -543,6 +561,11 @@ fn run_groups_dispatch<const W: usize>(
     stats: &mut Stats,
     nwaves: usize,
 ) -> Result<(), Error> {
+    if plan.config.trace_workgroup.is_some() {
+        // The tracing copy is compiled only here, plainly: a traced launch is
+        // one to look at, not to time.
+        return run_groups::<W, true>(m, plan, stats, nwaves);
+    }
     #[cfg(target_arch = "x86_64")]
     if plan.fast {
         // SAFETY: `plan.fast` is true only when the CPU reported AVX2 and FMA.
@@ -559,7 +582,7 @@ unsafe fn run_groups_avx2<const W: usize>(
     stats: &mut Stats,
     nwaves: usize,
 ) -> Result<(), Error> {
-    run_groups::<W>(m, plan, stats, nwaves)
+    run_groups::<W, false>(m, plan, stats, nwaves)
 }
 
 fn run_groups_plain<const W: usize>(
@@ -568,5 +591,5 @@ fn run_groups_plain<const W: usize>(
     stats: &mut Stats,
     nwaves: usize,
 ) -> Result<(), Error> {
-    run_groups::<W>(m, plan, stats, nwaves)
+    run_groups::<W, false>(m, plan, stats, nwaves)
 }

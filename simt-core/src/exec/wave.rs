@@ -13,7 +13,7 @@ use super::sanitize::{Kind as Access, Lanes, Sanitizer};
 use crate::error::FaultKind;
 use crate::ir::{GlobalRef, LdsRef, Operand, Program, Special};
 use crate::isa::{Inst, WaveOp};
-use crate::stats::{Counters, WorstPhase};
+use crate::stats::{Counters, Issue, Trace, WorstPhase, MAX_TRACE_ISSUES};
 
 /// Where a wave stands between runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,6 +115,8 @@ pub(super) struct WaveRun<'x, 'b> {
     pub(super) san: Option<&'x mut Sanitizer>,
     /// The wave's index in its workgroup.
     pub(super) wave_index: usize,
+    /// Where to record each issue, when this wave's workgroup is traced.
+    pub(super) trace: Option<&'x mut Trace>,
 }
 
 /// A register's first `W` lanes.
@@ -305,8 +307,9 @@ fn fetch_scalar<const W: usize>(
 ///
 /// This is the interpreter's one `match`; it is `#[inline(always)]` so that each
 /// caller (with or without AVX2 and FMA enabled) gets its own compiled copy.
+/// `TRACE` is a constant so that the untraced copies hold no trace code at all.
 #[inline(always)]
-pub(super) fn run<const W: usize>(
+pub(super) fn run<const W: usize, const TRACE: bool>(
     run: WaveRun<'_, '_>,
     s: &mut Scratch<W>,
 ) -> Result<Exit, (usize, Box<Trap>)> {
@@ -333,6 +336,7 @@ pub(super) fn run<const W: usize>(
         mut caches,
         mut san,
         wave_index,
+        mut trace,
     } = run;
     let insts: &[Inst] = &program.insts;
     let last = insts.len().saturating_sub(1);
@@ -544,6 +548,19 @@ pub(super) fn run<const W: usize>(
         cnt.instructions += 1;
         if let Some(z) = san.as_deref_mut() {
             z.registers(program, pc, wave_index, exec);
+        }
+        if TRACE {
+            if let Some(t) = trace.as_deref_mut() {
+                if t.issues.len() < MAX_TRACE_ISSUES {
+                    t.issues.push(Issue {
+                        wave: wave_index as u32,
+                        pc: pc as u32,
+                        exec,
+                    });
+                } else {
+                    t.truncated = true;
+                }
+            }
         }
         match *inst {
             Inst::VBinary { op, dst, a, b } => {

@@ -1,28 +1,91 @@
 //! `cargo run --release -p simt-kernels --bin report [-- --help]`: runs the
 //! reference kernels, checks them against their oracles, prints their counters and
-//! writes `results/results.json`.
+//! writes `results/results.json` (and, with `--html`, a page with pictures).
 
-use simt_kernels::cli::{self, Command, USAGE};
-use simt_kernels::report;
+use clap::error::ErrorKind;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use simt_kernels::cli::{self, Command, Options};
+use simt_kernels::registry::KernelSpec;
+use simt_kernels::{html, report};
+use std::io::IsTerminal;
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// How long the report runs before it shows a progress bar: a short run should
+/// print its table and nothing else.
+const PROGRESS_AFTER: Duration = Duration::from_millis(300);
 
 fn main() -> ExitCode {
-    let options = match cli::parse(std::env::args().skip(1)) {
-        Ok(Command::Help) => {
-            println!("{USAGE}");
+    let command = match cli::parse(std::env::args_os().skip(1)) {
+        Ok(command) => command,
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            print!("{e}");
             return ExitCode::SUCCESS;
         }
-        Ok(Command::Run(options)) => options,
         Err(e) => {
-            eprintln!("report: {e}");
+            let message = e.to_string();
+            eprint!(
+                "report: {}",
+                message.strip_prefix("error: ").unwrap_or(&message)
+            );
             return ExitCode::from(2);
         }
     };
+    match command {
+        Command::Run(options) => run(&options),
+        Command::Annotate(spec, options) => annotate(spec, &options),
+    }
+}
+
+/// A progress bar on stderr that appears only once the run has taken
+/// [`PROGRESS_AFTER`], and never when stdout or stderr is not a terminal (a
+/// redirected report stays clean).
+struct Progress {
+    bar: ProgressBar,
+    start: Instant,
+    visible: bool,
+    attended: bool,
+}
+
+impl Progress {
+    fn new() -> Self {
+        let bar = ProgressBar::hidden();
+        if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}") {
+            bar.set_style(style);
+        }
+        Progress {
+            bar,
+            start: Instant::now(),
+            visible: false,
+            attended: std::io::stdout().is_terminal() && std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn update(&mut self, done: usize, total: usize, next: &str) {
+        self.bar.set_length(total as u64);
+        self.bar.set_position(done as u64);
+        self.bar.set_message(next.to_owned());
+        if self.attended && !self.visible && self.start.elapsed() >= PROGRESS_AFTER {
+            self.visible = true;
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+        }
+    }
+
+    fn finish(self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+fn run(options: &Options) -> ExitCode {
     println!(
         "seed {}, model {}, median of {} launches per row\n",
         options.seed, options.model.name, options.launches
     );
-    let results = report::run(&options);
+    let mut progress = Progress::new();
+    let results = report::run_with_progress(options, |done, total, next| {
+        progress.update(done, total, next)
+    });
+    progress.finish();
     print!("{}", report::table(&results.rows));
     if let Some(line) = report::reference_summary(&results.rows) {
         println!("\n{line}");
@@ -49,6 +112,49 @@ fn main() -> ExitCode {
             ok = false;
         }
     }
+    if let Some(path) = &options.html {
+        match html::write(&results, options, path) {
+            Ok(()) => println!("wrote {}", path.display()),
+            Err(e) => {
+                eprintln!("report: cannot write {}: {e}", path.display());
+                ok = false;
+            }
+        }
+    }
+    status(ok)
+}
+
+/// Prints `spec`'s listing at each chosen width.
+fn annotate(spec: &KernelSpec, options: &Options) -> ExitCode {
+    let mut ok = true;
+    for (i, &width) in options.widths.iter().enumerate() {
+        let config = spec
+            .config(width, options.model.clone())
+            .schedule(options.schedule);
+        match spec.run(options.seed, &config) {
+            Ok(run) => {
+                if i > 0 {
+                    println!();
+                }
+                print!("{}", run.stats.listing(spec.program));
+                if let Some(mismatch) = run.mismatch() {
+                    eprintln!(
+                        "report: {} at wave{width} differs from its oracle: {mismatch}",
+                        spec.name
+                    );
+                    ok = false;
+                }
+            }
+            Err(e) => {
+                eprintln!("report: {} at wave{width} failed: {e}", spec.name);
+                ok = false;
+            }
+        }
+    }
+    status(ok)
+}
+
+fn status(ok: bool) -> ExitCode {
     if ok {
         ExitCode::SUCCESS
     } else {
