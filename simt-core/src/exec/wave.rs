@@ -295,9 +295,10 @@ fn fetch_scalar<const W: usize>(
 ///
 /// This is the interpreter's one `match`; it is `#[inline(always)]` so that each
 /// caller (with or without AVX2 and FMA enabled) gets its own compiled copy.
-/// `TRACE` is a constant so that the untraced copies hold no trace code at all.
+/// `DETAIL` (the worst phases and the trace) is a constant so that the copies
+/// without it hold no recording code at all.
 #[inline(always)]
-pub(super) fn run<const W: usize, const TRACE: bool>(
+pub(super) fn run<const W: usize, const DETAIL: bool>(
     run: WaveRun<'_, '_>,
     s: &mut Scratch<W>,
 ) -> Result<Exit, (usize, Box<Trap>)> {
@@ -376,6 +377,16 @@ pub(super) fn run<const W: usize, const TRACE: bool>(
     macro_rules! fetch {
         ($op:expr, $tmp:ident) => {
             fetch::<W>($op, vr, sr, scalars, &u, local, &mut s.$tmp)
+        };
+    }
+    // Where a memory instruction records its costliest phase, if anywhere.
+    macro_rules! worst {
+        () => {
+            if DETAIL {
+                worsts.get_mut(pc)
+            } else {
+                None
+            }
         };
     }
     // A memory operand's index with its wave-uniform offset added.
@@ -459,7 +470,7 @@ pub(super) fn run<const W: usize, const TRACE: bool>(
             return Ok(Exit::Done(pc));
         };
         cnt.instructions += 1;
-        if TRACE {
+        if DETAIL {
             if let Some(t) = trace.as_deref_mut() {
                 if t.issues.len() < MAX_TRACE_ISSUES {
                     t.issues.push(Issue {
@@ -638,7 +649,7 @@ pub(super) fn run<const W: usize, const TRACE: bool>(
                     &mut s.out,
                     &geo,
                     cnt,
-                    worsts.get_mut(pc),
+                    worst!(),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
@@ -660,7 +671,7 @@ pub(super) fn run<const W: usize, const TRACE: bool>(
                     &mut s.out,
                     &geo,
                     cnt,
-                    worsts.get_mut(pc),
+                    worst!(),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
@@ -682,7 +693,7 @@ pub(super) fn run<const W: usize, const TRACE: bool>(
                     &mut table,
                     &geo,
                     cnt,
-                    worsts.get_mut(pc),
+                    worst!(),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
@@ -706,7 +717,7 @@ pub(super) fn run<const W: usize, const TRACE: bool>(
                     &mut table,
                     &geo,
                     cnt,
-                    worsts.get_mut(pc),
+                    worst!(),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
@@ -825,7 +836,7 @@ pub(super) fn run<const W: usize, const TRACE: bool>(
                     &mut s.out,
                     &geo,
                     cnt,
-                    worsts.get_mut(pc),
+                    worst!(),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
@@ -854,7 +865,7 @@ pub(super) fn run<const W: usize, const TRACE: bool>(
                     &mut s.out,
                     &geo,
                     cnt,
-                    worsts.get_mut(pc),
+                    worst!(),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
@@ -884,7 +895,7 @@ pub(super) fn run<const W: usize, const TRACE: bool>(
                     &mut table,
                     &geo,
                     cnt,
-                    worsts.get_mut(pc),
+                    worst!(),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
@@ -915,7 +926,7 @@ pub(super) fn run<const W: usize, const TRACE: bool>(
                     &mut table,
                     &geo,
                     cnt,
-                    worsts.get_mut(pc),
+                    worst!(),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
