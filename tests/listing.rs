@@ -59,7 +59,7 @@ fn row<'l>(listing: &'l Listing, mnemonic: &str) -> &'l simt::core::Line {
 
 #[test]
 fn a_column_of_an_unpadded_tile_is_a_32_way_bank_conflict() {
-    let config = LaunchConfig::new(1, 256);
+    let config = LaunchConfig::new(1, 256).record_worst_phases();
     let mut out = vec![0u32; 256];
     let stats = column::launch(&config, &mut out, 32).unwrap();
     let listing = stats.listing(&column::PROGRAM);
@@ -106,7 +106,7 @@ fn a_column_of_an_unpadded_tile_is_a_32_way_bank_conflict() {
 
 #[test]
 fn a_strided_load_is_flagged_with_its_lines_and_the_stride() {
-    let config = LaunchConfig::new(1, 64);
+    let config = LaunchConfig::new(1, 64).record_worst_phases();
     let x = vec![7u32; 64 * 16];
     let mut out = vec![0u32; 64];
     let stats = strided::launch(&config, &x, &mut out, 16).unwrap();
@@ -226,10 +226,21 @@ fn a_traced_workgroup_records_every_issue_and_its_exec_mask() {
 }
 
 #[test]
-fn each_memory_instruction_keeps_its_costliest_phase() {
+fn each_memory_instruction_keeps_its_costliest_phase_when_asked() {
     let config = LaunchConfig::new(1, 64);
     let mut out = vec![0u32; 64];
-    let stats = column::launch(&config, &mut out, 32).unwrap();
+    let plain = column::launch(&config, &mut out, 32).unwrap();
+    assert!(plain.worst_phases.is_empty());
+    let listing = plain.listing(&column::PROGRAM);
+    assert!(
+        listing.hints[0]
+            .text
+            .ends_with("(launch with `record_worst_phases()` to see the lanes and the stride)"),
+        "{listing}"
+    );
+    let stats = column::launch(&config.record_worst_phases(), &mut out, 32).unwrap();
+    // Recording changes no counter.
+    assert_eq!(stats.per_instruction, plain.per_instruction);
     let load = column::PROGRAM
         .insts
         .iter()

@@ -80,6 +80,10 @@ pub struct LaunchConfig {
     /// [`Stats::trace`](crate::Stats::trace); none by default, and recording
     /// costs nothing then.
     pub trace_workgroup: Option<u64>,
+    /// Whether each memory instruction records its costliest phase in
+    /// [`Stats::worst_phases`](crate::Stats::worst_phases), for the listing's
+    /// hints and the report's pictures; off by default, and free then.
+    pub worst_phases: bool,
 }
 
 /// An order to run workgroups and waves in, for the schedule check.
@@ -149,6 +153,7 @@ impl LaunchConfig {
             sanitize: false,
             schedule_check: None,
             trace_workgroup: None,
+            worst_phases: false,
         }
     }
 
@@ -182,8 +187,20 @@ impl LaunchConfig {
         self
     }
 
+    /// Records the costliest phase of each memory instruction
+    /// ([`Stats::worst_phases`](crate::Stats::worst_phases)): what
+    /// [`Stats::listing`](crate::Stats::listing) needs to explain a bank
+    /// conflict or a scattered access by its stride. Such a launch runs the
+    /// interpreter's plain build, a little slower; its counters are the same.
+    pub fn record_worst_phases(mut self) -> Self {
+        self.worst_phases = true;
+        self
+    }
+
     /// Records every issue of workgroup `index` (numbered x fastest, then y,
-    /// then z): each wave's program counter and exec mask, in issue order.
+    /// then z): each wave's program counter and exec mask, in issue order. Such
+    /// a launch runs the interpreter's plain build, a little slower; its
+    /// counters are the same.
     pub fn trace_workgroup(mut self, index: u64) -> Self {
         self.trace_workgroup = Some(index);
         self

@@ -10,6 +10,10 @@
 //!   divergence stack, workgroups and barriers;
 //! - [`Stats`]: exact counters of divergence, LDS bank conflicts and global
 //!   coalescing under a [`MemoryModel`], per launch and per instruction;
+//!   [`Stats::listing`] joins them with the program per source line and explains
+//!   the costliest lines, [`Stats::snapshot`] is their compact form for snapshot
+//!   tests, and a launch can record each memory instruction's costliest phase
+//!   ([`WorstPhase`]) and one workgroup's issues ([`Trace`]) when asked;
 //! - [`occupancy()`]: theoretical occupancy of a kernel's registers and LDS on a
 //!   [`Hardware`] description.
 #![deny(missing_docs)]
@@ -42,7 +46,7 @@ pub use isa::{
     AtomicOp, BinOp, CmpOp, CmpType, Inst, MaskOp, Opcode, ShuffleOp, TernOp, UnOp, WaveOp, Width,
 };
 pub use launch::{Arg, Dim3, Element, LaunchConfig, Order, Schedule};
-pub use listing::{Hint, HintKind, Line, Listing};
+pub use listing::{Hint, HintKind, Line, Listing, MAX_HINTS};
 pub use model::MemoryModel;
 pub use occupancy::{occupancy, Hardware, Limiter, Occupancy, Usage};
 pub use snapshot::{NonZero, Snapshot, SnapshotLine};

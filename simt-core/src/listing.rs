@@ -320,7 +320,9 @@ fn bank_conflict_text(stats: &Stats, model: &MemoryModel, row: &Line) -> String 
     let cycles = row.counters.lds_conflict_cycles;
     let phases = row.lds_accesses.max(1);
     let Some((_, w)) = worst_of(stats, row) else {
-        return format!("{cycles} bank-conflict cycles over {phases} phases");
+        return format!(
+            "{cycles} bank-conflict cycles over {phases} phases (launch with `record_worst_phases()` to see the lanes and the stride)"
+        );
     };
     let bank_bytes = model.lds_bank_bytes.max(1);
     let banks = model.lds_banks.max(1);
@@ -376,7 +378,7 @@ fn uncoalesced_text(stats: &Stats, row: &Line, actual: f64, minimum: f64) -> Str
         if stride.unsigned_abs() > 4 {
             text.push_str(", make consecutive lanes read consecutive elements");
         }
-    } else {
+    } else if worst_of(stats, row).is_some() {
         text.push_str(": the lanes' addresses are scattered");
     }
     text

@@ -209,9 +209,11 @@ pub struct Stats {
     /// What the sanitizers found (empty unless the launch turned them on).
     pub findings: crate::findings::Findings,
     /// The costliest memory phase of each instruction, indexed like
-    /// `per_instruction` (empty for instructions that issued no LDS or global
-    /// phase, and for the wide `_x2`/`_x4` accesses, whose lanes span several
-    /// words). Kept for the pictures of a report, not serialized with the counters.
+    /// `per_instruction`, when the launch asked for them (empty otherwise)
+    /// ([`LaunchConfig::record_worst_phases`](crate::LaunchConfig::record_worst_phases));
+    /// unrecorded for instructions that issued no LDS or global phase and for
+    /// the wide `_x2`/`_x4` accesses, whose lanes span several words. Kept for
+    /// the listing's hints and a report's pictures, not serialized.
     #[serde(skip)]
     pub worst_phases: Vec<WorstPhase>,
     /// The issues of the workgroup [`LaunchConfig::trace_workgroup`](crate::LaunchConfig::trace_workgroup)
@@ -251,8 +253,9 @@ pub struct Issue {
 /// with the most LDS conflict cycles, or the most global lines; the first such
 /// phase when several tie.
 ///
-/// Recorded only when a phase beats the record so far, so it costs a comparison
-/// per phase and a copy of one phase's offsets a handful of times per instruction.
+/// Recorded only in launches that ask for it, and then only when a phase beats
+/// the record so far: a comparison per phase and a copy of one phase's offsets
+/// a handful of times per instruction.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct WorstPhase {
     /// LDS: the phase's conflict cycles; global: its distinct lines.
@@ -287,26 +290,48 @@ impl WorstPhase {
     }
 
     /// Replaces the record with a phase of `cost` when it beats it (or none was
-    /// recorded yet).
-    #[inline]
+    /// recorded yet). The phase is `offsets[first_lane..first_lane + lanes]`.
+    ///
+    /// The test is all the hot path pays; the copy is out of line, since a
+    /// record is beaten only a handful of times per instruction.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn offer(
         &mut self,
         cost: u64,
         sectors: u64,
         first_lane: usize,
+        lanes: usize,
         active: u64,
         offsets: &[u32],
         bytes: u32,
     ) {
-        if self.is_recorded() && cost <= self.cost {
-            return;
+        if cost > self.cost || self.offsets.is_empty() {
+            self.record(cost, sectors, first_lane, lanes, active, offsets, bytes);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        cost: u64,
+        sectors: u64,
+        first_lane: usize,
+        lanes: usize,
+        active: u64,
+        offsets: &[u32],
+        bytes: u32,
+    ) {
         self.cost = cost;
         self.sectors = sectors;
         self.first_lane = first_lane as u32;
         self.active = active;
         self.offsets.clear();
-        self.offsets.extend_from_slice(offsets);
+        let end = (first_lane + lanes).min(offsets.len());
+        self.offsets
+            .extend_from_slice(offsets.get(first_lane..end).unwrap_or_default());
         self.bytes = bytes;
     }
 }
@@ -324,7 +349,7 @@ impl Stats {
             active_lanes_histogram: vec![0; wave_width as usize + 1],
             per_instruction: vec![Counters::default(); insts],
             findings: crate::findings::Findings::default(),
-            worst_phases: vec![WorstPhase::default(); insts],
+            worst_phases: Vec::new(),
             trace: None,
         }
     }

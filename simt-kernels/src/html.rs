@@ -243,6 +243,8 @@ fn listing(out: &mut String, row: &Row) {
 
 /// Lanes `lo..hi` of each contiguous run of set bits of `mask` (below `width`).
 fn runs(mask: u64, width: u32) -> Vec<(u32, u32)> {
+    // An exec mask has 64 bits: no wider wave exists.
+    let width = width.min(64);
     let mut out = Vec::new();
     let mut lane = 0;
     while lane < width {

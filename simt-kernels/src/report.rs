@@ -119,8 +119,13 @@ pub fn measure(
 ) -> Result<Row, Error> {
     let config = spec.config(wave_width, model.clone()).schedule(schedule);
     let mut workload = (spec.prepare)(seed);
-    // The checked launch, untimed, also records one workgroup for the timeline.
-    let mut stats = workload.launch(&config.clone().trace_workgroup(TRACED_WORKGROUP))?;
+    // The checked launch, untimed, also records the worst phases for the hints
+    // and the pictures, and one workgroup for the timeline.
+    let detailed = config
+        .clone()
+        .record_worst_phases()
+        .trace_workgroup(TRACED_WORKGROUP);
+    let mut stats = workload.launch(&detailed)?;
     let output = workload.output();
     let expected = workload.expected();
     let mismatch = output.first_mismatch(&expected).map(|m| m.to_string());

@@ -54,7 +54,7 @@ mod tests;
 use crate::error::{Error, Fault, FaultKind, LaunchError};
 use crate::ir::Program;
 use crate::launch::{Arg, LaunchConfig, Order, Schedule};
-use crate::stats::{Stats, Trace};
+use crate::stats::{Stats, Trace, WorstPhase};
 use crate::validate::Kernel;
 use bind::{Bound, Geometry, Prepared};
 use flow::SkipLog;
@@ -305,6 +305,9 @@ impl Machine {
             &config.model.name,
             program.insts.len(),
         );
+        if config.worst_phases {
+            stats.worst_phases = vec![WorstPhase::default(); program.insts.len()];
+        }
         if config.sanitize {
             let buffers: Vec<usize> = plan
                 .bound
@@ -339,10 +342,12 @@ impl Machine {
 
 /// Runs every workgroup of the launch: the scheduler around [`wave::run`].
 ///
-/// With `TRACE`, the workgroup `config.trace_workgroup` names runs through the
-/// tracing copy of the dispatch loop and its issues land in `stats.trace`.
+/// With `DETAIL`, the waves run through the recording copy of the dispatch loop:
+/// each memory instruction keeps its costliest phase in `stats.worst_phases`, and
+/// the issues of the workgroup `config.trace_workgroup` names land in
+/// `stats.trace`.
 #[inline(always)]
-fn run_groups<const W: usize, const TRACE: bool>(
+fn run_groups<const W: usize, const DETAIL: bool>(
     m: &mut Machine,
     plan: &mut Plan<'_, '_>,
     stats: &mut Stats,
@@ -381,7 +386,7 @@ fn run_groups<const W: usize, const TRACE: bool>(
         if config.sanitize {
             m.sanitizer.workgroup(linear as u32, group);
         }
-        let traced = TRACE && config.trace_workgroup == Some(linear as u64);
+        let traced = DETAIL && config.trace_workgroup == Some(linear as u64);
         let mut trace = traced.then(|| Trace {
             workgroup: group,
             waves: nwaves as u32,
@@ -463,12 +468,7 @@ fn run_groups<const W: usize, const TRACE: bool>(
                     trace: trace.as_mut(),
                 };
                 let fault = |pc: usize, trap: Trap| fault(program, config, group, w, pc, trap);
-                let result = if traced {
-                    wave::run::<W, true>(run, &mut scratch)
-                } else {
-                    wave::run::<W, false>(run, &mut scratch)
-                };
-                match result {
+                match wave::run::<W, DETAIL>(run, &mut scratch) {
                     Err((pc, trap)) => return Err(fault(pc, *trap)),
                     Ok(Exit::Done(pc)) => {
                         m.waves[w].status = Status::Done;
@@ -561,8 +561,8 @@ fn run_groups_dispatch<const W: usize>(
     stats: &mut Stats,
     nwaves: usize,
 ) -> Result<(), Error> {
-    if plan.config.trace_workgroup.is_some() {
-        // The tracing copy is compiled only here, plainly: a traced launch is
+    if plan.config.trace_workgroup.is_some() || plan.config.worst_phases {
+        // The recording copy is compiled only here, plainly: such a launch is
         // one to look at, not to time.
         return run_groups::<W, true>(m, plan, stats, nwaves);
     }

@@ -307,9 +307,10 @@ fn fetch_scalar<const W: usize>(
 ///
 /// This is the interpreter's one `match`; it is `#[inline(always)]` so that each
 /// caller (with or without AVX2 and FMA enabled) gets its own compiled copy.
-/// `TRACE` is a constant so that the untraced copies hold no trace code at all.
+/// `DETAIL` (the worst phases and the trace) is a constant so that the copies
+/// without it hold no recording code at all.
 #[inline(always)]
-pub(super) fn run<const W: usize, const TRACE: bool>(
+pub(super) fn run<const W: usize, const DETAIL: bool>(
     run: WaveRun<'_, '_>,
     s: &mut Scratch<W>,
 ) -> Result<Exit, (usize, Box<Trap>)> {
@@ -396,6 +397,16 @@ pub(super) fn run<const W: usize, const TRACE: bool>(
             fetch::<W>($op, vr, sr, scalars, &u, local, &mut s.$tmp)
         };
     }
+    // Where a memory instruction records its costliest phase, if anywhere.
+    macro_rules! worst {
+        () => {
+            if DETAIL {
+                worsts.get_mut(pc)
+            } else {
+                None
+            }
+        };
+    }
     // A memory operand's index with its wave-uniform offset added.
     macro_rules! index {
         ($r:expr) => {{
@@ -475,7 +486,7 @@ pub(super) fn run<const W: usize, const TRACE: bool>(
                 src: &s.b,
                 cmp: &s.c,
             };
-            let (geo, c, worst, caches) = (&geo, &mut *$cnt, worsts.get_mut(pc), caches.as_mut());
+            let (geo, c, worst, caches) = (&geo, &mut *$cnt, worst!(), caches.as_mut());
             atomic::global::<W>(
                 $update, target, ops, &lm, exec, &mut s.out, geo, c, worst, caches, &mut s.mem,
             )
@@ -493,7 +504,7 @@ pub(super) fn run<const W: usize, const TRACE: bool>(
                 src: &s.b,
                 cmp: &s.c,
             };
-            let (geo, c, worst) = (&geo, &mut *$cnt, worsts.get_mut(pc));
+            let (geo, c, worst) = (&geo, &mut *$cnt, worst!());
             atomic::lds::<W>(
                 $update, target, ops, &lm, exec, &mut s.out, lds, &mut table, geo, c, worst,
                 &mut s.mem,
@@ -549,7 +560,7 @@ pub(super) fn run<const W: usize, const TRACE: bool>(
         if let Some(z) = san.as_deref_mut() {
             z.registers(program, pc, wave_index, exec);
         }
-        if TRACE {
+        if DETAIL {
             if let Some(t) = trace.as_deref_mut() {
                 if t.issues.len() < MAX_TRACE_ISSUES {
                     t.issues.push(Issue {
@@ -729,7 +740,7 @@ pub(super) fn run<const W: usize, const TRACE: bool>(
                     &mut s.out,
                     &geo,
                     cnt,
-                    worsts.get_mut(pc),
+                    worst!(),
                     caches.as_mut(),
                     &mut s.mem,
                 )
@@ -761,7 +772,7 @@ pub(super) fn run<const W: usize, const TRACE: bool>(
                     &mut s.out,
                     &geo,
                     cnt,
-                    worsts.get_mut(pc),
+                    worst!(),
                     caches.as_mut(),
                     &mut s.mem,
                 )
@@ -792,7 +803,7 @@ pub(super) fn run<const W: usize, const TRACE: bool>(
                     &mut table,
                     &geo,
                     cnt,
-                    worsts.get_mut(pc),
+                    worst!(),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
@@ -817,7 +828,7 @@ pub(super) fn run<const W: usize, const TRACE: bool>(
                     &mut table,
                     &geo,
                     cnt,
-                    worsts.get_mut(pc),
+                    worst!(),
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;

@@ -130,7 +130,8 @@ fn annotate(spec: &KernelSpec, options: &Options) -> ExitCode {
     for (i, &width) in options.widths.iter().enumerate() {
         let config = spec
             .config(width, options.model.clone())
-            .schedule(options.schedule);
+            .schedule(options.schedule)
+            .record_worst_phases();
         match spec.run(options.seed, &config) {
             Ok(run) => {
                 if i > 0 {

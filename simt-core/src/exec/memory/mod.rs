@@ -277,14 +277,7 @@ pub(super) fn count_global<const W: usize>(
         c.global_bytes_moved += lines * geo.line_bytes;
         if let Some(w) = worst.as_deref_mut() {
             let (start, n, _) = phase;
-            w.offer(
-                lines,
-                sectors,
-                start,
-                bits >> start,
-                &offs[start..start + n],
-                size,
-            );
+            w.offer(lines, sectors, start, n, bits >> start, offs, size);
         }
     }
 }
@@ -320,14 +313,7 @@ pub(super) fn count_lds<const W: usize>(
         let cycles = lds_phase_cycles::<W>((start, n, bits), contiguous, addrs, geo, table, banks);
         c.lds_conflict_cycles += cycles;
         if let Some(w) = worst.as_deref_mut() {
-            w.offer(
-                cycles,
-                0,
-                start,
-                bits >> start,
-                &addrs[start..start + n],
-                size,
-            );
+            w.offer(cycles, 0, start, n, bits >> start, addrs, size);
         }
     }
 }
