@@ -367,6 +367,12 @@ impl DramSectors {
     /// the last [`clear`](Self::clear). Mask bits past the line's last sector are
     /// ignored.
     pub fn touch(&mut self, line_addr: u64, sector_mask: u32) -> u32 {
+        self.touch_sectors(line_addr, sector_mask).count_ones()
+    }
+
+    /// As [`touch`](Self::touch), returning the mask of the sectors touched for
+    /// the first time.
+    pub fn touch_sectors(&mut self, line_addr: u64, sector_mask: u32) -> u32 {
         let wanted = sector_mask & self.line_sectors;
         if wanted == 0 {
             return 0;
@@ -382,12 +388,13 @@ impl DramSectors {
         if word >= self.words.len() && !self.grow_to(word) {
             return self.touch_sparse(first_sector, wanted);
         }
-        let bits = u64::from(wanted) << (first_sector % 64);
+        let shift = first_sector % 64;
+        let bits = u64::from(wanted) << shift;
         let fresh = bits & !self.words[word];
         self.words[word] |= bits;
         self.dirty_start = self.dirty_start.min(word);
         self.dirty_end = self.dirty_end.max(word + 1);
-        fresh.count_ones()
+        (fresh >> shift) as u32
     }
 
     /// Forgets every touch, zeroing only the words touched since the last clear;
@@ -426,7 +433,7 @@ impl DramSectors {
             let k = rest.trailing_zeros();
             rest &= rest - 1;
             if self.sparse.insert(first_sector + u64::from(k)) {
-                fresh += 1;
+                fresh |= 1 << k;
             }
         }
         fresh

@@ -84,6 +84,34 @@ pub struct LaunchConfig {
     /// [`Stats::worst_phases`](crate::Stats::worst_phases), for the listing's
     /// hints and the report's pictures; off by default, and free then.
     pub worst_phases: bool,
+    /// How many threads run the workgroups ([`Threads::Auto`] by default).
+    /// Outputs and every statistic are the same for every thread count.
+    pub threads: Threads,
+}
+
+/// How many threads a launch runs its workgroups on.
+///
+/// Whatever the count, a launch's outputs and statistics are those of one
+/// thread running the workgroups in order: each worker runs its own workgroups
+/// in order on private copies of the writable buffers, recording which bytes
+/// it read and wrote; the copies are merged by the bytes each worker wrote, the
+/// statistics are summed (DRAM first touches are decided in workgroup order),
+/// and when two workers touched one byte and at least one wrote it (a race
+/// between workgroups), or a worker faulted, the launch runs again on one
+/// thread from the original inputs. A launch with the sanitizers, the schedule
+/// check, a trace or the worst phases, or with global atomics (whose returned
+/// values depend on the order of workgroups), runs on one thread.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub enum Threads {
+    /// As many workers as rayon's global pool has threads (the machine's cores
+    /// by default) when the launch is large enough to gain from them, judged
+    /// from the instructions its first workgroup issued; one otherwise.
+    #[default]
+    Auto,
+    /// Exactly this many workers (1: the calling thread alone). Workers are
+    /// rayon tasks: more workers than cores is allowed and gives the same
+    /// results.
+    Count(usize),
 }
 
 /// An order to run workgroups and waves in, for the schedule check.
@@ -154,7 +182,14 @@ impl LaunchConfig {
             schedule_check: None,
             trace_workgroup: None,
             worst_phases: false,
+            threads: Threads::Auto,
         }
+    }
+
+    /// Runs the workgroups on exactly `n` workers (at least 1); see [`Threads`].
+    pub fn threads(mut self, n: usize) -> Self {
+        self.threads = Threads::Count(n.max(1));
+        self
     }
 
     /// Sets the wave width (32 or 64).

@@ -45,7 +45,7 @@ pub use ir::*;
 pub use isa::{
     AtomicOp, BinOp, CmpOp, CmpType, Inst, MaskOp, Opcode, ShuffleOp, TernOp, UnOp, WaveOp, Width,
 };
-pub use launch::{Arg, Dim3, Element, LaunchConfig, Order, Schedule};
+pub use launch::{Arg, Dim3, Element, LaunchConfig, Order, Schedule, Threads};
 pub use listing::{Hint, HintKind, Line, Listing, MAX_HINTS};
 pub use model::MemoryModel;
 pub use occupancy::{occupancy, Hardware, Limiter, Occupancy, Usage};

@@ -166,3 +166,31 @@ fn the_sanitizers_find_nothing_in_the_reference_kernels() {
         }
     }
 }
+
+/// Every kernel gives the same bytes and every statistic, the cache figures
+/// included, on 1, 2 and 7 threads (7 workers share the machine's cores).
+#[test]
+fn the_thread_count_changes_nothing() {
+    for spec in KERNELS {
+        for width in [32, 64] {
+            for model in [
+                MemoryModel::reference(),
+                MemoryModel::nvidia(),
+                MemoryModel::cdna3(),
+            ] {
+                let config = spec.config(width, model);
+                let one = spec.run(SEED, &config.clone().threads(1)).unwrap();
+                assert!(one.passed(), "{} wave{width}", spec.name);
+                for threads in [2, 7] {
+                    let many = spec.run(SEED, &config.clone().threads(threads)).unwrap();
+                    let what = format!(
+                        "{} wave{width} {} {threads} threads",
+                        spec.name, config.model.name
+                    );
+                    assert_eq!(one.output, many.output, "{what}");
+                    assert_eq!(one.stats, many.stats, "{what}");
+                }
+            }
+        }
+    }
+}

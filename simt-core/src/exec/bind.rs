@@ -3,6 +3,7 @@
 
 use crate::error::LaunchErrorKind;
 use crate::ir::{ParamKind, Program, ScalarType};
+use crate::isa::Inst;
 use crate::launch::{Arg, LaunchConfig};
 use crate::limits::MAX_WORKGROUP_SIZE;
 
@@ -108,6 +109,9 @@ pub(super) struct Prepared {
     pub(super) lds: Vec<LdsArea>,
     /// Bytes of LDS per workgroup, covering every array.
     pub(super) lds_bytes: usize,
+    /// Whether an instruction is a global atomic, whose returned values depend
+    /// on the order workgroups run in.
+    pub(super) global_atomics: bool,
 }
 
 /// The launch facts of `program`, which validation has accepted.
@@ -131,6 +135,10 @@ pub(super) fn prepare(program: &Program) -> Prepared {
         mregs: program.mregs.max(1) as usize,
         lds,
         lds_bytes: lds_bytes as usize,
+        global_atomics: program
+            .insts
+            .iter()
+            .any(|i| matches!(i, Inst::GlobalAtomic { .. } | Inst::GlobalCmpSwap { .. })),
     }
 }
 
@@ -185,46 +193,61 @@ pub(super) struct Bound<'b> {
     pub(super) scalars: Vec<u32>,
 }
 
-impl Bound<'_> {
-    /// Copies of the writable buffers' bytes, by parameter.
-    pub(super) fn writable(&self) -> Vec<Vec<u8>> {
-        self.slots
-            .iter()
-            .map(|s| match s {
-                Slot::BufferMut { data, .. } => data.to_vec(),
-                _ => Vec::new(),
-            })
-            .collect()
-    }
+/// Copies of the writable buffers' bytes, by parameter.
+pub(super) fn writable(slots: &[Slot<'_>]) -> Vec<Vec<u8>> {
+    slots
+        .iter()
+        .map(|s| match s {
+            Slot::BufferMut { data, .. } => data.to_vec(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
 
-    /// Puts back the writable buffers' bytes `copies` holds.
-    pub(super) fn restore(&mut self, copies: &[Vec<u8>]) {
-        for (slot, copy) in self.slots.iter_mut().zip(copies) {
-            if let Slot::BufferMut { data, .. } = slot {
-                if data.len() == copy.len() {
-                    data.copy_from_slice(copy);
+/// Puts back the writable buffers' bytes `copies` holds.
+pub(super) fn restore(slots: &mut [Slot<'_>], copies: &[Vec<u8>]) {
+    for (slot, copy) in slots.iter_mut().zip(copies) {
+        if let Slot::BufferMut { data, .. } = slot {
+            if data.len() == copy.len() {
+                data.copy_from_slice(copy);
+            }
+        }
+    }
+}
+
+/// The global address of the first writable byte that differs from `copies`,
+/// and how many differ; `None` when none does.
+pub(super) fn differences(slots: &[Slot<'_>], copies: &[Vec<u8>]) -> Option<(u64, u32)> {
+    let mut first = None;
+    let mut count = 0u32;
+    for (slot, copy) in slots.iter().zip(copies) {
+        if let Slot::BufferMut { data, base } = slot {
+            for (i, (a, b)) in data.iter().zip(copy).enumerate() {
+                if a != b {
+                    first.get_or_insert(*base + i as u64);
+                    count = count.saturating_add(1);
                 }
             }
         }
     }
+    first.map(|f| (f, count))
+}
 
-    /// The global address of the first writable byte that differs from
-    /// `copies`, and how many differ; `None` when none does.
-    pub(super) fn differences(&self, copies: &[Vec<u8>]) -> Option<(u64, u32)> {
-        let mut first = None;
-        let mut count = 0u32;
-        for (slot, copy) in self.slots.iter().zip(copies) {
-            if let Slot::BufferMut { data, base } = slot {
-                for (i, (a, b)) in data.iter().zip(copy).enumerate() {
-                    if a != b {
-                        first.get_or_insert(*base + i as u64);
-                        count = count.saturating_add(1);
-                    }
-                }
-            }
-        }
-        first.map(|f| (f, count))
-    }
+/// The slots of `slots` with each writable buffer replaced by its copy in
+/// `copies` (as [`writable`] made them): a parallel launch's private buffers.
+pub(super) fn private<'c, 'b: 'c>(slots: &[Slot<'b>], copies: &'c mut [Vec<u8>]) -> Vec<Slot<'c>> {
+    slots
+        .iter()
+        .zip(copies.iter_mut())
+        .map(|(slot, copy)| match slot {
+            Slot::Scalar => Slot::Scalar,
+            &Slot::Buffer { data, base } => Slot::Buffer { data, base },
+            Slot::BufferMut { base, .. } => Slot::BufferMut {
+                data: copy,
+                base: *base,
+            },
+        })
+        .collect()
 }
 
 /// Binds `args` to the program's parameters.

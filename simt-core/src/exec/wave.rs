@@ -9,6 +9,7 @@ use super::memory::wide;
 use super::memory::{
     self, BankTable, CuCaches, GlobalTarget, LdsTarget, LdsWords, MemScratch, Trap,
 };
+use super::parallel::Marks;
 use super::sanitize::{Kind as Access, Lanes, Sanitizer};
 use crate::error::FaultKind;
 use crate::ir::{GlobalRef, LdsRef, Operand, Program, Special};
@@ -113,6 +114,8 @@ pub(super) struct WaveRun<'x, 'b> {
     pub(super) caches: Option<CuCaches<'x>>,
     /// The sanitizers' state, when they run.
     pub(super) san: Option<&'x mut Sanitizer>,
+    /// The bytes of writable buffers read and written, on a parallel launch.
+    pub(super) marks: Option<&'x mut Marks>,
     /// The wave's index in its workgroup.
     pub(super) wave_index: usize,
     /// Where to record each issue, when this wave's workgroup is traced.
@@ -336,6 +339,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
         quantum,
         mut caches,
         mut san,
+        mut marks,
         wave_index,
         mut trace,
     } = run;
@@ -432,6 +436,9 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
             let (Some(slot), Some(param)) = (slots.get_mut(p), program.params.get(p)) else {
                 return Ok(Exit::Done(pc));
             };
+            if let Some(c) = caches.as_mut() {
+                c.at(pc);
+            }
             GlobalTarget {
                 slot,
                 name: &param.name,
@@ -453,10 +460,21 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
             }
         }};
     }
-    // Tells the sanitizers about a memory access whose lanes' offsets are in
-    // `s.mem.offs`: `buffer` is the parameter index (global) or `None` (LDS).
+    // Tells the sanitizers (and a parallel launch's marks) about a memory
+    // access whose lanes' offsets are in `s.mem.offs`: `buffer` is the
+    // parameter index (global) or `None` (LDS).
     macro_rules! sanitize {
         ($kind:expr, $buffer:expr, $base:expr, $size:expr, $count:expr, $values:expr) => {
+            if let (Some(m), Some(b)) = (marks.as_deref_mut(), $buffer) {
+                let store = matches!($kind, Access::Store);
+                m.record(
+                    b,
+                    store,
+                    exec & memory::full::<W>(),
+                    &s.mem.offs,
+                    $size * $count,
+                );
+            }
             if let Some(z) = san.as_deref_mut() {
                 let lanes = Lanes {
                     exec: exec & memory::full::<W>(),

@@ -18,6 +18,34 @@ pub(crate) struct Caches {
     l1: Vec<SectoredCache>,
     /// The sectors touched so far.
     dram: Option<DramSectors>,
+    /// When set, first touches are logged here instead of counted: a worker
+    /// of a parallel launch cannot know whether another worker's earlier
+    /// workgroup touched the sector first.
+    log: Option<DramLog>,
+}
+
+/// A worker's first touches, to be counted in workgroup order after the launch.
+#[derive(Debug, Default)]
+pub(crate) struct DramLog {
+    /// The workgroup running now (numbered x fastest).
+    group: u32,
+    /// The instruction issuing now.
+    pc: u32,
+    /// Every phase that touched a sector this worker had not touched, in order.
+    pub(crate) events: Vec<DramEvent>,
+}
+
+/// Sectors of one line that a phase touched first (as far as its worker knows).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DramEvent {
+    /// The workgroup.
+    pub(crate) group: u32,
+    /// The instruction.
+    pub(crate) pc: u32,
+    /// The line's address.
+    pub(crate) line: u64,
+    /// The sectors of the line.
+    pub(crate) sectors: u32,
 }
 
 impl Caches {
@@ -28,6 +56,7 @@ impl Caches {
         geometry: Option<&CacheGeometry>,
         units: usize,
     ) -> Result<(), String> {
+        self.log = None;
         let Some(g) = geometry else {
             self.l1.clear();
             self.dram = None;
@@ -57,7 +86,39 @@ impl Caches {
         Some(CuCaches {
             l1,
             dram: self.dram.as_mut()?,
+            log: self.log.as_mut(),
         })
+    }
+
+    /// Whether the model has caches.
+    pub(crate) fn enabled(&self) -> bool {
+        self.dram.is_some()
+    }
+
+    /// The sectors touched so far, if the model has caches.
+    pub(crate) fn dram(&self) -> Option<&DramSectors> {
+        self.dram.as_ref()
+    }
+
+    /// From now on, starts from `touched` and logs first touches instead of
+    /// counting them (see [`DramLog`]).
+    pub(crate) fn start_log(&mut self, touched: Option<&DramSectors>) {
+        if let Some(t) = touched {
+            self.dram = Some(t.clone());
+        }
+        self.log = Some(DramLog::default());
+    }
+
+    /// The first touches logged since [`start_log`](Self::start_log).
+    pub(crate) fn take_log(&mut self) -> Vec<DramEvent> {
+        self.log.take().map(|l| l.events).unwrap_or_default()
+    }
+
+    /// Workgroup `group` starts.
+    pub(crate) fn set_group(&mut self, group: u32) {
+        if let Some(log) = &mut self.log {
+            log.group = group;
+        }
     }
 }
 
@@ -66,6 +127,7 @@ impl Caches {
 pub(crate) struct CuCaches<'c> {
     l1: &'c mut SectoredCache,
     dram: &'c mut DramSectors,
+    log: Option<&'c mut DramLog>,
 }
 
 /// How an access treats the L1.
@@ -80,6 +142,14 @@ pub(crate) enum Through {
 }
 
 impl CuCaches<'_> {
+    /// Instruction `pc` issues next (for the log of a parallel launch).
+    #[inline(always)]
+    pub(crate) fn at(&mut self, pc: usize) {
+        if let Some(log) = self.log.as_deref_mut() {
+            log.pc = pc as u32;
+        }
+    }
+
     /// Counts one phase whose active lanes touch the byte addresses `addrs`
     /// (at most 256 of them: 64 lanes of 4 words).
     pub(crate) fn phase(
@@ -132,7 +202,17 @@ impl CuCaches<'_> {
                 }
                 Through::Atomic => mask,
             };
-            c.dram_sectors += u64::from(self.dram.touch(addr, fetched));
+            let fresh = self.dram.touch_sectors(addr, fetched);
+            match self.log.as_deref_mut() {
+                None => c.dram_sectors += u64::from(fresh.count_ones()),
+                Some(log) if fresh != 0 => log.events.push(DramEvent {
+                    group: log.group,
+                    pc: log.pc,
+                    line: addr,
+                    sectors: fresh,
+                }),
+                Some(_) => {}
+            }
         }
     }
 }

@@ -14,7 +14,7 @@ pub(super) mod atomic;
 mod caches;
 pub(super) mod wide;
 
-pub(super) use caches::{Caches, CuCaches, Through};
+pub(super) use caches::{Caches, CuCaches, DramEvent, Through};
 
 use super::bind::{Geometry, LdsArea, Slot};
 use crate::error::FaultKind;

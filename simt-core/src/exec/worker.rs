@@ -1,0 +1,360 @@
+//! A worker: the registers, LDS and wave state that run workgroups one after
+//! another, and the scheduler that takes a workgroup's waves in turns.
+//!
+//! A launch on one thread is one worker running every workgroup; a parallel
+//! launch gives each thread a worker of its own (see `parallel.rs`). A worker's
+//! buffers are sized once per launch ([`Worker::setup`]) and reused across
+//! launches, never allocated per workgroup or per instruction.
+
+use super::bind::Slot;
+use super::flow::SkipLog;
+use super::memory::{BankTable, Caches, LdsWords, Trap, LDS_WORDS};
+use super::parallel::Marks;
+use super::sanitize::Sanitizer;
+use super::wave::{self, Exit, Status, Uniforms, Wave, WaveRun};
+use super::Plan;
+use crate::error::{Error, FaultKind};
+use crate::launch::Schedule;
+use crate::stats::{Stats, Trace};
+
+/// The state a thread runs workgroups with.
+#[derive(Debug, Default)]
+pub(super) struct Worker {
+    vregs: Vec<[u32; 64]>,
+    sregs: Vec<u32>,
+    mregs: Vec<u64>,
+    waves: Vec<Wave>,
+    /// Local ids per wave, axis and lane: they depend only on the workgroup shape.
+    local: Vec<[[u32; 64]; 3]>,
+    lds: Lds,
+    lds_words: usize,
+    /// The bank-conflict counter's word table and its generation.
+    stamps: Vec<u32>,
+    gen: u32,
+    /// Skipped-instruction differences (see [`SkipLog`]).
+    skips: Vec<i64>,
+    /// The L1s of the compute units this worker runs and the DRAM sectors.
+    pub(super) caches: Caches,
+}
+
+/// The workgroup's LDS, allocated once per worker at the largest size a program
+/// may declare; a launch zeroes only the words its program uses.
+struct Lds(Box<LdsWords>);
+
+impl Default for Lds {
+    fn default() -> Self {
+        Lds(Box::new([0; LDS_WORDS]))
+    }
+}
+
+impl std::fmt::Debug for Lds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Lds({} words)", LDS_WORDS)
+    }
+}
+
+/// What one call of the scheduler reads and writes besides the worker's own
+/// state.
+pub(super) struct Job<'j, 'b> {
+    /// The bound buffers (private copies on a parallel launch's other workers).
+    pub(super) slots: &'j mut [Slot<'b>],
+    /// The statistics the workgroups add to.
+    pub(super) stats: &'j mut Stats,
+    /// Instructions the launch may still issue.
+    pub(super) remaining: &'j mut u64,
+    /// The sanitizers' state, when they run.
+    pub(super) san: Option<&'j mut Sanitizer>,
+    /// The bytes of writable buffers read and written, on a parallel launch.
+    pub(super) marks: Option<&'j mut Marks>,
+}
+
+impl Worker {
+    /// Sizes the buffers for a launch of `plan` with waves of `W` lanes.
+    pub(super) fn setup<const W: usize>(&mut self, plan: &Plan<'_>) {
+        let p = &plan.prepared;
+        let wg = plan.config.workgroup.to_array();
+        let size = plan.config.workgroup.count() as usize;
+        let nwaves = plan.nwaves;
+        self.vregs.clear();
+        self.vregs.resize(nwaves * p.vregs, [0; 64]);
+        self.sregs.clear();
+        self.sregs.resize(nwaves * p.sregs, 0);
+        self.mregs.clear();
+        self.mregs.resize(nwaves * p.mregs, 0);
+        // Accesses are checked against the arrays, which end within `lds_bytes`.
+        self.lds_words = p.lds_bytes.div_ceil(4).min(LDS_WORDS);
+        let words = (p.lds_bytes >> plan.geo.bank_shift) + 1;
+        self.stamps.clear();
+        self.stamps.resize(words, 0);
+        self.gen = 0;
+        self.skips.clear();
+        self.skips.resize(plan.program.insts.len() + 1, 0);
+        self.waves.truncate(nwaves);
+        while self.waves.len() < nwaves {
+            self.waves.push(Wave {
+                pc: 0,
+                exec: 0,
+                launch: 0,
+                status: Status::Done,
+                stack: Vec::with_capacity(crate::limits::MAX_NESTING as usize + 1),
+            });
+        }
+        self.local.clear();
+        self.local.resize(nwaves, [[0; 64]; 3]);
+        // Work-items are numbered x fastest: step the ids like an odometer.
+        let mut id = [0u32; 3];
+        for ids in self.local.iter_mut() {
+            for l in 0..W {
+                ids[0][l] = id[0];
+                ids[1][l] = id[1];
+                ids[2][l] = id[2];
+                id[0] += 1;
+                if id[0] == wg[0] {
+                    id[0] = 0;
+                    id[1] += 1;
+                    if id[1] == wg[1] {
+                        id[1] = 0;
+                        id[2] += 1;
+                    }
+                }
+            }
+        }
+        // Lanes past the workgroup's end are never launched; keep them at zero.
+        if let Some(last) = self.local.last_mut() {
+            for l in (size - (nwaves - 1) * W)..W {
+                for axis in last.iter_mut() {
+                    axis[l] = 0;
+                }
+            }
+        }
+    }
+
+    /// Adds the skipped instructions recorded since [`setup`](Self::setup) to
+    /// `stats`.
+    pub(super) fn finish(&mut self, stats: &mut Stats) {
+        SkipLog(&mut self.skips).finish(|k, n| {
+            if let Some(c) = stats.per_instruction.get_mut(k) {
+                c.skipped_instructions += n;
+            }
+        });
+    }
+
+    /// Runs workgroups `groups` (linear indices, x fastest) in that order with
+    /// the best build of the interpreter the CPU allows.
+    pub(super) fn run_groups<const W: usize>(
+        &mut self,
+        plan: &Plan<'_>,
+        job: Job<'_, '_>,
+        groups: &[usize],
+    ) -> Result<(), Error> {
+        if plan.config.trace_workgroup.is_some() || plan.config.worst_phases {
+            // The recording copy is compiled only here, plainly: such a launch is
+            // one to look at, not to time.
+            return run_groups::<W, true>(self, plan, job, groups);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if plan.fast {
+            // SAFETY: `plan.fast` is true only when the CPU reported AVX2 and FMA.
+            return unsafe { run_groups_avx2::<W>(self, plan, job, groups) };
+        }
+        run_groups_plain::<W>(self, plan, job, groups)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn run_groups_avx2<const W: usize>(
+    w: &mut Worker,
+    plan: &Plan<'_>,
+    job: Job<'_, '_>,
+    groups: &[usize],
+) -> Result<(), Error> {
+    run_groups::<W, false>(w, plan, job, groups)
+}
+
+fn run_groups_plain<const W: usize>(
+    w: &mut Worker,
+    plan: &Plan<'_>,
+    job: Job<'_, '_>,
+    groups: &[usize],
+) -> Result<(), Error> {
+    run_groups::<W, false>(w, plan, job, groups)
+}
+
+/// Runs workgroups `groups`: the scheduler around [`wave::run`].
+///
+/// With `DETAIL`, the waves run through the recording copy of the dispatch loop:
+/// each memory instruction keeps its costliest phase in `stats.worst_phases`, and
+/// the issues of the workgroup `config.trace_workgroup` names land in
+/// `stats.trace`.
+#[inline(always)]
+fn run_groups<const W: usize, const DETAIL: bool>(
+    m: &mut Worker,
+    plan: &Plan<'_>,
+    job: Job<'_, '_>,
+    groups: &[usize],
+) -> Result<(), Error> {
+    let Job {
+        slots,
+        stats,
+        remaining,
+        mut san,
+        mut marks,
+    } = job;
+    let program = plan.program;
+    let config = plan.config;
+    let nwaves = plan.nwaves;
+    let size = config.workgroup.count() as usize;
+    let grid = config.grid.to_array();
+    let wg = config.workgroup.to_array();
+    let (nv, ns, nm) = (
+        plan.prepared.vregs,
+        plan.prepared.sregs,
+        plan.prepared.mregs,
+    );
+    // On the heap: kept in memory as arrays, which the lane loops read as vectors
+    // (a stack copy may be split into scalars by the optimizer).
+    let mut scratch = Box::new(wave::Scratch::<W>::new());
+    let quantum = match config.schedule {
+        Schedule::UntilBarrier => u64::MAX,
+        Schedule::RoundRobin => 1,
+    };
+    let units = config.model.compute_units.max(1) as usize;
+    let wave_order = plan.order.of(nwaves);
+    for &linear in groups {
+        let (gx, gy, gz) = (
+            (linear % grid[0] as usize) as u32,
+            (linear / grid[0] as usize % grid[1] as usize) as u32,
+            (linear / (grid[0] as usize * grid[1] as usize)) as u32,
+        );
+        let group = [gx, gy, gz];
+        // Workgroup `g` (x fastest) runs on compute unit `g % units`.
+        let unit = linear % units;
+        m.caches.set_group(linear as u32);
+        if let Some(z) = san.as_deref_mut() {
+            z.workgroup(linear as u32, group);
+        }
+        let traced = DETAIL && config.trace_workgroup == Some(linear as u64);
+        let mut trace = traced.then(|| Trace {
+            workgroup: group,
+            waves: nwaves as u32,
+            ..Trace::default()
+        });
+        // Lanes past `W` are never read: zero only the wave's lanes (in
+        // one pass when that is the whole register).
+        if W >= 64 {
+            m.vregs.fill([0; 64]);
+        } else {
+            for r in m.vregs.iter_mut() {
+                r[..W].fill(0);
+            }
+        }
+        m.sregs.fill(0);
+        m.mregs.fill(0);
+        m.lds.0[..m.lds_words].fill(0);
+        for (w, wave) in m.waves.iter_mut().enumerate() {
+            let lanes = (size - w * W).min(W);
+            wave.launch = if lanes >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << lanes) - 1
+            };
+            wave.exec = wave.launch;
+            wave.pc = 0;
+            wave.status = Status::Ready;
+            wave.stack.clear();
+        }
+        let mut done = 0;
+        let mut waiting = 0u32;
+        while done < nwaves {
+            for &w in &wave_order {
+                if m.waves[w].status != Status::Ready {
+                    continue;
+                }
+                let uniforms = Uniforms {
+                    group,
+                    size: wg,
+                    groups: grid,
+                    global_base: [
+                        gx.wrapping_mul(wg[0]),
+                        gy.wrapping_mul(wg[1]),
+                        gz.wrapping_mul(wg[2]),
+                    ],
+                    wave: w as u32,
+                    width: W as u32,
+                };
+                let run = WaveRun {
+                    program,
+                    prepared: plan.prepared,
+                    slots,
+                    scalars: plan.scalars,
+                    geo: plan.geo,
+                    uniforms,
+                    local: &m.local[w],
+                    vr: &mut m.vregs[w * nv..(w + 1) * nv],
+                    sr: &mut m.sregs[w * ns..(w + 1) * ns],
+                    mr: &mut m.mregs[w * nm..(w + 1) * nm],
+                    wave: &mut m.waves[w],
+                    lds: &mut m.lds.0,
+                    table: BankTable {
+                        stamps: &mut m.stamps,
+                        gen: &mut m.gen,
+                    },
+                    counters: &mut stats.per_instruction,
+                    worsts: &mut stats.worst_phases,
+                    hist: &mut stats.active_lanes_histogram,
+                    skips: SkipLog(&mut m.skips),
+                    remaining,
+                    quantum,
+                    caches: m.caches.unit(unit),
+                    san: san.as_deref_mut(),
+                    marks: marks.as_deref_mut(),
+                    wave_index: w,
+                    trace: trace.as_mut(),
+                };
+                let fault =
+                    |pc: usize, trap: Trap| super::fault(program, config, group, w, pc, trap);
+                match wave::run::<W, DETAIL>(run, &mut scratch) {
+                    Err((pc, trap)) => return Err(fault(pc, *trap)),
+                    Ok(Exit::Done(pc)) => {
+                        m.waves[w].status = Status::Done;
+                        done += 1;
+                        if waiting > 0 {
+                            return Err(fault(pc, stranded(waiting)));
+                        }
+                    }
+                    Ok(Exit::Yielded) => {}
+                    Ok(Exit::Parked(pc)) => {
+                        waiting += 1;
+                        if done > 0 {
+                            return Err(fault(pc, stranded(waiting)));
+                        }
+                        if waiting as usize == nwaves {
+                            waiting = 0;
+                            if let Some(z) = san.as_deref_mut() {
+                                z.barrier();
+                            }
+                            for wave in &mut m.waves {
+                                wave.status = Status::Ready;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        stats.workgroups += 1;
+        stats.waves += nwaves as u64;
+        if trace.is_some() {
+            stats.trace = trace;
+        }
+    }
+    Ok(())
+}
+
+fn stranded(waiting: u32) -> Trap {
+    Trap {
+        kind: FaultKind::BarrierStranded { waiting },
+        lane: None,
+        address: None,
+    }
+}
