@@ -3,6 +3,7 @@
 //! errors that name the option and the accepted values, and a generated `--help`.
 
 use crate::registry::{self, KernelSpec};
+use crate::studies::{self, Study};
 use clap::Parser;
 use simt::core::{MemoryModel, Schedule};
 use std::path::{Path, PathBuf};
@@ -19,9 +20,13 @@ pub const DEFAULT_LAUNCHES: usize = 11;
     name = "report",
     args_override_self = true,
     about = "Runs the reference kernels on the simt interpreter, checks them against their \
-             scalar oracles, prints their counters and writes them as JSON.",
-    after_help = "Exits with status 1 when a kernel's output differs from its oracle, a launch \
-                  fails or an output cannot be written, and 2 when the command line is wrong."
+             scalar oracles and with the sanitizers, prints their counters and writes them as \
+             JSON; with --studies, also the studies of the seed documents.",
+    after_help = "Exits with status 1 when a kernel's output differs from its oracle, the \
+                  sanitizers find a race or an uninitialised read in a kernel, a study does not \
+                  pass (a variant differs from its oracle or has a finding, or a claim does not \
+                  hold), a launch fails or an output cannot be written, and 2 when the \
+                  command line is wrong."
 )]
 pub struct Args {
     /// Kernels to run (default: all), comma-separated; names as in the table.
@@ -55,9 +60,17 @@ pub struct Args {
     /// listings and pictures).
     #[arg(long, value_name = "PATH", value_parser = parse_path)]
     html: Option<PathBuf>,
-    // `--studies [NAMES]` belongs here once `simt_kernels::studies` exists: an
-    // `Option<Option<String>>` with `num_args = 0..=1`, each name checked with
-    // `studies::find`, run after the table.
+    /// Also run studies (default: all), comma-separated, at each chosen width and
+    /// with the chosen seed, and print each one's table after the kernels' (the
+    /// kernels still run: choose them with --kernels). Each study picks its own
+    /// memory models.
+    #[arg(
+        long,
+        value_name = "A,B,...",
+        num_args = 0..=1,
+        value_parser = parse_studies
+    )]
+    studies: Option<Option<StudyList>>,
 }
 
 /// What the command line asks for.
@@ -88,6 +101,9 @@ pub struct Options {
     pub launches: usize,
     /// Where to write the HTML report, if anywhere.
     pub html: Option<PathBuf>,
+    /// The studies to run after the kernels, in [`studies::STUDIES`] order (none
+    /// unless asked for).
+    pub studies: Vec<&'static Study>,
 }
 
 impl Default for Options {
@@ -101,6 +117,7 @@ impl Default for Options {
             out: default_out(),
             launches: DEFAULT_LAUNCHES,
             html: None,
+            studies: Vec::new(),
         }
     }
 }
@@ -143,6 +160,11 @@ impl Args {
             out: self.out.unwrap_or_else(default_out),
             launches: self.launches,
             html: self.html,
+            studies: match self.studies {
+                None => Vec::new(),
+                Some(None) => studies::STUDIES.iter().collect(),
+                Some(Some(list)) => list.0,
+            },
         };
         match self.annotate {
             Some(kernel) => Command::Annotate(kernel, options),
@@ -155,6 +177,10 @@ impl Args {
 #[derive(Clone, Debug)]
 struct KernelList(Vec<&'static KernelSpec>);
 
+/// The studies of `--studies`, in [`studies::STUDIES`] order.
+#[derive(Clone, Debug)]
+struct StudyList(Vec<&'static Study>);
+
 /// The widths of `--width`.
 #[derive(Clone, Debug)]
 struct Widths(Vec<u32>);
@@ -162,19 +188,33 @@ struct Widths(Vec<u32>);
 /// The registry entries named in a comma-separated list, in table order; the error
 /// lists the known names.
 fn parse_kernels(list: &str) -> Result<KernelList, String> {
+    select(list, ("kernel", "kernels"), registry::KERNELS, |k| k.name).map(KernelList)
+}
+
+/// The studies named in a comma-separated list, in [`studies::STUDIES`] order; the
+/// error lists the known names.
+fn parse_studies(list: &str) -> Result<StudyList, String> {
+    select(list, ("study", "studies"), studies::STUDIES, |s| s.name).map(StudyList)
+}
+
+/// The entries of `all` named in the comma-separated `list`, in `all`'s order; an
+/// error naming the first unknown name and listing the known ones (`what`: the
+/// singular and the plural of what the entries are).
+fn select<T>(
+    list: &str,
+    (what, whats): (&str, &str),
+    all: &'static [T],
+    name: impl Fn(&T) -> &'static str,
+) -> Result<Vec<&'static T>, String> {
     let names: Vec<&str> = list.split(',').map(str::trim).collect();
-    if let Some(unknown) = names.iter().find(|n| registry::find(n).is_none()) {
+    if let Some(unknown) = names.iter().find(|n| !all.iter().any(|e| name(e) == **n)) {
+        let known: Vec<&str> = all.iter().map(&name).collect();
         return Err(format!(
-            "no kernel `{unknown}`; the kernels are: {}",
-            known_kernels()
+            "no {what} `{unknown}`; the {whats} are: {}",
+            known.join(", ")
         ));
     }
-    Ok(KernelList(
-        registry::KERNELS
-            .iter()
-            .filter(|k| names.contains(&k.name))
-            .collect(),
-    ))
+    Ok(all.iter().filter(|e| names.contains(&name(e))).collect())
 }
 
 fn parse_kernel(name: &str) -> Result<&'static KernelSpec, String> {
@@ -252,6 +292,50 @@ mod tests {
         assert!(o.out.ends_with("results/results.json"));
         assert_eq!(o.launches, DEFAULT_LAUNCHES);
         assert_eq!(o.html, None);
+        assert!(o.studies.is_empty());
+        assert_eq!(o, Options::default());
+    }
+
+    fn study_names(o: &Options) -> Vec<&'static str> {
+        o.studies.iter().map(|s| s.name).collect()
+    }
+
+    #[test]
+    fn studies_alone_means_all_and_names_choose_some() {
+        let all: Vec<_> = studies::STUDIES.iter().map(|s| s.name).collect();
+        assert_eq!(study_names(&run(&["--studies"])), all);
+        // Without a value before the next option, and with one.
+        let o = run(&["--studies", "--width", "32"]);
+        assert_eq!((study_names(&o), o.widths), (all.clone(), vec![32]));
+        // In STUDIES order, not command-line order, in both spellings.
+        for args in [
+            &["--studies", "transpose,divergent_paths"][..],
+            &["--studies=transpose, divergent_paths"],
+        ] {
+            assert_eq!(
+                study_names(&run(args)),
+                ["divergent_paths", "transpose"],
+                "{args:?}"
+            );
+        }
+        // The kernels still run.
+        let o = run(&["--studies=switch32", "--kernels=vecadd_i32"]);
+        assert_eq!(study_names(&o), ["switch32"]);
+        assert_eq!(o.kernels.len(), 1);
+    }
+
+    #[test]
+    fn an_unknown_study_is_an_error_listing_the_studies() {
+        let e = parse(["--studies", "transpose,nope"]).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::ValueValidation);
+        let message = e.to_string();
+        assert!(message.contains("--studies"), "{message}");
+        assert!(message.contains("no study `nope`"), "{message}");
+        assert!(
+            message.contains("the studies are: divergent_paths, switch32,"),
+            "{message}"
+        );
+        assert!(parse(["--studies="]).is_err());
     }
 
     #[test]
@@ -305,7 +389,14 @@ mod tests {
         let e = parse(["--seed", "1", "--help"]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::DisplayHelp);
         let help = e.to_string();
-        for option in ["--kernels", "--model", "--schedule", "--annotate", "--html"] {
+        for option in [
+            "--kernels",
+            "--model",
+            "--schedule",
+            "--annotate",
+            "--html",
+            "--studies [<A,B,...>]",
+        ] {
             assert!(help.contains(option), "{option} in {help}");
         }
         assert_eq!(parse(["-h"]).unwrap_err().kind(), ErrorKind::DisplayHelp);

@@ -12,6 +12,7 @@
 use crate::cli::Options;
 use crate::registry;
 use crate::report::{self, Results, Row};
+use crate::studies::{finding_count, has_major_findings};
 use simt::core::{Inst, MemoryModel, Program, Trace, WorstPhase};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -123,6 +124,8 @@ fn summary(out: &mut String, results: &Results) {
         "glb acc",
         "glb trans",
         "trans/acc",
+        "occupancy",
+        "findings",
         "oracle",
     ] {
         let _ = write!(out, "<th>{}</th>", esc(h));
@@ -130,9 +133,10 @@ fn summary(out: &mut String, results: &Results) {
     out.push_str("</tr>\n");
     for r in &results.rows {
         let t = &r.totals;
+        let findings = finding_count(&r.findings);
         let _ = writeln!(
             out,
-            "<tr><td class=\"text\"><a href=\"#{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td class=\"text\">{}</td></tr>",
+            "<tr><td class=\"text\"><a href=\"#{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td class=\"text\" title=\"{}\">{}</td><td>{}</td><td class=\"text\">{}</td></tr>",
             anchor(r),
             esc(&r.kernel),
             r.wave_width,
@@ -145,10 +149,44 @@ fn summary(out: &mut String, results: &Results) {
             t.global_accesses,
             t.global_transactions,
             r.transactions_per_access,
+            esc(r.occupancy.hardware),
+            esc(&report::occupancy_cell(&r.occupancy)),
+            if has_major_findings(&r.findings) {
+                format!("<span class=\"fail\">{findings}</span>")
+            } else {
+                findings.to_string()
+            },
             if r.oracle_pass { "pass" } else { "<span class=\"fail\">FAIL</span>" }
         );
     }
     out.push_str("</table>\n");
+    if let Some(note) = report::occupancy_note(&results.rows) {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
+    }
+    if results.rows.iter().any(|r| !r.findings.is_empty()) {
+        out.push_str("<h3>Sanitizer findings</h3>\n<ul class=\"findings\">\n");
+        for r in results.rows.iter().filter(|r| !r.findings.is_empty()) {
+            for f in &r.findings.list {
+                let _ = writeln!(
+                    out,
+                    "<li>{} at wave{}: {}</li>",
+                    esc(&r.kernel),
+                    r.wave_width,
+                    esc(&f.to_string())
+                );
+            }
+            if r.findings.dropped > 0 {
+                let _ = writeln!(
+                    out,
+                    "<li>{} at wave{}: and {} more</li>",
+                    esc(&r.kernel),
+                    r.wave_width,
+                    r.findings.dropped
+                );
+            }
+        }
+        out.push_str("</ul>\n");
+    }
     for f in &results.failures {
         let _ = writeln!(
             out,

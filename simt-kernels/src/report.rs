@@ -1,11 +1,16 @@
 //! The report: every chosen kernel at every chosen width, checked against its
-//! oracle, timed, printed as a table and written as JSON.
+//! oracle and by the sanitizers, timed, printed as a table and written as JSON;
+//! then the chosen studies.
 
 use crate::cli::Options;
 use crate::reference;
 use crate::registry::KernelSpec;
+use crate::studies::{finding_count, has_major_findings, StudyResult};
 use serde::Serialize;
-use simt::core::{Counters, Error, Listing, MemoryModel, Schedule, Trace, WorstPhase};
+use simt::core::{
+    Counters, Error, Findings, Hardware, Limiter, Listing, MemoryModel, Occupancy, Schedule, Trace,
+    Usage, WorstPhase,
+};
 use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
@@ -53,6 +58,12 @@ pub struct Row {
     pub matches_reference_memory: Option<bool>,
     /// How fast the interpreter ran it.
     pub timing: Timing,
+    /// The kernel's theoretical occupancy on the hardware [`hardware_for`] picks
+    /// for the run's model and width.
+    pub occupancy: Occupancy,
+    /// What the sanitizers found in the checked launch (the timed launches run
+    /// without them).
+    pub findings: Findings,
     /// The counters per source line, with hints for the costliest lines.
     pub listing: Listing,
     /// The costliest phase of each memory instruction, for the HTML report's
@@ -80,6 +91,17 @@ pub struct Failure {
     pub error: String,
 }
 
+/// A study whose run returned an error instead of a result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StudyFailure {
+    /// The study's name.
+    pub study: String,
+    /// The wave width.
+    pub wave_width: u32,
+    /// The error, as displayed.
+    pub error: String,
+}
+
 /// Everything one report run produced: what `results/results.json` holds.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Results {
@@ -98,12 +120,39 @@ pub struct Results {
     pub rows: Vec<Row>,
     /// Launches that failed.
     pub failures: Vec<Failure>,
+    /// The studies asked for with `--studies`, each at each width, in
+    /// [`crate::studies::STUDIES`] order.
+    pub studies: Vec<StudyResult>,
+    /// Studies whose run failed.
+    pub study_failures: Vec<StudyFailure>,
 }
 
 impl Results {
-    /// Whether every launch succeeded and matched its oracle.
+    /// Whether every launch succeeded, matched its oracle and had no finding
+    /// that is not [minor](simt::core::FindingKind::is_minor), and every study
+    /// ran and passed.
     pub fn all_passed(&self) -> bool {
-        self.failures.is_empty() && self.rows.iter().all(|r| r.oracle_pass)
+        self.failures.is_empty()
+            && self
+                .rows
+                .iter()
+                .all(|r| r.oracle_pass && !has_major_findings(&r.findings))
+            && self.study_failures.is_empty()
+            && self.studies.iter().all(|s| s.passed)
+    }
+}
+
+/// The hardware whose occupancy the report gives for a run under `model` at
+/// `wave_width`: the model's own where it names one (`nvidia`: Hopper; `cdna3`:
+/// CDNA3), otherwise (the reference model, whose terms are AMD's) the AMD
+/// hardware of the run's wave width: RDNA3 at wave32, CDNA3 at wave64, so that
+/// its waves are the run's waves.
+pub fn hardware_for(model: &MemoryModel, wave_width: u32) -> &'static Hardware {
+    match model.name.as_ref() {
+        "nvidia" => &Hardware::HOPPER,
+        "cdna3" => &Hardware::CDNA3,
+        _ if wave_width == 64 => &Hardware::CDNA3,
+        _ => &Hardware::RDNA3,
     }
 }
 
@@ -120,11 +169,13 @@ pub fn measure(
     let config = spec.config(wave_width, model.clone()).schedule(schedule);
     let mut workload = (spec.prepare)(seed);
     // The checked launch, untimed, also records the worst phases for the hints
-    // and the pictures, and one workgroup for the timeline.
+    // and the pictures, and one workgroup for the timeline, and runs the
+    // sanitizers.
     let detailed = config
         .clone()
         .record_worst_phases()
-        .trace_workgroup(TRACED_WORKGROUP);
+        .trace_workgroup(TRACED_WORKGROUP)
+        .sanitize(true);
     let mut stats = workload.launch(&detailed)?;
     let output = workload.output();
     let expected = workload.expected();
@@ -163,6 +214,11 @@ pub fn measure(
                 0.0
             },
         },
+        occupancy: simt::core::occupancy(
+            hardware_for(model, wave_width),
+            &Usage::of(spec.program, spec.workgroup),
+        ),
+        findings: std::mem::take(&mut stats.findings),
         listing: stats.listing(spec.program),
         worst_phases: std::mem::take(&mut stats.worst_phases),
         trace: stats.trace.take(),
@@ -179,20 +235,21 @@ fn median(times: &mut [Duration]) -> Duration {
     }
 }
 
-/// Runs every kernel and width `options` asks for.
+/// Runs every kernel and width `options` asks for, then every study at every
+/// width.
 pub fn run(options: &Options) -> Results {
     run_with_progress(options, |_, _, _| {})
 }
 
-/// Like [`run`], calling `progress(done, total, next)` before each kernel and
-/// width (`next` names it) and once at the end (with `next` empty).
+/// Like [`run`], calling `progress(done, total, next)` before each kernel or
+/// study and width (`next` names it) and once at the end (with `next` empty).
 pub fn run_with_progress(
     options: &Options,
     mut progress: impl FnMut(usize, usize, &str),
 ) -> Results {
     let mut rows = Vec::new();
     let mut failures = Vec::new();
-    let total = options.kernels.len() * options.widths.len();
+    let total = (options.kernels.len() + options.studies.len()) * options.widths.len();
     let mut done = 0;
     for spec in &options.kernels {
         for &width in &options.widths {
@@ -215,6 +272,22 @@ pub fn run_with_progress(
             }
         }
     }
+    let mut study_results = Vec::new();
+    let mut study_failures = Vec::new();
+    for study in &options.studies {
+        for &width in &options.widths {
+            progress(done, total, &format!("study {} wave{width}", study.name));
+            done += 1;
+            match (study.run)(options.seed, width) {
+                Ok(result) => study_results.push(result),
+                Err(e) => study_failures.push(StudyFailure {
+                    study: study.name.to_owned(),
+                    wave_width: width,
+                    error: e.to_string(),
+                }),
+            }
+        }
+    }
     progress(done, total, "");
     Results {
         version: env!("CARGO_PKG_VERSION"),
@@ -224,10 +297,13 @@ pub fn run_with_progress(
         metrics: crate::metrics::METRICS,
         rows,
         failures,
+        studies: study_results,
+        study_failures,
     }
 }
 
-const HEADER: [&str; 14] = [
+/// The table's columns.
+const HEADER: [&str; COLUMNS] = [
     "kernel",
     "wave",
     "instr",
@@ -239,14 +315,42 @@ const HEADER: [&str; 14] = [
     "glb acc",
     "glb trans",
     "trans/acc",
+    "occupancy",
+    "findings",
     "oracle",
     "Mwave-inst/s",
     "us/launch",
 ];
+const COLUMNS: usize = 16;
+/// The columns of text, left-aligned; the others hold numbers.
+const TEXT_COLUMNS: [&str; 3] = ["kernel", "occupancy", "oracle"];
+
+/// A short name for the resource that limits occupancy.
+pub fn limiter_name(limiter: Limiter) -> &'static str {
+    match limiter {
+        Limiter::WorkgroupSize => "size",
+        Limiter::WaveSlots => "waves",
+        Limiter::WorkgroupSlots => "groups",
+        Limiter::Registers => "vregs",
+        Limiter::ScalarRegisters => "sregs",
+        Limiter::Lds => "lds",
+    }
+}
+
+/// An occupancy in a table cell: resident waves per unit out of its wave slots,
+/// and what limits them, e.g. `32/64 lds`.
+pub fn occupancy_cell(occupancy: &Occupancy) -> String {
+    format!(
+        "{}/{} {}",
+        occupancy.waves_per_unit,
+        occupancy.max_waves_per_unit,
+        limiter_name(occupancy.limited_by)
+    )
+}
 
 /// The rows as a Markdown table with aligned columns (numbers right-aligned).
 pub fn table(rows: &[Row]) -> String {
-    let cells: Vec<[String; 14]> = rows
+    let cells: Vec<[String; COLUMNS]> = rows
         .iter()
         .map(|r| {
             let t = &r.totals;
@@ -262,6 +366,8 @@ pub fn table(rows: &[Row]) -> String {
                 t.global_accesses.to_string(),
                 t.global_transactions.to_string(),
                 format!("{:.2}", r.transactions_per_access),
+                occupancy_cell(&r.occupancy),
+                finding_count(&r.findings).to_string(),
                 if r.oracle_pass { "pass" } else { "FAIL" }.to_owned(),
                 format!("{:.1}", r.timing.wave_instructions_per_second / 1e6),
                 format!("{:.1}", r.timing.median_launch_ns as f64 / 1e3),
@@ -274,11 +380,12 @@ pub fn table(rows: &[Row]) -> String {
             *w = (*w).max(c.len());
         }
     }
+    let text = HEADER.map(|h| TEXT_COLUMNS.contains(&h));
     let mut out = String::new();
-    let line = |out: &mut String, row: &[String; 14]| {
+    let line = |out: &mut String, row: &[String; COLUMNS]| {
         out.push('|');
-        for (i, (c, w)) in row.iter().zip(widths).enumerate() {
-            if i == 0 || i == 11 {
+        for ((c, w), text) in row.iter().zip(widths).zip(text) {
+            if text {
                 let _ = write!(out, " {c:<w$} |");
             } else {
                 let _ = write!(out, " {c:>w$} |");
@@ -288,8 +395,8 @@ pub fn table(rows: &[Row]) -> String {
     };
     line(&mut out, &HEADER.map(str::to_owned));
     out.push('|');
-    for (i, w) in widths.iter().enumerate() {
-        if i == 0 || i == 11 {
+    for (w, text) in widths.iter().zip(text) {
+        if text {
             let _ = write!(out, "{}|", "-".repeat(w + 2));
         } else {
             let _ = write!(out, "{}:|", "-".repeat(w + 1));
@@ -329,6 +436,45 @@ pub fn reference_summary(rows: &[Row]) -> Option<String> {
     Some(line)
 }
 
+/// One line saying what the occupancy column is and on which hardware, per wave
+/// width; `None` without rows.
+pub fn occupancy_note(rows: &[Row]) -> Option<String> {
+    let mut seen: Vec<(u32, &str)> = Vec::new();
+    for r in rows {
+        let pair = (r.wave_width, r.occupancy.hardware);
+        if !seen.contains(&pair) {
+            seen.push(pair);
+        }
+    }
+    if seen.is_empty() {
+        return None;
+    }
+    let on: Vec<String> = seen
+        .iter()
+        .map(|(width, hw)| format!("{hw} for wave{width}"))
+        .collect();
+    Some(format!(
+        "occupancy: theoretical resident waves per compute unit / its wave slots, and the resource that limits them, on {}",
+        on.join(", ")
+    ))
+}
+
+/// The sanitizers' findings, one line each under the kernel and width they
+/// came from; `None` when there is none.
+pub fn findings_list(rows: &[Row]) -> Option<String> {
+    let mut out = String::new();
+    for r in rows.iter().filter(|r| !r.findings.is_empty()) {
+        let _ = writeln!(out, "  {} at wave{}:", r.kernel, r.wave_width);
+        for f in &r.findings.list {
+            let _ = writeln!(out, "    {f}");
+        }
+        if r.findings.dropped > 0 {
+            let _ = writeln!(out, "    and {} more", r.findings.dropped);
+        }
+    }
+    (!out.is_empty()).then(|| format!("sanitizer findings:\n{out}"))
+}
+
 /// Writes `results` as pretty JSON to `path`, creating its folder; the file is
 /// replaced whole (written beside it, then renamed), never left half-written.
 pub fn write_json(results: &Results, path: &Path) -> io::Result<()> {
@@ -346,6 +492,7 @@ pub fn write_json(results: &Results, path: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use simt::core::{Finding, FindingKind, RaceClass, Site, Space};
 
     #[test]
     fn median_of_odd_and_even_counts() {
@@ -385,6 +532,15 @@ mod tests {
                 median_launch_ns: 12_345,
                 wave_instructions_per_second: 20.0 / 12_345e-9,
             },
+            occupancy: simt::core::occupancy(
+                &Hardware::RDNA3,
+                &Usage {
+                    vregs: 4,
+                    workgroup_size: 64,
+                    ..Usage::default()
+                },
+            ),
+            findings: Findings::default(),
             listing: Listing {
                 kernel: kernel.to_owned(),
                 wave_width: 32,
@@ -409,13 +565,125 @@ mod tests {
         );
         let cells: Vec<&str> = lines[2].split('|').map(str::trim).collect();
         assert_eq!(
-            cells[1..15],
+            cells[1..17],
             [
-                "gather", "32", "20", "14", "14.29", "29.71", "0", "0", "4", "68", "17.00", "pass",
-                "1.6", "12.3"
+                "gather",
+                "32",
+                "20",
+                "14",
+                "14.29",
+                "29.71",
+                "0",
+                "0",
+                "4",
+                "68",
+                "17.00",
+                "64/64 waves",
+                "0",
+                "pass",
+                "1.6",
+                "12.3"
             ]
         );
+        // Text columns are left-aligned, numbers right-aligned.
+        assert!(lines[2].contains("| 64/64 waves |"), "{table}");
+        assert!(lines[1].contains("|-------------|"), "{table}");
         assert!(lines[3].contains("| FAIL "), "{table}");
+    }
+
+    #[test]
+    fn the_hardware_follows_the_model_or_else_the_wave_width() {
+        let name = |model: MemoryModel, width| hardware_for(&model, width).name;
+        assert_eq!(name(MemoryModel::nvidia(), 32), "hopper");
+        assert_eq!(name(MemoryModel::nvidia(), 64), "hopper");
+        assert_eq!(name(MemoryModel::cdna3(), 32), "cdna3");
+        assert_eq!(name(MemoryModel::reference(), 32), "rdna3");
+        assert_eq!(name(MemoryModel::reference(), 64), "cdna3");
+    }
+
+    #[test]
+    fn the_occupancy_note_names_the_hardware_of_each_width() {
+        assert_eq!(occupancy_note(&[]), None);
+        let mut rows = vec![row("a", true), row("b", true), row("a", true)];
+        rows[2].wave_width = 64;
+        rows[2].occupancy.hardware = "cdna3";
+        let note = occupancy_note(&rows).unwrap();
+        assert!(
+            note.ends_with("on rdna3 for wave32, cdna3 for wave64"),
+            "{note}"
+        );
+    }
+
+    fn race() -> Finding {
+        let site = |line| Site {
+            inst: line,
+            line,
+            workgroup: [1, 0, 0],
+            wave: 0,
+            lane: 0,
+        };
+        Finding {
+            kind: FindingKind::Race {
+                space: Space::Global,
+                class: RaceClass::ReadAfterWrite,
+                across_workgroups: true,
+                same_value: false,
+            },
+            at: site(12),
+            other: Some(site(14)),
+            address: Some(0x100),
+            bytes: 4,
+            occurrences: 3,
+        }
+    }
+
+    #[test]
+    fn findings_are_counted_listed_and_fail_the_results() {
+        let mut rows = vec![row("a", true), row("b", true)];
+        assert_eq!(findings_list(&rows), None);
+        rows[1].findings.list.push(race());
+        let table = table(&rows);
+        let cells: Vec<&str> = table
+            .lines()
+            .nth(3)
+            .unwrap()
+            .split('|')
+            .map(str::trim)
+            .collect();
+        assert_eq!(cells[13], "1", "{table}");
+        let list = findings_list(&rows).unwrap();
+        assert_eq!(
+            list,
+            format!("sanitizer findings:\n  b at wave32:\n    {}\n", race())
+        );
+        assert!(list.contains("global race, read after write"), "{list}");
+        let mut results = results(rows);
+        assert!(!results.all_passed());
+        // A write after a write of the same value is minor: listed, not failing.
+        if let FindingKind::Race { same_value, .. } = &mut results.rows[1].findings.list[0].kind {
+            *same_value = true;
+        }
+        assert!(results.all_passed());
+    }
+
+    #[test]
+    fn a_study_that_does_not_pass_or_fails_to_run_fails_the_results() {
+        let mut results = results(vec![row("a", true)]);
+        let study = crate::studies::find("divergent_paths").unwrap();
+        let mut result = (study.run)(1, 32).unwrap();
+        assert!(result.passed);
+        results.studies.push(result.clone());
+        assert!(results.all_passed());
+        result.passed = false;
+        results.studies.push(result);
+        assert!(!results.all_passed());
+        results.studies.pop();
+        results.study_failures.push(StudyFailure {
+            study: "divergent_paths".to_owned(),
+            wave_width: 64,
+            error: "boom".to_owned(),
+        });
+        assert!(!results.all_passed());
     }
 
     #[test]
@@ -431,17 +699,23 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_failed_oracle_or_launch_fails_the_results() {
-        let mut results = Results {
+    fn results(rows: Vec<Row>) -> Results {
+        Results {
             version: "0",
             seed: 1,
             model: MemoryModel::reference(),
             schedule: Schedule::UntilBarrier,
             metrics: crate::metrics::METRICS,
-            rows: vec![row("a", true)],
+            rows,
             failures: vec![],
-        };
+            studies: vec![],
+            study_failures: vec![],
+        }
+    }
+
+    #[test]
+    fn a_failed_oracle_or_launch_fails_the_results() {
+        let mut results = results(vec![row("a", true)]);
         assert!(results.all_passed());
         results.rows.push(row("b", false));
         assert!(!results.all_passed());

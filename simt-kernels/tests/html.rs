@@ -79,6 +79,34 @@ fn the_page_is_well_formed_xhtml_with_inline_svg_and_nothing_external() {
             );
         }
     }
+    // The summary gives each row's occupancy (the hardware in its title) and
+    // its sanitizer findings (none).
+    let summary = doc.descendants().find(|n| class(n) == "summary").unwrap();
+    let rows: Vec<Vec<String>> = summary
+        .children()
+        .filter(|n| n.has_tag_name((XHTML, "tr")))
+        .map(|tr| {
+            tr.children()
+                .filter(|c| c.is_element())
+                .map(|c| {
+                    c.descendants()
+                        .filter(|t| t.is_text())
+                        .filter_map(|t| t.text())
+                        .collect()
+                })
+                .collect()
+        })
+        .collect();
+    let column = |name: &str| {
+        rows[0]
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no {name} in {rows:?}"))
+    };
+    let (occupancy, findings) = (column("occupancy"), column("findings"));
+    assert_eq!(rows[2][occupancy], "32/64 lds");
+    assert_eq!(rows[1][findings], "0");
+    assert!(!page.contains("Sanitizer findings"));
     let sections: Vec<_> = doc
         .descendants()
         .filter(|n| n.has_tag_name((XHTML, "section")))

@@ -13,20 +13,37 @@ fn temp_json(tag: &str) -> PathBuf {
         .join("results.json")
 }
 
-#[test]
-fn a_run_prints_the_table_and_writes_the_json() {
-    let out = temp_json("run");
-    let result = report()
-        .args(["--kernels", "reduce_f32,copy_strided_f32", "--width", "64"])
-        .args(["--launches", "1", "--seed", "42", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
+/// Runs the report with `args`, writing the JSON to a temporary folder named by
+/// `tag`; checks that it succeeds and returns what it printed and the JSON (the
+/// folder removed).
+fn run_ok(tag: &str, args: &[&str]) -> (String, serde_json::Value) {
+    let out = temp_json(tag);
+    let result = report().args(args).arg("--out").arg(&out).output().unwrap();
     let stdout = String::from_utf8(result.stdout).unwrap();
     assert!(
         result.status.success(),
         "{stdout}\n{}",
         String::from_utf8_lossy(&result.stderr)
+    );
+    let json = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let _ = std::fs::remove_dir_all(out.parent().unwrap());
+    (stdout, json)
+}
+
+#[test]
+fn a_run_prints_the_table_and_writes_the_json() {
+    let (stdout, json) = run_ok(
+        "run",
+        &[
+            "--kernels",
+            "reduce_f32,copy_strided_f32",
+            "--width",
+            "64",
+            "--launches",
+            "1",
+            "--seed",
+            "42",
+        ],
     );
     assert!(stdout.contains("| kernel "), "{stdout}");
     let rows: Vec<&str> = stdout.lines().filter(|l| l.starts_with("| ")).collect();
@@ -39,8 +56,6 @@ fn a_run_prints_the_table_and_writes_the_json() {
     assert!(rows[2].starts_with("| copy_strided_f32 ") && rows[2].contains(" 17.00 |"));
     assert!(stdout.contains("published table: 2 of 2 rows"), "{stdout}");
 
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(json["seed"], 42);
     assert_eq!(json["model"]["name"], "reference");
     assert_eq!(json["failures"].as_array().unwrap().len(), 0);
@@ -69,7 +84,73 @@ fn a_run_prints_the_table_and_writes_the_json() {
         .unwrap();
     assert_eq!(conflicts["rocprof"], "SQ_LDS_BANK_CONFLICT");
     assert_eq!(json["schedule"], "UntilBarrier");
-    let _ = std::fs::remove_dir_all(out.parent().unwrap());
+    // Occupancy on the AMD hardware of the run's width, whole; the sanitizers'
+    // findings, whole (none).
+    assert_eq!(rows[0]["occupancy"]["hardware"], "cdna3");
+    assert_eq!(rows[0]["occupancy"]["limited_by"], "WaveSlots");
+    assert_eq!(rows[0]["occupancy"]["waves_per_unit"], 32);
+    assert_eq!(rows[0]["findings"]["list"].as_array().unwrap().len(), 0);
+    assert_eq!(json["studies"].as_array().unwrap().len(), 0);
+    assert!(stdout.contains("| 32/32 waves "), "{stdout}");
+    assert!(stdout.contains("on cdna3 for wave64"), "{stdout}");
+    assert!(!stdout.contains("sanitizer findings"), "{stdout}");
+}
+
+#[test]
+fn studies_print_their_tables_after_the_kernels_and_go_into_the_json() {
+    let (stdout, json) = run_ok(
+        "studies",
+        &[
+            "--kernels=vecadd_i32",
+            "--width=32",
+            "--launches=1",
+            "--seed=7",
+            "--studies=transpose",
+        ],
+    );
+    let kernels = stdout.find("| vecadd_i32 ").expect("the kernel table");
+    let study = stdout
+        .find("### transpose (wave32)")
+        .expect("the study's table");
+    assert!(kernels < study, "{stdout}");
+    // The variants side by side, the stated and measured figures of each relation.
+    assert!(
+        stdout.contains("| | transpose_naive | transpose_lds | transpose_padded |"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "| conflict cycles per column-read phase, [32][32] | 31 (32-way) | 31 | yes |"
+        ),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("divergent_paths"), "{stdout}");
+
+    assert_eq!(json["seed"], 7);
+    assert_eq!(json["rows"].as_array().unwrap().len(), 1);
+    let studies = json["studies"].as_array().unwrap();
+    assert_eq!(studies.len(), 1);
+    let transpose = &studies[0];
+    assert_eq!(transpose["study"], "transpose");
+    assert_eq!(transpose["width"], 32);
+    assert_eq!(transpose["passed"], true);
+    let variants: Vec<&str> = transpose["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        variants,
+        ["transpose_naive", "transpose_lds", "transpose_padded"]
+    );
+    assert_eq!(
+        transpose["variants"][1]["stats"]["lds_conflict_cycles"],
+        3968
+    );
+    assert_eq!(transpose["relations"][0]["measured"], 31.0);
+    assert_eq!(transpose["relations"][0]["holds"], true);
+    assert_eq!(json["study_failures"].as_array().unwrap().len(), 0);
 }
 
 #[test]
@@ -162,6 +243,7 @@ fn help_succeeds_and_mistakes_exit_with_status_2() {
         "--schedule <ORDER>",
         "--annotate <KERNEL>",
         "--html <PATH>",
+        "--studies [<A,B,...>]",
     ] {
         assert!(help.contains(option), "{option} in {help}");
     }
@@ -174,6 +256,7 @@ fn help_succeeds_and_mistakes_exit_with_status_2() {
         &["--model", "amd"],
         &["--schedule", "fifo"],
         &["--annotate", "nope"],
+        &["--studies", "nope"],
     ] {
         let result = report().args(args).output().unwrap();
         assert_eq!(result.status.code(), Some(2), "{args:?}");

@@ -360,3 +360,27 @@ fn the_32_way_penalty_does_not_change_with_occupancy() {
         }
     }
 }
+
+// The sanitizers.
+
+/// Every variant of every study runs with the sanitizers on, at both widths: none
+/// races, reads a register or an LDS word it never wrote, or has two lanes of one
+/// store disagree.
+#[test]
+fn the_sanitizers_find_nothing_in_the_studies() {
+    for study in studies::STUDIES {
+        for width in [32, 64] {
+            let result = run(study.name, width);
+            for v in &result.variants {
+                assert!(
+                    v.findings.is_empty(),
+                    "{} wave{width} {}: {:#?}",
+                    study.name,
+                    v.name,
+                    v.findings
+                );
+            }
+            assert!(!result.table().contains("findings"), "{}", study.name);
+        }
+    }
+}

@@ -1,11 +1,13 @@
 //! `cargo run --release -p simt-kernels --bin report [-- --help]`: runs the
-//! reference kernels, checks them against their oracles, prints their counters and
-//! writes `results/results.json` (and, with `--html`, a page with pictures).
+//! reference kernels, checks them against their oracles and with the sanitizers,
+//! prints their counters and writes `results/results.json` (and, with `--html`, a
+//! page with pictures); with `--studies`, also the studies' tables.
 
 use clap::error::ErrorKind;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use simt_kernels::cli::{self, Command, Options};
 use simt_kernels::registry::KernelSpec;
+use simt_kernels::studies::{finding_count, has_major_findings};
 use simt_kernels::{html, report};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -87,8 +89,17 @@ fn run(options: &Options) -> ExitCode {
     });
     progress.finish();
     print!("{}", report::table(&results.rows));
+    if let Some(line) = report::occupancy_note(&results.rows) {
+        println!("\n{line}");
+    }
     if let Some(line) = report::reference_summary(&results.rows) {
         println!("\n{line}");
+    }
+    if let Some(list) = report::findings_list(&results.rows) {
+        print!("\n{list}");
+    }
+    for study in &results.studies {
+        print!("\n{}", study.table());
     }
     for row in results.rows.iter().filter(|r| !r.oracle_pass) {
         eprintln!(
@@ -98,10 +109,35 @@ fn run(options: &Options) -> ExitCode {
             row.mismatch.as_deref().unwrap_or("?")
         );
     }
+    for row in results
+        .rows
+        .iter()
+        .filter(|r| has_major_findings(&r.findings))
+    {
+        eprintln!(
+            "report: the sanitizers found {} problem(s) in {} at wave{}",
+            finding_count(&row.findings),
+            row.kernel,
+            row.wave_width
+        );
+    }
     for f in &results.failures {
         eprintln!(
             "report: {} at wave{} failed: {}",
             f.kernel, f.wave_width, f.error
+        );
+    }
+    for s in results.studies.iter().filter(|s| !s.passed) {
+        eprintln!(
+            "report: study {} at wave{} does not pass: a variant differs from its oracle, \
+             has a sanitizer finding, or a relation does not hold",
+            s.study, s.width
+        );
+    }
+    for f in &results.study_failures {
+        eprintln!(
+            "report: study {} at wave{} failed: {}",
+            f.study, f.wave_width, f.error
         );
     }
     let mut ok = results.all_passed();

@@ -2,9 +2,9 @@
 //! its own value atomically, against each workgroup reducing its values in LDS
 //! first and adding the one result with a single atomic.
 
-use super::{ratio, row, Relation, Study, StudyResult};
+use super::{config, ratio, row, Relation, Study, StudyResult};
 use crate::rng::SplitMix64;
-use simt::core::{Error, LaunchConfig};
+use simt::core::Error;
 
 /// Work-items.
 const ITEMS: u32 = 4096;
@@ -64,7 +64,7 @@ fn run_atomics(seed: u64, width: u32) -> Result<StudyResult, Error> {
         .map(|v| v as u32)
         .collect();
     let expected = input.iter().fold(0u32, |a, &v| a.wrapping_add(v));
-    let cfg = LaunchConfig::new(ITEMS / GROUP, GROUP).wave_width(width);
+    let cfg = config(ITEMS / GROUP, GROUP, width);
     let mut rows = Vec::new();
     let mut total = [0u32];
     let stats = sum_every_item::launch(&cfg, &input, &mut total)?;

@@ -154,7 +154,7 @@ pub mod oracle {
 }
 
 fn config(items: u32, width: u32) -> LaunchConfig {
-    LaunchConfig::new(items / GROUP, GROUP).wave_width(width)
+    super::config(items / GROUP, GROUP, width)
 }
 
 /// The two paths of seed 001, by lane and by wave.
@@ -279,7 +279,7 @@ fn run_rare_branch(seed: u64, width: u32) -> Result<StudyResult, Error> {
     let waves = 1000;
     let items = waves * width;
     let input = SplitMix64::new(seed).f32_vec(items as usize, -1.0, 1.0);
-    let cfg = LaunchConfig::new(items / width, width).wave_width(width);
+    let cfg = super::config(items / width, width, width);
     let region = first_if_body(&rare_branch::PROGRAM);
     let mut rows = Vec::new();
     // A period past the last work-item is never reached: the branch is never taken.

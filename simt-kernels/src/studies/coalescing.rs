@@ -200,9 +200,7 @@ pub mod oracle {
 }
 
 fn nvidia(items: u32, group: u32, width: u32) -> LaunchConfig {
-    LaunchConfig::new(items / group, group)
-        .wave_width(width)
-        .model(MemoryModel::nvidia())
+    super::config(items / group, group, width).model(MemoryModel::nvidia())
 }
 
 /// The loads of `program`, as a region.

@@ -8,9 +8,9 @@
 //! - `occupancy_invariance`: the 32-way penalty as the workgroups per compute unit
 //!   grow.
 
-use super::{branch, first_if_body, nth, ratio, row, Relation, Study, StudyResult};
+use super::{branch, config, first_if_body, nth, ratio, row, Relation, Study, StudyResult};
 use crate::rng::SplitMix64;
-use simt::core::{Error, Inst, LaunchConfig, MemoryModel};
+use simt::core::{Error, Inst, MemoryModel};
 
 /// Work-items per workgroup.
 const GROUP: u32 = 256;
@@ -100,7 +100,7 @@ pub const KWAY: Study = Study {
 fn run_kway(seed: u64, width: u32) -> Result<StudyResult, Error> {
     let items = 4 * GROUP;
     let input = inputs(seed, items);
-    let cfg = LaunchConfig::new(items / GROUP, GROUP).wave_width(width);
+    let cfg = config(items / GROUP, GROUP, width);
     let region = first_if_body(&switch_cases::PROGRAM);
     let mut rows = Vec::new();
     for k in KS {
@@ -163,7 +163,7 @@ fn work_region(program: &simt::core::Program) -> Vec<usize> {
 fn run_predication(seed: u64, width: u32) -> Result<StudyResult, Error> {
     let items = 8 * GROUP;
     let input = inputs(seed, items);
-    let cfg = LaunchConfig::new(items / GROUP, GROUP).wave_width(width);
+    let cfg = config(items / GROUP, GROUP, width);
     let work = branch::WORK;
     let expected = branch::oracle::two_paths(&input, GROUP as usize, width as usize, false, work);
     let mut rows = Vec::new();
@@ -240,9 +240,7 @@ fn run_occupancy_invariance(seed: u64, width: u32) -> Result<StudyResult, Error>
     for per_unit in WORKGROUPS_PER_UNIT {
         let groups = units * per_unit;
         let input = inputs(seed, groups * GROUP);
-        let cfg = LaunchConfig::new(groups, GROUP)
-            .wave_width(width)
-            .model(model.clone());
+        let cfg = config(groups, GROUP, width).model(model.clone());
         for k in [1, 32] {
             let mut out = vec![0.0; input.len()];
             let stats = switch_cases::launch(&cfg, &input, &mut out, k, k)?;

@@ -43,9 +43,7 @@ simt::simt_kernel! {
 }
 
 fn config(width: u32) -> LaunchConfig {
-    LaunchConfig::new(ITEMS / GROUP, GROUP)
-        .wave_width(width)
-        .model(MemoryModel::nvidia())
+    super::config(ITEMS / GROUP, GROUP, width).model(MemoryModel::nvidia())
 }
 
 /// One field of an array of structures against a structure of arrays.

@@ -7,8 +7,8 @@
 //! `scattered` (a multiplicative hash, a permutation), `tiled_8x4` (each 32
 //! consecutive work-items cover an 8 x 4 tile).
 
-use super::{ratio, row, Relation, Study, StudyResult};
-use simt::core::{Error, LaunchConfig};
+use super::{config, ratio, row, Relation, Study, StudyResult};
+use simt::core::Error;
 
 /// Image width in pixels (a multiple of 8).
 pub const WIDTH: u32 = 64;
@@ -191,7 +191,7 @@ pub const MANDELBROT: Study = Study {
 
 fn run_mandelbrot(_seed: u64, width: u32) -> Result<StudyResult, Error> {
     let pixels = WIDTH * HEIGHT;
-    let cfg = LaunchConfig::new(pixels / GROUP, GROUP).wave_width(width);
+    let cfg = config(pixels / GROUP, GROUP, width);
     let expected = oracle::image(WIDTH, HEIGHT, MAX_ITERATIONS);
     let mut rows = Vec::new();
     let mut out = vec![0u32; pixels as usize];

@@ -17,6 +17,10 @@
 //! - Seed 003 (divergence across generations): [`kway`] (k-way splits,
 //!   predication, occupancy).
 //!
+//! Every variant runs with the sanitizers on ([`LaunchConfig::sanitize`]): a study
+//! whose kernels race or read what they never wrote does not pass, whatever its
+//! counters say.
+//!
 //! "The region" of a variant is the part of its kernel the claim is about, such as
 //! the bodies of a divergent `if`; its counters are the sum of the per-instruction
 //! counters of those instructions, found from the program's structure (see
@@ -30,7 +34,7 @@
 //! ```
 
 use serde::Serialize;
-use simt::core::{Counters, Hardware, Inst, Program, Stats, Usage};
+use simt::core::{Counters, Dim3, Findings, Hardware, Inst, LaunchConfig, Program, Stats, Usage};
 use std::fmt::Write as _;
 
 pub mod atomics;
@@ -52,6 +56,22 @@ pub struct Study {
     pub claim: &'static str,
     /// Runs every variant with inputs from `seed` at wave width `width` (32 or 64).
     pub run: fn(seed: u64, width: u32) -> Result<StudyResult, simt::core::Error>,
+}
+
+impl std::fmt::Debug for Study {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Study")
+            .field("name", &self.name)
+            .field("seed", &self.seed)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Two entries are the same study when their names are equal (names are unique).
+impl PartialEq for Study {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
 }
 
 /// Every study, grouped by seed.
@@ -80,8 +100,21 @@ pub fn find(name: &str) -> Option<&'static Study> {
     STUDIES.iter().find(|s| s.name == name)
 }
 
+/// The launch every study variant starts from: `grid` workgroups of `workgroup`
+/// work-items at wave width `width`, under the reference model, with the
+/// sanitizers on.
+pub(crate) fn config(
+    grid: impl Into<Dim3>,
+    workgroup: impl Into<Dim3>,
+    width: u32,
+) -> LaunchConfig {
+    LaunchConfig::new(grid, workgroup)
+        .wave_width(width)
+        .sanitize(true)
+}
+
 /// What one run of a study shows.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StudyResult {
     /// The study's name.
     pub study: &'static str,
@@ -91,12 +124,14 @@ pub struct StudyResult {
     pub variants: Vec<VariantRow>,
     /// The claims, each as the stated figure beside the measured one.
     pub relations: Vec<Relation>,
-    /// Whether every variant matched its oracle and every relation holds.
+    /// Whether every variant matched its oracle, the sanitizers found nothing
+    /// but [minor](simt::core::FindingKind::is_minor) findings in any of them,
+    /// and every relation holds.
     pub passed: bool,
 }
 
 /// One variant's run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct VariantRow {
     /// The variant's name.
     pub name: String,
@@ -110,10 +145,13 @@ pub struct VariantRow {
     pub region: Option<Counters>,
     /// The kernel's theoretical occupancy on each of [`Hardware::PRESETS`], by name.
     pub occupancy: Vec<(String, f64)>,
+    /// What the sanitizers found in its launch; left out of the JSON when nothing.
+    #[serde(skip_serializing_if = "Findings::is_empty")]
+    pub findings: Findings,
 }
 
 /// A claim: a figure the text states and the one the counters give.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Relation {
     /// What is compared, e.g. "issues in region, switch32 / one case".
     pub what: String,
@@ -175,7 +213,10 @@ impl StudyResult {
         variants: Vec<VariantRow>,
         relations: Vec<Relation>,
     ) -> Self {
-        let passed = variants.iter().all(|v| v.oracle_ok) && relations.iter().all(|r| r.holds);
+        let passed = variants
+            .iter()
+            .all(|v| v.oracle_ok && !has_major_findings(&v.findings))
+            && relations.iter().all(|r| r.holds);
         StudyResult {
             study,
             width,
@@ -192,7 +233,7 @@ impl StudyResult {
 
     /// A markdown table with the variants side by side (a column each, a counter per
     /// row, the region's counters below the totals, then occupancy), followed by
-    /// the relations, stated beside measured.
+    /// the relations, stated beside measured, and the sanitizers' findings if any.
     pub fn table(&self) -> String {
         let mut out = format!("### {} (wave{})\n\n| |", self.study, self.width);
         for v in &self.variants {
@@ -215,6 +256,15 @@ impl StudyResult {
                 .map(|v| if v.oracle_ok { "ok" } else { "MISMATCH" }.to_owned())
                 .collect(),
         );
+        if self.variants.iter().any(|v| !v.findings.is_empty()) {
+            row(
+                "sanitizer findings",
+                self.variants
+                    .iter()
+                    .map(|v| finding_count(&v.findings).to_string())
+                    .collect(),
+            );
+        }
         let totals: Vec<_> = self
             .variants
             .iter()
@@ -254,8 +304,29 @@ impl StudyResult {
                 if r.holds { "yes" } else { "NO" }
             );
         }
+        for v in self.variants.iter().filter(|v| !v.findings.is_empty()) {
+            let _ = writeln!(out, "\n{} findings:", v.name);
+            for f in &v.findings.list {
+                let _ = writeln!(out, "- {f}");
+            }
+            if v.findings.dropped > 0 {
+                let _ = writeln!(out, "- and {} more", v.findings.dropped);
+            }
+        }
         out
     }
+}
+
+/// The distinct findings of a launch, those past the cap included.
+pub fn finding_count(findings: &Findings) -> u64 {
+    findings.list.len() as u64 + findings.dropped
+}
+
+/// Whether `findings` holds one that is not
+/// [minor](simt::core::FindingKind::is_minor), or more than a launch keeps (what
+/// [`Findings::assert_none`] rejects).
+pub fn has_major_findings(findings: &Findings) -> bool {
+    findings.major().next().is_some() || findings.dropped > 0
 }
 
 /// The counters a table shows, by label; derived ratios after the raw counts.
@@ -333,6 +404,7 @@ pub(crate) fn row(
         stats: stats.totals,
         region: region.map(|r| sum(stats, r)),
         occupancy: occupancy(program, workgroup_size),
+        findings: stats.findings.clone(),
     }
 }
 
@@ -423,4 +495,50 @@ pub fn is_global_store(inst: &Inst) -> bool {
         inst,
         Inst::GlobalStore { .. } | Inst::GlobalStoreWide { .. }
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use simt::core::{Finding, FindingKind, Site};
+
+    #[test]
+    fn every_variant_launch_runs_the_sanitizers() {
+        let c = config([2, 2], 64, 64);
+        assert!(c.sanitize);
+        assert_eq!((c.grid, c.wave_width), (Dim3::new(2, 2, 1), 64));
+    }
+
+    #[test]
+    fn a_finding_fails_the_study_and_is_listed_under_its_table() {
+        let clean = find("divergent_paths").and_then(|s| (s.run)(42, 32).ok());
+        let clean = clean.expect("the study runs");
+        assert!(clean.passed);
+        assert!(!clean.table().contains("findings"));
+        let mut variants = clean.variants.clone();
+        let site = Site {
+            inst: 3,
+            line: 40,
+            workgroup: [0, 0, 0],
+            wave: 1,
+            lane: 5,
+        };
+        let finding = Finding {
+            kind: FindingKind::UninitVectorRegister { reg: 2 },
+            at: site,
+            other: None,
+            address: None,
+            bytes: 4,
+            occurrences: 1,
+        };
+        variants[1].findings.list.push(finding.clone());
+        let result = StudyResult::new(clean.study, 32, variants, clean.relations.clone());
+        assert!(!result.passed);
+        let table = result.table();
+        assert!(table.contains("| sanitizer findings | 0 | 1 |"), "{table}");
+        assert!(
+            table.contains(&format!("divergent_warps findings:\n- {finding}\n")),
+            "{table}"
+        );
+    }
 }

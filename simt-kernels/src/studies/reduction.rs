@@ -11,7 +11,7 @@
 //!
 //! Sums are of `i32`, wrapping, so every tree gives the same bits as the oracle.
 
-use super::{nth, ratio, row, Relation, Study, StudyResult};
+use super::{config, nth, ratio, row, Relation, Study, StudyResult};
 use crate::rng::SplitMix64;
 use simt::core::{Error, Inst, LaunchConfig};
 
@@ -169,7 +169,7 @@ pub const REDUCTION_LADDER: Study = Study {
 fn run_ladder(seed: u64, width: u32) -> Result<StudyResult, Error> {
     let input = inputs(seed);
     let expected = oracle::chunk_sums(&input, GROUP as usize);
-    let cfg = LaunchConfig::new(ITEMS / GROUP, GROUP).wave_width(width);
+    let cfg = config(ITEMS / GROUP, GROUP, width);
     let mut rows = Vec::new();
     for (name, program, launch) in [
         (
@@ -243,7 +243,7 @@ pub const WAVE_TREE: Study = Study {
 fn run_wave_tree(seed: u64, width: u32) -> Result<StudyResult, Error> {
     let input = inputs(seed);
     let expected = oracle::chunk_sums(&input, width as usize);
-    let cfg = LaunchConfig::new(ITEMS / GROUP, GROUP).wave_width(width);
+    let cfg = config(ITEMS / GROUP, GROUP, width);
     let mut partial = vec![0; expected.len()];
     let stats = shuffle_tree::launch(&cfg, &input, &mut partial)?;
     let program = &shuffle_tree::PROGRAM;

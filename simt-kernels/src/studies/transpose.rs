@@ -7,7 +7,7 @@
 //! Workgroups of 32 x 8 work-items move 32 x 32 tiles, four rows per work-item.
 //! The region of the LDS variants is the read of a tile column.
 
-use super::{is_global_store, nth, ratio, row, Relation, Study, StudyResult};
+use super::{config, is_global_store, nth, ratio, row, Relation, Study, StudyResult};
 use crate::rng::SplitMix64;
 use simt::core::{Error, Inst, LaunchConfig, MemoryModel};
 
@@ -123,9 +123,7 @@ pub const TRANSPOSE: Study = Study {
 fn run_transpose(seed: u64, width: u32) -> Result<StudyResult, Error> {
     let input = SplitMix64::new(seed).f32_vec((N * N) as usize, -1.0, 1.0);
     let expected = oracle::transpose(&input, N as usize);
-    let cfg = LaunchConfig::new([N / 32, N / 32], [32, 8])
-        .wave_width(width)
-        .model(MemoryModel::nvidia());
+    let cfg = config([N / 32, N / 32], [32, 8], width).model(MemoryModel::nvidia());
     let group = 32 * 8;
     let mut out = vec![0.0; input.len()];
     let mut rows = Vec::new();
