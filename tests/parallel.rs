@@ -269,3 +269,18 @@ fn the_budget_is_the_launchs_whatever_the_thread_count() {
         assert_eq!(f.workgroup, [63, 0, 0], "{threads} threads");
     }
 }
+
+#[test]
+fn workers_take_whole_compute_units() {
+    // Two units: at most two workers, each running one unit's workgroups in
+    // order, so each L1 sees what it sees on one thread.
+    let mut model = MemoryModel::nvidia();
+    model.compute_units = 2;
+    let config = LaunchConfig::new([8, 16], [16, 4]).model(model);
+    let one = mandelbrot(&config.clone().threads(1), 128, 64, 64);
+    let many = mandelbrot(&config.threads(7), 128, 64, 64);
+    assert_eq!(many.2, 2);
+    assert_eq!(many.0, one.0);
+    assert_eq!(many.1, one.1);
+    assert!(one.1.totals.dram_sectors > 0);
+}

@@ -1,5 +1,6 @@
-//! Interpreter throughput in wave instructions per second: an ALU-bound loop, an
-//! LDS-bound loop and a global-memory-bound loop, each at wave32 and wave64.
+//! Interpreter throughput in wave instructions per second on one thread: an
+//! ALU-bound loop, an LDS-bound loop and a global-memory-bound loop, each at
+//! wave32 and wave64; and the fixed cost of a launch (an empty kernel).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use simt_core::{
@@ -161,7 +162,9 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("interpreter");
     for (name, program) in &cases {
         for width in [32u32, 64] {
-            let config = LaunchConfig::new(GROUPS, GROUP).wave_width(width);
+            let config = LaunchConfig::new(GROUPS, GROUP)
+                .wave_width(width)
+                .threads(1);
             let x = vec![1.0f32; n];
             let mut y = vec![0.0f32; n];
             let mut machine = Machine::new();
@@ -183,5 +186,20 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// What a launch costs besides its instructions: an empty kernel, one wave and
+/// 16 workgroups of 256.
+fn overhead(c: &mut Criterion) {
+    let empty = ProgramBuilder::new("empty").build().expect("valid");
+    let mut group = c.benchmark_group("launch");
+    for (label, groups, size) in [("empty/1x32", 1u32, 32u32), ("empty/16x256", 16, 256)] {
+        let config = LaunchConfig::new(groups, size).threads(1);
+        let mut machine = Machine::new();
+        group.bench_function(label, |bch| {
+            bch.iter(|| black_box(machine.launch(&empty, &config, &mut [])))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, overhead);
 criterion_main!(benches);

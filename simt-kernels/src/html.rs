@@ -94,7 +94,7 @@ pub fn render(results: &Results, options: &Options) -> String {
     out.push_str("<h1>simt report</h1>\n");
     let _ = writeln!(
         out,
-        "<p>seed {}, model {}, median of {} launches per row</p>",
+        "<p>seed {}, model {}, median of {} launches per row on one thread</p>",
         results.seed,
         esc(&results.model.name),
         options.launches

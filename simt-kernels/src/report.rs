@@ -157,7 +157,9 @@ pub fn hardware_for(model: &MemoryModel, wave_width: u32) -> &'static Hardware {
 }
 
 /// Runs `spec` at `wave_width`: one launch whose output is checked, then
-/// `launches` timed launches (each on freshly reset buffers).
+/// `launches` timed launches on one thread (each on freshly reset buffers), so
+/// that the speed column compares with single-threaded simulators whatever the
+/// machine's cores.
 pub fn measure(
     spec: &KernelSpec,
     seed: u64,
@@ -181,11 +183,12 @@ pub fn measure(
     let expected = workload.expected();
     let mismatch = output.first_mismatch(&expected).map(|m| m.to_string());
 
+    let timed = config.clone().threads(1);
     let mut times = Vec::with_capacity(launches);
     for _ in 0..launches.max(1) {
         workload.reset();
         let start = Instant::now();
-        workload.launch(&config)?;
+        workload.launch(&timed)?;
         times.push(start.elapsed());
     }
     let median = median(&mut times);

@@ -273,11 +273,14 @@ pub(super) fn bind<'b>(
     let mut scalars = Vec::with_capacity(args.len());
     let mut next = 0u64;
     for (index, (param, arg)) in params.iter().zip(args.iter_mut()).enumerate() {
-        let mismatch = LaunchErrorKind::ArgType {
+        // The error is built only on a mismatch: a launch that binds well
+        // allocates nothing here.
+        let got = arg.kind();
+        let mismatch = || LaunchErrorKind::ArgType {
             index,
             name: param.name.to_string(),
             expected: param.kind.rust_type(),
-            got: arg.describe(),
+            got: got.rust_type(),
         };
         let (slot, value) = match (param.kind, &mut *arg) {
             (ParamKind::Scalar(ScalarType::U32), Arg::U32(v)) => (Slot::Scalar, *v),
@@ -307,7 +310,7 @@ pub(super) fn bind<'b>(
                 next = place(index, param, next, bytes.len(), align)?;
                 (Slot::BufferMut { data: bytes, base }, 0)
             }
-            _ => return Err(mismatch),
+            _ => return Err(mismatch()),
         };
         slots.push(slot);
         scalars.push(value);

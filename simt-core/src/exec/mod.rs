@@ -46,6 +46,7 @@ mod alu;
 mod bind;
 mod flow;
 mod lanes;
+mod marks;
 mod memory;
 mod parallel;
 mod sanitize;
@@ -223,7 +224,7 @@ impl Machine {
             nwaves: (config.workgroup.count() as usize).div_ceil(config.wave_width as usize),
             total,
             cache_units: total.min(config.model.compute_units as usize),
-            threads: threads.clamp(1, parallel::MAX_WORKERS),
+            threads: threads.clamp(1, marks::MAX_WORKERS),
         };
         plan.reset_caches(&mut self.worker.caches)?;
         let Some(other) = config.schedule_check else {
@@ -301,6 +302,7 @@ impl Machine {
                 remaining: &mut config.instruction_budget.clone(),
                 san,
                 marks: None,
+                team: None,
             };
             self.worker
                 .run_groups::<W>(plan, job, &plan.order.of(plan.total))?;

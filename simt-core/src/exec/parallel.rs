@@ -1,6 +1,7 @@
 //! Launches on several threads, with the results of one.
 //!
-//! Workgroup 0 runs first on the calling thread's worker; with
+//! Workgroup 0 runs first on the calling thread's worker (a fault there is the
+//! launch's, as on one thread); with
 //! [`Threads::Auto`](crate::Threads::Auto), the instructions it issued decide
 //! whether the rest is worth spreading. The rest is dealt to the workers: with
 //! caches, by compute unit (worker `k` runs the units `u` with
@@ -12,15 +13,17 @@
 //!
 //! Afterwards, a byte written by one worker and read or written by another is
 //! a race between workgroups whose outcome depends on timing; then, as when a
-//! worker faults or the launch issued more than its budget, the buffers are
-//! restored and the launch runs again on one thread, which decides the outcome
-//! (and the fault) as a one-thread launch does. Otherwise each worker's written
+//! worker faults or the launch issued more than its budget, the buffers, the
+//! statistics and the caches go back to where workgroup 0 left them, and the
+//! other workgroups run again on one thread, which decides the outcome (and
+//! the fault) as a one-thread launch does. Otherwise each worker's written
 //! bytes are copied into the real buffers, the statistics are summed, and the
 //! DRAM first touches the workers logged are counted in workgroup order, so that
 //! each sector's first touch is the one a single thread would have seen.
 
 use super::bind::{self, Slot};
-use super::memory::{each_lane, DramEvent};
+use super::marks::{conflicting, merge_written, Marks};
+use super::memory::DramEvent;
 use super::worker::{Job, Worker};
 use super::Plan;
 use crate::cache::DramSectors;
@@ -28,9 +31,7 @@ use crate::error::Error;
 use crate::launch::Threads;
 use crate::stats::Stats;
 use std::cell::RefCell;
-
-/// The most workers a launch uses, so that per-byte counts fit a byte.
-pub(super) const MAX_WORKERS: usize = 64;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Wave instructions the workgroups after the first must be expected to issue
 /// (the first one's count times their number) before [`Threads::Auto`] spreads
@@ -38,57 +39,44 @@ pub(super) const MAX_WORKERS: usize = 64;
 /// saves.
 const AUTO_MIN_INSTRUCTIONS: u64 = 1 << 14;
 
-/// A byte was read.
-const READ: u8 = 1;
-/// A byte was written.
-const WRITTEN: u8 = 2;
+/// Bytes of writable buffers [`Threads::Auto`] accepts copying per wave
+/// instruction it expects to spread: a copy, the marks and the merge cost a
+/// few nanoseconds per byte and worker, an instruction about ten.
+const AUTO_BYTES_PER_INSTRUCTION: u64 = 4;
 
-/// Which bytes of each writable buffer a worker read and wrote, by parameter
-/// (empty for read-only buffers and scalars).
+/// What the workers of a launch share while they run.
 #[derive(Debug)]
-pub(super) struct Marks {
-    bufs: Vec<Vec<u8>>,
+pub(super) struct Team {
+    /// Set when a worker faulted or the workers together went past the
+    /// budget: the others stop at their next workgroup, and the launch runs
+    /// again on one thread.
+    stop: AtomicBool,
+    /// Instructions issued by all workers, counted at the end of each workgroup.
+    issued: AtomicU64,
+    /// The launch's instruction budget.
+    budget: u64,
 }
 
-impl Marks {
-    fn new(slots: &[Slot<'_>]) -> Self {
-        Marks {
-            bufs: slots
-                .iter()
-                .map(|s| match s {
-                    Slot::BufferMut { data, .. } => vec![0; data.len()],
-                    _ => Vec::new(),
-                })
-                .collect(),
+impl Team {
+    /// Whether the workers should stop.
+    pub(super) fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// A worker finished a workgroup that issued `n` instructions.
+    pub(super) fn issued(&self, n: u64) {
+        let total = self
+            .issued
+            .fetch_add(n, Ordering::Relaxed)
+            .saturating_add(n);
+        if total > self.budget {
+            self.stop();
         }
     }
 
-    /// Records an access of `bytes` bytes per lane at the byte offsets `offs`
-    /// of the active lanes of `exec`, to buffer parameter `buffer`.
-    #[inline]
-    pub(super) fn record(
-        &mut self,
-        buffer: usize,
-        store: bool,
-        exec: u64,
-        offs: &[u32],
-        bytes: u32,
-    ) {
-        let Some(marks) = self.bufs.get_mut(buffer) else {
-            return;
-        };
-        if marks.is_empty() {
-            return;
-        }
-        let bit = if store { WRITTEN } else { READ };
-        each_lane(exec, |l| {
-            let o = offs.get(l).map_or(usize::MAX, |&o| o as usize);
-            if let Some(span) = marks.get_mut(o..o.saturating_add(bytes as usize)) {
-                for m in span {
-                    *m |= bit;
-                }
-            }
-        });
+    /// A worker faulted.
+    pub(super) fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
     }
 }
 
@@ -97,7 +85,6 @@ struct Outcome {
     stats: Stats,
     marks: Marks,
     events: Vec<DramEvent>,
-    result: Result<(), Error>,
 }
 
 thread_local! {
@@ -114,33 +101,38 @@ pub(super) fn run<const W: usize>(
     slots: &mut [Slot<'_>],
     stats: &mut Stats,
 ) -> Result<usize, Error> {
-    let budget = plan.config.instruction_budget;
-    let initial = bind::writable(slots);
-    let mut remaining = budget;
+    let mut remaining = plan.config.instruction_budget;
     main.run_groups::<W>(plan, job(slots, stats, &mut remaining), &[0])?;
-    if plan.total <= 1 {
-        return Ok(1);
+    let rest: Vec<usize> = (1..plan.total).collect();
+    let expected = issued(stats).saturating_mul(rest.len() as u64);
+    let units = plan.cache_units.max(1);
+    let mut workers = plan.threads.min(rest.len());
+    if main.caches.enabled() {
+        // Workers take whole compute units.
+        workers = workers.min(units);
     }
-    let later = plan.total.saturating_sub(1) as u64;
-    let workers = match plan.config.threads {
-        Threads::Auto if issued(stats).saturating_mul(later) < AUTO_MIN_INSTRUCTIONS => 1,
-        _ => plan.threads.min(later as usize),
-    };
-    if workers <= 1 {
-        let rest: Vec<usize> = (1..plan.total).collect();
-        main.run_groups::<W>(plan, job(slots, stats, &mut remaining), &rest)?;
-        return Ok(1);
+    if plan.config.threads == Threads::Auto {
+        let copied = writable_bytes(slots).saturating_mul(workers as u64);
+        if expected < AUTO_MIN_INSTRUCTIONS
+            || copied > expected.saturating_mul(AUTO_BYTES_PER_INSTRUCTION)
+        {
+            workers = 1;
+        }
     }
-    if spread::<W>(main, plan, slots, stats, remaining, workers) {
-        return Ok(workers);
+    if workers > 1 {
+        // Where one thread would go on from, should the workers disagree.
+        let buffers = bind::writable(slots);
+        let counted = stats.clone();
+        let checkpoint = main.checkpoint();
+        if let Some(ran) = spread::<W>(main, plan, slots, stats, remaining, workers) {
+            return Ok(ran);
+        }
+        // A race between workers, a fault or the budget: one thread decides.
+        bind::restore(slots, &buffers);
+        *stats = counted;
+        main.restore(checkpoint);
     }
-    // A race between workers, a fault or the budget: one thread decides.
-    bind::restore(slots, &initial);
-    plan.reset_caches(&mut main.caches)?;
-    main.setup::<W>(plan);
-    *stats = plan.stats::<W>();
-    let all: Vec<usize> = (0..plan.total).collect();
-    main.run_groups::<W>(plan, job(slots, stats, &mut budget.clone()), &all)?;
+    main.run_groups::<W>(plan, job(slots, stats, &mut remaining), &rest)?;
     Ok(1)
 }
 
@@ -156,7 +148,19 @@ fn job<'j, 'b>(
         remaining,
         san: None,
         marks: None,
+        team: None,
     }
+}
+
+/// Bytes of the writable buffers.
+fn writable_bytes(slots: &[Slot<'_>]) -> u64 {
+    slots
+        .iter()
+        .map(|s| match s {
+            Slot::BufferMut { data, .. } => data.len() as u64,
+            _ => 0,
+        })
+        .sum()
 }
 
 /// Wave instructions issued so far.
@@ -165,7 +169,8 @@ fn issued(stats: &Stats) -> u64 {
 }
 
 /// Runs workgroups `1..` on `workers` workers and merges their results into
-/// `slots` and `stats`; false when the launch must run again on one thread.
+/// `slots` and `stats`, returning how many workers ran; `None` when the launch
+/// must run again on one thread.
 fn spread<const W: usize>(
     main: &mut Worker,
     plan: &Plan<'_>,
@@ -173,14 +178,19 @@ fn spread<const W: usize>(
     stats: &mut Stats,
     remaining: u64,
     workers: usize,
-) -> bool {
-    let units = plan.config.model.compute_units.max(1) as usize;
+) -> Option<usize> {
+    let units = plan.cache_units.max(1);
     let by_unit = main.caches.enabled();
     let mut lists = vec![Vec::new(); workers];
     for g in 1..plan.total {
         let key = if by_unit { g % units } else { g };
         lists[key % workers].push(g);
     }
+    let team = Team {
+        stop: AtomicBool::new(false),
+        issued: AtomicU64::new(plan.config.instruction_budget - remaining),
+        budget: plan.config.instruction_budget,
+    };
     let mut touched: Option<DramSectors> = main.caches.dram().cloned();
     main.caches.start_log(None);
     let mut copies: Vec<Vec<Vec<u8>>> = (1..workers).map(|_| bind::writable(slots)).collect();
@@ -189,15 +199,16 @@ fn spread<const W: usize>(
     let mut outcomes: Vec<Option<Outcome>> = (1..workers).map(|_| None).collect();
     let mut main_marks = Marks::new(slots);
     let mut main_remaining = remaining;
-    let mut main_result = Ok(());
     rayon::scope(|s| {
-        let touched = touched.as_ref();
+        let (touched, team) = (touched.as_ref(), &team);
         for ((groups, private), out) in lists[1..]
             .iter()
             .zip(privates.iter_mut())
             .zip(outcomes.iter_mut())
         {
-            s.spawn(move |_| *out = Some(work::<W>(plan, groups, private, touched, remaining)));
+            s.spawn(move |_| {
+                *out = Some(work::<W>(plan, groups, private, touched, remaining, team))
+            });
         }
         let job = Job {
             slots: &mut *slots,
@@ -205,29 +216,27 @@ fn spread<const W: usize>(
             remaining: &mut main_remaining,
             san: None,
             marks: Some(&mut main_marks),
+            team: Some(team),
         };
-        main_result = main.run_groups::<W>(plan, job, &lists[0]);
+        if main.run_groups::<W>(plan, job, &lists[0]).is_err() {
+            team.stop();
+        }
     });
     drop(privates);
     let mut events = main.caches.take_log();
+    // A worker that stopped early (or, were rayon to lose a task, never ran)
+    // leaves the results incomplete.
     let outcomes: Vec<Outcome> = outcomes.into_iter().flatten().collect();
-    if main_result.is_err()
-        || outcomes.len() + 1 != workers
-        || outcomes.iter().any(|o| o.result.is_err())
-    {
-        return false;
-    }
-    let total = issued(stats) + outcomes.iter().map(|o| issued(&o.stats)).sum::<u64>();
-    if total > plan.config.instruction_budget {
-        return false;
+    if team.stopped() || outcomes.len() + 1 != workers {
+        return None;
     }
     let mut all_marks: Vec<&Marks> = vec![&main_marks];
     all_marks.extend(outcomes.iter().map(|o| &o.marks));
     if conflicting(&all_marks) {
-        return false;
+        return None;
     }
     for (o, copy) in outcomes.iter().zip(&copies) {
-        merge_bytes(slots, &o.marks, copy);
+        merge_written(slots, &o.marks, copy);
     }
     for o in &outcomes {
         merge_stats(stats, &o.stats);
@@ -235,7 +244,8 @@ fn spread<const W: usize>(
     for o in outcomes {
         events.extend(o.events);
     }
-    // Each workgroup's events come from one worker, in the order it ran them.
+    // Each workgroup's events come from one worker, in the order it ran them;
+    // the sort is stable.
     events.sort_by_key(|e| e.group);
     if let Some(dram) = touched.as_mut() {
         for e in events {
@@ -244,7 +254,7 @@ fn spread<const W: usize>(
             }
         }
     }
-    true
+    Some(lists.iter().filter(|l| !l.is_empty()).count() + usize::from(lists[0].is_empty()))
 }
 
 /// One of the other workers: runs `groups` on this thread's worker.
@@ -254,6 +264,7 @@ fn work<const W: usize>(
     slots: &mut [Slot<'_>],
     touched: Option<&DramSectors>,
     remaining: u64,
+    team: &Team,
 ) -> Outcome {
     let mut body = |w: &mut Worker| {
         w.setup::<W>(plan);
@@ -267,69 +278,24 @@ fn work<const W: usize>(
                 remaining: &mut remaining.clone(),
                 san: None,
                 marks: Some(&mut marks),
+                team: Some(team),
             };
             w.run_groups::<W>(plan, job, groups)
         });
+        if result.is_err() {
+            team.stop();
+        }
         w.finish(&mut stats);
         Outcome {
             events: w.caches.take_log(),
             stats,
             marks,
-            result,
         }
     };
     let reused = WORKER.try_with(|cell| cell.try_borrow_mut().ok().map(|mut w| body(&mut w)));
     match reused {
         Ok(Some(outcome)) => outcome,
         _ => body(&mut Worker::default()),
-    }
-}
-
-/// Whether a byte was written by one worker and read or written by another.
-fn conflicting(marks: &[&Marks]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    let Some(first) = marks.first() else {
-        return false;
-    };
-    for p in 0..first.bufs.len() {
-        let len = first.bufs[p].len();
-        let mut at = 0;
-        while at < len {
-            let end = (at + 8).min(len);
-            // Per byte of the chunk: how many workers wrote it, and how many
-            // touched it at all (at most MAX_WORKERS: no carry between bytes).
-            let (mut writers, mut users) = (0u64, 0u64);
-            for m in marks {
-                let mut chunk = [0u8; 8];
-                if let Some(src) = m.bufs.get(p).and_then(|b| b.get(at..end)) {
-                    chunk[..src.len()].copy_from_slice(src);
-                }
-                let x = u64::from_le_bytes(chunk);
-                writers += (x >> 1) & ONES;
-                users += (x | (x >> 1)) & ONES;
-            }
-            if writers != 0 && users & !ONES != 0 {
-                let (w, u) = (writers.to_le_bytes(), users.to_le_bytes());
-                if w.iter().zip(u).any(|(&w, u)| w > 0 && u > 1) {
-                    return true;
-                }
-            }
-            at = end;
-        }
-    }
-    false
-}
-
-/// Copies the bytes a worker wrote from its private `copy` into `slots`.
-fn merge_bytes(slots: &mut [Slot<'_>], marks: &Marks, copy: &[Vec<u8>]) {
-    for ((slot, marks), copy) in slots.iter_mut().zip(&marks.bufs).zip(copy) {
-        if let Slot::BufferMut { data, .. } = slot {
-            for ((d, &m), &c) in data.iter_mut().zip(marks).zip(copy) {
-                if m & WRITTEN != 0 {
-                    *d = c;
-                }
-            }
-        }
     }
 }
 

@@ -4,12 +4,12 @@ use super::alu;
 use super::bind::{Geometry, Prepared, Slot};
 use super::flow::{self, Frame, SkipLog};
 use super::lanes as lane_ops;
+use super::marks::Marks;
 use super::memory::atomic::{self, Update};
 use super::memory::wide;
 use super::memory::{
     self, BankTable, CuCaches, GlobalTarget, LdsTarget, LdsWords, MemScratch, Trap,
 };
-use super::parallel::Marks;
 use super::sanitize::{Kind as Access, Lanes, Sanitizer};
 use crate::error::FaultKind;
 use crate::ir::{GlobalRef, LdsRef, Operand, Program, Special};
@@ -460,10 +460,10 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
             }
         }};
     }
-    // Tells the sanitizers (and a parallel launch's marks) about a memory
+    // Tells the sanitizers and a parallel launch's marks about a memory
     // access whose lanes' offsets are in `s.mem.offs`: `buffer` is the
     // parameter index (global) or `None` (LDS).
-    macro_rules! sanitize {
+    macro_rules! observe {
         ($kind:expr, $buffer:expr, $base:expr, $size:expr, $count:expr, $values:expr) => {
             if let (Some(m), Some(b)) = (marks.as_deref_mut(), $buffer) {
                 let store = matches!($kind, Access::Store);
@@ -504,6 +504,9 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 src: &s.b,
                 cmp: &s.c,
             };
+            // Global atomics are not marked: a launch with any runs on one
+            // thread (their old values depend on the order of workgroups).
+            debug_assert!(marks.is_none());
             let (geo, c, worst, caches) = (&geo, &mut *$cnt, worst!(), caches.as_mut());
             atomic::global::<W>(
                 $update, target, ops, &lm, exec, &mut s.out, geo, c, worst, caches, &mut s.mem,
@@ -763,7 +766,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
-                sanitize!(
+                observe!(
                     Access::Load,
                     Some(src.buffer.0 as usize),
                     base,
@@ -795,7 +798,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
-                sanitize!(
+                observe!(
                     Access::Store,
                     Some(dst.buffer.0 as usize),
                     base,
@@ -825,7 +828,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
-                sanitize!(Access::Load, None, 0, ty.size(), 1, &[]);
+                observe!(Access::Load, None, 0, ty.size(), 1, &[]);
                 write_v!(dst);
                 pc += 1;
             }
@@ -850,7 +853,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
-                sanitize!(Access::Store, None, 0, ty.size(), 1, &[&s.out[..]]);
+                observe!(Access::Store, None, 0, ty.size(), 1, &[&s.out[..]]);
                 pc += 1;
             }
             Inst::GlobalLoadWide { width, dst, src } => {
@@ -873,7 +876,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
-                sanitize!(
+                observe!(
                     Access::Load,
                     Some(src.buffer.0 as usize),
                     base,
@@ -909,7 +912,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
-                sanitize!(
+                observe!(
                     Access::Store,
                     Some(dst.buffer.0 as usize),
                     base,
@@ -943,7 +946,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
-                sanitize!(Access::Load, None, 0, 4, n as u32, &[]);
+                observe!(Access::Load, None, 0, 4, n as u32, &[]);
                 write_run!(dst, n);
                 pc += 1;
             }
@@ -971,7 +974,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                     &mut s.mem,
                 )
                 .map_err(|t| (pc, t))?;
-                sanitize!(
+                observe!(
                     Access::Store,
                     None,
                     0,

@@ -8,8 +8,9 @@
 
 use super::bind::Slot;
 use super::flow::SkipLog;
+use super::marks::Marks;
 use super::memory::{BankTable, Caches, LdsWords, Trap, LDS_WORDS};
-use super::parallel::Marks;
+use super::parallel::Team;
 use super::sanitize::Sanitizer;
 use super::wave::{self, Exit, Status, Uniforms, Wave, WaveRun};
 use super::Plan;
@@ -53,6 +54,12 @@ impl std::fmt::Debug for Lds {
     }
 }
 
+/// A worker's state between workgroups, saved to run them again.
+pub(super) struct Checkpoint {
+    caches: Caches,
+    skips: Vec<i64>,
+}
+
 /// What one call of the scheduler reads and writes besides the worker's own
 /// state.
 pub(super) struct Job<'j, 'b> {
@@ -66,6 +73,8 @@ pub(super) struct Job<'j, 'b> {
     pub(super) san: Option<&'j mut Sanitizer>,
     /// The bytes of writable buffers read and written, on a parallel launch.
     pub(super) marks: Option<&'j mut Marks>,
+    /// The other workers of a parallel launch.
+    pub(super) team: Option<&'j Team>,
 }
 
 impl Worker {
@@ -139,6 +148,21 @@ impl Worker {
         });
     }
 
+    /// What the workgroups run so far left in this worker: its caches and
+    /// skipped instructions (registers and LDS start afresh each workgroup).
+    pub(super) fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            caches: self.caches.clone(),
+            skips: self.skips.clone(),
+        }
+    }
+
+    /// Goes back to `checkpoint`.
+    pub(super) fn restore(&mut self, checkpoint: Checkpoint) {
+        self.caches = checkpoint.caches;
+        self.skips = checkpoint.skips;
+    }
+
     /// Runs workgroups `groups` (linear indices, x fastest) in that order with
     /// the best build of the interpreter the CPU allows.
     pub(super) fn run_groups<const W: usize>(
@@ -200,6 +224,7 @@ fn run_groups<const W: usize, const DETAIL: bool>(
         remaining,
         mut san,
         mut marks,
+        team,
     } = job;
     let program = plan.program;
     let config = plan.config;
@@ -222,6 +247,10 @@ fn run_groups<const W: usize, const DETAIL: bool>(
     let units = config.model.compute_units.max(1) as usize;
     let wave_order = plan.order.of(nwaves);
     for &linear in groups {
+        if team.is_some_and(|t| t.stopped()) {
+            return Ok(());
+        }
+        let before = *remaining;
         let (gx, gy, gz) = (
             (linear % grid[0] as usize) as u32,
             (linear / grid[0] as usize % grid[1] as usize) as u32,
@@ -230,7 +259,7 @@ fn run_groups<const W: usize, const DETAIL: bool>(
         let group = [gx, gy, gz];
         // Workgroup `g` (x fastest) runs on compute unit `g % units`.
         let unit = linear % units;
-        m.caches.set_group(linear as u32);
+        m.caches.set_group(linear as u64);
         if let Some(z) = san.as_deref_mut() {
             z.workgroup(linear as u32, group);
         }
@@ -344,6 +373,9 @@ fn run_groups<const W: usize, const DETAIL: bool>(
         }
         stats.workgroups += 1;
         stats.waves += nwaves as u64;
+        if let Some(t) = team {
+            t.issued(before - *remaining);
+        }
         if trace.is_some() {
             stats.trace = trace;
         }

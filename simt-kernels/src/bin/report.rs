@@ -80,7 +80,7 @@ impl Progress {
 
 fn run(options: &Options) -> ExitCode {
     println!(
-        "seed {}, model {}, median of {} launches per row\n",
+        "seed {}, model {}, median of {} launches per row on one thread\n",
         options.seed, options.model.name, options.launches
     );
     let mut progress = Progress::new();

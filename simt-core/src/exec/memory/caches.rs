@@ -12,7 +12,7 @@ use crate::cache::{CacheGeometry, DramSectors, SectoredCache};
 use crate::stats::Counters;
 
 /// The caches of a launch, kept by the machine between launches.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Caches {
     /// One L1 per compute unit that runs a workgroup.
     l1: Vec<SectoredCache>,
@@ -25,10 +25,10 @@ pub(crate) struct Caches {
 }
 
 /// A worker's first touches, to be counted in workgroup order after the launch.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct DramLog {
     /// The workgroup running now (numbered x fastest).
-    group: u32,
+    group: u64,
     /// The instruction issuing now.
     pc: u32,
     /// Every phase that touched a sector this worker had not touched, in order.
@@ -39,7 +39,7 @@ pub(crate) struct DramLog {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct DramEvent {
     /// The workgroup.
-    pub(crate) group: u32,
+    pub(crate) group: u64,
     /// The instruction.
     pub(crate) pc: u32,
     /// The line's address.
@@ -115,7 +115,7 @@ impl Caches {
     }
 
     /// Workgroup `group` starts.
-    pub(crate) fn set_group(&mut self, group: u32) {
+    pub(crate) fn set_group(&mut self, group: u64) {
         if let Some(log) = &mut self.log {
             log.group = group;
         }
