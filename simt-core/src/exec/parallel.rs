@@ -40,9 +40,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 const AUTO_MIN_INSTRUCTIONS: u64 = 1 << 14;
 
 /// Bytes of writable buffers [`Threads::Auto`] accepts copying per wave
-/// instruction it expects to spread: a copy, the marks and the merge cost a
-/// few nanoseconds per byte and worker, an instruction about ten.
-const AUTO_BYTES_PER_INSTRUCTION: u64 = 4;
+/// instruction it expects to spread: copying and marking a byte costs well
+/// under a nanosecond per worker, an instruction about ten.
+const AUTO_BYTES_PER_INSTRUCTION: u64 = 16;
 
 /// What the workers of a launch share while they run.
 #[derive(Debug)]

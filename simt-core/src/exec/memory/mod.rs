@@ -529,17 +529,24 @@ pub(super) fn word_index(o: u32) -> usize {
 
 /// Loads every lane's value of type `ty` at LDS byte offset `offs[l]` into `out`
 /// (inactive lanes read wherever their offset points: the caller blends by exec).
+/// A fully active wave reading one contiguous block of words copies it.
 #[inline(always)]
 pub(super) fn lds_gather<const W: usize>(
     mem: &LdsWords,
     offs: &[u32; W],
     ty: ElemType,
     out: &mut [u32; W],
+    contiguous: bool,
 ) {
     // Accesses are aligned (checked with the bounds), so a value never spans words.
     let part = |l: usize| mem[word_index(offs[l])] >> ((offs[l] & 3) * 8);
     match ty {
         ElemType::U32 | ElemType::I32 | ElemType::F32 => {
+            let first = word_index(offs[0]);
+            if let (true, Some(block)) = (contiguous, mem.get(first..first + W)) {
+                out.copy_from_slice(block);
+                return;
+            }
             for l in 0..W {
                 out[l] = mem[word_index(offs[l])];
             }
@@ -801,7 +808,7 @@ pub(super) fn lds<const W: usize>(
     if store {
         lds_scatter(mem, exec, &s.offs, ty, val_out, contiguous);
     } else {
-        lds_gather(mem, &s.offs, ty, val_out);
+        lds_gather(mem, &s.offs, ty, val_out, contiguous);
     }
     Ok(())
 }

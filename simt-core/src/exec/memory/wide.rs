@@ -215,7 +215,7 @@ pub(crate) fn lds<const W: usize>(
         if store {
             lds_scatter(mem, exec, &offs, ElemType::U32, v, false);
         } else {
-            lds_gather(mem, &offs, ElemType::U32, v);
+            lds_gather(mem, &offs, ElemType::U32, v, false);
         }
     }
     Ok(())
