@@ -39,7 +39,11 @@ fn sanitizers(c: &mut Criterion) {
     let mut group = c.benchmark_group("sanitizers");
     for spec in KERNELS {
         for on in [false, true] {
-            let config = spec.config(32, MemoryModel::reference()).sanitize(on);
+            // One thread both ways: a sanitized launch always runs on one.
+            let config = spec
+                .config(32, MemoryModel::reference())
+                .sanitize(on)
+                .threads(1);
             let mut workload = (spec.prepare)(42);
             let label = if on { "on" } else { "off" };
             group.bench_function(BenchmarkId::new(spec.name, label), |b| {
