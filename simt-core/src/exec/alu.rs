@@ -108,27 +108,14 @@ fn ord<T: PartialOrd>(op: CmpOp, a: T, b: T) -> bool {
     }
 }
 
+/// The comparison of every lane, as a mask (bit `l` for lane `l`), against `b`
+/// in every lane or, for a wave-uniform operand, against one value.
+///
+/// The mask is built eight lanes at a time straight from the comparisons (the
+/// compare-and-movemask form), with no per-lane array in between: writing 0/1
+/// words and reading them back to pack them stalls on store forwarding.
 #[inline(always)]
-fn map2<const W: usize>(
-    out: &mut [u32; W],
-    a: &[u32; W],
-    b: &[u32; W],
-    op: impl Fn(u32, u32) -> u32,
-) {
-    for l in 0..W {
-        out[l] = op(a[l], b[l]);
-    }
-}
-
-/// The comparison of every lane, as a mask (bit `l` for lane `l`).
-#[inline(always)]
-pub(super) fn vcmp<const W: usize>(
-    op: CmpOp,
-    ty: CmpType,
-    scratch: &mut [u32; W],
-    a: &[u32; W],
-    b: &[u32; W],
-) -> u64 {
+pub(super) fn vcmp<const W: usize>(op: CmpOp, ty: CmpType, a: &[u32; W], b: CmpRhs<'_, W>) -> u64 {
     macro_rules! each {
         ($($t:ident)*; $($o:ident)*) => {
             each!(@t [$($t)*] [$($o)*])
@@ -139,21 +126,40 @@ pub(super) fn vcmp<const W: usize>(
             }
         };
         (@o $t:ident [$($o:ident)*]) => {
-            match op {
-                $(CmpOp::$o => map2(scratch, a, b, |x, y| cmp(CmpOp::$o, CmpType::$t, x, y) as u32),)*
+            match (op, b) {
+                $(
+                    (CmpOp::$o, CmpRhs::Lanes(b)) => {
+                        mask_of::<W>(|l| cmp(CmpOp::$o, CmpType::$t, a[l], b[l]))
+                    }
+                    (CmpOp::$o, CmpRhs::Uniform(y)) => {
+                        mask_of::<W>(|l| cmp(CmpOp::$o, CmpType::$t, a[l], y))
+                    }
+                )*
             }
         };
     }
-    each!(U32 I32 F32; Eq Ne Lt Le Gt Ge);
-    pack(scratch)
+    each!(U32 I32 F32; Eq Ne Lt Le Gt Ge)
 }
 
-/// Packs per-lane 0/1 values into a mask.
+/// The right-hand side of a vector compare.
+#[derive(Clone, Copy)]
+pub(super) enum CmpRhs<'a, const W: usize> {
+    /// A value per lane.
+    Lanes(&'a [u32; W]),
+    /// One value for every lane.
+    Uniform(u32),
+}
+
+/// The mask whose bit `l` is `f(l)`, for `l < W` (a multiple of 8).
 #[inline(always)]
-fn pack<const W: usize>(bits: &[u32; W]) -> u64 {
+fn mask_of<const W: usize>(f: impl Fn(usize) -> bool) -> u64 {
     let mut mask = 0u64;
-    for (l, &b) in bits.iter().enumerate() {
-        mask |= ((b & 1) as u64) << l;
+    for c in 0..W / 8 {
+        let mut byte = 0u64;
+        for j in 0..8 {
+            byte |= (f(c * 8 + j) as u64) << j;
+        }
+        mask |= byte << (c * 8);
     }
     mask
 }

@@ -628,8 +628,10 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
             Inst::VCmp { op, ty, dst, a, b } => {
                 vector_issue!(cnt);
                 let a = fetch!(a, a);
-                let b = fetch!(b, b);
-                let bits = alu::vcmp(op, ty, &mut s.out, a, b);
+                let bits = match uniform(b, sr, scalars, &u) {
+                    Some(y) => alu::vcmp(op, ty, a, alu::CmpRhs::Uniform(y)),
+                    None => alu::vcmp(op, ty, a, alu::CmpRhs::Lanes(fetch!(b, b))),
+                };
                 if let Some(d) = mr.get_mut(dst.0 as usize) {
                     *d = (*d & !exec) | (bits & exec);
                 }
