@@ -2,6 +2,7 @@
 
 use super::alu;
 use super::bind::{Geometry, Prepared, Slot};
+use super::blocks::IssueLog;
 use super::flow::{self, Frame, SkipLog};
 use super::lanes as lane_ops;
 use super::marks::Marks;
@@ -106,6 +107,8 @@ pub(super) struct WaveRun<'x, 'b> {
     pub(super) hist: &'x mut [u64],
     /// Skipped-instruction log.
     pub(super) skips: SkipLog<'x>,
+    /// Issue log.
+    pub(super) issues: IssueLog<'x>,
     /// Instructions the launch may still issue.
     pub(super) remaining: &'x mut u64,
     /// Instructions this run may issue before the wave yields to the next one.
@@ -335,6 +338,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
         worsts,
         hist,
         mut skips,
+        mut issues,
         remaining,
         quantum,
         mut caches,
@@ -360,6 +364,26 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
     let mut divergent = (exec != launch) as u64;
     // The exec mask `lm`, `active` and `divergent` were computed from.
     let mut seen = exec;
+    let blocks = &prepared.blocks[..];
+    // Issues are counted a straight run at a time (see `blocks.rs`): those of
+    // `..stop` are counted, and reaching `stop` enters the next run.
+    let mut stop = pc;
+    // The vector instructions in `from..to`.
+    let vectors = |from: usize, to: usize| {
+        let at = |k: usize| blocks.get(k).map_or(0, |b| b.vectors_before);
+        u64::from(at(to).saturating_sub(at(from)))
+    };
+    // Takes back the issues counted for `pc..stop`, which will not run: the
+    // wave ends here.
+    macro_rules! uncount {
+        () => {{
+            issues.run(stop, pc, active as u64, divergent);
+            if let Some(h) = hist.get_mut(active) {
+                *h -= vectors(pc, stop);
+            }
+            left += (stop - pc) as u64;
+        }};
+    }
     let mreg = |mr: &[u64], m: crate::ir::MReg| mr.get(m.0 as usize).copied().unwrap_or(0);
 
     macro_rules! trap {
@@ -374,19 +398,11 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
             ))
         };
     }
-    // `vector_instructions` is filled in after the launch: a vector instruction
-    // is always issued with a non-empty exec, so it equals `instructions` there.
-    macro_rules! vector_issue {
-        ($c:ident) => {{
-            $c.divergent_vector_instructions += divergent;
-            $c.active_lanes += active as u64;
-            if let Some(h) = hist.get_mut(active) {
-                *h += 1;
-            }
-        }};
-    }
+    // After a control instruction, the last of its run: the next one starts at
+    // the new `pc` with the new exec.
     macro_rules! exec_changed {
         () => {{
+            stop = pc;
             // Control flow mostly leaves exec as it was (a uniform loop or `if`).
             if exec != seen {
                 seen = exec;
@@ -434,6 +450,8 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
             let r: GlobalRef = $r;
             let p = r.buffer.0 as usize;
             let (Some(slot), Some(param)) = (slots.get_mut(p), program.params.get(p)) else {
+                uncount!();
+                *remaining = left + reserve;
                 return Ok(Exit::Done(pc));
             };
             if let Some(c) = caches.as_mut() {
@@ -451,6 +469,8 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
             let r: LdsRef = $r;
             let i = r.lds.0 as usize;
             let (Some(&area), Some(decl)) = (prepared.lds.get(i), program.lds.get(i)) else {
+                uncount!();
+                *remaining = left + reserve;
                 return Ok(Exit::Done(pc));
             };
             LdsTarget {
@@ -562,22 +582,31 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
             *remaining = left + reserve;
             return Ok(Exit::Done(last));
         };
-        if left == 0 {
-            if reserve > 0 {
-                wave.pc = pc;
-                wave.exec = exec;
-                *remaining = reserve;
-                return Ok(Exit::Yielded);
+        if pc == stop {
+            if left == 0 {
+                if reserve > 0 {
+                    wave.pc = pc;
+                    wave.exec = exec;
+                    *remaining = reserve;
+                    return Ok(Exit::Yielded);
+                }
+                *remaining = 0;
+                trap!(FaultKind::BudgetExceeded { budget: 0 });
             }
-            *remaining = 0;
-            trap!(FaultKind::BudgetExceeded { budget: 0 });
+            // The run from `pc`, as far as the budget reaches.
+            let end = blocks.get(pc).map_or(pc + 1, |b| b.end as usize);
+            stop = end.min(pc.saturating_add(usize::try_from(left).unwrap_or(usize::MAX)));
+            left -= (stop - pc) as u64;
+            issues.run(pc, stop, active as u64, divergent);
+            if let Some(h) = hist.get_mut(active) {
+                *h += vectors(pc, stop);
+            }
         }
-        left -= 1;
         let Some(cnt) = counters.get_mut(pc) else {
+            uncount!();
             *remaining = left + reserve;
             return Ok(Exit::Done(pc));
         };
-        cnt.instructions += 1;
         if let Some(z) = san.as_deref_mut() {
             z.registers(program, pc, wave_index, exec);
         }
@@ -596,7 +625,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
         }
         match *inst {
             Inst::VBinary { op, dst, a, b } => {
-                vector_issue!(cnt);
                 let d = dst.0 as usize;
                 if let Some((dreg, lo, hi)) = split_dst(vr, d) {
                     let a = source(a, d, lo, hi, sr, scalars, &u, local, &mut s.a);
@@ -606,7 +634,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::VUnary { op, dst, a } => {
-                vector_issue!(cnt);
                 let d = dst.0 as usize;
                 if let Some((dreg, lo, hi)) = split_dst(vr, d) {
                     let a = source(a, d, lo, hi, sr, scalars, &u, local, &mut s.a);
@@ -615,7 +642,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::VTernary { op, dst, a, b, c } => {
-                vector_issue!(cnt);
                 let d = dst.0 as usize;
                 if let Some((dreg, lo, hi)) = split_dst(vr, d) {
                     let a = source(a, d, lo, hi, sr, scalars, &u, local, &mut s.a);
@@ -626,7 +652,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::VCmp { op, ty, dst, a, b } => {
-                vector_issue!(cnt);
                 let a = fetch!(a, a);
                 let bits = match uniform(b, sr, scalars, &u) {
                     Some(y) => alu::vcmp(op, ty, a, alu::CmpRhs::Uniform(y)),
@@ -643,7 +668,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 on_true,
                 on_false,
             } => {
-                vector_issue!(cnt);
                 alu::expand(mreg(mr, mask), &mut s.sel);
                 let d = dst.0 as usize;
                 if let Some((dreg, lo, hi)) = split_dst(vr, d) {
@@ -654,7 +678,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::VShuffle { op, dst, src, lane } => {
-                vector_issue!(cnt);
                 s.b = *fetch!(src, b);
                 let lane = fetch!(lane, c);
                 lane_ops::shuffle::<W>(op, &s.b, lane, exec, &mut s.out);
@@ -662,7 +685,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::VReadFirstLane { dst, src } => {
-                vector_issue!(cnt);
                 let v = fetch!(src, a);
                 let first = (exec.trailing_zeros() as usize).min(W - 1);
                 if let Some(d) = sr.get_mut(dst.0 as usize) {
@@ -671,7 +693,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::VReadLane { dst, src, lane } => {
-                vector_issue!(cnt);
                 let l =
                     fetch_scalar::<W>(lane, vr, sr, scalars, &u, local, exec, &mut s.c) as usize;
                 let v = fetch!(src, a);
@@ -749,7 +770,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::GlobalLoad { ty, dst, src } => {
-                vector_issue!(cnt);
                 let base = base_of!(src);
                 let idx = index!(src);
                 let target = global_target!(src);
@@ -780,7 +800,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::GlobalStore { ty, dst, src } => {
-                vector_issue!(cnt);
                 let base = base_of!(dst);
                 s.out = *fetch!(src, b);
                 let idx = index!(dst);
@@ -811,7 +830,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::LdsLoad { ty, dst, src } => {
-                vector_issue!(cnt);
                 let idx = index!(src);
                 let target = lds_target!(src);
                 memory::lds::<W>(
@@ -835,7 +853,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::LdsStore { ty, dst, src } => {
-                vector_issue!(cnt);
                 s.out = *fetch!(src, b);
                 let idx = index!(dst);
                 let target = lds_target!(dst);
@@ -859,7 +876,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::GlobalLoadWide { width, dst, src } => {
-                vector_issue!(cnt);
                 let base = base_of!(src);
                 let n = width.count() as usize;
                 let idx = index!(src);
@@ -890,7 +906,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::GlobalStoreWide { width, dst, src } => {
-                vector_issue!(cnt);
                 let base = base_of!(dst);
                 let n = width.count() as usize;
                 for k in 0..n {
@@ -930,7 +945,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::LdsLoadWide { width, dst, src } => {
-                vector_issue!(cnt);
                 let n = width.count() as usize;
                 let idx = index!(src);
                 let target = lds_target!(src);
@@ -953,7 +967,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::LdsStoreWide { width, dst, src } => {
-                vector_issue!(cnt);
                 let n = width.count() as usize;
                 for k in 0..n {
                     s.wide[k] = vr
@@ -992,23 +1005,19 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::GlobalAtomic { op, dst, mem, src } => {
-                vector_issue!(cnt);
                 s.b = *fetch!(src, b);
                 atomic!(global, Update::Rmw(op), dst, mem, cnt);
             }
             Inst::GlobalCmpSwap { dst, mem, cmp, src } => {
-                vector_issue!(cnt);
                 s.b = *fetch!(src, b);
                 s.c = *fetch!(cmp, c);
                 atomic!(global, Update::CmpSwap, dst, mem, cnt);
             }
             Inst::LdsAtomic { op, dst, mem, src } => {
-                vector_issue!(cnt);
                 s.b = *fetch!(src, b);
                 atomic!(lds, Update::Rmw(op), dst, mem, cnt);
             }
             Inst::LdsCmpSwap { dst, mem, cmp, src } => {
-                vector_issue!(cnt);
                 s.b = *fetch!(src, b);
                 s.c = *fetch!(cmp, c);
                 atomic!(lds, Update::CmpSwap, dst, mem, cnt);
@@ -1027,6 +1036,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
             }
             Inst::Loop { end } => {
                 pc = flow::op_loop(stack, exec, pc, end.0);
+                stop = pc;
             }
             Inst::EndLoop { mask, start } => {
                 let m = mreg(mr, mask);
