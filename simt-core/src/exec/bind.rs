@@ -1,7 +1,6 @@
 //! Launch checks: the configuration, the program's facts the interpreter relies
 //! on, and the binding of host arguments to parameters.
 
-use super::blocks::{self, Block};
 use crate::error::LaunchErrorKind;
 use crate::ir::{ParamKind, Program, ScalarType};
 use crate::isa::Inst;
@@ -113,9 +112,6 @@ pub(super) struct Prepared {
     /// Whether an instruction is a global atomic, whose returned values depend
     /// on the order workgroups run in.
     pub(super) global_atomics: bool,
-    /// The straight run each instruction starts, by instruction index, with one
-    /// more entry for the end of the program.
-    pub(super) blocks: Vec<Block>,
 }
 
 /// The launch facts of `program`, which validation has accepted.
@@ -143,7 +139,6 @@ pub(super) fn prepare(program: &Program) -> Prepared {
             .insts
             .iter()
             .any(|i| matches!(i, Inst::GlobalAtomic { .. } | Inst::GlobalCmpSwap { .. })),
-        blocks: blocks::of(&program.insts),
     }
 }
 

@@ -44,7 +44,6 @@
 
 mod alu;
 mod bind;
-mod blocks;
 mod flow;
 mod lanes;
 mod marks;
@@ -311,7 +310,7 @@ impl Machine {
                 stats.findings = std::mem::take(&mut self.sanitizer.findings);
             }
         }
-        self.worker.finish(&program.insts, &mut stats);
+        self.worker.finish(&mut stats);
         for (c, inst) in stats.per_instruction.iter_mut().zip(program.insts.iter()) {
             if inst.is_vector() {
                 c.vector_instructions = c.instructions;

@@ -287,7 +287,7 @@ fn work<const W: usize>(
         if result.is_err() {
             team.stop();
         }
-        w.finish(&plan.program.insts, &mut stats);
+        w.finish(&mut stats);
         Outcome {
             events: w.caches.take_log(),
             stats,

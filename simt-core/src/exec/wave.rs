@@ -2,7 +2,6 @@
 
 use super::alu;
 use super::bind::{Geometry, Prepared, Slot};
-use super::blocks::IssueLog;
 use super::flow::{self, Frame, SkipLog};
 use super::lanes as lane_ops;
 use super::marks::Marks;
@@ -107,8 +106,6 @@ pub(super) struct WaveRun<'x, 'b> {
     pub(super) hist: &'x mut [u64],
     /// Skipped-instruction log.
     pub(super) skips: SkipLog<'x>,
-    /// Issue log.
-    pub(super) issues: IssueLog<'x>,
     /// Instructions the launch may still issue.
     pub(super) remaining: &'x mut u64,
     /// Instructions this run may issue before the wave yields to the next one.
@@ -190,7 +187,8 @@ impl<const W: usize> Scratch<W> {
     }
 }
 
-/// Reads operand `op` in every lane: a register directly, anything else through `tmp`.
+/// Reads operand `op` in every lane: a register or the local ids directly,
+/// anything else through `tmp`.
 #[inline(always)]
 fn fetch<'r, const W: usize>(
     op: Operand,
@@ -198,7 +196,7 @@ fn fetch<'r, const W: usize>(
     sr: &[u32],
     scalars: &[u32],
     u: &Uniforms,
-    local: &[[u32; 64]; 3],
+    local: &'r [[u32; 64]; 3],
     tmp: &'r mut [u32; W],
 ) -> &'r [u32; W] {
     match op {
@@ -215,10 +213,7 @@ fn fetch<'r, const W: usize>(
             }
             tmp
         }
-        Operand::Special(Special::LocalId(a)) => {
-            *tmp = *lanes(&local[a.index()]);
-            tmp
-        }
+        Operand::Special(Special::LocalId(a)) => lanes(&local[a.index()]),
         Operand::Special(Special::GlobalId(a)) => {
             let base = u.global_base[a.index()];
             let ids: &[u32; W] = lanes(&local[a.index()]);
@@ -262,7 +257,7 @@ fn source<'r, const W: usize>(
     sr: &[u32],
     scalars: &[u32],
     u: &Uniforms,
-    local: &[[u32; 64]; 3],
+    local: &'r [[u32; 64]; 3],
     tmp: &'r mut [u32; W],
 ) -> alu::Src<'r, W> {
     match op {
@@ -338,7 +333,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
         worsts,
         hist,
         mut skips,
-        mut issues,
         remaining,
         quantum,
         mut caches,
@@ -364,26 +358,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
     let mut divergent = (exec != launch) as u64;
     // The exec mask `lm`, `active` and `divergent` were computed from.
     let mut seen = exec;
-    let blocks = &prepared.blocks[..];
-    // Issues are counted a straight run at a time (see `blocks.rs`): those of
-    // `..stop` are counted, and reaching `stop` enters the next run.
-    let mut stop = pc;
-    // The vector instructions in `from..to`.
-    let vectors = |from: usize, to: usize| {
-        let at = |k: usize| blocks.get(k).map_or(0, |b| b.vectors_before);
-        u64::from(at(to).saturating_sub(at(from)))
-    };
-    // Takes back the issues counted for `pc..stop`, which will not run: the
-    // wave ends here.
-    macro_rules! uncount {
-        () => {{
-            issues.run(stop, pc, active as u64, divergent);
-            if let Some(h) = hist.get_mut(active) {
-                *h -= vectors(pc, stop);
-            }
-            left += (stop - pc) as u64;
-        }};
-    }
     let mreg = |mr: &[u64], m: crate::ir::MReg| mr.get(m.0 as usize).copied().unwrap_or(0);
 
     macro_rules! trap {
@@ -398,11 +372,19 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
             ))
         };
     }
-    // After a control instruction, the last of its run: the next one starts at
-    // the new `pc` with the new exec.
+    // `vector_instructions` is filled in after the launch: a vector instruction
+    // is always issued with a non-empty exec, so it equals `instructions` there.
+    macro_rules! vector_issue {
+        ($c:ident) => {{
+            $c.divergent_vector_instructions += divergent;
+            $c.active_lanes += active as u64;
+            if let Some(h) = hist.get_mut(active) {
+                *h += 1;
+            }
+        }};
+    }
     macro_rules! exec_changed {
         () => {{
-            stop = pc;
             // Control flow mostly leaves exec as it was (a uniform loop or `if`).
             if exec != seen {
                 seen = exec;
@@ -450,8 +432,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
             let r: GlobalRef = $r;
             let p = r.buffer.0 as usize;
             let (Some(slot), Some(param)) = (slots.get_mut(p), program.params.get(p)) else {
-                uncount!();
-                *remaining = left + reserve;
                 return Ok(Exit::Done(pc));
             };
             if let Some(c) = caches.as_mut() {
@@ -469,8 +449,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
             let r: LdsRef = $r;
             let i = r.lds.0 as usize;
             let (Some(&area), Some(decl)) = (prepared.lds.get(i), program.lds.get(i)) else {
-                uncount!();
-                *remaining = left + reserve;
                 return Ok(Exit::Done(pc));
             };
             LdsTarget {
@@ -582,31 +560,22 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
             *remaining = left + reserve;
             return Ok(Exit::Done(last));
         };
-        if pc == stop {
-            if left == 0 {
-                if reserve > 0 {
-                    wave.pc = pc;
-                    wave.exec = exec;
-                    *remaining = reserve;
-                    return Ok(Exit::Yielded);
-                }
-                *remaining = 0;
-                trap!(FaultKind::BudgetExceeded { budget: 0 });
+        if left == 0 {
+            if reserve > 0 {
+                wave.pc = pc;
+                wave.exec = exec;
+                *remaining = reserve;
+                return Ok(Exit::Yielded);
             }
-            // The run from `pc`, as far as the budget reaches.
-            let end = blocks.get(pc).map_or(pc + 1, |b| b.end as usize);
-            stop = end.min(pc.saturating_add(usize::try_from(left).unwrap_or(usize::MAX)));
-            left -= (stop - pc) as u64;
-            issues.run(pc, stop, active as u64, divergent);
-            if let Some(h) = hist.get_mut(active) {
-                *h += vectors(pc, stop);
-            }
+            *remaining = 0;
+            trap!(FaultKind::BudgetExceeded { budget: 0 });
         }
+        left -= 1;
         let Some(cnt) = counters.get_mut(pc) else {
-            uncount!();
             *remaining = left + reserve;
             return Ok(Exit::Done(pc));
         };
+        cnt.instructions += 1;
         if let Some(z) = san.as_deref_mut() {
             z.registers(program, pc, wave_index, exec);
         }
@@ -625,6 +594,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
         }
         match *inst {
             Inst::VBinary { op, dst, a, b } => {
+                vector_issue!(cnt);
                 let d = dst.0 as usize;
                 if let Some((dreg, lo, hi)) = split_dst(vr, d) {
                     let a = source(a, d, lo, hi, sr, scalars, &u, local, &mut s.a);
@@ -634,6 +604,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::VUnary { op, dst, a } => {
+                vector_issue!(cnt);
                 let d = dst.0 as usize;
                 if let Some((dreg, lo, hi)) = split_dst(vr, d) {
                     let a = source(a, d, lo, hi, sr, scalars, &u, local, &mut s.a);
@@ -642,6 +613,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::VTernary { op, dst, a, b, c } => {
+                vector_issue!(cnt);
                 let d = dst.0 as usize;
                 if let Some((dreg, lo, hi)) = split_dst(vr, d) {
                     let a = source(a, d, lo, hi, sr, scalars, &u, local, &mut s.a);
@@ -652,6 +624,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::VCmp { op, ty, dst, a, b } => {
+                vector_issue!(cnt);
                 let a = fetch!(a, a);
                 let bits = match uniform(b, sr, scalars, &u) {
                     Some(y) => alu::vcmp(op, ty, a, alu::CmpRhs::Uniform(y)),
@@ -668,6 +641,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 on_true,
                 on_false,
             } => {
+                vector_issue!(cnt);
                 alu::expand(mreg(mr, mask), &mut s.sel);
                 let d = dst.0 as usize;
                 if let Some((dreg, lo, hi)) = split_dst(vr, d) {
@@ -678,6 +652,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::VShuffle { op, dst, src, lane } => {
+                vector_issue!(cnt);
                 s.b = *fetch!(src, b);
                 let lane = fetch!(lane, c);
                 lane_ops::shuffle::<W>(op, &s.b, lane, exec, &mut s.out);
@@ -685,6 +660,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::VReadFirstLane { dst, src } => {
+                vector_issue!(cnt);
                 let v = fetch!(src, a);
                 let first = (exec.trailing_zeros() as usize).min(W - 1);
                 if let Some(d) = sr.get_mut(dst.0 as usize) {
@@ -693,6 +669,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::VReadLane { dst, src, lane } => {
+                vector_issue!(cnt);
                 let l =
                     fetch_scalar::<W>(lane, vr, sr, scalars, &u, local, exec, &mut s.c) as usize;
                 let v = fetch!(src, a);
@@ -770,6 +747,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::GlobalLoad { ty, dst, src } => {
+                vector_issue!(cnt);
                 let base = base_of!(src);
                 let idx = index!(src);
                 let target = global_target!(src);
@@ -800,6 +778,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::GlobalStore { ty, dst, src } => {
+                vector_issue!(cnt);
                 let base = base_of!(dst);
                 s.out = *fetch!(src, b);
                 let idx = index!(dst);
@@ -830,6 +809,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::LdsLoad { ty, dst, src } => {
+                vector_issue!(cnt);
                 let idx = index!(src);
                 let target = lds_target!(src);
                 memory::lds::<W>(
@@ -853,6 +833,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::LdsStore { ty, dst, src } => {
+                vector_issue!(cnt);
                 s.out = *fetch!(src, b);
                 let idx = index!(dst);
                 let target = lds_target!(dst);
@@ -876,6 +857,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::GlobalLoadWide { width, dst, src } => {
+                vector_issue!(cnt);
                 let base = base_of!(src);
                 let n = width.count() as usize;
                 let idx = index!(src);
@@ -906,6 +888,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::GlobalStoreWide { width, dst, src } => {
+                vector_issue!(cnt);
                 let base = base_of!(dst);
                 let n = width.count() as usize;
                 for k in 0..n {
@@ -945,6 +928,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::LdsLoadWide { width, dst, src } => {
+                vector_issue!(cnt);
                 let n = width.count() as usize;
                 let idx = index!(src);
                 let target = lds_target!(src);
@@ -967,6 +951,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::LdsStoreWide { width, dst, src } => {
+                vector_issue!(cnt);
                 let n = width.count() as usize;
                 for k in 0..n {
                     s.wide[k] = vr
@@ -1005,19 +990,23 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::GlobalAtomic { op, dst, mem, src } => {
+                vector_issue!(cnt);
                 s.b = *fetch!(src, b);
                 atomic!(global, Update::Rmw(op), dst, mem, cnt);
             }
             Inst::GlobalCmpSwap { dst, mem, cmp, src } => {
+                vector_issue!(cnt);
                 s.b = *fetch!(src, b);
                 s.c = *fetch!(cmp, c);
                 atomic!(global, Update::CmpSwap, dst, mem, cnt);
             }
             Inst::LdsAtomic { op, dst, mem, src } => {
+                vector_issue!(cnt);
                 s.b = *fetch!(src, b);
                 atomic!(lds, Update::Rmw(op), dst, mem, cnt);
             }
             Inst::LdsCmpSwap { dst, mem, cmp, src } => {
+                vector_issue!(cnt);
                 s.b = *fetch!(src, b);
                 s.c = *fetch!(cmp, c);
                 atomic!(lds, Update::CmpSwap, dst, mem, cnt);
@@ -1036,7 +1025,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
             }
             Inst::Loop { end } => {
                 pc = flow::op_loop(stack, exec, pc, end.0);
-                stop = pc;
             }
             Inst::EndLoop { mask, start } => {
                 let m = mreg(mr, mask);

@@ -7,7 +7,6 @@
 //! launches, never allocated per workgroup or per instruction.
 
 use super::bind::Slot;
-use super::blocks::{self, IssueLog};
 use super::flow::SkipLog;
 use super::marks::Marks;
 use super::memory::{BankTable, Caches, LdsWords, Trap, LDS_WORDS};
@@ -35,8 +34,6 @@ pub(super) struct Worker {
     gen: u32,
     /// Skipped-instruction differences (see [`SkipLog`]).
     skips: Vec<i64>,
-    /// Issue differences (see [`IssueLog`]).
-    issues: Vec<blocks::Entry>,
     /// The L1s of the compute units this worker runs and the DRAM sectors.
     pub(super) caches: Caches,
 }
@@ -61,7 +58,6 @@ impl std::fmt::Debug for Lds {
 pub(super) struct Checkpoint {
     caches: Caches,
     skips: Vec<i64>,
-    issues: Vec<blocks::Entry>,
 }
 
 /// What one call of the scheduler reads and writes besides the worker's own
@@ -102,8 +98,6 @@ impl Worker {
         self.gen = 0;
         self.skips.clear();
         self.skips.resize(plan.program.insts.len() + 1, 0);
-        self.issues.clear();
-        self.issues.resize(plan.program.insts.len() + 1, [0; 3]);
         self.waves.truncate(nwaves);
         while self.waves.len() < nwaves {
             self.waves.push(Wave {
@@ -144,10 +138,9 @@ impl Worker {
         }
     }
 
-    /// Adds the issues and skipped instructions of `insts` recorded since
-    /// [`setup`](Self::setup) to `stats`.
-    pub(super) fn finish(&mut self, insts: &[crate::isa::Inst], stats: &mut Stats) {
-        IssueLog(&mut self.issues).finish(insts, &mut stats.per_instruction);
+    /// Adds the skipped instructions recorded since [`setup`](Self::setup) to
+    /// `stats`.
+    pub(super) fn finish(&mut self, stats: &mut Stats) {
         SkipLog(&mut self.skips).finish(|k, n| {
             if let Some(c) = stats.per_instruction.get_mut(k) {
                 c.skipped_instructions += n;
@@ -156,12 +149,11 @@ impl Worker {
     }
 
     /// What the workgroups run so far left in this worker: its caches and
-    /// issue and skip logs (registers and LDS start afresh each workgroup).
+    /// skipped instructions (registers and LDS start afresh each workgroup).
     pub(super) fn checkpoint(&self) -> Checkpoint {
         Checkpoint {
             caches: self.caches.clone(),
             skips: self.skips.clone(),
-            issues: self.issues.clone(),
         }
     }
 
@@ -169,7 +161,6 @@ impl Worker {
     pub(super) fn restore(&mut self, checkpoint: Checkpoint) {
         self.caches = checkpoint.caches;
         self.skips = checkpoint.skips;
-        self.issues = checkpoint.issues;
     }
 
     /// Runs workgroups `groups` (linear indices, x fastest) in that order with
@@ -342,7 +333,6 @@ fn run_groups<const W: usize, const DETAIL: bool>(
                     worsts: &mut stats.worst_phases,
                     hist: &mut stats.active_lanes_histogram,
                     skips: SkipLog(&mut m.skips),
-                    issues: IssueLog(&mut m.issues),
                     remaining,
                     quantum,
                     caches: m.caches.unit(unit),
