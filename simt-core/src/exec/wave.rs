@@ -83,7 +83,7 @@ pub(super) struct WaveRun<'x, 'b> {
     /// The memory model's geometry.
     pub(super) geo: Geometry,
     /// Wave-uniform special values.
-    pub(super) uniforms: Uniforms,
+    pub(super) uniforms: &'x Uniforms,
     /// Local ids per axis and lane.
     pub(super) local: &'x [[u32; 64]; 3],
     /// The wave's vector registers.
@@ -575,6 +575,11 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
             *remaining = left + reserve;
             return Ok(Exit::Done(pc));
         };
+        // Counted per instruction, not once per straight run between control
+        // instructions: kernels run two to five instructions between them, and
+        // per-run bookkeeping (a difference array spread after the launch)
+        // executed more machine instructions than it saved on all but long ALU
+        // runs.
         cnt.instructions += 1;
         if let Some(z) = san.as_deref_mut() {
             z.registers(program, pc, wave_index, exec);

@@ -295,30 +295,32 @@ fn run_groups<const W: usize, const DETAIL: bool>(
         }
         let mut done = 0;
         let mut waiting = 0u32;
+        // Built once per workgroup: only the wave index changes between runs.
+        let mut uniforms = Uniforms {
+            group,
+            size: wg,
+            groups: grid,
+            global_base: [
+                gx.wrapping_mul(wg[0]),
+                gy.wrapping_mul(wg[1]),
+                gz.wrapping_mul(wg[2]),
+            ],
+            wave: 0,
+            width: W as u32,
+        };
         while done < nwaves {
             for &w in &wave_order {
                 if m.waves[w].status != Status::Ready {
                     continue;
                 }
-                let uniforms = Uniforms {
-                    group,
-                    size: wg,
-                    groups: grid,
-                    global_base: [
-                        gx.wrapping_mul(wg[0]),
-                        gy.wrapping_mul(wg[1]),
-                        gz.wrapping_mul(wg[2]),
-                    ],
-                    wave: w as u32,
-                    width: W as u32,
-                };
+                uniforms.wave = w as u32;
                 let run = WaveRun {
                     program,
                     prepared: plan.prepared,
                     slots,
                     scalars: plan.scalars,
                     geo: plan.geo,
-                    uniforms,
+                    uniforms: &uniforms,
                     local: &m.local[w],
                     vr: &mut m.vregs[w * nv..(w + 1) * nv],
                     sr: &mut m.sregs[w * ns..(w + 1) * ns],
