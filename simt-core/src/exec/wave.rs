@@ -396,7 +396,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
     }
     macro_rules! fetch {
         ($op:expr, $tmp:ident) => {
-            fetch::<W>($op, vr, sr, scalars, &u, local, &mut s.$tmp)
+            fetch::<W>($op, vr, sr, scalars, u, local, &mut s.$tmp)
         };
     }
     // Where a memory instruction records its costliest phase, if anywhere.
@@ -412,11 +412,11 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
     // A memory operand's index with its wave-uniform offset added.
     macro_rules! index {
         ($r:expr) => {{
-            let idx = fetch::<W>($r.index, vr, sr, scalars, &u, local, &mut s.a);
+            let idx = fetch::<W>($r.index, vr, sr, scalars, u, local, &mut s.a);
             match $r.offset {
                 Operand::Imm(0) => idx,
                 off => {
-                    let k = uniform(off, sr, scalars, &u).unwrap_or(0);
+                    let k = uniform(off, sr, scalars, u).unwrap_or(0);
                     for l in 0..W {
                         s.idx[l] = idx[l].wrapping_add(k);
                     }
@@ -602,8 +602,8 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 vector_issue!(cnt);
                 let d = dst.0 as usize;
                 if let Some((dreg, lo, hi)) = split_dst(vr, d) {
-                    let a = source(a, d, lo, hi, sr, scalars, &u, local, &mut s.a);
-                    let b = source(b, d, lo, hi, sr, scalars, &u, local, &mut s.b);
+                    let a = source(a, d, lo, hi, sr, scalars, u, local, &mut s.a);
+                    let b = source(b, d, lo, hi, sr, scalars, u, local, &mut s.b);
                     alu::binary_into(op, lanes_mut::<W>(dreg), [a, b], &lm);
                 }
                 pc += 1;
@@ -612,7 +612,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 vector_issue!(cnt);
                 let d = dst.0 as usize;
                 if let Some((dreg, lo, hi)) = split_dst(vr, d) {
-                    let a = source(a, d, lo, hi, sr, scalars, &u, local, &mut s.a);
+                    let a = source(a, d, lo, hi, sr, scalars, u, local, &mut s.a);
                     alu::unary_into(op, lanes_mut::<W>(dreg), a, &lm);
                 }
                 pc += 1;
@@ -621,9 +621,9 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 vector_issue!(cnt);
                 let d = dst.0 as usize;
                 if let Some((dreg, lo, hi)) = split_dst(vr, d) {
-                    let a = source(a, d, lo, hi, sr, scalars, &u, local, &mut s.a);
-                    let b = source(b, d, lo, hi, sr, scalars, &u, local, &mut s.b);
-                    let c = source(c, d, lo, hi, sr, scalars, &u, local, &mut s.c);
+                    let a = source(a, d, lo, hi, sr, scalars, u, local, &mut s.a);
+                    let b = source(b, d, lo, hi, sr, scalars, u, local, &mut s.b);
+                    let c = source(c, d, lo, hi, sr, scalars, u, local, &mut s.c);
                     alu::ternary_into(op, lanes_mut::<W>(dreg), [a, b, c], &lm);
                 }
                 pc += 1;
@@ -631,7 +631,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
             Inst::VCmp { op, ty, dst, a, b } => {
                 vector_issue!(cnt);
                 let a = fetch!(a, a);
-                let bits = match uniform(b, sr, scalars, &u) {
+                let bits = match uniform(b, sr, scalars, u) {
                     Some(y) => alu::vcmp(op, ty, a, alu::CmpRhs::Uniform(y)),
                     None => alu::vcmp(op, ty, a, alu::CmpRhs::Lanes(fetch!(b, b))),
                 };
@@ -650,8 +650,8 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 alu::expand(mreg(mr, mask), &mut s.sel);
                 let d = dst.0 as usize;
                 if let Some((dreg, lo, hi)) = split_dst(vr, d) {
-                    let t = source(on_true, d, lo, hi, sr, scalars, &u, local, &mut s.a);
-                    let e = source(on_false, d, lo, hi, sr, scalars, &u, local, &mut s.b);
+                    let t = source(on_true, d, lo, hi, sr, scalars, u, local, &mut s.a);
+                    let e = source(on_false, d, lo, hi, sr, scalars, u, local, &mut s.b);
                     alu::select_into(lanes_mut::<W>(dreg), t, e, &s.sel, &lm);
                 }
                 pc += 1;
@@ -675,8 +675,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
             }
             Inst::VReadLane { dst, src, lane } => {
                 vector_issue!(cnt);
-                let l =
-                    fetch_scalar::<W>(lane, vr, sr, scalars, &u, local, exec, &mut s.c) as usize;
+                let l = fetch_scalar::<W>(lane, vr, sr, scalars, u, local, exec, &mut s.c) as usize;
                 let v = fetch!(src, a);
                 if let Some(d) = sr.get_mut(dst.0 as usize) {
                     *d = v[l & (W - 1)];
@@ -684,9 +683,9 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::STernary { op, dst, a, b, c } => {
-                let a = fetch_scalar::<W>(a, vr, sr, scalars, &u, local, exec, &mut s.a);
-                let b = fetch_scalar::<W>(b, vr, sr, scalars, &u, local, exec, &mut s.b);
-                let c = fetch_scalar::<W>(c, vr, sr, scalars, &u, local, exec, &mut s.c);
+                let a = fetch_scalar::<W>(a, vr, sr, scalars, u, local, exec, &mut s.a);
+                let b = fetch_scalar::<W>(b, vr, sr, scalars, u, local, exec, &mut s.b);
+                let c = fetch_scalar::<W>(c, vr, sr, scalars, u, local, exec, &mut s.c);
                 if let Some(d) = sr.get_mut(dst.0 as usize) {
                     *d = alu::tern(op, a, b, c);
                 }
@@ -710,23 +709,23 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 pc += 1;
             }
             Inst::SBinary { op, dst, a, b } => {
-                let a = fetch_scalar::<W>(a, vr, sr, scalars, &u, local, exec, &mut s.a);
-                let b = fetch_scalar::<W>(b, vr, sr, scalars, &u, local, exec, &mut s.b);
+                let a = fetch_scalar::<W>(a, vr, sr, scalars, u, local, exec, &mut s.a);
+                let b = fetch_scalar::<W>(b, vr, sr, scalars, u, local, exec, &mut s.b);
                 if let Some(d) = sr.get_mut(dst.0 as usize) {
                     *d = alu::bin(op, a, b);
                 }
                 pc += 1;
             }
             Inst::SUnary { op, dst, a } => {
-                let a = fetch_scalar::<W>(a, vr, sr, scalars, &u, local, exec, &mut s.a);
+                let a = fetch_scalar::<W>(a, vr, sr, scalars, u, local, exec, &mut s.a);
                 if let Some(d) = sr.get_mut(dst.0 as usize) {
                     *d = alu::un(op, a);
                 }
                 pc += 1;
             }
             Inst::SCmp { op, ty, dst, a, b } => {
-                let a = fetch_scalar::<W>(a, vr, sr, scalars, &u, local, exec, &mut s.a);
-                let b = fetch_scalar::<W>(b, vr, sr, scalars, &u, local, exec, &mut s.b);
+                let a = fetch_scalar::<W>(a, vr, sr, scalars, u, local, exec, &mut s.a);
+                let b = fetch_scalar::<W>(b, vr, sr, scalars, u, local, exec, &mut s.b);
                 if let Some(d) = mr.get_mut(dst.0 as usize) {
                     *d = 0u64.wrapping_sub(alu::cmp(op, ty, a, b) as u64);
                 }
