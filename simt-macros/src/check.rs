@@ -249,22 +249,7 @@ impl Checker<'_> {
         for stmt in &self.kernel.body {
             if let Stmt::Inst(inst) = stmt {
                 for op in &inst.operands {
-                    let mut mark = |id: &Ident| {
-                        if let Some((class, n)) = numbered(&id.to_string()) {
-                            if let Ok(n) = u16::try_from(n) {
-                                used[class as usize].insert(n);
-                            }
-                        }
-                    };
-                    match op {
-                        Operand::Name(id) => mark(id),
-                        Operand::Mem { index, .. } => {
-                            if let Operand::Name(id) = &**index {
-                                mark(id);
-                            }
-                        }
-                        _ => {}
-                    }
+                    reserve_numbered(op, &mut used);
                 }
             }
         }
@@ -841,12 +826,23 @@ impl Checker<'_> {
             .enumerate()
             .all(|(k, r)| u32::from(r.0) == u32::from(first.0) + k as u32);
         if !consecutive {
-            let numbers: Vec<String> = regs.iter().map(|r| format!("v{}", r.0)).collect();
+            // Each as written, with the number a named one was given.
+            let numbers: Vec<String> = items
+                .iter()
+                .zip(&regs)
+                .map(|(item, r)| match item {
+                    Operand::Name(id) if numbered(&id.to_string()).is_none() => {
+                        format!("`{id}` (v{})", r.0)
+                    }
+                    _ => format!("v{}", r.0),
+                })
+                .collect();
             self.error_at(
                 op,
                 format!(
-                    "the registers of a wide access must be consecutive, but these are {}: declare them together in one `vreg` line",
-                    numbers.join(", ")
+                    "the registers of a wide access must be consecutive, but these are {}: declare named ones together in one `vreg` line, or write numbered ones in order (`[{}]`)",
+                    numbers.join(", "),
+                    list_example(n)
                 ),
             );
             return None;
@@ -1112,6 +1108,30 @@ impl Checker<'_> {
             let message = n.kind.render(&|r| self.reg_name(r));
             self.note(span, message);
         }
+    }
+}
+
+/// Adds every numbered register `op` names, wherever it stands in it (a
+/// register list, a memory operand's index or offset), to `used`, so that no
+/// named register is given its number. The parser bounds an operand's nesting
+/// (an index's brackets are not parsed), so the recursion is shallow.
+fn reserve_numbered(op: &Operand, used: &mut [BTreeSet<u16>; 3]) {
+    match op {
+        Operand::Name(id) | Operand::Dotted { base: id, .. } => {
+            if let Some((class, n)) = numbered(&id.to_string()) {
+                if let Ok(n) = u16::try_from(n) {
+                    used[class as usize].insert(n);
+                }
+            }
+        }
+        Operand::Mem { index, offset, .. } => {
+            reserve_numbered(index, used);
+            if let Some((_, k)) = offset {
+                reserve_numbered(k, used);
+            }
+        }
+        Operand::List { items, .. } => items.iter().for_each(|i| reserve_numbered(i, used)),
+        Operand::Number(_) => {}
     }
 }
 
