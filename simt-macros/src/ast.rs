@@ -109,6 +109,9 @@ pub struct Instruction {
     pub mnemonic: Ident,
     /// The operands, in order.
     pub operands: Vec<Operand>,
+    /// A `,` after the last operand, which the checker rejects once the
+    /// operand count is right (a short count is the more useful error).
+    pub trailing_comma: Option<Span>,
 }
 
 /// An operand, before name resolution.
@@ -158,7 +161,7 @@ pub enum Expr {
         /// The leading `-`, if any.
         minus: Option<Span>,
     },
-    /// `-e` of a parenthesized or compound expression.
+    /// `-e` of a parenthesized, negated or compound expression.
     Neg(Box<Expr>, Span),
     /// `a op b`.
     Binary(Box<Expr>, BinOp, Box<Expr>),

@@ -49,6 +49,7 @@ pub fn check(kernel: &Kernel) -> Result<ValidKernel, Vec<Error>> {
         lds_bytes: 0,
         reg_names: HashMap::new(),
     };
+    cx.check_name();
     cx.declare_params();
     cx.declare_body();
     let program = cx.lower();
@@ -178,8 +179,14 @@ impl Checker<'_> {
 
     /// Adds a name to the kernel's single namespace, or reports why it cannot be.
     fn declare(&mut self, id: &Ident, entity: Entity) -> bool {
-        let name = id.to_string();
-        let why = if numbered(&name).is_some() {
+        let name = id.unraw().to_string();
+        let raw = id.to_string() != name;
+        let why = if name == "_" {
+            Some(
+                "`_` is not a name: a register, array or parameter is read by its name, so it needs one"
+                    .to_owned(),
+            )
+        } else if numbered(&name).is_some() {
             Some(format!("`{name}` is the name of a numbered register"))
         } else if SPECIALS.contains(&name.as_str()) {
             Some(format!("`{name}` is a special value"))
@@ -187,7 +194,17 @@ impl Checker<'_> {
             reserved(&name)
         };
         if let Some(why) = why {
-            self.error(id.span(), format!("{why}; choose another name"));
+            let raw = if raw {
+                format!(" (writing it `r#{name}` does not change that)")
+            } else {
+                String::new()
+            };
+            self.error(id.span(), format!("{why}{raw}; choose another name"));
+            return false;
+        }
+        if raw {
+            let param = matches!(entity, Entity::Param(..));
+            self.error(id.span(), raw_name(&name, param));
             return false;
         }
         if let Some(first) = self.names.get(&name) {
@@ -204,6 +221,22 @@ impl Checker<'_> {
             },
         );
         true
+    }
+
+    /// The kernel's name names its module, in the scope of the invocation.
+    fn check_name(&mut self) {
+        let id = &self.kernel.name;
+        let name = id.unraw().to_string();
+        if id.to_string() != name {
+            self.error(id.span(), raw_name(&name, true));
+        } else if name == "simt" {
+            // `use simt::...` would then be ambiguous between the module and
+            // the crate, wherever the module is in scope.
+            self.error(
+                id.span(),
+                "a kernel named `simt` would shadow the `simt` crate (the kernel's module is named after it, and `use simt::...` becomes ambiguous); choose another name",
+            );
+        }
     }
 
     fn declare_params(&mut self) {
@@ -767,6 +800,23 @@ impl Checker<'_> {
             }
         }
         let (index, offset) = (index?, offset?);
+        if let (true, simt_core::Operand::Imm(i), simt_core::Operand::Imm(k)) = (*bytes, index, offset) {
+            // A wide access needs 4-byte alignment only, as AMD's dwordx2 and
+            // dwordx4 do; any other needs its own size's.
+            let wide = m.ops.iter().any(|o| matches!(o, Op::Width(_)));
+            let size = if wide { 4 } else { named.unwrap_or(elem).size() };
+            let at = i.wrapping_add(k);
+            if at % size != 0 {
+                self.error_at(
+                    op,
+                    format!(
+                        "byte offset {} is not a multiple of {size}, so `{mnemonic}` would fault here as misaligned: use a byte offset that is a multiple of {size}, or index elements with `{name}[i]`",
+                        at as i32
+                    ),
+                );
+                return None;
+            }
+        }
         let mem = match entity {
             Entity::Param(buffer, _) => MemRef::Global(GlobalRef {
                 buffer,
@@ -895,6 +945,15 @@ impl Checker<'_> {
                 format!("{}, found {given} with the destination", takes()),
             );
             return Some(template);
+        }
+        if let Some(comma) = inst.trailing_comma {
+            self.error(
+                comma,
+                format!(
+                    "unexpected `,` after the last operand: {}; remove the `,` (commas only separate operands)",
+                    takes()
+                ),
+            );
         }
         let run = template.fields().run_length();
         let mut fields = template.fields();
@@ -1150,6 +1209,25 @@ fn list_example(n: u16) -> String {
     regs.join(", ")
 }
 
+/// Why `r#name` cannot name a parameter (an item of the generated Rust code,
+/// `rust_item`) or something declared in a kernel body: the kernel is printed
+/// back without the `r#` (`Program::display`), so a raw name would not read
+/// back as itself, and no name of the language needs one.
+fn raw_name(name: &str, rust_item: bool) -> String {
+    let keyword = syn::parse_str::<Ident>(name).is_err();
+    match (rust_item, keyword) {
+        (true, true) => format!(
+            "`{name}` is a Rust keyword, which cannot name a kernel or parameter even written `r#{name}` (a kernel is printed back without `r#`); choose another name"
+        ),
+        (true, false) => format!(
+            "raw identifiers are not accepted here: write `{name}` without `r#`"
+        ),
+        (false, _) => format!(
+            "raw identifiers are not accepted in a kernel body: write `{name}` without `r#` (Rust keywords such as `type` are plain names there)"
+        ),
+    }
+}
+
 /// Why a word that starts an instruction or declaration cannot be a name: the
 /// parser ends the previous instruction at such a word, so it could never be
 /// read as an operand.
@@ -1278,16 +1356,29 @@ fn number(lit: &Lit, negative: bool) -> Result<Number, String> {
                 let out_of_range = || {
                     "integer literal out of range: immediates must fit in `u32` or `i32`".to_owned()
                 };
-                let abs: u64 = int.base10_parse().map_err(|_| out_of_range())?;
+                // A literal token may carry its own `-` (`- -1` can arrive as
+                // `-` and the literal `-1`): it is then the negative literal,
+                // which must fit, negated (which always fits).
+                let digits = int.base10_digits();
+                let own = digits.starts_with('-');
+                let abs: u64 = digits
+                    .trim_start_matches('-')
+                    .parse()
+                    .map_err(|_| out_of_range())?;
                 // A suffix narrows the range to its own type.
                 let (min, max) = match int.suffix() {
                     "u32" => (0, u64::from(u32::MAX)),
                     "i32" => (1 << 31, i32::MAX as u64),
                     _ => (1 << 31, u64::from(u32::MAX)),
                 };
-                match negative {
-                    true if abs <= min => Ok(Number::Int(-(abs as i64))),
-                    false if abs <= max => Ok(Number::Int(abs as i64)),
+                let value = if own != negative {
+                    -(abs as i64)
+                } else {
+                    abs as i64
+                };
+                match own || negative {
+                    true if abs <= min => Ok(Number::Int(value)),
+                    false if abs <= max => Ok(Number::Int(value)),
                     _ if int.suffix().is_empty() => Err(out_of_range()),
                     _ => Err(format!(
                         "integer literal out of range for its suffix `{}`",

@@ -355,7 +355,7 @@ fn lds(input: ParseStream) -> Result<LdsDecl> {
     let (elem, len) = all(&content, |c| {
         let elem = elem_type(&c.parse()?)?;
         c.parse::<Token![;]>()?;
-        let len = expr(c, 0)?;
+        let len = const_expr(c)?;
         Ok((elem, len))
     })?;
     semicolon(input, "the LDS declaration")?;
@@ -374,14 +374,16 @@ fn instruction(
     // A misspelt mnemonic's count is unknown: any operand-like word may follow.
     let wanted = isa::lookup(&word).map_or(usize::MAX, |m| m.operands().count());
     let mut operands = Vec::new();
+    let mut trailing_comma = None;
     if takes_operands && starts_operand(input) {
         operands.push(operand(input, false, errors)?);
         loop {
             if input.peek(Token![,]) {
-                input.parse::<Token![,]>()?;
-                // A trailing comma before the next instruction: the operand count
-                // check reports the missing operand at the mnemonic.
+                let comma = input.parse::<Token![,]>()?;
+                // A trailing comma before the next instruction: the checker
+                // reports it, or the missing operand when the count is short.
                 if !starts_operand(input) {
+                    trailing_comma = Some(comma.span);
                     break;
                 }
             } else if operands.len() < wanted && missing_comma(input, names) {
@@ -400,7 +402,11 @@ fn instruction(
     if input.peek(Token![;]) {
         input.parse::<Token![;]>()?;
     }
-    Ok(Instruction { mnemonic, operands })
+    Ok(Instruction {
+        mnemonic,
+        operands,
+        trailing_comma,
+    })
 }
 
 /// Whether the next token begins an operand: anything but the end, `;`, `#`, or
@@ -585,7 +591,7 @@ fn operand(input: ParseStream, in_index: bool, errors: &mut Vec<Error>) -> Resul
         || input.peek(LitFloat)
         || input.peek(token::Paren)
     {
-        return Ok(Operand::Number(expr(input, 0)?));
+        return Ok(Operand::Number(const_expr(input)?));
     }
     if input.peek(token::Bracket) && !in_index {
         let content;
@@ -767,33 +773,62 @@ fn skip_op(input: ParseStream, op: BinOp) -> Result<()> {
     }
 }
 
-/// A constant expression whose operators bind tighter than `min`: literals,
-/// parentheses, unary `-`, and the integer operators of Rust with Rust's
-/// precedence. Range, suffix and type are checked where it is used. Inside a
-/// memory operand's brackets `+` and `-` after an index start its offset, so
-/// an index expression with them must be parenthesized.
-fn expr(input: ParseStream, min: u8) -> Result<Expr> {
-    let mut lhs = if input.peek(Token![-]) {
+/// How deep a constant expression may nest: operators applied to the result
+/// of operators (`0 + 0 + ... + 0` is one level per `+`), parentheses and
+/// unary minus. Checking, evaluating and dropping an expression recurse once
+/// per level, so without a bound a long generated sum overflows the stack
+/// rustc gives the macro.
+pub const MAX_EXPR_DEPTH: usize = 256;
+
+/// A constant expression: see [`expr`].
+fn const_expr(input: ParseStream) -> Result<Expr> {
+    expr(input, 0, 0).map(|(e, _)| e)
+}
+
+fn too_deep(span: Span) -> Error {
+    Error::new(
+        span,
+        format!(
+            "constant expression nested more than {MAX_EXPR_DEPTH} levels deep (operators, parentheses and `-` count one level each): write its value as one literal"
+        ),
+    )
+}
+
+/// A constant expression whose operators bind tighter than `min`, `depth`
+/// levels inside the whole one, with its own depth: literals, parentheses,
+/// unary `-` (repeatable: `- -1` is 1), and the integer operators of Rust with
+/// Rust's precedence. Range, suffix and type are checked where it is used.
+/// Inside a memory operand's brackets `+` and `-` after an index start its
+/// offset, so an index expression with them must be parenthesized.
+fn expr(input: ParseStream, min: u8, depth: usize) -> Result<(Expr, usize)> {
+    if depth > MAX_EXPR_DEPTH {
+        return Err(too_deep(input.span()));
+    }
+    let (mut lhs, mut height) = if input.peek(Token![-]) {
         let minus: Token![-] = input.parse()?;
         if input.peek(LitInt) || input.peek(LitFloat) {
-            Expr::Lit {
+            let lit = Expr::Lit {
                 lit: input.parse()?,
                 minus: Some(minus.span),
-            }
-        } else if input.peek(token::Paren) {
-            Expr::Neg(Box::new(expr(input, 6)?), minus.span)
+            };
+            (lit, 0)
+        } else if input.peek(token::Paren) || input.peek(Token![-]) {
+            let (e, h) = expr(input, 6, depth + 1)?;
+            (Expr::Neg(Box::new(e), minus.span), h + 1)
         } else {
             return Err(input.error("expected a number after `-`"));
         }
     } else if input.peek(token::Paren) {
         let content;
         parenthesized!(content in input);
-        all(&content, |c| expr(c, 0))?
+        let (e, h) = all(&content, |c| expr(c, 0, depth + 1))?;
+        (e, h + 1)
     } else if input.peek(LitInt) || input.peek(LitFloat) {
-        Expr::Lit {
+        let lit = Expr::Lit {
             lit: input.parse()?,
             minus: None,
-        }
+        };
+        (lit, 0)
     } else {
         return Err(input.error("expected a number"));
     };
@@ -801,9 +836,14 @@ fn expr(input: ParseStream, min: u8) -> Result<Expr> {
         if power < min {
             break;
         }
+        let at = input.span();
         skip_op(input, op)?;
-        let rhs = expr(input, power + 1)?;
+        let (rhs, h) = expr(input, power + 1, depth + 1)?;
+        height = height.max(h) + 1;
+        if depth + height > MAX_EXPR_DEPTH {
+            return Err(too_deep(at));
+        }
         lhs = Expr::Binary(Box::new(lhs), op, Box::new(rhs));
     }
-    Ok(lhs)
+    Ok((lhs, height))
 }

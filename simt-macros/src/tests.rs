@@ -1035,11 +1035,150 @@ fn several_kernels_and_optional_semicolons() {
     assert_eq!(programs[1].insts.len(), 3);
 }
 
+/// A kernel is printed back without `r#` (`kernel type` would not parse), so
+/// raw names are refused, with the reason that applies; `r#` does not make a
+/// reserved word a name.
 #[test]
-fn raw_identifiers_name_kernels_and_parameters_without_prefix() {
-    let p = lower("kernel r#type(r#in: &mut [u32]) { global_store r#in[0], 1 }");
-    assert_eq!(p.name, "type");
-    assert_eq!(p.params[0].name, "in");
+fn raw_identifiers_are_refused_as_names() {
+    let e = errors(
+        "kernel r#type(r#in: &mut [u32], r#n: u32) {
+            vreg r#loop, r#x, r#v0;
+            lds r#t: [u32; 4];
+            global_store r#in[0], 1
+        }",
+    );
+    assert_error(&e, "`type` is a Rust keyword, which cannot name a kernel or parameter even written `r#type`", "r");
+    assert_error(&e, "`in` is a Rust keyword, which cannot name a kernel or parameter even written `r#in`", "r");
+    assert_error(&e, "raw identifiers are not accepted here: write `n` without `r#`", "r");
+    assert_error(
+        &e,
+        "`loop` is reserved: it is a keyword of the language, which starts an instruction wherever it appears, so it could never be read as an operand (writing it `r#loop` does not change that); choose another name",
+        "r",
+    );
+    assert_error(&e, "raw identifiers are not accepted in a kernel body: write `x` without `r#`", "r");
+    assert_error(&e, "`v0` is the name of a numbered register (writing it `r#v0` does not change that)", "r");
+    assert_error(&e, "raw identifiers are not accepted in a kernel body: write `t` without `r#`", "r");
+    let e = errors("kernel r#saxpy() { }");
+    assert_error(&e, "raw identifiers are not accepted here: write `saxpy` without `r#`", "r");
+    // Rust keywords that are not words of the language are plain names in a body.
+    let p = lower("kernel k(out: &mut [u32]) { vreg type; v_mov type, 1 global_store out[0], type }");
+    assert_eq!(p.reg_names[0].name, "type");
+}
+
+#[test]
+fn underscore_is_not_a_name() {
+    let e = errors("kernel k() { vreg _; sreg ok, _; }");
+    assert_eq!(e.len(), 2, "{e:?}");
+    assert_error(&e, "`_` is not a name: a register, array or parameter is read by its name, so it needs one; choose another name", "_");
+}
+
+#[test]
+fn a_kernel_named_simt_is_refused() {
+    let e = errors("kernel simt(out: &mut [u32]) { global_store out[0], 1 }");
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_error(&e, "a kernel named `simt` would shadow the `simt` crate", "simt");
+}
+
+/// `0 + 0 + ... + 0` is one level of nesting per `+`: checking, evaluating
+/// and dropping it recurse once per level. 40,000 terms overflowed rustc's
+/// stack; they are now one error, found on the test thread's small stack.
+#[test]
+fn constant_expressions_nest_a_bounded_depth() {
+    let sum = |terms: usize| vec!["1"; terms].join(" + ");
+    // A left-deep sum of n terms is n - 1 levels deep.
+    let limit = parse::MAX_EXPR_DEPTH + 1;
+    let insts = body("", &format!("v_mov v0, {}", sum(limit)));
+    assert!(
+        matches!(insts[..], [Inst::VUnary { a: Operand::Imm(n), .. }] if n as usize == limit),
+        "{insts:?}"
+    );
+    for terms in [limit + 1, 40_000] {
+        let e = errors(&format!(
+            "kernel k() {{ v_mov v0, {} v_mov v1, 2 }}",
+            sum(terms)
+        ));
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert_error(&e, "constant expression nested more than 256 levels deep (operators, parentheses and `-` count one level each): write its value as one literal", "+");
+    }
+    // Unary minus and parentheses count too; a long chain of them is refused
+    // at the first token past the limit.
+    let minus = format!("kernel k() {{ v_mov v0, {}1 }}", "- ".repeat(40_000));
+    assert_error(&errors(&minus), "nested more than 256 levels", "-");
+    let parens = format!("kernel k() {{ lds t: [u32; {}4{}]; }}", "(".repeat(300), ")".repeat(300));
+    assert_error(&errors(&parens), "nested more than 256 levels", "(");
+}
+
+/// `- -1` is the negation of `-1`, as `-(-1)` is.
+#[test]
+fn unary_minus_repeats() {
+    let insts = body(
+        "",
+        "v_mov v0, - -1
+         v_mov v0, --1
+         v_mov v0, - - 5
+         v_mov v0, ---7
+         v_mov v0, - -2147483648
+         v_mov v0, -(-1)",
+    );
+    let imms: Vec<u32> = insts
+        .iter()
+        .map(|i| match *i {
+            Inst::VUnary { a: Operand::Imm(x), .. } => x,
+            ref other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(imms, [1, 1, 5, -7i32 as u32, 0x8000_0000, 1]);
+    // `-4294967295` does not fit, whatever is done to it next.
+    let e = errors("kernel k() { v_mov v0, - -4294967295 }");
+    assert_error(&e, "integer literal out of range: immediates must fit", "-");
+}
+
+/// A `,` after a complete operand list is an error at the comma; a short
+/// list with one is reported as short.
+#[test]
+fn a_trailing_comma_is_refused() {
+    let e = errors(
+        "kernel k(b: &mut [u32]) {
+            vreg x;
+            v_add_u32 x, x, 1,
+            global_atomic_add_u32 b[0], x,
+            v_add_u32 x, x,
+        }",
+    );
+    assert_eq!(e.len(), 3, "{e:#?}");
+    assert_error(&e, "unexpected `,` after the last operand: `v_add_u32` takes 3 operands (dst, a, b); remove the `,` (commas only separate operands)", ",");
+    assert_error(&e, "unexpected `,` after the last operand: `global_atomic_add_u32` takes 2 or 3 operands", ",");
+    assert_error(&e, "`v_add_u32` takes 3 operands (dst, a, b), found 2", "v_add_u32");
+}
+
+/// A constant byte offset a wide or typed access would fault on is a compile
+/// error; wide accesses need 4-byte alignment, not their size.
+#[test]
+fn constant_misaligned_byte_offsets_are_refused() {
+    let ok = body(
+        "s: &[u32], o: &mut [u32]",
+        "vreg a, b, c, d;
+         global_load_x2 [a, b], s.bytes[4]
+         global_load_x4 [a, b, c, d], s.bytes[0 + 12]
+         global_store_u16 o.bytes[6], a
+         global_store_u8 o.bytes[3], a",
+    );
+    assert_eq!(ok.len(), 4);
+    let e = errors(
+        "kernel k(s: &[u32], o: &mut [u32]) {
+            lds t: [u32; 16];
+            vreg a, b, c, d;
+            global_load_x2 [a, b], s.bytes[6]
+            lds_store_x4 t.bytes[8 + 2], [a, b, c, d]
+            global_store_u16 o.bytes[3], a
+            global_load a, s.bytes[-2]
+        }",
+    );
+    assert_eq!(e.len(), 4, "{e:#?}");
+    assert_error(&e, "byte offset 6 is not a multiple of 4, so `global_load_x2` would fault here as misaligned: use a byte offset that is a multiple of 4, or index elements with `s[i]`", "s.bytes");
+    assert_error(&e, "byte offset 10 is not a multiple of 4, so `lds_store_x4` would fault", "t.bytes");
+    assert_error(&e, "byte offset 3 is not a multiple of 2, so `global_store_u16`", "o.bytes");
+    assert_error(&e, "byte offset -2 is not a multiple of 4", "s.bytes");
 }
 
 #[test]
