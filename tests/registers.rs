@@ -1,7 +1,8 @@
 //! Numbered registers written only inside the register list of a wide access
 //! are the kernel's own: named registers are allocated around them, and the
-//! program counts them. Also the alignment rule of wide accesses: 4 bytes, as
-//! AMD's dwordx2/dwordx4, whatever the width.
+//! program counts them. Also the alignment rule of wide accesses (4 bytes, as
+//! AMD's dwordx2/dwordx4, whatever the width), and repeated unary minus as
+//! rustc tokenizes it.
 
 use simt::core::{Error, FaultKind, LaunchConfig};
 use simt::simt_kernel;
@@ -125,6 +126,30 @@ simt_kernel! {
             global_store out[lane_id], w
         endif
     }
+}
+
+simt_kernel! {
+    /// `- -1` is the negation of `-1`, however the minus signs are spaced.
+    kernel negations(out: &mut [u32]) {
+        vreg x;
+        v_mov x, - -1
+        global_store out[0], x
+        v_mov x, --1
+        global_store out[1], x
+        v_mov x, - - 5
+        global_store out[2], x
+        v_mov x, ---7
+        global_store out[3], x
+        v_mov x, -(-1)
+        global_store out[4], x
+    }
+}
+
+#[test]
+fn repeated_minus_signs_negate() {
+    let mut out = [0u32; 5];
+    negations::launch(&LaunchConfig::new(1, 1), &mut out).unwrap();
+    assert_eq!(out, [1, 1, 5, -7i32 as u32, 1]);
 }
 
 fn src() -> Vec<u32> {

@@ -203,10 +203,11 @@ impl Checker<'_> {
             return false;
         }
         if raw {
+            // Still declared, as written, so that its uses add no errors.
             let param = matches!(entity, Entity::Param(..));
             self.error(id.span(), raw_name(&name, param));
-            return false;
         }
+        let name = id.to_string();
         if let Some(first) = self.names.get(&name) {
             let first = first.span;
             self.error(id.span(), format!("`{name}` is declared twice"));
@@ -223,19 +224,13 @@ impl Checker<'_> {
         true
     }
 
-    /// The kernel's name names its module, in the scope of the invocation.
+    /// The kernel's name is printed back as written (a kernel named `simt` is
+    /// refused where its module would be made, in `expand`).
     fn check_name(&mut self) {
         let id = &self.kernel.name;
         let name = id.unraw().to_string();
         if id.to_string() != name {
             self.error(id.span(), raw_name(&name, true));
-        } else if name == "simt" {
-            // `use simt::...` would then be ambiguous between the module and
-            // the crate, wherever the module is in scope.
-            self.error(
-                id.span(),
-                "a kernel named `simt` would shadow the `simt` crate (the kernel's module is named after it, and `use simt::...` becomes ambiguous); choose another name",
-            );
         }
     }
 

@@ -25,6 +25,9 @@ use std::collections::HashMap;
 use std::fmt::Debug;
 use syn::ext::IdentExt;
 
+/// The crate the generated code names, which no kernel's module may shadow.
+const CRATE: &str = "simt";
+
 /// How many errors of one kind a kernel reports before counting the rest.
 pub const FLOOD: usize = 20;
 
@@ -40,6 +43,7 @@ pub fn expand(input: TokenStream) -> TokenStream {
     } in parsed
     {
         let name = kernel.name.unraw().to_string();
+        let shadows_crate = name == CRATE;
         let first = defined.get(&name).copied();
         if let Some(first) = first {
             errors.push(syn::Error::new(
@@ -49,6 +53,13 @@ pub fn expand(input: TokenStream) -> TokenStream {
             errors.push(syn::Error::new(
                 first,
                 format!("note: `{name}` is first defined here"),
+            ));
+        } else if shadows_crate {
+            // Its module would make `simt::...` ambiguous wherever both are in
+            // scope, the `use simt::simt_kernel;` above it included: no module.
+            errors.push(syn::Error::new(
+                kernel.name.span(),
+                format!("a kernel named `{CRATE}` would shadow the `{CRATE}` crate (the kernel's module is named after it, and `use {CRATE}::...` becomes ambiguous); choose another name"),
             ));
         } else {
             defined.insert(name, kernel.name.span());
@@ -65,7 +76,7 @@ pub fn expand(input: TokenStream) -> TokenStream {
             errors.extend(bounded(syntax));
             None
         };
-        if first.is_none() {
+        if first.is_none() && !shadows_crate {
             modules.extend(module(&kernel, program.as_ref().map(|k| k.program())));
         }
     }
@@ -133,7 +144,8 @@ fn kind(message: &str) -> String {
 
 /// The path the generated code reaches the runtime by.
 fn rt() -> TokenStream {
-    quote!(::simt::__private)
+    let krate = Ident::new(CRATE, Span::call_site());
+    quote!(::#krate::__private)
 }
 
 fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {

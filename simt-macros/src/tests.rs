@@ -1072,11 +1072,21 @@ fn underscore_is_not_a_name() {
     assert_error(&e, "`_` is not a name: a register, array or parameter is read by its name, so it needs one; choose another name", "_");
 }
 
+/// A module `simt` would make `use simt::...` ambiguous: the kernel is
+/// refused and gets no module, so that its error is the only one.
 #[test]
-fn a_kernel_named_simt_is_refused() {
-    let e = errors("kernel simt(out: &mut [u32]) { global_store out[0], 1 }");
-    assert_eq!(e.len(), 1, "{e:?}");
-    assert_error(&e, "a kernel named `simt` would shadow the `simt` crate", "simt");
+fn a_kernel_named_simt_is_refused_and_gets_no_module() {
+    let out = expand::expand(tokens(
+        "kernel simt(out: &mut [u32]) { global_store out[0], 1 }
+         kernel k(out: &mut [u32]) { global_store out[0], 1 }",
+    ))
+    .to_string();
+    assert!(
+        out.contains("a kernel named `simt` would shadow the `simt` crate"),
+        "{out}"
+    );
+    assert_eq!(out.matches("mod simt").count(), 0, "{out}");
+    assert_eq!(out.matches("mod k").count(), 1, "{out}");
 }
 
 /// `0 + 0 + ... + 0` is one level of nesting per `+`: checking, evaluating
