@@ -795,11 +795,17 @@ impl Checker<'_> {
             }
         }
         let (index, offset) = (index?, offset?);
-        if let (true, simt_core::Operand::Imm(i), simt_core::Operand::Imm(k)) = (*bytes, index, offset) {
+        if let (true, simt_core::Operand::Imm(i), simt_core::Operand::Imm(k)) =
+            (*bytes, index, offset)
+        {
             // A wide access needs 4-byte alignment only, as AMD's dwordx2 and
             // dwordx4 do; any other needs its own size's.
             let wide = m.ops.iter().any(|o| matches!(o, Op::Width(_)));
-            let size = if wide { 4 } else { named.unwrap_or(elem).size() };
+            let size = if wide {
+                4
+            } else {
+                named.unwrap_or(elem).size()
+            };
             let at = i.wrapping_add(k);
             if at % size != 0 {
                 self.error_at(

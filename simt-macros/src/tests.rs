@@ -1047,21 +1047,50 @@ fn raw_identifiers_are_refused_as_names() {
             global_store r#in[0], 1
         }",
     );
-    assert_error(&e, "`type` is a Rust keyword, which cannot name a kernel or parameter even written `r#type`", "r");
-    assert_error(&e, "`in` is a Rust keyword, which cannot name a kernel or parameter even written `r#in`", "r");
-    assert_error(&e, "raw identifiers are not accepted here: write `n` without `r#`", "r");
+    assert_error(
+        &e,
+        "`type` is a Rust keyword, which cannot name a kernel or parameter even written `r#type`",
+        "r",
+    );
+    assert_error(
+        &e,
+        "`in` is a Rust keyword, which cannot name a kernel or parameter even written `r#in`",
+        "r",
+    );
+    assert_error(
+        &e,
+        "raw identifiers are not accepted here: write `n` without `r#`",
+        "r",
+    );
     assert_error(
         &e,
         "`loop` is reserved: it is a keyword of the language, which starts an instruction wherever it appears, so it could never be read as an operand (writing it `r#loop` does not change that); choose another name",
         "r",
     );
-    assert_error(&e, "raw identifiers are not accepted in a kernel body: write `x` without `r#`", "r");
-    assert_error(&e, "`v0` is the name of a numbered register (writing it `r#v0` does not change that)", "r");
-    assert_error(&e, "raw identifiers are not accepted in a kernel body: write `t` without `r#`", "r");
+    assert_error(
+        &e,
+        "raw identifiers are not accepted in a kernel body: write `x` without `r#`",
+        "r",
+    );
+    assert_error(
+        &e,
+        "`v0` is the name of a numbered register (writing it `r#v0` does not change that)",
+        "r",
+    );
+    assert_error(
+        &e,
+        "raw identifiers are not accepted in a kernel body: write `t` without `r#`",
+        "r",
+    );
     let e = errors("kernel r#saxpy() { }");
-    assert_error(&e, "raw identifiers are not accepted here: write `saxpy` without `r#`", "r");
+    assert_error(
+        &e,
+        "raw identifiers are not accepted here: write `saxpy` without `r#`",
+        "r",
+    );
     // Rust keywords that are not words of the language are plain names in a body.
-    let p = lower("kernel k(out: &mut [u32]) { vreg type; v_mov type, 1 global_store out[0], type }");
+    let p =
+        lower("kernel k(out: &mut [u32]) { vreg type; v_mov type, 1 global_store out[0], type }");
     assert_eq!(p.reg_names[0].name, "type");
 }
 
@@ -1114,7 +1143,11 @@ fn constant_expressions_nest_a_bounded_depth() {
     // at the first token past the limit.
     let minus = format!("kernel k() {{ v_mov v0, {}1 }}", "- ".repeat(40_000));
     assert_error(&errors(&minus), "nested more than 256 levels", "-");
-    let parens = format!("kernel k() {{ lds t: [u32; {}4{}]; }}", "(".repeat(300), ")".repeat(300));
+    let parens = format!(
+        "kernel k() {{ lds t: [u32; {}4{}]; }}",
+        "(".repeat(300),
+        ")".repeat(300)
+    );
     assert_error(&errors(&parens), "nested more than 256 levels", "(");
 }
 
@@ -1133,7 +1166,9 @@ fn unary_minus_repeats() {
     let imms: Vec<u32> = insts
         .iter()
         .map(|i| match *i {
-            Inst::VUnary { a: Operand::Imm(x), .. } => x,
+            Inst::VUnary {
+                a: Operand::Imm(x), ..
+            } => x,
             ref other => panic!("{other:?}"),
         })
         .collect();
@@ -1157,8 +1192,16 @@ fn a_trailing_comma_is_refused() {
     );
     assert_eq!(e.len(), 3, "{e:#?}");
     assert_error(&e, "unexpected `,` after the last operand: `v_add_u32` takes 3 operands (dst, a, b); remove the `,` (commas only separate operands)", ",");
-    assert_error(&e, "unexpected `,` after the last operand: `global_atomic_add_u32` takes 2 or 3 operands", ",");
-    assert_error(&e, "`v_add_u32` takes 3 operands (dst, a, b), found 2", "v_add_u32");
+    assert_error(
+        &e,
+        "unexpected `,` after the last operand: `global_atomic_add_u32` takes 2 or 3 operands",
+        ",",
+    );
+    assert_error(
+        &e,
+        "`v_add_u32` takes 3 operands (dst, a, b), found 2",
+        "v_add_u32",
+    );
 }
 
 /// A constant byte offset a wide or typed access would fault on is a compile
@@ -1186,8 +1229,16 @@ fn constant_misaligned_byte_offsets_are_refused() {
     );
     assert_eq!(e.len(), 4, "{e:#?}");
     assert_error(&e, "byte offset 6 is not a multiple of 4, so `global_load_x2` would fault here as misaligned: use a byte offset that is a multiple of 4, or index elements with `s[i]`", "s.bytes");
-    assert_error(&e, "byte offset 10 is not a multiple of 4, so `lds_store_x4` would fault", "t.bytes");
-    assert_error(&e, "byte offset 3 is not a multiple of 2, so `global_store_u16`", "o.bytes");
+    assert_error(
+        &e,
+        "byte offset 10 is not a multiple of 4, so `lds_store_x4` would fault",
+        "t.bytes",
+    );
+    assert_error(
+        &e,
+        "byte offset 3 is not a multiple of 2, so `global_store_u16`",
+        "o.bytes",
+    );
     assert_error(&e, "byte offset -2 is not a multiple of 4", "s.bytes");
 }
 
