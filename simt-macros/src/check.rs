@@ -180,7 +180,7 @@ impl Checker<'_> {
     /// Adds a name to the kernel's single namespace, or reports why it cannot be.
     fn declare(&mut self, id: &Ident, entity: Entity) -> bool {
         let name = id.unraw().to_string();
-        let raw = id.to_string() != name;
+        let raw = *id != name;
         let why = if name == "_" {
             Some(
                 "`_` is not a name: a register, array or parameter is read by its name, so it needs one"
@@ -229,7 +229,7 @@ impl Checker<'_> {
     fn check_name(&mut self) {
         let id = &self.kernel.name;
         let name = id.unraw().to_string();
-        if id.to_string() != name {
+        if *id != name {
             self.error(id.span(), raw_name(&name, true));
         }
     }
