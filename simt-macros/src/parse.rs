@@ -586,11 +586,7 @@ fn else_if(stmts: &[Stmt], errors: &mut Vec<Error>) {
 /// An operand; `in_index` inside a memory operand's brackets; `errors`
 /// receives the mistakes it recovers from.
 fn operand(input: ParseStream, in_index: bool, errors: &mut Vec<Error>) -> Result<Operand> {
-    if input.peek(Token![-])
-        || input.peek(LitInt)
-        || input.peek(LitFloat)
-        || input.peek(token::Paren)
-    {
+    if starts_number(input) {
         return Ok(Operand::Number(const_expr(input)?));
     }
     if input.peek(token::Bracket) && !in_index {
@@ -649,6 +645,11 @@ fn operand(input: ParseStream, in_index: bool, errors: &mut Vec<Error>) -> Resul
     ))
 }
 
+/// Whether a constant expression starts here.
+fn starts_number(input: ParseStream) -> bool {
+    input.peek(Token![-]) || input.peek(LitInt) || input.peek(LitFloat) || input.peek(token::Paren)
+}
+
 /// `buf.byte[i]`: only `.bytes` may come between a buffer and its index.
 fn bytes_message(base: &Ident, field: &Ident) -> String {
     let forms = format!("`{base}.bytes[i]` indexes bytes, `{base}[i]` elements");
@@ -705,7 +706,13 @@ fn memory(
         if c.is_empty() {
             return Err(Error::new(bracket.span.join(), "expected an index"));
         }
-        let index = operand(c, true, errors)?;
+        // A `+` or `-` at the top level of a constant index starts the
+        // offset, as after any other index: `x[4 + k]`.
+        let index = if starts_number(c) {
+            Operand::Number(expr(c, 0, 0, true)?.0)
+        } else {
+            operand(c, true, errors)?
+        };
         let offset = if c.peek(Token![+]) || c.peek(Token![-]) {
             let negative = c.peek(Token![-]);
             if negative {
@@ -782,7 +789,7 @@ pub const MAX_EXPR_DEPTH: usize = 256;
 
 /// A constant expression: see [`expr`].
 fn const_expr(input: ParseStream) -> Result<Expr> {
-    expr(input, 0, 0).map(|(e, _)| e)
+    expr(input, 0, 0, false).map(|(e, _)| e)
 }
 
 fn too_deep(span: Span) -> Error {
@@ -798,9 +805,10 @@ fn too_deep(span: Span) -> Error {
 /// levels inside the whole one, with its own depth: literals, parentheses,
 /// unary `-` (repeatable: `- -1` is 1), and the integer operators of Rust with
 /// Rust's precedence. Range, suffix and type are checked where it is used.
-/// Inside a memory operand's brackets `+` and `-` after an index start its
-/// offset, so an index expression with them must be parenthesized.
-fn expr(input: ParseStream, min: u8, depth: usize) -> Result<(Expr, usize)> {
+/// With `index`, a `+` or `-` at its own level ends it: inside a memory
+/// operand's brackets they start the offset (`x[4 + k]`), so an index that
+/// adds must be parenthesized (`x[(4 + 1) * 2]`).
+fn expr(input: ParseStream, min: u8, depth: usize, index: bool) -> Result<(Expr, usize)> {
     if depth > MAX_EXPR_DEPTH {
         return Err(too_deep(input.span()));
     }
@@ -813,7 +821,7 @@ fn expr(input: ParseStream, min: u8, depth: usize) -> Result<(Expr, usize)> {
             };
             (lit, 0)
         } else if input.peek(token::Paren) || input.peek(Token![-]) {
-            let (e, h) = expr(input, 6, depth + 1)?;
+            let (e, h) = expr(input, 6, depth + 1, false)?;
             (Expr::Neg(Box::new(e), minus.span), h + 1)
         } else {
             return Err(input.error("expected a number after `-`"));
@@ -821,7 +829,7 @@ fn expr(input: ParseStream, min: u8, depth: usize) -> Result<(Expr, usize)> {
     } else if input.peek(token::Paren) {
         let content;
         parenthesized!(content in input);
-        let (e, h) = all(&content, |c| expr(c, 0, depth + 1))?;
+        let (e, h) = all(&content, |c| expr(c, 0, depth + 1, false))?;
         (e, h + 1)
     } else if input.peek(LitInt) || input.peek(LitFloat) {
         let lit = Expr::Lit {
@@ -833,12 +841,12 @@ fn expr(input: ParseStream, min: u8, depth: usize) -> Result<(Expr, usize)> {
         return Err(input.error("expected a number"));
     };
     while let Some((op, power)) = peek_op(input) {
-        if power < min {
+        if power < min || index && matches!(op, BinOp::Add | BinOp::Sub) {
             break;
         }
         let at = input.span();
         skip_op(input, op)?;
-        let (rhs, h) = expr(input, power + 1, depth + 1)?;
+        let (rhs, h) = expr(input, power + 1, depth + 1, false)?;
         height = height.max(h) + 1;
         if depth + height > MAX_EXPR_DEPTH {
             return Err(too_deep(at));

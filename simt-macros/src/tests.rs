@@ -1204,6 +1204,40 @@ fn a_trailing_comma_is_refused() {
     );
 }
 
+/// A constant index followed by a register offset: the `+` at the top level of
+/// the brackets starts the offset, as it does after a register index.
+/// Operators inside the index keep Rust's precedence (`1 << 2 + 1` is 8).
+#[test]
+fn a_constant_index_takes_an_offset() {
+    let insts = body(
+        "x: &[u32], n: u32",
+        "sreg k;
+         s_mov k, 1
+         global_load v0, x[4 + k]
+         global_load v0, x[4 + n]
+         global_load v0, x[(2 * 3) - 1]
+         global_load v0, x[1 << 2 + 1]
+         global_load v0, x[-1 + 3 + 4]",
+    );
+    let refs: Vec<(Operand, Operand)> = insts[1..]
+        .iter()
+        .map(|i| match *i {
+            Inst::GlobalLoad { src, .. } => (src.index, src.offset),
+            ref other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        refs,
+        [
+            (Operand::Imm(4), Operand::S(SReg(0))),
+            (Operand::Imm(4), Operand::Arg(ParamIdx(1))),
+            (Operand::Imm(6), Operand::Imm(-1i32 as u32)),
+            (Operand::Imm(8), Operand::Imm(0)),
+            (Operand::Imm(-1i32 as u32), Operand::Imm(7)),
+        ]
+    );
+}
+
 /// A constant byte offset a wide or typed access would fault on is a compile
 /// error; wide accesses need 4-byte alignment, not their size.
 #[test]
