@@ -194,7 +194,11 @@ fn init() -> Vec<u32> {
 fn cmp_values(src: &[u32], width: usize, per_group: bool) -> Vec<u32> {
     let mut cmp = vec![0u32; ITEMS];
     let mut fill = |g: usize, word: u32| {
-        cmp[g] = if g % 3 == 0 { word.wrapping_add(1) } else { word };
+        cmp[g] = if g % 3 == 0 {
+            word.wrapping_add(1)
+        } else {
+            word
+        };
     };
     simulate(
         |old, x, c| if old == c { x } else { old },
@@ -268,25 +272,70 @@ fn max_i32(a: u32, b: u32) -> u32 {
 /// Each mnemonic's kernels and its documented update `word = op(word, x, cmp)`.
 fn cases() -> Vec<(&'static str, GlobalLaunch, LdsLaunch, Op)> {
     vec![
-        ("add_u32", g_add_u32::launch, l_add_u32::launch, |w, x, _| w.wrapping_add(x)),
-        ("add_i32", g_add_i32::launch, l_add_i32::launch, |w, x, _| w.wrapping_add(x)),
-        ("sub_u32", g_sub_u32::launch, l_sub_u32::launch, |w, x, _| w.wrapping_sub(x)),
-        ("sub_i32", g_sub_i32::launch, l_sub_i32::launch, |w, x, _| w.wrapping_sub(x)),
-        ("min_u32", g_min_u32::launch, l_min_u32::launch, |w, x, _| w.min(x)),
-        ("min_i32", g_min_i32::launch, l_min_i32::launch, |w, x, _| min_i32(w, x)),
-        ("max_u32", g_max_u32::launch, l_max_u32::launch, |w, x, _| w.max(x)),
-        ("max_i32", g_max_i32::launch, l_max_i32::launch, |w, x, _| max_i32(w, x)),
+        (
+            "add_u32",
+            g_add_u32::launch,
+            l_add_u32::launch,
+            |w, x, _| w.wrapping_add(x),
+        ),
+        (
+            "add_i32",
+            g_add_i32::launch,
+            l_add_i32::launch,
+            |w, x, _| w.wrapping_add(x),
+        ),
+        (
+            "sub_u32",
+            g_sub_u32::launch,
+            l_sub_u32::launch,
+            |w, x, _| w.wrapping_sub(x),
+        ),
+        (
+            "sub_i32",
+            g_sub_i32::launch,
+            l_sub_i32::launch,
+            |w, x, _| w.wrapping_sub(x),
+        ),
+        (
+            "min_u32",
+            g_min_u32::launch,
+            l_min_u32::launch,
+            |w, x, _| w.min(x),
+        ),
+        (
+            "min_i32",
+            g_min_i32::launch,
+            l_min_i32::launch,
+            |w, x, _| min_i32(w, x),
+        ),
+        (
+            "max_u32",
+            g_max_u32::launch,
+            l_max_u32::launch,
+            |w, x, _| w.max(x),
+        ),
+        (
+            "max_i32",
+            g_max_i32::launch,
+            l_max_i32::launch,
+            |w, x, _| max_i32(w, x),
+        ),
         ("and", g_and::launch, l_and::launch, |w, x, _| w & x),
         ("or", g_or::launch, l_or::launch, |w, x, _| w | x),
         ("xor", g_xor::launch, l_xor::launch, |w, x, _| w ^ x),
         ("xchg", g_xchg::launch, l_xchg::launch, |_, x, _| x),
-        ("cmpswap", g_cmpswap::launch, l_cmpswap::launch, |w, x, c| {
-            if w == c {
-                x
-            } else {
-                w
-            }
-        }),
+        (
+            "cmpswap",
+            g_cmpswap::launch,
+            l_cmpswap::launch,
+            |w, x, c| {
+                if w == c {
+                    x
+                } else {
+                    w
+                }
+            },
+        ),
     ]
 }
 
@@ -327,7 +376,10 @@ fn the_targets_hit_words_by_different_numbers_of_lanes() {
     // Guards the hand counts above.
     let t = targets();
     assert_eq!(&t[..10], &[0, 1, 1, 2, 2, 2, 3, 3, 3, 3]);
-    assert_eq!((t[20], t[21], t[27], t[28], t[35], t[36]), (5, 6, 6, 7, 7, 8));
+    assert_eq!(
+        (t[20], t[21], t[27], t[28], t[35], t[36]),
+        (5, 6, 6, 7, 7, 8)
+    );
     assert_eq!((t[44], t[45], t[54], t[55], t[63]), (8, 9, 9, 10, 10));
 }
 
@@ -337,7 +389,8 @@ fn global_atomics_apply_in_lane_order() {
     for (name, global, _, op) in cases() {
         for width in [32u32, 64] {
             let cmp = cmp_values(&src, width as usize, false);
-            let (want_old, want_words) = simulate(op, &init(), &src, &cmp, width as usize, false, None);
+            let (want_old, want_words) =
+                simulate(op, &init(), &src, &cmp, width as usize, false, None);
             for model in models() {
                 let model_name = model.name.to_string();
                 let mut words = init();
@@ -366,7 +419,8 @@ fn lds_atomics_apply_in_lane_order() {
     for (name, _, lds, op) in cases() {
         for width in [32u32, 64] {
             let cmp = cmp_values(&src, width as usize, true);
-            let (want_old, want_words) = simulate(op, &init, &src, &cmp, width as usize, true, None);
+            let (want_old, want_words) =
+                simulate(op, &init, &src, &cmp, width as usize, true, None);
             for model in models() {
                 let model_name = model.name.to_string();
                 let mut words = vec![0u32; WORDS * GROUPS as usize];
@@ -404,7 +458,15 @@ fn float_atomics_add_in_lane_order() {
         let host = |per_group| {
             let zeros = vec![0; ITEMS];
             let start = bits(&init);
-            simulate(add, &start, &src_bits, &zeros, width as usize, per_group, None)
+            simulate(
+                add,
+                &start,
+                &src_bits,
+                &zeros,
+                width as usize,
+                per_group,
+                None,
+            )
         };
 
         let mut words = init.clone();
@@ -465,7 +527,16 @@ fn signed_minimum_and_maximum_order_negative_values() {
     // Unsigned, -1 would lose to 5 and -7 to 0.
     assert_eq!(
         old,
-        [5, n(-3), n(-3), n(i32::MAX), n(i32::MIN), n(i32::MIN), 0, UNTOUCHED]
+        [
+            5,
+            n(-3),
+            n(-3),
+            n(i32::MAX),
+            n(i32::MIN),
+            n(i32::MIN),
+            0,
+            UNTOUCHED
+        ]
     );
     assert_eq!(words, [n(-1), n(-3), n(i32::MIN), n(-7)]);
 

@@ -509,8 +509,14 @@ fn pairs_move_through_the_x2_forms_and_count_half_phases() {
         let lds_store = at(|i| matches!(i, Inst::LdsStoreWide { .. }), 0);
         let odd_load = at(|i| matches!(i, Inst::LdsLoadWide { .. }), 0);
         let strided = at(|i| matches!(i, Inst::LdsLoadWide { .. }), 1);
-        assert_eq!((lds_store.lds_accesses, lds_store.lds_conflict_cycles), (8, 0));
-        assert_eq!((odd_load.lds_accesses, odd_load.lds_conflict_cycles), (8, 0));
+        assert_eq!(
+            (lds_store.lds_accesses, lds_store.lds_conflict_cycles),
+            (8, 0)
+        );
+        assert_eq!(
+            (odd_load.lds_accesses, odd_load.lds_conflict_cycles),
+            (8, 0)
+        );
         assert_eq!((strided.lds_accesses, strided.lds_conflict_cycles), (8, 16));
         // 128 odd lanes x 8 bytes.
         assert_eq!(odd_load.lds_bytes_requested, 1024);

@@ -84,7 +84,8 @@ fn at(f: &Fault, program: &Program, text: &str, workgroup: u32, wave: u32, lane:
     );
     let message = f.to_string();
     assert!(
-        message.contains(&format!("memory_faults.rs:{line}:")) && message.contains(&format!("lane {lane}")),
+        message.contains(&format!("memory_faults.rs:{line}:"))
+            && message.contains(&format!("lane {lane}")),
         "{message}"
     );
 }
@@ -97,7 +98,14 @@ fn a_global_atomic_past_the_buffer_faults_and_writes_nothing() {
         let mut words = vec![0u32; 40];
         let config = LaunchConfig::new(1, 64).wave_width(width);
         let f = fault(global_atomic::launch(&config, &mut words));
-        at(&f, &global_atomic::PROGRAM, "global_atomic_add_u32 words", 0, wave, lane);
+        at(
+            &f,
+            &global_atomic::PROGRAM,
+            "global_atomic_add_u32 words",
+            0,
+            wave,
+            lane,
+        );
         // The buffer is the first, at address 0: byte 4 x 40.
         assert_eq!(f.address, Some(160));
         assert_eq!(
@@ -126,7 +134,14 @@ fn a_misaligned_global_atomic_faults() {
         let config = LaunchConfig::new(1, 32).wave_width(width);
         let f = fault(global_atomic_bytes::launch(&config, &mut words));
         // Byte offset 2 x lane: lane 1 is the first not on a word.
-        at(&f, &global_atomic_bytes::PROGRAM, "global_atomic_or words", 0, 0, 1);
+        at(
+            &f,
+            &global_atomic_bytes::PROGRAM,
+            "global_atomic_or words",
+            0,
+            0,
+            1,
+        );
         assert_eq!(f.address, Some(2));
         assert_eq!(
             f.kind,

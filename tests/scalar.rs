@@ -107,7 +107,15 @@ fn host(a: u32, b: u32, fa: f32, fb: f32) -> [bool; 18] {
 
 #[test]
 fn scalar_compares_set_every_lane_bit_under_a_partial_mask() {
-    let ints = [0u32, 1, 7, 0x7fff_ffff, 0x8000_0000, 0xffff_ffff, 0xffff_fff9];
+    let ints = [
+        0u32,
+        1,
+        7,
+        0x7fff_ffff,
+        0x8000_0000,
+        0xffff_ffff,
+        0xffff_fff9,
+    ];
     let floats = [1.5f32, -2.25, f32::NAN, f32::INFINITY, -0.0, 0.0];
     // 96 items: a partial second wave at wave64, three waves at wave32.
     let items = 96usize;
@@ -120,8 +128,7 @@ fn scalar_compares_set_every_lane_bit_under_a_partial_mask() {
                     for &fb in &floats {
                         let mut out = vec![u32::MAX; 20 * items];
                         compares::launch(&config, a, b, fa, fb, 0.5, &mut out).unwrap();
-                        let want: Vec<u32> =
-                            host(a, b, fa, fb).iter().map(|&t| t as u32).collect();
+                        let want: Vec<u32> = host(a, b, fa, fb).iter().map(|&t| t as u32).collect();
                         let fused = fa.mul_add(fb, 0.5).to_bits();
                         let mad = a.wrapping_mul(b).wrapping_sub(3);
                         for i in 0..items {
@@ -129,7 +136,8 @@ fn scalar_compares_set_every_lane_bit_under_a_partial_mask() {
                             let what = format!("wave{width} item {i}: {a:#x} {b:#x} {fa} {fb}");
                             assert_eq!(&got[..18], &want[..], "{what}");
                             let same_float = got[18] == fused
-                                || (f32::from_bits(got[18]).is_nan() && fa.mul_add(fb, 0.5).is_nan());
+                                || (f32::from_bits(got[18]).is_nan()
+                                    && fa.mul_add(fb, 0.5).is_nan());
                             assert!(same_float, "{what}: fma {:#x} != {fused:#x}", got[18]);
                             assert_eq!(got[19], mad, "{what}: mad");
                         }
@@ -150,7 +158,11 @@ fn scalar_fma_rounds_once() {
         let config = LaunchConfig::new(1, 64).wave_width(width);
         compares::launch(&config, 0, 0, 1.0 + e, 1.0 - e, -1.0, &mut out).unwrap();
         for i in 0..64 {
-            assert_eq!(f32::from_bits(out[20 * i + 18]), -(e * e), "wave{width} item {i}");
+            assert_eq!(
+                f32::from_bits(out[20 * i + 18]),
+                -(e * e),
+                "wave{width} item {i}"
+            );
         }
     }
 }

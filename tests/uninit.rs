@@ -72,7 +72,10 @@ fn a_scalar_register_read_before_any_write() {
         let f = only(&stats, |k| {
             *k == FindingKind::UninitScalarRegister { reg: 0 }
         });
-        assert_eq!(f.at.line, line_of("s_add_u32 u, t, 1 // read: scalar_unwritten"));
+        assert_eq!(
+            f.at.line,
+            line_of("s_add_u32 u, t, 1 // read: scalar_unwritten")
+        );
         assert_eq!((f.at.workgroup, f.at.wave), ([0, 0, 0], 0));
         assert_eq!(f.occurrences, 128 / u64::from(width), "wave{width}");
         assert_eq!(

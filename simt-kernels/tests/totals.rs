@@ -74,7 +74,11 @@ fn elementwise_kernels() {
         // v_mov, v_cmp, if, load, load, add (or fma), store, endif, end: 9
         // issued, 6 vector (all but if, endif, end).
         for name in ["vecadd_i32", "vecadd_f32", "saxpy_f32"] {
-            assert_eq!(totals(name, w), Totals::straight(width, 9, 6), "{name} wave{width}");
+            assert_eq!(
+                totals(name, w),
+                Totals::straight(width, 9, 6),
+                "{name} wave{width}"
+            );
         }
         // v_mov, v_cmp, if, load, store, endif, end: 7 issued, 4 vector.
         assert_eq!(
