@@ -363,3 +363,71 @@ fn mandelbrot_active_lanes() {
         }
     }
 }
+
+#[test]
+fn embedding_bag_table_sectors() {
+    // The study's inputs, drawn from seed 42 in its order: the table, 64 bag
+    // sizes in 1..=8, then the rows of every bag.
+    let (rows, dim, bags) = (512usize, 64usize, 64usize);
+    let mut rng = simt_kernels::SplitMix64::new(42);
+    let _table = rng.i32_vec(rows * dim, -1000, 1000);
+    let sizes: Vec<usize> = (0..bags).map(|_| rng.i32_in(1, 8) as usize).collect();
+    let total: usize = sizes.iter().sum();
+    let indices: Vec<usize> = (0..total)
+        .map(|_| rng.i32_in(0, rows as i32 - 1) as usize)
+        .collect();
+    let starts: Vec<usize> = sizes
+        .iter()
+        .scan(0, |at, &n| {
+            *at += n;
+            Some(*at - n)
+        })
+        .collect();
+    // A lane per feature: a bag's 64 features are two 32-lane phases, each
+    // reading 128 contiguous bytes of one row (4 sectors, 1 line) per row of
+    // the bag.
+    let phases = 2 * total as u64;
+    // A lane per bag: for each feature and trip t, a phase of 32 bags reads
+    // one word of row `indices[start + t]` for each bag longer than t; words
+    // of distinct rows are in distinct sectors (rows are 256 bytes).
+    let (mut bag_phases, mut bag_sectors) = (0u64, 0u64);
+    for _feature in 0..dim {
+        for t in 0..8 {
+            for half in [0..32, 32..64] {
+                let mut rows_read: Vec<usize> = half
+                    .filter(|&b| sizes[b] > t)
+                    .map(|b| indices[starts[b] + t])
+                    .collect();
+                if rows_read.is_empty() {
+                    continue;
+                }
+                rows_read.sort_unstable();
+                rows_read.dedup();
+                bag_phases += 1;
+                bag_sectors += rows_read.len() as u64;
+            }
+        }
+    }
+    for width in WIDTHS {
+        let r = run("embedding_bag", width);
+        let feature = region(&r, "lane_per_feature");
+        assert_eq!(
+            (
+                feature.global_accesses,
+                feature.global_sectors,
+                feature.global_transactions
+            ),
+            (phases, 4 * phases, phases),
+            "wave{width}"
+        );
+        assert_eq!(feature.global_bytes_requested, 128 * phases);
+        let bag = region(&r, "lane_per_bag");
+        assert_eq!(
+            (bag.global_accesses, bag.global_sectors),
+            (bag_phases, bag_sectors),
+            "wave{width}"
+        );
+        // Each active lane asks 4 bytes: the bag rows read, 64 features each.
+        assert_eq!(bag.global_bytes_requested, 4 * 64 * total as u64);
+    }
+}
