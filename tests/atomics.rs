@@ -160,7 +160,7 @@ simt_kernel! {
 /// 15-20 | 21-27 | 28-35 | 36-44 | 45-54 | 55-63.
 fn target(l: usize) -> u32 {
     let (mut k, mut start) = (0, 0);
-    while start + k + 1 <= l {
+    while start + k < l {
         start += k + 1;
         k += 1;
     }
@@ -194,7 +194,7 @@ fn init() -> Vec<u32> {
 fn cmp_values(src: &[u32], width: usize, per_group: bool) -> Vec<u32> {
     let mut cmp = vec![0u32; ITEMS];
     let mut fill = |g: usize, word: u32| {
-        cmp[g] = if g % 3 == 0 {
+        cmp[g] = if g.is_multiple_of(3) {
             word.wrapping_add(1)
         } else {
             word
