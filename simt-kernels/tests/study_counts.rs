@@ -431,3 +431,88 @@ fn embedding_bag_table_sectors() {
         assert_eq!(bag.global_bytes_requested, 4 * 64 * total as u64);
     }
 }
+
+/// The loop of one Mandelbrot wave whose lanes escape after `escapes`
+/// iterations: (issued, vector, divergent vector) instructions. Trip t starts
+/// (v_mul, v_mul, v_add, v_cmp, break: 5 issued, 4 vector) while a lane has
+/// `e >= t`; lanes with `e == t` break there, and the rest of the trip (v_sub,
+/// v_add, v_mul, v_fma, v_mov, v_add, v_cmp, endloop: 8 issued, 7 vector) runs
+/// while a lane has `e > t`. At the cap the lanes leave through `endloop`;
+/// when the last lanes break instead, the wave jumps to the `endloop`, which
+/// is issued once more to close the loop.
+/// A vector issue diverges once some lane has left: `e < t` before the
+/// break, `e <= t` after it.
+/// The pixel a work-item computes.
+type Mapping<'a> = dyn Fn(u32) -> u32 + 'a;
+
+fn escape_loop(escapes: &[u32]) -> (u64, u64, u64) {
+    let (first, last) = (
+        *escapes.iter().min().unwrap(),
+        *escapes.iter().max().unwrap(),
+    );
+    let (mut issued, mut vector, mut divergent) = (0, 0, 0);
+    for t in 0..mandelbrot::MAX_ITERATIONS {
+        if last >= t {
+            issued += 5;
+            vector += 4;
+            divergent += if first < t { 4 } else { 0 };
+        }
+        if last > t {
+            issued += 8;
+            vector += 7;
+            divergent += if first <= t { 7 } else { 0 };
+        }
+    }
+    if last < mandelbrot::MAX_ITERATIONS {
+        issued += 1;
+    }
+    (issued, vector, divergent)
+}
+
+#[test]
+fn mandelbrot_issues_and_divergence() {
+    let (w, h) = (mandelbrot::WIDTH, mandelbrot::HEIGHT);
+    let image = mandelbrot::oracle::image(w, h, mandelbrot::MAX_ITERATIONS);
+    // The pixel each work-item computes, as each kernel maps them.
+    let coherent = |g: u32| g;
+    let scattered = |g: u32| g.wrapping_mul(2_654_435_761) % (w * h);
+    let tiled = |g: u32| {
+        let (tile, lane) = (g >> 5, g & 31);
+        let col = tile % (w / 8) * 8 + lane % 8;
+        let row = tile / (w / 8) * 4 + lane / 8;
+        row * w + col
+    };
+    // Before the loop: the vector instructions of the mapping and the
+    // coordinates (14, 15, 22 as in `mandelbrot_active_lanes`), the s_cvt
+    // pairs and the scalar extras (scattered's s_mul, tiled's s_shr), and
+    // `loop`; after it the store and `end`.
+    let mappings: [(&str, &Mapping<'_>, u64, u64); 3] = [
+        ("coherent", &coherent, 14, 14 + 2 + 1),
+        ("scattered", &scattered, 15, 15 + 3 + 1),
+        ("tiled_8x4", &tiled, 22, 22 + 3 + 1),
+    ];
+    for width in WIDTHS {
+        let r = run("mandelbrot", width);
+        for (variant, pixel, before_vector, before) in mappings {
+            let (mut issued, mut vector, mut divergent) = (0, 0, 0);
+            let waves: Vec<u32> = (0..w * h).collect();
+            for wave in waves.chunks(width as usize) {
+                let escapes: Vec<u32> = wave.iter().map(|&g| image[pixel(g) as usize]).collect();
+                let (i, v, d) = escape_loop(&escapes);
+                issued += before + i + 2;
+                vector += before_vector + v + 1;
+                divergent += d;
+            }
+            let s = stats(&r, variant);
+            assert_eq!(
+                (
+                    s.instructions,
+                    s.vector_instructions,
+                    s.divergent_vector_instructions
+                ),
+                (issued, vector, divergent),
+                "{variant} wave{width}"
+            );
+        }
+    }
+}
