@@ -208,6 +208,27 @@ simt_kernel! {
     }
 }
 
+simt_kernel! {
+    /// Odd lanes load `x[4i..4i + 2]` and `x[4i..4i + 4]` and store the
+    /// latter to `out`; every lane stores the pair to `pair`.
+    kernel masked_wide(x: &[u32], out: &mut [u32], pair: &mut [u32]) {
+        vreg q0, q1, r0, r1, r2, r3, i, j, bit;
+        mreg odd;
+        v_mov q0, 0xdead
+        v_mov q1, 0xdead
+        v_mul_u32 i, global_id, 4
+        v_mul_u32 j, global_id, 2
+        v_and bit, lane_id, 1
+        v_cmp_eq_u32 odd, bit, 1
+        if odd
+            global_load_x2 [q0, q1], x[i]
+            global_load_x4 [r0, r1, r2, r3], x[i]
+            global_store_x4 out[i], [r0, r1, r2, r3]
+        endif
+        global_store_x2 pair[j], [q0, q1]
+    }
+}
+
 fn input(n: usize) -> Vec<u32> {
     (0..n as u32)
         .map(|k| k.wrapping_mul(2_654_435_761) >> 7)
@@ -520,5 +541,64 @@ fn pairs_move_through_the_x2_forms_and_count_half_phases() {
         assert_eq!((strided.lds_accesses, strided.lds_conflict_cycles), (8, 16));
         // 128 odd lanes x 8 bytes.
         assert_eq!(odd_load.lds_bytes_requested, 1024);
+    }
+}
+
+#[test]
+fn wide_global_accesses_under_a_partial_mask() {
+    for width in [32u32, 64] {
+        let total = 256usize;
+        let x: Vec<u32> = (0..4 * total as u32).map(|k| k * 3 + 1).collect();
+        let mut out = vec![0u32; 4 * total];
+        let mut pair = vec![0u32; 2 * total];
+        let config = LaunchConfig::new(2, 128).wave_width(width);
+        let stats = masked_wide::launch(&config, &x, &mut out, &mut pair).unwrap();
+        for g in 0..total {
+            let (want4, want2) = if g % 2 == 1 {
+                (x[4 * g..4 * g + 4].to_vec(), vec![x[4 * g], x[4 * g + 1]])
+            } else {
+                (vec![0; 4], vec![UNTOUCHED; 2])
+            };
+            assert_eq!(&out[4 * g..4 * g + 4], &want4[..], "wave{width} item {g}");
+            assert_eq!(&pair[2 * g..2 * g + 2], &want2[..], "wave{width} item {g}");
+        }
+        use simt::core::Inst;
+        let nth = |pred: fn(&Inst) -> bool| {
+            let k = masked_wide::PROGRAM.insts.iter().position(pred).unwrap();
+            stats.per_instruction[k]
+        };
+        let x2 = nth(|i| {
+            matches!(
+                i,
+                Inst::GlobalLoadWide {
+                    width: simt::core::Width::X2,
+                    ..
+                }
+            )
+        });
+        let x4 = nth(|i| {
+            matches!(
+                i,
+                Inst::GlobalLoadWide {
+                    width: simt::core::Width::X4,
+                    ..
+                }
+            )
+        });
+        // 8 phases of 32 lanes, 16 odd lanes active in each. A lane's span
+        // starts at byte 16i: the phase covers 512 bytes, 8 lines of 64, and
+        // every line holds the start of two odd lanes, so the x2 (8 bytes) and
+        // x4 (16 bytes) loads both touch all 8. Requested: 16 lanes x 8 or 16
+        // bytes per phase.
+        for (c, size) in [(x2, 8), (x4, 16)] {
+            assert_eq!(
+                (c.global_accesses, c.global_transactions, c.global_sectors),
+                (8, 64, 64),
+                "wave{width}"
+            );
+            assert_eq!(c.global_bytes_requested, 8 * 16 * size);
+            assert_eq!(c.active_lanes, 128);
+            assert_eq!(c.divergent_vector_instructions, 256 / u64::from(width));
+        }
     }
 }
