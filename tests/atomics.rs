@@ -193,39 +193,36 @@ fn init() -> Vec<u32> {
 /// and fail for the third: the word the lane will find, or that word plus one.
 fn cmp_values(src: &[u32], width: usize, per_group: bool) -> Vec<u32> {
     let mut cmp = vec![0u32; ITEMS];
-    let mut fill = |g: usize, word: u32| {
-        cmp[g] = if g.is_multiple_of(3) {
-            word.wrapping_add(1)
-        } else {
-            word
-        };
-    };
     simulate(
         |old, x, c| if old == c { x } else { old },
         &init(),
         src,
-        &vec![0; ITEMS],
+        &mut |g, word| {
+            cmp[g] = if g.is_multiple_of(3) {
+                word.wrapping_add(1)
+            } else {
+                word
+            };
+            cmp[g]
+        },
         width,
         per_group,
-        Some(&mut fill),
     );
     cmp
 }
 
 /// Applies `op(old, x, c)` lane by lane in launch order (workgroups, then
 /// waves, then lanes: one thread runs global atomics in that order) to words
-/// starting at `start`, restarted per workgroup for LDS. Returns each item's
-/// old value ([`UNTOUCHED`] where masked off) and the final words (per
-/// workgroup for LDS). `peek` sees each active item and the word before it
-/// acts.
+/// starting at `start`, restarted per workgroup for LDS; `c` is `cmp(item,
+/// the word it finds)`. Returns each item's old value ([`UNTOUCHED`] where
+/// masked off) and the final words (per workgroup for LDS).
 fn simulate(
     op: impl Fn(u32, u32, u32) -> u32,
     start: &[u32],
     src: &[u32],
-    cmp: &[u32],
+    cmp: &mut dyn FnMut(usize, u32) -> u32,
     width: usize,
     per_group: bool,
-    mut peek: Option<&mut dyn FnMut(usize, u32)>,
 ) -> (Vec<u32>, Vec<u32>) {
     let mut old = vec![UNTOUCHED; ITEMS];
     let mut out = Vec::new();
@@ -239,11 +236,8 @@ fn simulate(
             continue;
         }
         let t = target(g % width) as usize;
-        if let Some(p) = peek.as_mut() {
-            p(g, words[t]);
-        }
         old[g] = words[t];
-        words[t] = op(words[t], src[g], cmp[g]);
+        words[t] = op(words[t], src[g], cmp(g, words[t]));
     }
     out.extend(&words);
     (old, out)
@@ -390,7 +384,16 @@ fn global_atomics_apply_in_lane_order() {
         for width in [32u32, 64] {
             let cmp = cmp_values(&src, width as usize, false);
             let (want_old, want_words) =
-                simulate(op, &init(), &src, &cmp, width as usize, false, None);
+                simulate(op, &init(), &src, &mut |g, _| cmp[g], width as usize, false);
+            if name == "cmpswap" {
+                // Two in three active items swap (old == cmp), the third fails.
+                let act: Vec<usize> = (0..ITEMS).filter(|&g| active(g)).collect();
+                let swapped = act.iter().filter(|&&g| want_old[g] == cmp[g]).count();
+                assert_eq!(
+                    swapped,
+                    act.iter().filter(|&&g| !g.is_multiple_of(3)).count()
+                );
+            }
             for model in models() {
                 let model_name = model.name.to_string();
                 let mut words = init();
@@ -420,7 +423,7 @@ fn lds_atomics_apply_in_lane_order() {
         for width in [32u32, 64] {
             let cmp = cmp_values(&src, width as usize, true);
             let (want_old, want_words) =
-                simulate(op, &init, &src, &cmp, width as usize, true, None);
+                simulate(op, &init, &src, &mut |g, _| cmp[g], width as usize, true);
             for model in models() {
                 let model_name = model.name.to_string();
                 let mut words = vec![0u32; WORDS * GROUPS as usize];
@@ -456,16 +459,14 @@ fn float_atomics_add_in_lane_order() {
     for width in [32u32, 64] {
         let config = LaunchConfig::new(GROUPS, SIZE).wave_width(width);
         let host = |per_group| {
-            let zeros = vec![0; ITEMS];
             let start = bits(&init);
             simulate(
                 add,
                 &start,
                 &src_bits,
-                &zeros,
+                &mut |_, _| 0,
                 width as usize,
                 per_group,
-                None,
             )
         };
 
