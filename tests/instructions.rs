@@ -139,6 +139,96 @@ simt_kernel! {
     }
 }
 
+simt_kernel! {
+    /// In odd lanes only: shuffles whose source lanes are inactive (`l ^ 1`
+    /// and lane 4 are even), ballots and a count of a mask (`lane_id % 3 ==
+    /// 0`) that differs from exec, and `v_readlane` of an inactive lane (4) and
+    /// an active one (5) of a register written in odd lanes only. Lane 0 of
+    /// each wave stores the scalars at `out[5 * wave_id ..]`.
+    kernel inactive_sources(x: &[u32], lanes: &mut [u32], out: &mut [u32]) {
+        sreg lo, hi, count, four, five, base;
+        vreg v, w, bit, a, b, third, i;
+        mreg odd, thirds, lane0;
+        global_load v, x[global_id]
+        v_mov w, 0xdead
+        v_mov a, 0xdead
+        v_mov b, 0xdead
+        v_and bit, lane_id, 1
+        v_cmp_eq_u32 odd, bit, 1
+        v_rem_u32 third, lane_id, 3
+        v_cmp_eq_u32 thirds, third, 0
+        if odd
+            v_add_u32 w, v, 1
+            v_shfl_xor a, v, 1
+            v_shfl_idx b, v, 4
+            s_ballot lo, thirds
+            s_ballot_hi hi, thirds
+            s_bcnt count, thirds
+            v_readlane four, w, 4
+            v_readlane five, w, 5
+        endif
+        v_mul_u32 i, global_id, 2
+        global_store lanes[i], a
+        global_store lanes[i + 1], b
+        s_mul_u32 base, wave_id, 5
+        v_cmp_eq_u32 lane0, lane_id, 0
+        if lane0
+            global_store out[base], lo
+            global_store out[base + 1], hi
+            global_store out[base + 2], count
+            global_store out[base + 3], four
+            global_store out[base + 4], five
+        endif
+    }
+
+    /// Pairs through the `_x2` forms: each lane loads `x[2i], x[2i + 1]`, puts
+    /// them in LDS, and odd lanes take their even neighbour's pair into
+    /// `out`. Then every lane reads the pair at word `4 * (local_id
+    /// % 32)` into `out2`.
+    kernel pairs(x: &[u32], out: &mut [u32], out2: &mut [u32]) {
+        lds tile: [u32; 2 * 128];
+        vreg p0, p1, q0, q1, i, j, bit;
+        mreg odd;
+        v_mul_u32 i, global_id, 2
+        global_load_x2 [p0, p1], x[i]
+        v_mul_u32 j, local_id, 2
+        lds_store_x2 tile[j], [p0, p1]
+        barrier
+        v_and bit, lane_id, 1
+        v_cmp_eq_u32 odd, bit, 1
+        if odd
+            v_sub_u32 j, j, 2
+            lds_load_x2 [p0, p1], tile[j]
+        endif
+        global_store_x2 out[i], [p0, p1]
+        v_and j, local_id, 31
+        v_mul_u32 j, j, 4
+        lds_load_x2 [q0, q1], tile[j]
+        global_store_x2 out2[i], [q0, q1]
+    }
+}
+
+simt_kernel! {
+    /// Odd lanes load `x[4i..4i + 2]` and `x[4i..4i + 4]` and store the
+    /// latter to `out`; every lane stores the pair to `pair`.
+    kernel masked_wide(x: &[u32], out: &mut [u32], pair: &mut [u32]) {
+        vreg q0, q1, r0, r1, r2, r3, i, j, bit;
+        mreg odd;
+        v_mov q0, 0xdead
+        v_mov q1, 0xdead
+        v_mul_u32 i, global_id, 4
+        v_mul_u32 j, global_id, 2
+        v_and bit, lane_id, 1
+        v_cmp_eq_u32 odd, bit, 1
+        if odd
+            global_load_x2 [q0, q1], x[i]
+            global_load_x4 [r0, r1, r2, r3], x[i]
+            global_store_x4 out[i], [r0, r1, r2, r3]
+        endif
+        global_store_x2 pair[j], [q0, q1]
+    }
+}
+
 fn input(n: usize) -> Vec<u32> {
     (0..n as u32)
         .map(|k| k.wrapping_mul(2_654_435_761) >> 7)
@@ -339,4 +429,176 @@ fn disassembly_prints_the_kernel_back() {
         "{wide}"
     );
     assert!(wide.contains("lds tile: [f32; 1024];"), "{wide}");
+}
+
+#[test]
+fn inactive_lanes_are_not_read_by_shuffles_but_are_by_readlane() {
+    for width in [32usize, 64] {
+        let size = 128usize;
+        let x = input(size);
+        let mut lanes = vec![0u32; 2 * size];
+        let mut out = vec![0u32; 5 * (size / width)];
+        let config = LaunchConfig::new(1, size as u32).wave_width(width as u32);
+        inactive_sources::launch(&config, &x, &mut lanes, &mut out).unwrap();
+        for g in 0..size {
+            // Lane l ^ 1 and lane 4 are even, so inactive: an odd lane keeps its own.
+            let want = if g % 2 == 1 {
+                [x[g], x[g]]
+            } else {
+                [UNTOUCHED; 2]
+            };
+            assert_eq!(&lanes[2 * g..2 * g + 2], &want, "wave{width} item {g}");
+        }
+        for w in 0..size / width {
+            // Odd lanes with lane % 3 == 0: 3, 9, 15, 21, 27 below 32 (bits
+            // 0x8 | 0x200 | 0x8000 | 0x20_0000 | 0x800_0000), and 33, 39, 45,
+            // 51, 57, 63 above (bits 1, 7, 13, 19, 25, 31 of the high word).
+            // A ballot of exec would give 0xaaaa_aaaa, a ballot of the mask
+            // alone 0x4924_9249.
+            let (hi, count) = if width == 32 {
+                (0, 5)
+            } else {
+                (0x8208_2082, 11)
+            };
+            // Lane 4 never wrote `w` (0xdead); lane 5 wrote x + 1.
+            let five = x[w * width + 5] + 1;
+            assert_eq!(
+                &out[5 * w..5 * w + 5],
+                &[0x0820_8208, hi, count, UNTOUCHED, five],
+                "wave{width} wave {w}"
+            );
+        }
+    }
+}
+
+#[test]
+fn pairs_move_through_the_x2_forms_and_count_half_phases() {
+    for width in [32u32, 64] {
+        let (groups, size) = (2usize, 128usize);
+        let total = groups * size;
+        let x: Vec<u32> = (0..2 * total as u32).map(|k| k * 7 + 1).collect();
+        let mut out = vec![0u32; 2 * total];
+        let mut out2 = vec![0u32; 2 * total];
+        let config = LaunchConfig::new(groups as u32, size as u32).wave_width(width);
+        let stats = pairs::launch(&config, &x, &mut out, &mut out2).unwrap();
+        for g in 0..total {
+            let from = if g % 2 == 1 { g - 1 } else { g };
+            assert_eq!(
+                (out[2 * g], out[2 * g + 1]),
+                (x[2 * from], x[2 * from + 1]),
+                "wave{width} item {g}"
+            );
+            let m = (g % size) % 32;
+            let src = g - g % size + 2 * m;
+            assert_eq!(
+                (out2[2 * g], out2[2 * g + 1]),
+                (x[2 * src], x[2 * src + 1]),
+                "wave{width} item {g} (strided)"
+            );
+        }
+        let at = |pred: fn(&simt::core::Inst) -> bool, nth: usize| {
+            let k = pairs::PROGRAM
+                .insts
+                .iter()
+                .enumerate()
+                .filter(|(_, i)| pred(i))
+                .nth(nth)
+                .unwrap()
+                .0;
+            stats.per_instruction[k]
+        };
+        use simt::core::Inst;
+        // 256 items in 32-lane phases: 8 phases at either width. A phase of
+        // the x2 load or store spans 32 x 8 = 256 contiguous bytes, 4 lines
+        // (and sectors) of 64 bytes: 32 transactions over the launch.
+        let load = at(|i| matches!(i, Inst::GlobalLoadWide { .. }), 0);
+        let store = at(|i| matches!(i, Inst::GlobalStoreWide { .. }), 0);
+        for c in [load, store] {
+            assert_eq!(
+                (c.global_accesses, c.global_transactions, c.global_sectors),
+                (8, 32, 32)
+            );
+            // 256 lanes x 8 bytes.
+            assert_eq!(c.global_bytes_requested, 2048);
+        }
+        // LDS x2 phases are served in two 16-lane halves. The store writes 32
+        // consecutive words per half: no conflict. The odd lanes' load reads
+        // words 0-1, 4-5, ... 28-29 of a half: distinct banks. The strided
+        // load reads words 4m and 4m + 1 for m = 0..15 per half: lanes m and
+        // m + 8 meet in bank 4m % 32 with different words, one cycle per half,
+        // two per phase, 16 over the 8 phases.
+        let lds_store = at(|i| matches!(i, Inst::LdsStoreWide { .. }), 0);
+        let odd_load = at(|i| matches!(i, Inst::LdsLoadWide { .. }), 0);
+        let strided = at(|i| matches!(i, Inst::LdsLoadWide { .. }), 1);
+        assert_eq!(
+            (lds_store.lds_accesses, lds_store.lds_conflict_cycles),
+            (8, 0)
+        );
+        assert_eq!(
+            (odd_load.lds_accesses, odd_load.lds_conflict_cycles),
+            (8, 0)
+        );
+        assert_eq!((strided.lds_accesses, strided.lds_conflict_cycles), (8, 16));
+        // 128 odd lanes x 8 bytes.
+        assert_eq!(odd_load.lds_bytes_requested, 1024);
+    }
+}
+
+#[test]
+fn wide_global_accesses_under_a_partial_mask() {
+    for width in [32u32, 64] {
+        let total = 256usize;
+        let x: Vec<u32> = (0..4 * total as u32).map(|k| k * 3 + 1).collect();
+        let mut out = vec![0u32; 4 * total];
+        let mut pair = vec![0u32; 2 * total];
+        let config = LaunchConfig::new(2, 128).wave_width(width);
+        let stats = masked_wide::launch(&config, &x, &mut out, &mut pair).unwrap();
+        for g in 0..total {
+            let (want4, want2) = if g % 2 == 1 {
+                (x[4 * g..4 * g + 4].to_vec(), vec![x[4 * g], x[4 * g + 1]])
+            } else {
+                (vec![0; 4], vec![UNTOUCHED; 2])
+            };
+            assert_eq!(&out[4 * g..4 * g + 4], &want4[..], "wave{width} item {g}");
+            assert_eq!(&pair[2 * g..2 * g + 2], &want2[..], "wave{width} item {g}");
+        }
+        use simt::core::Inst;
+        let nth = |pred: fn(&Inst) -> bool| {
+            let k = masked_wide::PROGRAM.insts.iter().position(pred).unwrap();
+            stats.per_instruction[k]
+        };
+        let x2 = nth(|i| {
+            matches!(
+                i,
+                Inst::GlobalLoadWide {
+                    width: simt::core::Width::X2,
+                    ..
+                }
+            )
+        });
+        let x4 = nth(|i| {
+            matches!(
+                i,
+                Inst::GlobalLoadWide {
+                    width: simt::core::Width::X4,
+                    ..
+                }
+            )
+        });
+        // 8 phases of 32 lanes, 16 odd lanes active in each. A lane's span
+        // starts at byte 16i: the phase covers 512 bytes, 8 lines of 64, and
+        // every line holds the start of two odd lanes, so the x2 (8 bytes) and
+        // x4 (16 bytes) loads both touch all 8. Requested: 16 lanes x 8 or 16
+        // bytes per phase.
+        for (c, size) in [(x2, 8), (x4, 16)] {
+            assert_eq!(
+                (c.global_accesses, c.global_transactions, c.global_sectors),
+                (8, 64, 64),
+                "wave{width}"
+            );
+            assert_eq!(c.global_bytes_requested, 8 * 16 * size);
+            assert_eq!(c.active_lanes, 128);
+            assert_eq!(c.divergent_vector_instructions, 256 / u64::from(width));
+        }
+    }
 }

@@ -170,6 +170,50 @@ fn a_mandelbrot_gives_the_same_bytes_and_statistics_on_any_thread_count() {
     }
 }
 
+/// The escape count of pixel `(x, y)` of [`mandelbrot`], on the host, with the
+/// kernel's f32 operations in its order (the `v_fma_f32` as `mul_add`).
+fn host_escape(x: u32, y: u32, w: u32, h: u32, limit: u32) -> u32 {
+    let cr = x as f32 * 3.0 / w as f32 - 2.0;
+    let ci = y as f32 * 2.0 / h as f32 - 1.0;
+    let (mut zr, mut zi, mut n) = (0.0f32, 0.0f32, 0u32);
+    loop {
+        let (zr2, zi2) = (zr * zr, zi * zi);
+        if zr2 + zi2 >= 4.0 || n >= limit {
+            return n;
+        }
+        let t = zr * zi;
+        zr = zr2 - zi2 + cr;
+        zi = t.mul_add(2.0, ci);
+        n += 1;
+    }
+}
+
+#[test]
+fn the_threaded_mandelbrot_is_the_host_image() {
+    let (w, h, limit) = (128u32, 64u32, 64u32);
+    let want: Vec<u32> = (0..w * h)
+        .map(|p| host_escape(p % w, p / w, w, h, limit))
+        .collect();
+    for width in [32, 64] {
+        for threads in THREADS {
+            let config = LaunchConfig::new([w / 16, h / 4], [16, 4])
+                .wave_width(width)
+                .threads(threads);
+            let (image, _, workers) = mandelbrot(&config, w, h, limit);
+            assert_eq!(workers, threads);
+            for (p, (&got, &want)) in image.iter().zip(&want).enumerate() {
+                assert_eq!(
+                    got,
+                    want,
+                    "pixel ({}, {}) wave{width} {threads} threads",
+                    p as u32 % w,
+                    p as u32 / w
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn the_automatic_thread_count_gives_the_same_results_as_one_thread() {
     let (w, h) = (256u32, 256u32);

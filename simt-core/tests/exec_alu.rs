@@ -442,42 +442,57 @@ fn select_and_mask_ops() {
     }
 }
 
+/// Odd lanes only: m2 = lane is odd, then `if m2`.
+fn if_odd() -> [simt_core::Inst; 3] {
+    [
+        bin(BinOp::And, 4, lane(), imm(1)),
+        eq(2, v(4), imm(1)),
+        if_(2),
+    ]
+}
+
 #[test]
 fn scalar_ops_match_host() {
+    // The scalar ALU runs once per wave: under a partial exec mask (odd lanes)
+    // its result is the wave's, seen by every lane after the `if` closes.
     let vals = values();
     for op in BINOPS {
         let mut p = ProgramBuilder::new("scalar");
         let x = p.scalar("x", ScalarType::U32);
         let y = p.scalar("y", ScalarType::U32);
         let out = p.buffer_mut::<u32>("out");
+        p.extend(if_odd());
         p.extend([
             sun(UnOp::Mov, 0, arg(x)),
             sbin(op, 1, s(0), arg(y)),
             scmp(CmpOp::Lt, CmpType::I32, 0, s(0), arg(y)),
+            endif(),
             select(0, 0, imm(1), imm(0)),
             store(ElemType::U32, gref(out, gid()), s(1)),
             add(1, gid(), imm(64)),
             store(ElemType::U32, gref(out, v(1)), v(0)),
         ]);
         let program = p.build().expect("valid");
-        for &a in &vals {
-            for &b in &vals {
-                let mut got = vec![0u32; 128];
-                run(
-                    &program,
-                    &cfg(1, 64, 32),
-                    &mut [Arg::U32(a), Arg::U32(b), Arg::buffer_mut(&mut got)],
-                );
-                let want = host_bin(op, a, b);
-                assert!(
-                    got[..64].iter().all(|&g| same(g, want)),
-                    "{op:?}({a:#x}, {b:#x})"
-                );
-                let lt = ((a as i32) < (b as i32)) as u32;
-                assert!(
-                    got[64..].iter().all(|&g| g == lt),
-                    "s_cmp_lt_i32({a:#x}, {b:#x})"
-                );
+        for width in [32, 64] {
+            for &a in &vals {
+                for &b in &vals {
+                    let mut got = vec![0u32; 128];
+                    run(
+                        &program,
+                        &cfg(1, 64, width),
+                        &mut [Arg::U32(a), Arg::U32(b), Arg::buffer_mut(&mut got)],
+                    );
+                    let want = host_bin(op, a, b);
+                    assert!(
+                        got[..64].iter().all(|&g| same(g, want)),
+                        "{op:?}({a:#x}, {b:#x}) wave{width}"
+                    );
+                    let lt = ((a as i32) < (b as i32)) as u32;
+                    assert!(
+                        got[64..].iter().all(|&g| g == lt),
+                        "s_cmp_lt_i32({a:#x}, {b:#x}) wave{width}"
+                    );
+                }
             }
         }
     }
@@ -485,22 +500,26 @@ fn scalar_ops_match_host() {
         let mut p = ProgramBuilder::new("scalar_unary");
         let x = p.scalar("x", ScalarType::U32);
         let out = p.buffer_mut::<u32>("out");
+        p.extend(if_odd());
         p.extend([
             sun(op, 0, arg(x)),
+            endif(),
             store(ElemType::U32, gref(out, gid()), s(0)),
         ]);
         let program = p.build().expect("valid");
-        for &a in &vals {
-            let mut got = vec![0u32; 32];
-            run(
-                &program,
-                &cfg(1, 32, 32),
-                &mut [Arg::U32(a), Arg::buffer_mut(&mut got)],
-            );
-            assert!(
-                got.iter().all(|&g| same(g, host_un(op, a))),
-                "{op:?}({a:#x})"
-            );
+        for width in [32, 64] {
+            for &a in &vals {
+                let mut got = vec![0u32; 64];
+                run(
+                    &program,
+                    &cfg(1, 64, width),
+                    &mut [Arg::U32(a), Arg::buffer_mut(&mut got)],
+                );
+                assert!(
+                    got.iter().all(|&g| same(g, host_un(op, a))),
+                    "{op:?}({a:#x}) wave{width}"
+                );
+            }
         }
     }
 }

@@ -454,3 +454,70 @@ fn builder_saturates_oversized_lds_and_validation_reports_it() {
         "{errors:?}"
     );
 }
+
+#[test]
+fn per_lane_values_where_a_uniform_one_is_needed_are_refused() {
+    // The macro refuses these at the operand; a builder program reaches the
+    // validator, which must refuse it before it runs: `v_readlane` from a lane
+    // that differs per lane, and a memory offset that does.
+    let mut p = ProgramBuilder::new("k");
+    let x = p.buffer::<u32>("x");
+    p.extend([
+        mov(0, lane()),
+        Inst::VReadLane {
+            dst: simt_core::SReg(0),
+            src: v(0),
+            lane: v(0),
+        },
+        load(
+            ElemType::U32,
+            1,
+            simt_core::GlobalRef {
+                offset: v(0),
+                ..gref(x, imm(0))
+            },
+        ),
+    ]);
+    let errors = p.build().unwrap_err().errors;
+    let found: Vec<(Option<u32>, ValidationErrorKind)> =
+        errors.iter().map(|e| (e.inst, e.kind.clone())).collect();
+    assert_eq!(
+        found,
+        [
+            (
+                Some(1),
+                ValidationErrorKind::NonUniformOperand { what: "the lane" }
+            ),
+            (
+                Some(2),
+                ValidationErrorKind::NonUniformOperand {
+                    what: "a memory offset"
+                }
+            ),
+        ],
+    );
+    assert_eq!(
+        errors[0].kind.to_string(),
+        "the lane must be wave-uniform: use a scalar register, a kernel scalar or an immediate"
+    );
+    // The same instructions with uniform operands are accepted.
+    let mut p = ProgramBuilder::new("k");
+    let x = p.buffer::<u32>("x");
+    p.extend([
+        mov(0, lane()),
+        Inst::VReadLane {
+            dst: simt_core::SReg(0),
+            src: v(0),
+            lane: imm(3),
+        },
+        load(
+            ElemType::U32,
+            1,
+            simt_core::GlobalRef {
+                offset: s(0),
+                ..gref(x, imm(0))
+            },
+        ),
+    ]);
+    assert!(p.build().is_ok());
+}

@@ -64,12 +64,20 @@ fn the_reduction_diverges_more_at_wave64() {
 }
 
 #[test]
-fn wave64_issues_about_half_the_instructions_of_wave32() {
+fn wave64_issues_half_the_instructions_of_wave32_but_for_the_reduction() {
     for name in reference_kernels() {
-        let narrow = stats(name, 32).totals.instructions as f64;
-        let wide = stats(name, 64).totals.instructions as f64;
-        let ratio = wide / narrow;
-        assert!((0.45..=0.6).contains(&ratio), "{name}: {ratio:.3}");
+        let narrow = stats(name, 32).totals.instructions;
+        let wide = stats(name, 64).totals.instructions;
+        // Without skipped bodies every wave issues the same instructions, and
+        // wave64 has half the waves: exactly 1/2. The reduction's wave-uniform
+        // loop skips per wave: per workgroup, 8 waves issue 72 + 448 + 60 + 32
+        // + 2 = 614 at wave32 and 4 waves 36 + 224 + 45 + 16 + 2 = 323 at
+        // wave64 (tests/totals.rs derives both): a ratio of 323/614, 0.526.
+        let (num, den) = match name {
+            "reduce_i32" | "reduce_f32" => (323, 614),
+            _ => (1, 2),
+        };
+        assert_eq!(wide * den, narrow * num, "{name}: {wide} / {narrow}");
     }
 }
 
