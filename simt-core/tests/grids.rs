@@ -115,12 +115,20 @@ fn a_race_in_a_wide_grid_is_found_and_placed() {
     let f = fault(launch(&program, &config, &mut [Arg::buffer_mut(&mut out)]));
     assert_eq!(f.kind, FaultKind::BudgetExceeded { budget: 4 });
     assert_eq!(f.workgroup, [2, 0, 0]);
-    // Without the budget fault the findings come back: grid [65536, 2, 1].
+    // A grid that finishes gives the findings back: each workgroup after the
+    // first overwrites the one before it, placed by id across the x boundary.
     let config = LaunchConfig::new([65536, 2, 1], 1).sanitize(true);
     let mut out = vec![0u32; 1];
-    let config = config.instruction_budget(1 << 20);
     let stats = launch(&program, &config, &mut [Arg::buffer_mut(&mut out)]).expect("runs");
-    assert!(!stats.findings.is_empty());
+    let [f] = &stats.findings.list[..] else {
+        panic!("one finding: {:#?}", stats.findings);
+    };
+    assert_eq!(f.at.workgroup, [1, 0, 0]);
+    assert_eq!(f.other.as_ref().map(|o| o.workgroup), Some([0, 0, 0]));
+    // Workgroups 1 .. 2 * 65536 each race with the one before.
+    assert_eq!(f.occurrences, 2 * 65536 - 1);
+    // The last workgroup, [65535, 1, 0], stores its global x id.
+    assert_eq!(out[0], 65535);
 }
 
 /// Each workgroup adds 1 to its own word: any order that runs every workgroup
