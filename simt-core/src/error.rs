@@ -64,6 +64,23 @@ pub enum LaunchErrorKind {
         /// Workgroup size along it.
         size: u32,
     },
+    /// The grid has more workgroups than a launch numbers (`2^64 - 1`, the
+    /// most a `u64` such as [`Stats::workgroups`](crate::Stats::workgroups)
+    /// or [`LaunchConfig::trace_workgroup`](crate::LaunchConfig::trace_workgroup)
+    /// holds). Every workgroup issues at least one instruction, so such a
+    /// launch could never finish within an instruction budget anyway.
+    #[error(
+        "grid of {x}x{y}x{z} workgroups has more than 2^64 - 1 workgroups, the most a launch \
+         can run; launch fewer workgroups (for example, split the grid along z over several launches)"
+    )]
+    TooManyWorkgroups {
+        /// Workgroups along x.
+        x: u32,
+        /// Workgroups along y.
+        y: u32,
+        /// Workgroups along z.
+        z: u32,
+    },
     /// The memory model's geometry is invalid.
     #[error("memory model `{name}`: {reason}")]
     Model {

@@ -27,6 +27,11 @@ impl Dim3 {
         (self.x as u64 * self.y as u64).saturating_mul(self.z as u64)
     }
 
+    /// The number of points, `x * y * z`, when it fits in a `u64`.
+    pub const fn checked_count(self) -> Option<u64> {
+        (self.x as u64 * self.y as u64).checked_mul(self.z as u64)
+    }
+
     /// The dimensions as an array.
     pub const fn to_array(self) -> [u32; 3] {
         [self.x, self.y, self.z]
@@ -121,36 +126,70 @@ pub enum Order {
     Normal,
     /// Both reversed.
     Reversed,
-    /// Both shuffled from a seed.
+    /// Both shuffled from a seed: a permutation of the indices that the same
+    /// seed gives on every machine.
     Shuffled(u64),
 }
 
 impl Order {
-    /// The indices `0..n` in this order.
-    pub fn of(self, n: usize) -> Vec<usize> {
-        let mut v: Vec<usize> = (0..n).collect();
+    /// The index that runs `i`-th of `0..n` in this order (`i < n`).
+    ///
+    /// Computed per index, so that a launch streams its workgroups however
+    /// many there are: the shuffle is a keyed Feistel permutation of the
+    /// smallest power-of-4 range that holds `n`, walked until it lands below
+    /// `n` (fewer than four steps on average); a bijection of that range
+    /// restricted this way is a bijection of `0..n`.
+    pub fn at(self, i: u64, n: u64) -> u64 {
         match self {
-            Order::Normal => {}
-            Order::Reversed => v.reverse(),
+            Order::Normal => i,
+            Order::Reversed => n.saturating_sub(1).saturating_sub(i),
+            Order::Shuffled(_) if n <= 1 => 0,
             Order::Shuffled(seed) => {
-                // SplitMix64, then a Fisher-Yates shuffle: the same seed gives
-                // the same order on every machine.
-                let mut state = seed;
-                let mut next = || {
-                    state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                    let mut z = state;
-                    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                    z ^ (z >> 31)
-                };
-                for i in (1..n).rev() {
-                    let j = (next() % (i as u64 + 1)) as usize;
-                    v.swap(i, j);
+                let bits = u64::BITS - (n - 1).leading_zeros();
+                let half = bits.div_ceil(2);
+                // Past the range the walk need not end: hold it in.
+                let mut x = i.min(n - 1);
+                loop {
+                    x = feistel(seed, half, x);
+                    if x < n {
+                        return x;
+                    }
                 }
             }
         }
-        v
     }
+
+    /// The indices `0..n` in this order, for small `n` (a workgroup's waves).
+    pub fn of(self, n: usize) -> Vec<usize> {
+        (0..n as u64)
+            .map(|i| self.at(i, n as u64) as usize)
+            .collect()
+    }
+}
+
+/// Rounds of [`feistel`]: four make a keyed permutation that looks random
+/// (Luby-Rackoff); two more cost little.
+const FEISTEL_ROUNDS: u64 = 6;
+
+/// A bijection of `0..4^half` keyed by `seed` (`1 <= half <= 32`): a balanced
+/// Feistel network on the two `half`-bit halves of `x`.
+fn feistel(seed: u64, half: u32, x: u64) -> u64 {
+    let mask = (1u64 << half) - 1;
+    let (mut left, mut right) = (x >> half, x & mask);
+    for round in 0..FEISTEL_ROUNDS {
+        let key = splitmix64(seed.wrapping_add(round.wrapping_mul(0x9e37_79b9_7f4a_7c15)));
+        let f = splitmix64(right ^ key) & mask;
+        (left, right) = (right, left ^ f);
+    }
+    (left << half) | right
+}
+
+/// SplitMix64's output function: a well-mixed 64-bit hash of `z`.
+fn splitmix64(z: u64) -> u64 {
+    let z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// How the waves of a workgroup take turns between barriers.

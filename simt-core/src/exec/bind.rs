@@ -57,6 +57,10 @@ pub(super) fn check_config(config: &LaunchConfig) -> Result<Geometry, LaunchErro
             });
         }
     }
+    if config.grid.checked_count().is_none() {
+        let [x, y, z] = grid;
+        return Err(LaunchErrorKind::TooManyWorkgroups { x, y, z });
+    }
     let model = &config.model;
     let bad_model = |reason: String| LaunchErrorKind::Model {
         name: model.name.to_string(),

@@ -45,6 +45,7 @@
 mod alu;
 mod bind;
 mod flow;
+mod groups;
 mod lanes;
 mod marks;
 mod memory;
@@ -62,6 +63,7 @@ use crate::launch::{Arg, LaunchConfig, Order, Threads};
 use crate::stats::{Stats, WorstPhase};
 use crate::validate::Kernel;
 use bind::{Geometry, Prepared, Slot};
+use groups::Groups;
 use memory::Trap;
 use worker::{Job, Worker};
 
@@ -122,8 +124,9 @@ struct Plan<'p> {
     order: Order,
     /// Waves per workgroup.
     nwaves: usize,
-    /// Workgroups in the grid.
-    total: usize,
+    /// Workgroups in the grid (it fits: [`bind::check_config`] refuses
+    /// larger grids).
+    total: u64,
     /// Compute units with an L1 of their own (the model's, at most one per
     /// workgroup).
     cache_units: usize,
@@ -200,7 +203,7 @@ impl Machine {
         let align = 256u64.max(geo.line_bytes);
         let bind::Bound { mut slots, scalars } =
             bind::bind(program, args, align).map_err(refuse)?;
-        let total = config.grid.count() as usize;
+        let total = config.grid.count();
         // Only these launches can be split: the others record in an order a
         // second worker would change, or return values that depend on it.
         let splittable = !config.sanitize
@@ -223,7 +226,7 @@ impl Machine {
             order: Order::Normal,
             nwaves: (config.workgroup.count() as usize).div_ceil(config.wave_width as usize),
             total,
-            cache_units: total.min(config.model.compute_units as usize),
+            cache_units: total.min(u64::from(config.model.compute_units)) as usize,
             threads: threads.clamp(1, marks::MAX_WORKERS),
         };
         plan.reset_caches(&mut self.worker.caches)?;
@@ -304,8 +307,8 @@ impl Machine {
                 marks: None,
                 team: None,
             };
-            self.worker
-                .run_groups::<W>(plan, job, &plan.order.of(plan.total))?;
+            let groups = Groups::ordered(plan.order, plan.total, 0..plan.total);
+            self.worker.run_groups::<W>(plan, job, groups)?;
             if config.sanitize {
                 stats.findings = std::mem::take(&mut self.sanitizer.findings);
             }

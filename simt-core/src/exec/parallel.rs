@@ -22,13 +22,14 @@
 //! each sector's first touch is the one a single thread would have seen.
 
 use super::bind::{self, Slot};
+use super::groups::Groups;
 use super::marks::{conflicting, merge_written, Marks};
 use super::memory::DramEvent;
 use super::worker::{Job, Worker};
 use super::Plan;
 use crate::cache::DramSectors;
 use crate::error::Error;
-use crate::launch::Threads;
+use crate::launch::{Order, Threads};
 use crate::stats::Stats;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -104,11 +105,14 @@ pub(super) fn run<const W: usize>(
     stats: &mut Stats,
 ) -> Result<usize, Error> {
     let mut remaining = plan.config.instruction_budget;
-    main.run_groups::<W>(plan, job(slots, stats, &mut remaining), &[0])?;
-    let rest: Vec<usize> = (1..plan.total).collect();
-    let expected = issued(stats).saturating_mul(rest.len() as u64);
+    let first = Groups::ordered(Order::Normal, plan.total, 0..1);
+    main.run_groups::<W>(plan, job(slots, stats, &mut remaining), first)?;
+    let rest = plan.total - 1;
+    let expected = issued(stats).saturating_mul(rest);
     let units = plan.cache_units.max(1);
-    let mut workers = plan.threads.min(rest.len());
+    let mut workers = plan
+        .threads
+        .min(usize::try_from(rest).unwrap_or(usize::MAX));
     if main.caches.enabled() {
         // Workers take whole compute units.
         workers = workers.min(units);
@@ -134,7 +138,8 @@ pub(super) fn run<const W: usize>(
         *stats = counted;
         main.restore(checkpoint);
     }
-    main.run_groups::<W>(plan, job(slots, stats, &mut remaining), &rest)?;
+    let rest = Groups::ordered(Order::Normal, plan.total, 1..plan.total);
+    main.run_groups::<W>(plan, job(slots, stats, &mut remaining), rest)?;
     Ok(1)
 }
 
@@ -181,13 +186,13 @@ fn spread<const W: usize>(
     remaining: u64,
     workers: usize,
 ) -> Option<usize> {
-    let units = plan.cache_units.max(1);
-    let by_unit = main.caches.enabled();
-    let mut lists = vec![Vec::new(); workers];
-    for g in 1..plan.total {
-        let key = if by_unit { g % units } else { g };
-        lists[key % workers].push(g);
-    }
+    // With caches, whole compute units (`workers <= units`); without, workgroups
+    // in turn.
+    let units = match main.caches.enabled() {
+        true => plan.cache_units.max(1) as u64,
+        false => u64::MAX,
+    };
+    let share = |k: usize| Groups::dealt(k as u64, workers as u64, units, plan.total);
     let team = Team {
         stop: AtomicBool::new(false),
         issued: AtomicU64::new(plan.config.instruction_budget - remaining),
@@ -203,11 +208,8 @@ fn spread<const W: usize>(
     let mut main_remaining = remaining;
     rayon::scope(|s| {
         let (touched, team) = (touched.as_ref(), &team);
-        for ((groups, private), out) in lists[1..]
-            .iter()
-            .zip(privates.iter_mut())
-            .zip(outcomes.iter_mut())
-        {
+        for (k, (private, out)) in privates.iter_mut().zip(outcomes.iter_mut()).enumerate() {
+            let groups = share(k + 1);
             s.spawn(move |_| {
                 *out = Some(work::<W>(plan, groups, private, touched, remaining, team))
             });
@@ -220,7 +222,7 @@ fn spread<const W: usize>(
             marks: Some(&mut main_marks),
             team: Some(team),
         };
-        if main.run_groups::<W>(plan, job, &lists[0]).is_err() {
+        if main.run_groups::<W>(plan, job, share(0)).is_err() {
             team.stop();
         }
     });
@@ -256,13 +258,15 @@ fn spread<const W: usize>(
             }
         }
     }
-    Some(lists.iter().filter(|l| !l.is_empty()).count() + usize::from(lists[0].is_empty()))
+    // Every worker had a workgroup: worker `k >= 1` runs workgroup `k`, as
+    // `workers` is at most the workgroups after the first (and the units).
+    Some(workers)
 }
 
 /// One of the other workers: runs `groups` on this thread's worker.
 fn work<const W: usize>(
     plan: &Plan<'_>,
-    groups: &[usize],
+    groups: Groups,
     slots: &mut [Slot<'_>],
     touched: Option<&DramSectors>,
     remaining: u64,

@@ -439,7 +439,11 @@ fn site_of(grid: [u32; 3], program: &Program, a: &Access) -> Site {
     Site {
         inst: a.inst,
         line: program.loc(a.inst as usize).line,
-        workgroup: [a.group % gx, (a.group / gx) % gy, a.group / (gx * gy)],
+        workgroup: [
+            a.group % gx,
+            (a.group / gx) % gy,
+            (u64::from(a.group) / (u64::from(gx) * u64::from(gy))) as u32,
+        ],
         wave: u32::from(a.wave),
         lane: u32::from(a.lane),
     }

@@ -8,6 +8,7 @@
 
 use super::bind::Slot;
 use super::flow::SkipLog;
+use super::groups::Groups;
 use super::marks::Marks;
 use super::memory::{BankTable, Caches, LdsWords, Trap, LDS_WORDS};
 use super::parallel::Team;
@@ -163,13 +164,13 @@ impl Worker {
         self.skips = checkpoint.skips;
     }
 
-    /// Runs workgroups `groups` (linear indices, x fastest) in that order with
+    /// Runs workgroups `groups` (linear indices, x fastest) in their order with
     /// the best build of the interpreter the CPU allows.
     pub(super) fn run_groups<const W: usize>(
         &mut self,
         plan: &Plan<'_>,
         job: Job<'_, '_>,
-        groups: &[usize],
+        groups: Groups,
     ) -> Result<(), Error> {
         if plan.config.trace_workgroup.is_some() || plan.config.worst_phases {
             // The recording copy is compiled only here, plainly: such a launch is
@@ -191,7 +192,7 @@ unsafe fn run_groups_avx2<const W: usize>(
     w: &mut Worker,
     plan: &Plan<'_>,
     job: Job<'_, '_>,
-    groups: &[usize],
+    groups: Groups,
 ) -> Result<(), Error> {
     run_groups::<W, false>(w, plan, job, groups)
 }
@@ -200,7 +201,7 @@ fn run_groups_plain<const W: usize>(
     w: &mut Worker,
     plan: &Plan<'_>,
     job: Job<'_, '_>,
-    groups: &[usize],
+    groups: Groups,
 ) -> Result<(), Error> {
     run_groups::<W, false>(w, plan, job, groups)
 }
@@ -216,7 +217,7 @@ fn run_groups<const W: usize, const DETAIL: bool>(
     m: &mut Worker,
     plan: &Plan<'_>,
     job: Job<'_, '_>,
-    groups: &[usize],
+    groups: Groups,
 ) -> Result<(), Error> {
     let Job {
         slots,
@@ -244,26 +245,28 @@ fn run_groups<const W: usize, const DETAIL: bool>(
         Schedule::UntilBarrier => u64::MAX,
         Schedule::RoundRobin => 1,
     };
-    let units = config.model.compute_units.max(1) as usize;
+    let units = u64::from(config.model.compute_units.max(1));
     let wave_order = plan.order.of(nwaves);
-    for &linear in groups {
+    let (gx_count, gy_count) = (u64::from(grid[0]), u64::from(grid[1]));
+    for linear in groups {
         if team.is_some_and(|t| t.stopped()) {
             return Ok(());
         }
         let before = *remaining;
+        // Exact: the grid's count fits in a u64, so `gx_count * gy_count` does.
         let (gx, gy, gz) = (
-            (linear % grid[0] as usize) as u32,
-            (linear / grid[0] as usize % grid[1] as usize) as u32,
-            (linear / (grid[0] as usize * grid[1] as usize)) as u32,
+            (linear % gx_count) as u32,
+            (linear / gx_count % gy_count) as u32,
+            (linear / (gx_count * gy_count)) as u32,
         );
         let group = [gx, gy, gz];
         // Workgroup `g` (x fastest) runs on compute unit `g % units`.
-        let unit = linear % units;
-        m.caches.set_group(linear as u64);
+        let unit = (linear % units) as usize;
+        m.caches.set_group(linear);
         if let Some(z) = san.as_deref_mut() {
             z.workgroup(linear as u32, group);
         }
-        let traced = DETAIL && config.trace_workgroup == Some(linear as u64);
+        let traced = DETAIL && config.trace_workgroup == Some(linear);
         let mut trace = traced.then(|| Trace {
             workgroup: group,
             waves: nwaves as u32,
