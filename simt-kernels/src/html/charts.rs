@@ -445,11 +445,23 @@ fn chart(out: &mut String, result: &StudyResult, figure: &Figure) {
     }
     if legend {
         let mut x = NAMES_W;
-        for (name, color) in [
-            ("measured", colors::MEASURED),
-            ("stated by the seed", colors::STATED),
-            ("measured on hardware by the seed", colors::HARDWARE),
+        let drawn = |class: &str| {
+            groups
+                .iter()
+                .any(|(_, bars)| bars.iter().any(|b| b.class == class))
+        };
+        for (class, name, color) in [
+            ("bar measured", "measured", colors::MEASURED),
+            ("bar stated", "stated by the seed", colors::STATED),
+            (
+                "bar hardware",
+                "measured on hardware by the seed",
+                colors::HARDWARE,
+            ),
         ] {
+            if !drawn(class) {
+                continue;
+            }
             let _ = writeln!(
                 out,
                 "<rect class=\"key\" x=\"{x}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{color}\"/><text x=\"{}\" y=\"{}\">{name}</text>",
