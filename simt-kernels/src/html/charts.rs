@@ -296,9 +296,10 @@ pub fn title(result: &StudyResult) -> String {
 
 /// The width of a chart: variant names, then the bars, then room for the
 /// longest number printed beside a bar.
-const CHART_W: usize = 760;
+pub const CHART_W: usize = 760;
 const NAMES_W: usize = 150;
-const PLOT_W: usize = 420;
+/// The length of a chart's longest bar.
+pub const PLOT_W: usize = 420;
 const BAR_H: usize = 12;
 const BAR_STEP: usize = 14;
 const GROUP_GAP: usize = 8;
@@ -373,7 +374,8 @@ fn chart(out: &mut String, result: &StudyResult, figure: &Figure) {
                         class: "bar hardware",
                         color: colors::HARDWARE,
                         value,
-                        text: format!("hardware {}", format_figure(value)),
+                        // As the seed writes it: 4.25, not 4.250.
+                        text: format!("hardware {value}"),
                     });
                 }
             }
