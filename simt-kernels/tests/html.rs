@@ -3,7 +3,9 @@
 //! pictures are drawn where the layout puts them.
 
 use simt_kernels::cli::{self, Command, Options};
+use simt_kernels::html::charts::{self, CHART_W, PLOT_W};
 use simt_kernels::html::{self, colors};
+use simt_kernels::report::{self, Results};
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 
@@ -34,17 +36,21 @@ fn class<'a>(node: &roxmltree::Node<'a, '_>) -> &'a str {
     node.attribute("class").unwrap_or("")
 }
 
-#[test]
-fn the_page_is_well_formed_xhtml_with_inline_svg_and_nothing_external() {
-    let page = page();
-    let doc = roxmltree::Document::parse_with_options(
-        &page,
+/// `page` parsed, or a panic saying where it is not well-formed.
+fn parse(page: &str) -> roxmltree::Document<'_> {
+    roxmltree::Document::parse_with_options(
+        page,
         roxmltree::ParsingOptions {
             allow_dtd: true,
             ..Default::default()
         },
     )
-    .unwrap_or_else(|e| panic!("not well-formed: {e}"));
+    .unwrap_or_else(|e| panic!("not well-formed: {e}"))
+}
+
+/// Checks that `doc` is XHTML whose pictures are inline SVG sized by their
+/// view box, with nothing that runs or is fetched.
+fn assert_self_contained(doc: &roxmltree::Document<'_>) {
     let root = doc.root_element();
     assert_eq!(root.tag_name().name(), "html");
     assert_eq!(root.tag_name().namespace(), Some(XHTML));
@@ -79,6 +85,13 @@ fn the_page_is_well_formed_xhtml_with_inline_svg_and_nothing_external() {
             );
         }
     }
+}
+
+#[test]
+fn the_page_is_well_formed_xhtml_with_inline_svg_and_nothing_external() {
+    let page = page();
+    let doc = parse(&page);
+    assert_self_contained(&doc);
     // The summary gives each row's occupancy (the hardware in its title) and
     // its sanitizer findings (none).
     let summary = doc.descendants().find(|n| class(n) == "summary").unwrap();
@@ -181,17 +194,313 @@ fn outline(node: roxmltree::Node<'_, '_>, depth: usize, out: &mut String) {
 #[test]
 fn the_page_structure_is_pinned() {
     let page = page();
-    let doc = roxmltree::Document::parse_with_options(
-        &page,
-        roxmltree::ParsingOptions {
-            allow_dtd: true,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let doc = parse(&page);
     let mut out = String::new();
     outline(doc.root_element(), 0, &mut out);
     insta::assert_snapshot!("html_structure", out);
+}
+
+#[test]
+fn a_study_sections_structure_is_pinned() {
+    let (_, page) = studies_page("transpose,kway");
+    let doc = parse(&page);
+    let mut out = String::new();
+    for section in doc.descendants().filter(|n| class(n) == "study") {
+        outline(section, 0, &mut out);
+    }
+    insta::assert_snapshot!("html_structure_studies", out);
+}
+
+/// The studies `names` (all when empty) at wave32, without kernels, and their
+/// page.
+fn studies_page(names: &str) -> (Results, String) {
+    let mut o = if names.is_empty() {
+        options(&["--studies", "--width", "32"])
+    } else {
+        options(&["--studies", names, "--width", "32"])
+    };
+    o.kernels.clear();
+    let results = report::run(&o);
+    assert!(
+        results.study_failures.is_empty(),
+        "{:?}",
+        results.study_failures
+    );
+    let page = html::render(&results, &o);
+    (results, page)
+}
+
+/// The text under `node`, its pieces joined.
+fn text(node: roxmltree::Node<'_, '_>) -> String {
+    node.descendants()
+        .filter(|t| t.is_text())
+        .filter_map(|t| t.text())
+        .collect()
+}
+
+/// The elements under `node` of class `class` (among others).
+fn of_class<'a, 'i>(
+    node: roxmltree::Node<'a, 'i>,
+    class: &'a str,
+) -> impl Iterator<Item = roxmltree::Node<'a, 'i>> {
+    node.descendants().filter(move |n| {
+        n.attribute("class")
+            .is_some_and(|c| c.split(' ').any(|w| w == class))
+    })
+}
+
+/// The bars of kind `kind` (measured, stated, hardware) of a chart, as the
+/// width of each rectangle and the text printed beside it.
+fn bars(chart: roxmltree::Node<'_, '_>, kind: &str) -> Vec<(usize, String)> {
+    of_class(chart, kind)
+        .filter(|n| n.has_tag_name((SVG, "rect")))
+        .map(|rect| {
+            let beside = rect
+                .next_sibling_element()
+                .filter(|t| t.has_tag_name((SVG, "text")))
+                .map(text)
+                .unwrap_or_default();
+            (rect.attribute("width").unwrap().parse().unwrap(), beside)
+        })
+        .collect()
+}
+
+#[test]
+fn every_study_has_a_chart_per_figure_with_a_bar_per_variant_and_its_verdict() {
+    let (results, page) = studies_page("");
+    assert_eq!(results.studies.len(), simt_kernels::studies::STUDIES.len());
+    let doc = parse(&page);
+    assert_self_contained(&doc);
+    for result in &results.studies {
+        let id = format!("study-{}-wave32", result.study);
+        let section = doc
+            .descendants()
+            .find(|n| n.attribute("id") == Some(id.as_str()))
+            .unwrap_or_else(|| panic!("no section {id}"));
+        let charts: Vec<_> = of_class(section, "chart")
+            .filter(|n| n.has_tag_name((SVG, "svg")))
+            .collect();
+        let figures = charts::figures(result.study);
+        assert!(!figures.is_empty(), "{id}");
+        assert_eq!(charts.len(), figures.len(), "{id}");
+        for (chart, figure) in charts.iter().zip(figures) {
+            // A title for readers of the page without its pictures.
+            let title = chart.first_element_child().unwrap();
+            assert!(title.has_tag_name((SVG, "title")), "{id}");
+            assert!(text(title).contains(figure.label), "{id}");
+            let measured = bars(*chart, "measured");
+            assert_eq!(
+                measured.len(),
+                result.variants.len(),
+                "{id}: {}",
+                figure.label
+            );
+            // Each variant's name beside its bars, its number beside its bar.
+            let names: Vec<String> = of_class(*chart, "variant").map(text).collect();
+            let variants: Vec<&str> = result.variants.iter().map(|v| v.name.as_str()).collect();
+            assert_eq!(names, variants, "{id}");
+            assert!(measured.iter().all(|(_, t)| !t.is_empty()), "{id}");
+            // The longest bar spans the plot, unless every figure is 0.
+            let longest = measured.iter().map(|(w, _)| *w).max().unwrap();
+            let stated = bars(*chart, "stated");
+            let longest = longest.max(stated.iter().map(|(w, _)| *w).max().unwrap_or(0));
+            assert!(longest == PLOT_W || longest == 0, "{id}: {longest}");
+            assert_eq!(chart.attribute("width"), Some(CHART_W.to_string().as_str()));
+            if figure.stated_by.is_some() {
+                assert_eq!(stated.len(), result.variants.len(), "{id}");
+            } else {
+                assert!(stated.is_empty(), "{id}");
+            }
+        }
+        // The claim and whether it holds: every relation holds in every study.
+        let claim = of_class(section, "claim").next().unwrap();
+        assert_eq!(
+            text(of_class(claim, "verdict").next().unwrap()),
+            "holds",
+            "{id}"
+        );
+        let rows: Vec<_> = of_class(section, "claims")
+            .next()
+            .unwrap()
+            .children()
+            .filter(|n| n.has_tag_name((XHTML, "tr")))
+            .skip(1)
+            .collect();
+        assert_eq!(rows.len(), result.relations.len(), "{id}");
+        for row in rows {
+            let last = row.last_element_child().unwrap();
+            assert_eq!(text(last), "holds", "{id}");
+        }
+    }
+}
+
+#[test]
+fn the_k_way_chart_sets_the_papers_hardware_figures_beside_the_measured_ones() {
+    let (_, page) = studies_page("kway,strided_read,transpose,atomics");
+    let doc = parse(&page);
+    let chart = |study: &str, n: usize| {
+        let id = format!("study-{study}-wave32");
+        let section = doc
+            .descendants()
+            .find(|s| s.attribute("id") == Some(id.as_str()))
+            .unwrap();
+        of_class(section, "chart")
+            .filter(|c| c.has_tag_name((SVG, "svg")))
+            .nth(n)
+            .unwrap()
+    };
+    let texts = |bars: Vec<(usize, String)>| bars.into_iter().map(|(_, t)| t).collect::<Vec<_>>();
+    let widths = |bars: Vec<(usize, String)>| bars.into_iter().map(|(w, _)| w).collect::<Vec<_>>();
+    // A k-way split of a 32-lane wave runs 32/k lanes per issue in the region.
+    let kway = chart("kway", 0);
+    assert_eq!(
+        texts(bars(kway, "measured")),
+        ["32", "16", "8", "4", "2", "1"]
+    );
+    // 420 pixels for 32 lanes: 420 / k, rounded.
+    assert_eq!(widths(bars(kway, "measured")), [420, 210, 105, 53, 26, 13]);
+    assert_eq!(
+        texts(bars(kway, "stated")),
+        [
+            "stated 32/1",
+            "stated 32/2",
+            "stated 32/4",
+            "stated 32/8",
+            "stated 32/16",
+            "stated 32/32"
+        ]
+    );
+    // The paper's hardware figures, as the seed quotes them.
+    assert_eq!(
+        texts(bars(kway, "hardware")),
+        [
+            "hardware 31.9",
+            "hardware 16.2",
+            "hardware 8.3",
+            "hardware 4.25",
+            "hardware 2.23",
+            "hardware 1.21"
+        ]
+    );
+    // Stride s reads 32 lanes × 4 bytes × s in 32-byte sectors: 4s, at most
+    // one per lane.
+    let strided = chart("strided_read", 0);
+    assert_eq!(
+        texts(bars(strided, "measured")),
+        ["4", "8", "16", "32", "32", "32"]
+    );
+    assert_eq!(
+        texts(bars(strided, "stated")),
+        [
+            "stated 4",
+            "stated 8",
+            "stated 16",
+            "stated 32",
+            "stated 32",
+            "stated 32"
+        ]
+    );
+    // A column read of a [32][32] tile: 31 extra cycles in each of 128 phases;
+    // padded, none; the naive transpose uses no LDS.
+    assert_eq!(
+        texts(bars(chart("transpose", 0), "measured")),
+        ["0", "3968", "0"]
+    );
+    // One counter: 31 lanes wait in each of 128 atomic phases; one per
+    // workgroup: none wait.
+    assert_eq!(texts(bars(chart("atomics", 0), "measured")), ["3968", "0"]);
+}
+
+#[test]
+fn a_relation_that_fails_says_so_in_its_row_and_in_the_claim() {
+    let mut o = options(&["--studies", "transpose", "--width", "32"]);
+    o.kernels.clear();
+    let mut results = report::run(&o);
+    results.studies[0].relations[1].holds = false;
+    let page = html::render(&results, &o);
+    let doc = parse(&page);
+    let section = doc
+        .descendants()
+        .find(|n| n.attribute("id") == Some("study-transpose-wave32"))
+        .unwrap();
+    let verdict = of_class(section, "verdict").next().unwrap();
+    assert_eq!(text(verdict), "does not hold");
+    let verdicts: Vec<String> = of_class(section, "claims")
+        .next()
+        .unwrap()
+        .children()
+        .filter(|n| n.has_tag_name((XHTML, "tr")))
+        .skip(1)
+        .map(|row| text(row.last_element_child().unwrap()))
+        .collect();
+    assert_eq!(verdicts, ["holds", "does not hold", "holds"]);
+}
+
+#[test]
+fn the_table_of_contents_links_every_section_and_every_link_resolves() {
+    let mut o = options(&[
+        "--kernels",
+        "vecadd_i32",
+        "--studies",
+        "kway,atomics",
+        "--width",
+        "both",
+    ]);
+    let results = report::run(&o);
+    let page = html::render(&results, &o);
+    let doc = parse(&page);
+    let ids: std::collections::BTreeSet<&str> = doc
+        .descendants()
+        .filter_map(|n| n.attribute("id"))
+        .collect();
+    let toc = doc.descendants().find(|n| class(n) == "toc").unwrap();
+    let links: Vec<&str> = toc
+        .descendants()
+        .filter(|n| n.has_tag_name((XHTML, "a")))
+        .map(|a| a.attribute("href").unwrap().strip_prefix('#').unwrap())
+        .collect();
+    for link in &links {
+        assert!(ids.contains(link), "#{link} leads nowhere");
+    }
+    let sections: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name((XHTML, "section")))
+        .map(|n| n.attribute("id").unwrap())
+        .collect();
+    // Two kernel sections and two studies at two widths.
+    assert_eq!(sections.len(), 2 + 4);
+    let mut expected = vec!["summary"];
+    expected.extend(&sections);
+    assert_eq!(links, expected);
+    o.studies.clear();
+    assert!(!html::render(&report::run(&o), &o).contains("Studies"));
+}
+
+#[test]
+fn a_short_kernels_timeline_is_drawn_at_a_readable_width() {
+    // 9 issues per wave: 480 / 9 rounds up past the widest column, 24 pixels.
+    assert_eq!(html::timeline_column(9), 24);
+    assert_eq!(html::timeline_column(100), 5);
+    assert_eq!(html::timeline_column(5000), 2);
+    let page = html::report_page(&options(&[
+        "--kernels",
+        "lds_conflict_heavy_i32",
+        "--width",
+        "32",
+    ]));
+    let doc = parse(&page);
+    let timeline = doc
+        .descendants()
+        .find(|n| class(n) == "timeline" && n.has_tag_name((SVG, "svg")))
+        .unwrap();
+    // The wave labels' 60 pixels, 9 columns of 24 pixels, a 4-pixel margin.
+    assert_eq!(timeline.attribute("width"), Some("280"));
+    let widest = timeline
+        .children()
+        .filter(|n| n.has_tag_name((SVG, "rect")))
+        .map(|r| r.attribute("width").unwrap().parse::<usize>().unwrap())
+        .max();
+    assert_eq!(widest, Some(9 * 24));
 }
 
 /// The browser to run: `SIMT_CHROMIUM` if set, else the first of the usual names
@@ -228,7 +537,9 @@ fn bbox(image: &[u8], width: usize, color: &str) -> Option<(usize, usize, usize,
     found
 }
 
-fn screenshot(browser: &Path, html: &Path, png: &Path) -> (Vec<u8>, usize, usize) {
+/// A screenshot of `html` in a window 1400 pixels wide and `height` high, as
+/// RGBA pixels, its width and its height.
+fn screenshot(browser: &Path, html: &Path, png: &Path, height: usize) -> (Vec<u8>, usize, usize) {
     let result = Process::new(browser)
         .args([
             "--headless",
@@ -237,8 +548,8 @@ fn screenshot(browser: &Path, html: &Path, png: &Path) -> (Vec<u8>, usize, usize
             "--hide-scrollbars",
             "--force-device-scale-factor=1",
             "--force-color-profile=srgb",
-            "--window-size=1400,1600",
         ])
+        .arg(format!("--window-size=1400,{height}"))
         .arg(format!("--screenshot={}", png.display()))
         .arg(format!("file://{}", html.display()))
         .output()
@@ -265,23 +576,28 @@ fn screenshot(browser: &Path, html: &Path, png: &Path) -> (Vec<u8>, usize, usize
     (rgba, info.width as usize, info.height as usize)
 }
 
-#[test]
-fn chromium_draws_the_pictures_where_the_layout_puts_them() {
-    let Some(browser) = chromium() else {
+/// The browser, or a panic saying how to get one.
+fn browser() -> PathBuf {
+    chromium().unwrap_or_else(|| {
         panic!(
             "this test needs headless Chromium and found none: install it \
              (`apt-get install -y chromium` on Debian; .ci/run does) or point \
              SIMT_CHROMIUM at the browser"
-        );
-    };
+        )
+    })
+}
+
+#[test]
+fn chromium_draws_the_pictures_where_the_layout_puts_them() {
+    let browser = browser();
     let dir = std::env::temp_dir().join(format!("simt-html-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let html_path = dir.join("report.html");
     let png_path = dir.join("screenshot.png");
     let options = options(&["--kernels", "lds_conflict_heavy_i32", "--width", "32"]);
     std::fs::write(&html_path, html::report_page(&options)).unwrap();
-    let (image, width, height) = screenshot(&browser, &html_path, &png_path);
-    assert_eq!((width, height), (1400, 1600));
+    let (image, width, height) = screenshot(&browser, &html_path, &png_path, 2000);
+    assert_eq!((width, height), (1400, 2000));
 
     // Not blank: text, table borders and pictures make many non-white pixels.
     let inked = image
@@ -291,9 +607,10 @@ fn chromium_draws_the_pictures_where_the_layout_puts_them() {
     assert!(inked > 20_000, "only {inked} non-white pixels");
 
     // The timeline: 8 waves of 32 lanes, 8 pixels apart, each wave issuing 9
-    // instructions with every lane active (2 pixels per issue).
+    // instructions with every lane active (24 pixels per issue, the widest
+    // column, for a short kernel).
     let active = bbox(&image, width, colors::ACTIVE).expect("the timeline is drawn");
-    assert_eq!(active.2 - active.0 + 1, 9 * 2, "{active:?}");
+    assert_eq!(active.2 - active.0 + 1, 9 * 24, "{active:?}");
     assert_eq!(active.3 - active.1 + 1, 8 * 40 - 8, "{active:?}");
     // Below it, the two bank pictures, each with one red bank (bank 0) in the
     // same column: one box wide.
@@ -319,6 +636,120 @@ fn chromium_draws_the_pictures_where_the_layout_puts_them() {
     let _ = std::fs::copy(
         &png_path,
         std::env::temp_dir().join("simt-html-screenshot.png"),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The bounding boxes (left, top, right, bottom, inclusive) of the 4-connected
+/// groups of pixels within 8 of `color`, top to bottom.
+fn components(image: &[u8], width: usize, color: &str) -> Vec<(usize, usize, usize, usize)> {
+    let hex = |i: usize| i32::from_str_radix(&color[i..i + 2], 16).unwrap();
+    let (r, g, b) = (hex(1), hex(3), hex(5));
+    let near: Vec<bool> = image
+        .chunks_exact(4)
+        .map(|px| {
+            (px[0] as i32 - r).abs() <= 8
+                && (px[1] as i32 - g).abs() <= 8
+                && (px[2] as i32 - b).abs() <= 8
+        })
+        .collect();
+    let height = near.len() / width;
+    let mut seen = vec![false; near.len()];
+    let mut boxes = Vec::new();
+    for start in 0..near.len() {
+        if !near[start] || seen[start] {
+            continue;
+        }
+        seen[start] = true;
+        let mut stack = vec![start];
+        let (mut l, mut t, mut rr, mut bb) = (usize::MAX, usize::MAX, 0, 0);
+        while let Some(i) = stack.pop() {
+            let (x, y) = (i % width, i / width);
+            (l, t, rr, bb) = (l.min(x), t.min(y), rr.max(x), bb.max(y));
+            let mut next = |j: usize| {
+                if near[j] && !seen[j] {
+                    seen[j] = true;
+                    stack.push(j);
+                }
+            };
+            if x > 0 {
+                next(i - 1);
+            }
+            if x + 1 < width {
+                next(i + 1);
+            }
+            if y > 0 {
+                next(i - width);
+            }
+            if y + 1 < height {
+                next(i + width);
+            }
+        }
+        boxes.push((l, t, rr, bb));
+    }
+    boxes.sort_by_key(|b| (b.1, b.0));
+    boxes
+}
+
+#[test]
+fn chromium_draws_each_study_chart_in_its_own_frame_at_its_size() {
+    let browser = browser();
+    let dir = std::env::temp_dir().join(format!("simt-html-studies-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let html_path = dir.join("studies.html");
+    let png_path = dir.join("studies.png");
+    let (_, page) = studies_page("kway,transpose,atomics");
+    std::fs::write(&html_path, &page).unwrap();
+    // The charts' sizes, in page order, as the markup gives them.
+    let doc = parse(&page);
+    let sizes: Vec<(usize, usize)> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name((SVG, "svg")) && class(n) == "chart")
+        .map(|n| {
+            let px = |a: &str| n.attribute(a).unwrap().parse::<usize>().unwrap();
+            (px("width"), px("height"))
+        })
+        .collect();
+    // Two figures each for transpose, atomics and kway.
+    assert_eq!(sizes.len(), 6);
+    let (image, width, height) = screenshot(&browser, &html_path, &png_path, 2600);
+    assert_eq!((width, height), (1400, 2600));
+    // Each chart's frame is one ring of its colour: its box is the chart's place
+    // on the screen, and its size the size the markup asks for.
+    let frames = components(&image, width, colors::FRAME);
+    let placed: Vec<(usize, usize)> = frames
+        .iter()
+        .map(|f| (f.2 - f.0 + 1, f.3 - f.1 + 1))
+        .collect();
+    assert_eq!(placed, sizes, "{frames:?}");
+    for (k, f) in frames.iter().enumerate() {
+        assert!(
+            f.2 < width && f.3 < height,
+            "frame {k} leaves the page: {f:?}"
+        );
+        for (j, g) in frames.iter().enumerate().skip(k + 1) {
+            let apart = f.2 < g.0 || g.2 < f.0 || f.3 < g.1 || g.3 < f.1;
+            assert!(apart, "charts {k} and {j} overlap: {f:?} {g:?}");
+        }
+    }
+    // Every chart draws measured bars inside its frame, and the paper's hardware
+    // figures are drawn in the k-way chart only (the fifth, after transpose's and
+    // atomics' two each).
+    let inside = |color: &str, f: &(usize, usize, usize, usize)| {
+        components(&image, width, color)
+            .iter()
+            .filter(|c| c.0 > f.0 && c.2 < f.2 && c.1 > f.1 && c.3 < f.3)
+            .count()
+    };
+    for f in &frames {
+        assert!(inside(colors::MEASURED, f) > 0, "{f:?}");
+    }
+    let hardware: Vec<usize> = frames.iter().map(|f| inside(colors::HARDWARE, f)).collect();
+    // Six bars and the key's square.
+    assert_eq!(hardware, [0, 0, 0, 0, 7, 0]);
+    let _ = std::fs::copy(
+        &png_path,
+        std::env::temp_dir().join("simt-html-studies-screenshot.png"),
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -379,8 +379,8 @@ fn push_counter_rows(
     }
 }
 
-/// Whole numbers as such, others with three decimals.
-fn format_figure(x: f64) -> String {
+/// Whole numbers as such, others with three decimals: how tables and charts print a figure.
+pub fn format_figure(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 {
         format!("{x:.0}")
     } else {

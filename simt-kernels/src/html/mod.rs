@@ -1,6 +1,7 @@
-//! The report as one self-contained HTML page: the summary table, then per
-//! kernel and width its annotated listing, a divergence timeline of one
-//! workgroup, and pictures of the costliest phase of each memory instruction.
+//! The report as one self-contained HTML page: a table of contents, the
+//! summary table, then per kernel and width its annotated listing, a divergence
+//! timeline of one workgroup, and pictures of the costliest phase of each
+//! memory instruction; then per study its charts ([`charts`]).
 //!
 //! Everything is inline (CSS in a `<style>`, pictures as SVG drawn here by hand),
 //! nothing is fetched and nothing runs: the file opens anywhere. The markup is
@@ -19,6 +20,8 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
 
+pub mod charts;
+
 /// The colours of the pictures.
 pub mod colors {
     /// An active lane in the divergence timeline.
@@ -35,7 +38,22 @@ pub mod colors {
     pub const LINE: &str = "#f08c00";
     /// One of the fewest lines the phase's bytes fit in.
     pub const MINIMUM: &str = "#2f9e44";
+    /// A measured figure in a study's chart.
+    pub const MEASURED: &str = "#3b5bdb";
+    /// The figure the seed states, beside the measured one.
+    pub const STATED: &str = "#868e96";
+    /// The figure the seed measured on hardware, beside the measured one.
+    pub const HARDWARE: &str = "#e8590c";
+    /// The frame around a study's chart.
+    pub const FRAME: &str = "#862e9c";
 }
+
+/// The narrowest a divergence timeline is drawn (its issues then get wider
+/// columns, up to [`MAX_TIMELINE_COLUMN`] pixels), so that a short kernel's
+/// timeline is readable.
+pub const MIN_TIMELINE_WIDTH: usize = 480;
+/// The widest column an issue gets in the timeline.
+pub const MAX_TIMELINE_COLUMN: usize = 24;
 
 /// How many issues per wave the timeline draws; longer waves are cut, and say so.
 pub const MAX_TIMELINE_ISSUES: usize = 1500;
@@ -82,6 +100,15 @@ figcaption { font-size: 12px; font-family: monospace; }
 svg { display: block; }
 svg text { font-family: monospace; font-size: 10px; fill: #212529; }
 .fail { color: #c92a2a; font-weight: bold; }
+nav.toc { font-size: 13px; }
+nav.toc ul { margin: 2px 0; }
+section.study { border-top: 2px solid #adb5bd; margin-top: 24px; }
+p.claim { font-size: 14px; max-width: 900px; }
+.verdict { color: #2b8a3e; }
+.verdict.fail { color: #c92a2a; }
+td.holds { color: #2b8a3e; }
+td.pair { padding: 0 4px; }
+svg.chart text.heading { font-size: 12px; font-weight: bold; }
 ";
 
 /// The whole page.
@@ -99,6 +126,7 @@ pub fn render(results: &Results, options: &Options) -> String {
         esc(&results.model.name),
         options.launches
     );
+    contents(&mut out, results);
     summary(&mut out, results);
     for row in &results.rows {
         let Some(spec) = registry::find(&row.kernel) else {
@@ -106,8 +134,62 @@ pub fn render(results: &Results, options: &Options) -> String {
         };
         kernel_section(&mut out, row, spec.program, &results.model);
     }
+    for study in &results.studies {
+        charts::study_section(&mut out, study);
+    }
+    for f in &results.study_failures {
+        let _ = writeln!(
+            out,
+            "<p class=\"fail\">study {} at wave{} failed: {}</p>",
+            esc(&f.study),
+            f.wave_width,
+            esc(&f.error)
+        );
+    }
     out.push_str("</body>\n</html>\n");
     out
+}
+
+/// Links to the summary, every kernel section and every study section.
+fn contents(out: &mut String, results: &Results) {
+    out.push_str("<nav class=\"toc\">\n<h2 id=\"contents\">Contents</h2>\n<ul>\n");
+    out.push_str("<li><a href=\"#summary\">Summary</a></li>\n");
+    let kernels: Vec<&Row> = results
+        .rows
+        .iter()
+        .filter(|r| registry::find(&r.kernel).is_some())
+        .collect();
+    if !kernels.is_empty() {
+        out.push_str("<li>Kernels<ul>\n");
+        for r in kernels {
+            let _ = writeln!(
+                out,
+                "<li><a href=\"#{}\">{}, wave{}</a></li>",
+                anchor(r),
+                esc(&r.kernel),
+                r.wave_width
+            );
+        }
+        out.push_str("</ul></li>\n");
+    }
+    if !results.studies.is_empty() {
+        out.push_str("<li>Studies<ul>\n");
+        for s in &results.studies {
+            let _ = writeln!(
+                out,
+                "<li><a href=\"#{}\">{}</a> {}</li>",
+                charts::anchor(s),
+                esc(&charts::title(s)),
+                if s.passed {
+                    "passes"
+                } else {
+                    "<span class=\"fail\">fails</span>"
+                }
+            );
+        }
+        out.push_str("</ul></li>\n");
+    }
+    out.push_str("</ul>\n</nav>\n");
 }
 
 fn summary(out: &mut String, results: &Results) {
@@ -299,10 +381,18 @@ fn runs(mask: u64, width: u32) -> Vec<(u32, u32)> {
     out
 }
 
+/// The pixels per issue of a timeline whose longest wave issues `longest`
+/// instructions: 2 for long waves, wider for short ones so that the timeline is
+/// at least [`MIN_TIMELINE_WIDTH`] wide, at most [`MAX_TIMELINE_COLUMN`].
+pub fn timeline_column(longest: usize) -> usize {
+    MIN_TIMELINE_WIDTH
+        .div_ceil(longest.max(1))
+        .clamp(2, MAX_TIMELINE_COLUMN)
+}
+
 /// Per wave, one column per issued instruction (time runs right), one pixel row
 /// per lane: active lanes in [`colors::ACTIVE`], inactive in [`colors::INACTIVE`].
 fn timeline(out: &mut String, trace: &Trace, program: &Program, width: u32) {
-    const COLUMN: usize = 2;
     const LABEL: usize = 60;
     const GAP: usize = 8;
     let mut per_wave: Vec<Vec<u64>> = vec![Vec::new(); trace.waves as usize];
@@ -314,9 +404,10 @@ fn timeline(out: &mut String, trace: &Trace, program: &Program, width: u32) {
         }
     }
     let longest = per_wave.iter().map(Vec::len).max().unwrap_or(0);
+    let column = timeline_column(longest);
     let cut = per_wave.iter().any(|w| w.len() >= MAX_TIMELINE_ISSUES) || trace.truncated;
     let lanes = width as usize;
-    let svg_w = LABEL + longest * COLUMN + 4;
+    let svg_w = LABEL + longest * column + 4;
     let svg_h = per_wave.len() * (lanes + GAP) + 4;
     let _ = writeln!(
         out,
@@ -337,7 +428,7 @@ fn timeline(out: &mut String, trace: &Trace, program: &Program, width: u32) {
         let _ = writeln!(
             out,
             "<rect x=\"{LABEL}\" y=\"{top}\" width=\"{}\" height=\"{lanes}\" fill=\"{}\"/>",
-            issues.len() * COLUMN,
+            issues.len() * column,
             colors::INACTIVE
         );
         // Consecutive issues under one exec mask share their rectangles.
@@ -352,9 +443,9 @@ fn timeline(out: &mut String, trace: &Trace, program: &Program, width: u32) {
                 let _ = writeln!(
                     out,
                     "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>",
-                    LABEL + k * COLUMN,
+                    LABEL + k * column,
                     top + lo as usize,
-                    (end - k) * COLUMN,
+                    (end - k) * column,
                     hi - lo,
                     colors::ACTIVE
                 );
@@ -375,7 +466,7 @@ fn timeline(out: &mut String, trace: &Trace, program: &Program, width: u32) {
         .count();
     let _ = writeln!(
         out,
-        "<figcaption>{} waves, {} issues ({} vector); one column per issue, one row per lane{}</figcaption>\n</figure>",
+        "<figcaption>{} waves, {} issues ({} vector); one column of {column} pixels per issue, one row per lane{}</figcaption>\n</figure>",
         trace.waves,
         trace.issues.len(),
         divergent,
