@@ -126,6 +126,9 @@ struct Gen<'p> {
     p: Picks<'p>,
     insts: Vec<Inst>,
     spellings: Vec<&'static Mnemonic>,
+    /// Whether a memory index may now and then be left unmasked, so that the
+    /// kernel may fault out of bounds or misaligned.
+    faulty: bool,
 }
 
 fn mnemonic(name: &str) -> &'static Mnemonic {
@@ -491,7 +494,7 @@ impl Gen<'_> {
         };
         let slots = units / granule;
         let half = (slots / 2).max(1);
-        let (index, offset) = self.index(half, granule);
+        let (index, offset) = self.index(half, granule, count > 1);
         let addressing = if bytes {
             Addressing::Byte
         } else {
@@ -575,7 +578,7 @@ impl Gen<'_> {
     /// A memory index and offset whose sum is a multiple of `granule` below
     /// `2 * half * granule`: a constant, or the index register computed from
     /// a per-lane value.
-    fn index(&mut self, half: u32, granule: u32) -> (Operand, Operand) {
+    fn index(&mut self, half: u32, granule: u32, wide: bool) -> (Operand, Operand) {
         let offset = if self.p.chance(2) {
             0
         } else {
@@ -591,6 +594,12 @@ impl Gen<'_> {
         } else {
             Operand::V(self.vreg())
         };
+        // Wide accesses stay aligned to their width: two lanes' lists that
+        // overlap in part are stored in an order the documentation leaves
+        // open (the interpreter stores element by element across the lanes).
+        if self.faulty && !wide && self.p.below(6) == 0 {
+            return (source, Operand::Imm(offset));
+        }
         let mut from = source;
         if self.p.chance(2) {
             let strides = [1u32, 2, 3, 4, 8, 16, 32, 33];
@@ -983,10 +992,21 @@ fn compact(insts: &mut [Inst]) {
 
 /// The kernel that the choices in `picks` make.
 pub(crate) fn generate(picks: &[u32]) -> Generated {
+    build(picks, false)
+}
+
+/// As [`generate`], with now and then a memory index left unmasked: a kernel
+/// that may fault.
+pub(crate) fn generate_faulty(picks: &[u32]) -> Generated {
+    build(picks, true)
+}
+
+fn build(picks: &[u32], faulty: bool) -> Generated {
     let mut g = Gen {
         p: Picks::new(picks),
         insts: Vec::new(),
         spellings: Vec::new(),
+        faulty,
     };
     g.prologue();
     g.block(Context {
