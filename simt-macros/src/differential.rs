@@ -121,9 +121,9 @@ const BUDGET: u64 = 1 << 22;
 
 /// How a launch both agree on ended.
 enum Outcome {
-    /// It ran to the end; the oracle's issues with a partial exec mask, per
-    /// instruction.
-    Ran(Vec<u64>),
+    /// It ran to the end; per instruction, the oracle's issues with a partial
+    /// exec mask, and those with exec other than the launch mask.
+    Ran(Vec<u64>, Vec<u64>),
     /// It faulted, the same way in both.
     Faulted(simt_oracle::FaultKind),
 }
@@ -247,7 +247,7 @@ fn compare(g: &Generated, kernel: &Kernel, s: Setup, threads: usize) -> Result<O
             return Err(format!("cache counters without a cache: {cached:?}"));
         }
     }
-    Ok(Outcome::Ran(report.masked_issues))
+    Ok(Outcome::Ran(report.masked_issues, report.diverged_issues))
 }
 
 /// The first byte where the buffers the oracle and the interpreter left differ.
@@ -312,8 +312,15 @@ fn same_fault(
     }
 }
 
-/// (mnemonic, wave width) pairs issued with a partial exec mask.
-type Coverage = BTreeSet<(&'static str, u32)>;
+/// (mnemonic, wave width) pairs issued with some lanes inactive.
+#[derive(Default)]
+struct Coverage {
+    /// With exec short of the wave width (a partial wave, or divergence).
+    masked: BTreeSet<(&'static str, u32)>,
+    /// With exec other than the wave's launch mask: lanes masked by control
+    /// flow.
+    diverged: BTreeSet<(&'static str, u32)>,
+}
 
 /// Compiles `g` and compares it with the oracle at both widths and every
 /// thread count, under setups drawn from `seed`. With `budgets`, a launch's
@@ -352,12 +359,13 @@ fn check_kernel(
                 format!("{e}\nwith {setup:?} on {threads} threads, kernel:\n{text}")
             })?;
             match outcome {
-                Outcome::Ran(masked) => {
-                    for (k, &n) in masked.iter().enumerate() {
-                        if n > 0 {
-                            if let Some(m) = g.spellings.get(k) {
-                                coverage.insert((m.name, width));
-                            }
+                Outcome::Ran(masked, diverged) => {
+                    for (k, m) in g.spellings.iter().enumerate() {
+                        if masked[k] > 0 {
+                            coverage.masked.insert((m.name, width));
+                        }
+                        if diverged[k] > 0 {
+                            coverage.diverged.insert((m.name, width));
                         }
                     }
                 }
@@ -394,30 +402,42 @@ proptest! {
         seed in any::<u64>(),
     ) {
         let g = generate(&picks);
-        check_kernel(&g, seed, &mut Coverage::new(), false).map_err(TestCaseError::fail)?;
+        check_kernel(&g, seed, &mut Coverage::default(), false).map_err(TestCaseError::fail)?;
     }
 }
 
 /// A fixed run of generated kernels that agree with the oracle and together
-/// issue every mnemonic with some lanes of the wave inactive, at both widths.
+/// issue every mnemonic with some lanes of the wave inactive, at both widths:
+/// in a partial wave or under divergence, and (all but `barrier`) under
+/// divergence.
 #[test]
 fn every_mnemonic_runs_with_masked_lanes_at_both_widths() {
     const CASES: u64 = 1500;
-    let mut coverage = Coverage::new();
+    let mut coverage = Coverage::default();
     for seed in 0..CASES {
         let g = generate(&choices(seed));
         if let Err(e) = check_kernel(&g, seed, &mut coverage, false) {
             panic!("case {seed}: {e}");
         }
     }
-    let missing: Vec<(&str, u32)> = simt_core::isa::MNEMONICS
-        .iter()
-        .flat_map(|m| [(m.name, 32), (m.name, 64)])
-        .filter(|k| !coverage.contains(k))
+    let pairs = || {
+        simt_core::isa::MNEMONICS
+            .iter()
+            .flat_map(|m| [(m.name, 32), (m.name, 64)])
+    };
+    let masked: Vec<(&str, u32)> = pairs().filter(|k| !coverage.masked.contains(k)).collect();
+    assert!(
+        masked.is_empty(),
+        "never issued with masked lanes: {masked:?}"
+    );
+    // A barrier needs the launch mask (its exec differs from it only in a
+    // fault); every other mnemonic also runs under divergent control flow.
+    let diverged: Vec<(&str, u32)> = pairs()
+        .filter(|k| k.0 != "barrier" && !coverage.diverged.contains(k))
         .collect();
     assert!(
-        missing.is_empty(),
-        "never issued with masked lanes: {missing:?}"
+        diverged.is_empty(),
+        "never issued under divergence: {diverged:?}"
     );
 }
 
@@ -462,7 +482,7 @@ fn numbered_registers_only_in_a_wide_list_keep_their_numbers() {
     let text = g.text();
     assert!(text.contains("vreg lo, hi;"), "{text}");
     assert!(text.contains("global_load_x2 [v0, v1], bu32[0]"), "{text}");
-    if let Err(e) = check_kernel(&g, 21, &mut Coverage::new(), false) {
+    if let Err(e) = check_kernel(&g, 21, &mut Coverage::default(), false) {
         panic!("{e}");
     }
 }
@@ -479,7 +499,7 @@ fn faulting_kernels_fault_where_the_oracle_says() {
     let mut kinds = Vec::new();
     for seed in 0..CASES {
         let g = generate_faulty(&choices(seed ^ 0xfa17));
-        match check_kernel(&g, seed, &mut Coverage::new(), true) {
+        match check_kernel(&g, seed, &mut Coverage::default(), true) {
             Ok(f) => kinds.extend(f),
             Err(e) => panic!("case {seed}: {e}"),
         }

@@ -135,6 +135,9 @@ pub struct Report {
     /// Per instruction: issues with some lane of the wave inactive (exec not
     /// all `wave_width` lanes), whatever the unit.
     pub masked_issues: Vec<u64>,
+    /// Per instruction: issues with exec different from the wave's launch
+    /// mask (lanes masked by control flow), whatever the unit.
+    pub diverged_issues: Vec<u64>,
     /// Workgroups run.
     pub workgroups: u64,
     /// Waves run.
@@ -285,6 +288,7 @@ pub fn run(program: &Program, launch: &Launch, args: &mut [Value]) -> Result<Rep
         per_instruction: vec![Counts::default(); n],
         histogram: vec![0; width + 1],
         masked_issues: vec![0; n],
+        diverged_issues: vec![0; n],
         workgroups: 0,
         waves: 0,
     };

@@ -209,6 +209,9 @@ impl Wave {
             if active < self.width {
                 sh.report.masked_issues[pc] += 1;
             }
+            if self.exec != self.launch {
+                sh.report.diverged_issues[pc] += 1;
+            }
         }
         let width = self.width;
         let lanes = self.lanes();

@@ -331,15 +331,20 @@ impl Gen<'_> {
     /// A mask register compared afresh, or one already written.
     fn divergent_mask(&mut self) -> MReg {
         let m = MReg(self.p.below(GENERAL_M as usize) as u16);
-        if self.p.chance(2) {
+        if self.p.chance(3) {
             let cmps: Vec<&'static Mnemonic> = MNEMONICS
                 .iter()
                 .filter(|c| c.opcode == Opcode::VCmp)
                 .collect();
             let c = cmps[self.p.below(cmps.len())];
             let ty = c.imm_type();
-            let a = self.value(ty);
-            let b = self.value(ty);
+            let (a, b) = if ty == ImmType::Int && self.p.chance(2) {
+                // Lanes split by their id: some in, some out.
+                let id = Operand::Special(PER_LANE[self.p.below(2)]);
+                (id, Operand::Imm(1 + self.p.below(48) as u32))
+            } else {
+                (self.value(ty), self.value(ty))
+            };
             if let Some(Inst::VCmp { op, ty, .. }) = c.template() {
                 self.emit(
                     Inst::VCmp {
@@ -641,16 +646,16 @@ impl Gen<'_> {
     }
 
     fn block(&mut self, cx: Context) {
-        let len = 1 + self.p.below(if cx.depth == 0 { 14 } else { 5 });
+        let len = 1 + self.p.below(if cx.depth == 0 { 14 } else { 6 });
         let plain: Vec<&'static Mnemonic> = MNEMONICS.iter().filter(|m| !is_control(m)).collect();
         for _ in 0..len {
             if self.p.done() && !self.insts.is_empty() {
                 return;
             }
             match self.p.below(24) {
-                0 | 1 if cx.depth < MAX_DEPTH => self.conditional(cx),
-                2 | 3 if cx.depth < MAX_DEPTH => self.looped(cx),
-                4 | 5 if cx.exits => {
+                0..=2 if cx.depth < MAX_DEPTH => self.conditional(cx),
+                3 | 4 if cx.depth < MAX_DEPTH => self.looped(cx),
+                5 | 7 if cx.exits => {
                     let m = mnemonic(if self.p.chance(2) {
                         "break"
                     } else {
