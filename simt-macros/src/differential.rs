@@ -121,9 +121,8 @@ const BUDGET: u64 = 1 << 22;
 
 /// How a launch both agree on ended.
 enum Outcome {
-    /// It ran to the end; per instruction, the oracle's issues with a partial
-    /// exec mask, and those with exec other than the launch mask.
-    Ran(Vec<u64>, Vec<u64>),
+    /// It ran to the end: the oracle's report.
+    Ran(Box<simt_oracle::Report>),
     /// It faulted, the same way in both.
     Faulted(simt_oracle::FaultKind),
 }
@@ -247,7 +246,7 @@ fn compare(g: &Generated, kernel: &Kernel, s: Setup, threads: usize) -> Result<O
             return Err(format!("cache counters without a cache: {cached:?}"));
         }
     }
-    Ok(Outcome::Ran(report.masked_issues, report.diverged_issues))
+    Ok(Outcome::Ran(Box::new(report)))
 }
 
 /// The first byte where the buffers the oracle and the interpreter left differ.
@@ -320,6 +319,8 @@ struct Coverage {
     /// With exec other than the wave's launch mask: lanes masked by control
     /// flow.
     diverged: BTreeSet<(&'static str, u32)>,
+    /// The rarer paths each launch took.
+    paths: Vec<simt_oracle::Paths>,
 }
 
 /// Compiles `g` and compares it with the oracle at both widths and every
@@ -359,15 +360,16 @@ fn check_kernel(
                 format!("{e}\nwith {setup:?} on {threads} threads, kernel:\n{text}")
             })?;
             match outcome {
-                Outcome::Ran(masked, diverged) => {
+                Outcome::Ran(report) => {
                     for (k, m) in g.spellings.iter().enumerate() {
-                        if masked[k] > 0 {
+                        if report.masked_issues[k] > 0 {
                             coverage.masked.insert((m.name, width));
                         }
-                        if diverged[k] > 0 {
+                        if report.diverged_issues[k] > 0 {
                             coverage.diverged.insert((m.name, width));
                         }
                     }
+                    coverage.paths.push(report.paths);
                 }
                 Outcome::Faulted(kind) if budgets => faults.push(kind),
                 Outcome::Faulted(kind) => {
@@ -439,6 +441,48 @@ fn every_mnemonic_runs_with_masked_lanes_at_both_widths() {
         diverged.is_empty(),
         "never issued under divergence: {diverged:?}"
     );
+    // The paths a hand-written suite misses (issue 21, section 6): each taken
+    // in at least one launch in a hundred, so that a wrong result there would
+    // have shown above.
+    let launches = coverage.paths.len();
+    let taken =
+        |f: fn(&simt_oracle::Paths) -> u64| coverage.paths.iter().filter(|p| f(p) > 0).count();
+    let paths = [
+        (
+            "shuffle from an inactive lane",
+            taken(|p| p.shuffle_from_inactive),
+        ),
+        (
+            "shuffle from outside the wave",
+            taken(|p| p.shuffle_from_outside),
+        ),
+        (
+            "readlane of an inactive lane",
+            taken(|p| p.readlane_of_inactive),
+        ),
+        ("failing compare-exchange", taken(|p| p.cmpswap_failed)),
+        (
+            "succeeding compare-exchange",
+            taken(|p| p.cmpswap_succeeded),
+        ),
+        (
+            "ballot or count of a mask beyond exec",
+            taken(|p| p.wave_op_mask_beyond_exec),
+        ),
+        (
+            "signed min or max of a negative value",
+            taken(|p| p.signed_min_max_negative),
+        ),
+        (
+            "atomic contention of some of the lanes",
+            taken(|p| p.partial_contention),
+        ),
+        ("LDS bank conflict", taken(|p| p.lds_conflicts)),
+    ];
+    println!("{launches} launches; paths taken: {paths:?}");
+    for (what, n) in paths {
+        assert!(n * 100 >= launches, "{what}: in {n} of {launches} launches");
+    }
 }
 
 /// The register alias of issue 21, as the generator makes it: `v0` and `v1`

@@ -142,6 +142,31 @@ pub struct Report {
     pub workgroups: u64,
     /// Waves run.
     pub waves: u64,
+    /// How often the rarer paths of the semantics were taken.
+    pub paths: Paths,
+}
+
+/// Counts of paths through the semantics that a test suite can easily miss,
+/// so that a run can show it took them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Paths {
+    /// A shuffle lane whose source lane was inactive (it kept its own value).
+    pub shuffle_from_inactive: u64,
+    /// A shuffle lane whose source lane was outside the wave.
+    pub shuffle_from_outside: u64,
+    /// A `v_readlane` of an inactive lane.
+    pub readlane_of_inactive: u64,
+    /// Compare-exchange lanes whose compare failed, and succeeded.
+    pub cmpswap_failed: u64,
+    pub cmpswap_succeeded: u64,
+    /// A ballot or count whose mask had bits outside exec.
+    pub wave_op_mask_beyond_exec: u64,
+    /// Signed minimum or maximum (ALU or atomic) with a negative operand.
+    pub signed_min_max_negative: u64,
+    /// Atomic phases with contention between one and all their lanes.
+    pub partial_contention: u64,
+    /// LDS phases with bank conflicts.
+    pub lds_conflicts: u64,
 }
 
 impl Report {
@@ -291,6 +316,7 @@ pub fn run(program: &Program, launch: &Launch, args: &mut [Value]) -> Result<Rep
         diverged_issues: vec![0; n],
         workgroups: 0,
         waves: 0,
+        paths: Paths::default(),
     };
     let bad = Fault {
         kind: FaultKind::BadArguments,

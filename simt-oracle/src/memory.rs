@@ -79,6 +79,7 @@ pub(crate) fn extend(ty: ElemType, bytes: &[u8]) -> u32 {
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn count(
     c: &mut Counts,
+    paths: &mut crate::Paths,
     geo: &Geometry,
     width: usize,
     place: &Place,
@@ -143,6 +144,7 @@ pub(crate) fn count(
                     }
                     let worst = per_bank.values().copied().max().unwrap_or(0);
                     c.lds_conflict_cycles += worst.saturating_sub(1);
+                    paths.lds_conflicts += u64::from(worst > 1);
                 }
             }
         }
@@ -151,8 +153,10 @@ pub(crate) fn count(
             for &(_, o) in &phase {
                 *per_word.entry(o).or_default() += 1;
             }
+            let worst = per_word.values().max().copied().unwrap_or(1);
             c.atomic_accesses += 1;
-            c.atomic_contention += per_word.values().max().copied().unwrap_or(1) - 1;
+            c.atomic_contention += worst - 1;
+            paths.partial_contention += u64::from(worst > 1 && worst < phase.len() as u64);
         }
     }
 }

@@ -220,7 +220,10 @@ impl Wave {
             Inst::VBinary { op, dst, a, b } => {
                 let mut out = vec![0; width];
                 for &l in &lanes {
-                    out[l] = alu::binary(op, self.value(sh, a, l), self.value(sh, b, l));
+                    let (x, y) = (self.value(sh, a, l), self.value(sh, b, l));
+                    sh.report.paths.signed_min_max_negative +=
+                        u64::from(signed_min_max_negative(op, x, y));
+                    out[l] = alu::binary(op, x, y);
                 }
                 self.write(dst.0, &out);
             }
@@ -280,7 +283,14 @@ impl Wave {
                     // An inactive or missing source lane: the lane keeps its own.
                     out[l] = match from {
                         Some(f) if bit(self.exec, f as usize) => self.value(sh, src, f as usize),
-                        _ => self.value(sh, src, l),
+                        Some(_) => {
+                            sh.report.paths.shuffle_from_inactive += 1;
+                            self.value(sh, src, l)
+                        }
+                        None => {
+                            sh.report.paths.shuffle_from_outside += 1;
+                            self.value(sh, src, l)
+                        }
                     };
                 }
                 self.write(dst.0, &out);
@@ -291,10 +301,14 @@ impl Wave {
             }
             Inst::VReadLane { dst, src, lane } => {
                 let l = self.uniform(sh, lane) as usize % width;
+                sh.report.paths.readlane_of_inactive += u64::from(!bit(self.exec, l));
                 self.s[dst.0 as usize] = self.value(sh, src, l);
             }
             Inst::SBinary { op, dst, a, b } => {
-                self.s[dst.0 as usize] = alu::binary(op, self.uniform(sh, a), self.uniform(sh, b));
+                let (x, y) = (self.uniform(sh, a), self.uniform(sh, b));
+                sh.report.paths.signed_min_max_negative +=
+                    u64::from(signed_min_max_negative(op, x, y));
+                self.s[dst.0 as usize] = alu::binary(op, x, y);
             }
             Inst::SUnary { op, dst, a } => {
                 self.s[dst.0 as usize] = alu::unary(op, self.uniform(sh, a));
@@ -312,7 +326,9 @@ impl Wave {
                 self.m[dst.0 as usize] = if r { u64::MAX } else { 0 };
             }
             Inst::SWave { op, dst, mask } => {
-                let m = self.m[mask.0 as usize] & self.exec;
+                let all = self.m[mask.0 as usize];
+                sh.report.paths.wave_op_mask_beyond_exec += u64::from(all & !self.exec != 0);
+                let m = all & self.exec;
                 self.s[dst.0 as usize] = match op {
                     WaveOp::BallotLo => (m & 0xffff_ffff) as u32,
                     WaveOp::BallotHi => (m >> 32) as u32,
@@ -565,6 +581,7 @@ impl Wave {
         let c: &mut Counts = &mut sh.report.per_instruction[pc];
         memory::count(
             c,
+            &mut sh.report.paths,
             &sh.launch.geometry,
             self.width,
             place,
@@ -657,19 +674,32 @@ impl Wave {
         dst: Option<u16>,
     ) -> Result<(), Fault> {
         let offs = self.access(sh, pc, place, idx, ElemType::U32, 1, true)?;
+        let mut paths = sh.report.paths;
+        if matches!(op, Some(AtomicOp::MinI32 | AtomicOp::MaxI32))
+            && ops.iter().any(|&(v, _)| (v as i32) < 0)
+        {
+            paths.signed_min_max_negative += 1;
+        }
         let mem = bytes_mut(sh, place);
         let mut out = vec![0; self.width];
         for (&(l, o), &(v, cmp)) in offs.iter().zip(ops) {
             let at = o as usize;
             let old = memory::extend(ElemType::U32, &mem[at..]);
             let new = match op {
-                None if old == cmp => v,
-                None => old,
+                None if old == cmp => {
+                    paths.cmpswap_succeeded += 1;
+                    v
+                }
+                None => {
+                    paths.cmpswap_failed += 1;
+                    old
+                }
                 Some(op) => atomic_update(op, old, v),
             };
             mem[at..at + 4].copy_from_slice(&new.to_le_bytes());
             out[l] = old;
         }
+        sh.report.paths = paths;
         if let Some(d) = dst {
             self.write(d, &out);
         }
@@ -746,4 +776,10 @@ fn bytes_mut<'s>(sh: &'s mut Shared<'_>, place: &Place) -> &'s mut [u8] {
         },
         Place::Lds { .. } => &mut sh.lds,
     }
+}
+
+/// Whether `op` is a signed minimum or maximum with a negative operand.
+fn signed_min_max_negative(op: simt_core::BinOp, x: u32, y: u32) -> bool {
+    matches!(op, simt_core::BinOp::MinI32 | simt_core::BinOp::MaxI32)
+        && ((x as i32) < 0 || (y as i32) < 0)
 }

@@ -381,7 +381,11 @@ impl Gen<'_> {
                 Role::Src => Field::Src(self.value(ty)),
                 Role::Uniform => Field::Uniform(self.uniform(ty)),
                 Role::Index => Field::Index(self.index_value()),
-                Role::UIndex => Field::UIndex(self.uniform(ImmType::Int)),
+                Role::UIndex => Field::UIndex(if self.p.chance(2) {
+                    Operand::Imm(self.p.below(64) as u32)
+                } else {
+                    self.uniform(ImmType::Int)
+                }),
                 _ => *f,
             });
         }
