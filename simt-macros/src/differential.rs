@@ -127,9 +127,12 @@ enum Outcome {
     Faulted(simt_oracle::FaultKind),
 }
 
-/// Runs `kernel` (compiled from `g`'s text) on the interpreter with `threads`
-/// and `g`'s IR on the oracle, and describes the first difference.
-fn compare(g: &Generated, kernel: &Kernel, s: Setup, threads: usize) -> Result<Outcome, String> {
+/// What the oracle makes of `g` under setup `s`: its report or fault, and the
+/// arguments as it left them.
+type Expected = (Result<simt_oracle::Report, simt_oracle::Fault>, Vec<Value>);
+
+/// Runs `g`'s IR on the oracle under setup `s`.
+fn expect(g: &Generated, s: Setup) -> Expected {
     let (grid, workgroup) = s.shape;
     let mm = model(s.model);
     let launch = Launch {
@@ -145,6 +148,21 @@ fn compare(g: &Generated, kernel: &Kernel, s: Setup, threads: usize) -> Result<O
     };
     let mut expected = inputs(s.seed);
     let report = simt_oracle::run(&g.program, &launch, &mut expected);
+    (report, expected)
+}
+
+/// Runs `kernel` (compiled from `g`'s text) on the interpreter with `threads`
+/// and compares it with what the oracle made of `g`'s IR; describes the first
+/// difference.
+fn compare(
+    g: &Generated,
+    kernel: &Kernel,
+    s: Setup,
+    threads: usize,
+    (report, expected): &Expected,
+) -> Result<Outcome, String> {
+    let (grid, workgroup) = s.shape;
+    let mm = model(s.model);
     let mut actual = inputs(s.seed);
     let config = LaunchConfig::new(grid, workgroup)
         .wave_width(s.width)
@@ -172,12 +190,12 @@ fn compare(g: &Generated, kernel: &Kernel, s: Setup, threads: usize) -> Result<O
         .collect();
     let stats = simt_core::launch(kernel, &config, &mut args);
     drop(args);
-    same_bytes(&expected, &actual)?;
+    same_bytes(expected, &actual)?;
     let (report, stats) = match (report, stats) {
         (Ok(r), Ok(s)) => (r, s),
         (Err(f), Err(simt_core::Error::Fault(e))) => {
-            same_fault(&f, &e, s.schedule)?;
-            return Ok(Outcome::Faulted(f.kind));
+            same_fault(f, &e, s.schedule)?;
+            return Ok(Outcome::Faulted(f.kind.clone()));
         }
         (Err(f), Ok(_)) => {
             return Err(format!(
@@ -246,7 +264,7 @@ fn compare(g: &Generated, kernel: &Kernel, s: Setup, threads: usize) -> Result<O
             return Err(format!("cache counters without a cache: {cached:?}"));
         }
     }
-    Ok(Outcome::Ran(Box::new(report)))
+    Ok(Outcome::Ran(Box::new(report.clone())))
 }
 
 /// The first byte where the buffers the oracle and the interpreter left differ.
@@ -355,8 +373,9 @@ fn check_kernel(
                 BUDGET
             },
         };
+        let expected = expect(g, setup);
         for &threads in THREADS {
-            let outcome = compare(g, &kernel, setup, threads).map_err(|e| {
+            let outcome = compare(g, &kernel, setup, threads, &expected).map_err(|e| {
                 format!("{e}\nwith {setup:?} on {threads} threads, kernel:\n{text}")
             })?;
             match outcome {
