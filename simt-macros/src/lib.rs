@@ -22,6 +22,9 @@ mod tests;
 #[cfg(test)]
 mod roundtrip;
 
+#[cfg(test)]
+mod differential;
+
 /// Defines kernels in the simt kernel language; see the `simt` crate's docs.
 #[proc_macro]
 pub fn simt_kernel(input: proc_macro::TokenStream) -> proc_macro::TokenStream {

@@ -363,13 +363,18 @@ const FLOATS: &[&str] = &[
 
 /// Choices drawn from a list of numbers: proptest shrinks the list, which
 /// shrinks the kernel; past its end every choice is the first.
-struct Picks<'a> {
+pub(crate) struct Picks<'a> {
     from: &'a [u32],
     at: usize,
 }
 
-impl Picks<'_> {
-    fn below(&mut self, n: usize) -> usize {
+impl<'a> Picks<'a> {
+    /// Choices taken from `from`, in order.
+    pub(crate) fn new(from: &'a [u32]) -> Self {
+        Picks { from, at: 0 }
+    }
+
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         let v = self.from.get(self.at).copied().unwrap_or(0);
         self.at += 1;
         v as usize % n.max(1)
@@ -379,11 +384,11 @@ impl Picks<'_> {
         items[self.below(items.len())]
     }
 
-    fn chance(&mut self, in_four: usize) -> bool {
+    pub(crate) fn chance(&mut self, in_four: usize) -> bool {
         self.below(4) < in_four
     }
 
-    fn done(&self) -> bool {
+    pub(crate) fn done(&self) -> bool {
         self.at >= self.from.len()
     }
 }
@@ -625,7 +630,7 @@ fn block(p: &mut Picks, depth: usize, in_loop: bool, out: &mut Vec<String>) {
 
 /// A whole kernel from the choices in `picks`.
 fn generated(picks: &[u32]) -> String {
-    let mut p = Picks { from: picks, at: 0 };
+    let mut p = Picks::new(picks);
     let mut lines = Vec::new();
     block(&mut p, 0, false, &mut lines);
     let mut src = HEADER.to_owned();
@@ -639,7 +644,7 @@ fn generated(picks: &[u32]) -> String {
 }
 
 /// The choices of case `seed` of the deterministic run (SplitMix64).
-fn seeded(seed: u64) -> Vec<u32> {
+pub(crate) fn seeded(seed: u64) -> Vec<u32> {
     let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
     (0..120)
         .map(|_| {

@@ -1,0 +1,162 @@
+//! Memory accesses: where each lane's bytes are, whether they may be touched,
+//! and what the model counts for them, from the definitions in
+//! `simt_core::Counters` and `simt_core::MemoryModel`.
+
+use crate::{Counts, FaultKind, Geometry};
+use simt_core::{Addressing, ElemType};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A buffer or LDS array an operand names.
+pub(crate) enum Place {
+    Global {
+        param: usize,
+        len: u64,
+        addressing: Addressing,
+    },
+    Lds {
+        /// The array's first byte within the workgroup's LDS.
+        origin: u64,
+        len: u64,
+        addressing: Addressing,
+    },
+}
+
+/// Each listed lane's byte offset (within the buffer, or within the LDS) for an
+/// access of `count` consecutive `ty` values at index `i`; the first lane (in
+/// lane order) out of bounds or misaligned faults.
+pub(crate) fn offsets(
+    place: &Place,
+    idx: &[(usize, u32)],
+    ty: ElemType,
+    count: u16,
+) -> Result<Vec<(usize, u64)>, (FaultKind, usize)> {
+    let (origin, len, addressing) = match *place {
+        Place::Global {
+            len, addressing, ..
+        } => (0, len, addressing),
+        Place::Lds {
+            origin,
+            len,
+            addressing,
+            ..
+        } => (origin, len, addressing),
+    };
+    let size = u64::from(ty.size());
+    let span = size * u64::from(count);
+    idx.iter()
+        .map(|&(l, i)| {
+            let off = match addressing {
+                Addressing::Element => u64::from(i) * size,
+                Addressing::Byte => u64::from(i),
+            };
+            if off % size != 0 {
+                return Err((FaultKind::Misaligned, l));
+            }
+            if off + span > len {
+                return Err((FaultKind::OutOfBounds, l));
+            }
+            Ok((l, origin + off))
+        })
+        .collect()
+}
+
+/// The value of type `ty` at the start of `bytes`, extended to 32 bits.
+pub(crate) fn extend(ty: ElemType, bytes: &[u8]) -> u32 {
+    let b = |k: usize| bytes[k];
+    match ty {
+        ElemType::U8 => u32::from(b(0)),
+        ElemType::I8 => b(0) as i8 as i32 as u32,
+        ElemType::U16 => u32::from(u16::from_le_bytes([b(0), b(1)])),
+        ElemType::I16 => i16::from_le_bytes([b(0), b(1)]) as i32 as u32,
+        ElemType::U32 | ElemType::I32 | ElemType::F32 => {
+            u32::from_le_bytes([b(0), b(1), b(2), b(3)])
+        }
+    }
+}
+
+/// Counts one access: `offs` holds the active lanes and their byte offsets,
+/// each lane moving `count` values of `size` bytes.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn count(
+    c: &mut Counts,
+    paths: &mut crate::Paths,
+    geo: &Geometry,
+    width: usize,
+    place: &Place,
+    offs: &[(usize, u64)],
+    size: u64,
+    count: u64,
+    atomic: bool,
+) {
+    let span = size * count;
+    let p = (geo.phase_lanes as usize).min(width);
+    for first in (0..width).step_by(p) {
+        let phase: Vec<(usize, u64)> = offs
+            .iter()
+            .copied()
+            .filter(|&(l, _)| l >= first && l < first + p)
+            .collect();
+        if phase.is_empty() {
+            continue;
+        }
+        let requested = phase.len() as u64 * span;
+        let bytes = |lanes: &[(usize, u64)]| -> Vec<u64> {
+            lanes
+                .iter()
+                .flat_map(|&(_, o)| o..o + span)
+                .collect::<Vec<u64>>()
+        };
+        match place {
+            Place::Global { .. } => {
+                let all = bytes(&phase);
+                let distinct = |unit: u32| {
+                    all.iter()
+                        .map(|b| b / u64::from(unit))
+                        .collect::<BTreeSet<u64>>()
+                        .len() as u64
+                };
+                let lines = distinct(geo.line_bytes);
+                c.global_accesses += 1;
+                c.global_transactions += lines;
+                c.global_sectors += distinct(geo.sector_bytes);
+                c.global_bytes_requested += requested;
+                c.global_bytes_moved += lines * u64::from(geo.line_bytes);
+            }
+            Place::Lds { .. } => {
+                c.lds_accesses += 1;
+                c.lds_bytes_requested += requested;
+                // A wide access is served in sub-phases of `phase_lanes / count`
+                // lanes; each has its own conflicts.
+                let sub = (geo.phase_lanes as usize / count as usize).max(1);
+                for start in (first..first + p).step_by(sub) {
+                    let part: Vec<(usize, u64)> = phase
+                        .iter()
+                        .copied()
+                        .filter(|&(l, _)| l >= start && l < start + sub)
+                        .collect();
+                    let words: BTreeSet<u64> = bytes(&part)
+                        .iter()
+                        .map(|b| b / u64::from(geo.lds_bank_bytes))
+                        .collect();
+                    let mut per_bank: BTreeMap<u64, u64> = BTreeMap::new();
+                    for w in words {
+                        *per_bank.entry(w % u64::from(geo.lds_banks)).or_default() += 1;
+                    }
+                    let worst = per_bank.values().copied().max().unwrap_or(0);
+                    c.lds_conflict_cycles += worst.saturating_sub(1);
+                    paths.lds_conflicts += u64::from(worst > 1);
+                }
+            }
+        }
+        if atomic {
+            let mut per_word: BTreeMap<u64, u64> = BTreeMap::new();
+            for &(_, o) in &phase {
+                *per_word.entry(o).or_default() += 1;
+            }
+            let worst = per_word.values().max().copied().unwrap_or(1);
+            c.atomic_accesses += 1;
+            c.atomic_contention += worst - 1;
+            paths.partial_contention += u64::from(worst > 1 && worst < phase.len() as u64);
+        }
+    }
+}

@@ -1,0 +1,785 @@
+//! One wave: its registers, its exec mask and divergence stack, and what each
+//! instruction does to them, one lane at a time.
+
+use crate::memory::{self, Place};
+use crate::{alu, Counts, Fault, FaultKind, Launch, Shared, Value};
+use simt_core::{AtomicOp, ElemType, GlobalRef, Inst, LdsRef, Operand, ShuffleOp, Special, WaveOp};
+
+/// One open construct of the divergence stack.
+#[derive(Clone, Copy, Debug)]
+enum Frame {
+    If {
+        /// Exec before the `if`, restored by `endif`.
+        saved: u64,
+        /// The lanes the `else` part runs (none once it started).
+        else_lanes: u64,
+        /// Where a wave with no lane left goes: the `else` (or the `endif`) in
+        /// the then-part, the `endif` in the else-part.
+        next: usize,
+    },
+    Loop {
+        /// Exec at the `loop`, restored when it exits.
+        entry: u64,
+        /// Lanes that `continue`d in this iteration.
+        continued: u64,
+        /// The `endloop`.
+        end: usize,
+    },
+}
+
+/// What one issue did to the wave's run.
+pub(crate) enum Step {
+    /// Go on.
+    Next,
+    /// Parked at the barrier at this index.
+    Parked(usize),
+    /// Ended at this index.
+    Done(usize),
+}
+
+pub(crate) struct Wave {
+    index: usize,
+    width: usize,
+    /// The lanes the wave was launched with.
+    launch: u64,
+    exec: u64,
+    pc: usize,
+    stack: Vec<Frame>,
+    v: Vec<[u32; 64]>,
+    s: Vec<u32>,
+    m: Vec<u64>,
+    /// Each lane's local id.
+    local: Vec<[u32; 3]>,
+    pub(crate) parked: bool,
+    pub(crate) done: bool,
+}
+
+fn bit(mask: u64, lane: usize) -> bool {
+    mask >> lane & 1 == 1
+}
+
+impl Wave {
+    /// Wave `index` of a workgroup, with its first `lanes` lanes launched.
+    pub(crate) fn new(index: usize, lanes: usize, launch: &Launch) -> Wave {
+        let width = launch.wave_width as usize;
+        let [wx, wy, _] = launch.workgroup;
+        let local = (0..width)
+            .map(|l| {
+                if l >= lanes {
+                    return [0; 3];
+                }
+                let item = (index * width + l) as u32;
+                [item % wx, item / wx % wy, item / (wx * wy)]
+            })
+            .collect();
+        let mask = (0..lanes).fold(0u64, |m, l| m | 1 << l);
+        Wave {
+            index,
+            width,
+            launch: mask,
+            exec: mask,
+            pc: 0,
+            stack: Vec::new(),
+            v: vec![[0; 64]; 256],
+            s: vec![0; 128],
+            m: vec![0; 32],
+            local,
+            parked: false,
+            done: false,
+        }
+    }
+
+    fn lanes(&self) -> Vec<usize> {
+        (0..self.width).filter(|&l| bit(self.exec, l)).collect()
+    }
+
+    fn special(&self, sh: &Shared<'_>, sp: Special, lane: usize) -> u32 {
+        let wg = sh.launch.workgroup;
+        match sp {
+            Special::LaneId => lane as u32,
+            Special::LocalId(a) => self.local[lane][a.index()],
+            Special::GlobalId(a) => sh.group[a.index()]
+                .wrapping_mul(wg[a.index()])
+                .wrapping_add(self.local[lane][a.index()]),
+            Special::GroupId(a) => sh.group[a.index()],
+            Special::GroupSize(a) => wg[a.index()],
+            Special::NumGroups(a) => sh.launch.grid[a.index()],
+            Special::WaveId => self.index as u32,
+            Special::WaveWidth => self.width as u32,
+        }
+    }
+
+    /// Operand `op` as lane `lane` reads it.
+    fn value(&self, sh: &Shared<'_>, op: Operand, lane: usize) -> u32 {
+        match op {
+            Operand::V(r) => self.v[r.0 as usize][lane],
+            Operand::S(r) => self.s[r.0 as usize],
+            Operand::Arg(p) => match sh.args.get(p.0 as usize) {
+                Some(Value::Scalar(x)) => *x,
+                _ => 0,
+            },
+            Operand::Imm(x) => x,
+            Operand::Special(sp) => self.special(sh, sp, lane),
+        }
+    }
+
+    /// A wave-uniform operand (validation keeps per-lane ones out of scalar
+    /// positions).
+    fn uniform(&self, sh: &Shared<'_>, op: Operand) -> u32 {
+        self.value(sh, op, 0)
+    }
+
+    /// Writes `vals[l]` to register `dst` in each active lane.
+    fn write(&mut self, dst: u16, vals: &[u32]) {
+        for (l, &x) in vals.iter().enumerate().take(self.width) {
+            if bit(self.exec, l) {
+                self.v[dst as usize][l] = x;
+            }
+        }
+    }
+
+    /// The active lanes' indices of a memory operand, offset added.
+    fn indices(&self, sh: &Shared<'_>, index: Operand, offset: Operand) -> Vec<(usize, u32)> {
+        let k = self.uniform(sh, offset);
+        self.lanes()
+            .into_iter()
+            .map(|l| (l, self.value(sh, index, l).wrapping_add(k)))
+            .collect()
+    }
+
+    fn global_place(sh: &Shared<'_>, r: &GlobalRef) -> Place {
+        let len = match sh.args.get(r.buffer.0 as usize) {
+            Some(Value::Buffer(b)) => b.len() as u64,
+            _ => 0,
+        };
+        Place::Global {
+            param: r.buffer.0 as usize,
+            len,
+            addressing: r.addressing,
+        }
+    }
+
+    fn lds_place(sh: &Shared<'_>, r: &LdsRef) -> Place {
+        let d = &sh.program.lds[r.lds.0 as usize];
+        Place::Lds {
+            origin: d.offset as u64,
+            len: d.bytes() as u64,
+            addressing: r.addressing,
+        }
+    }
+
+    /// Leaves a body in which no lane is left: to the innermost construct's
+    /// next control point (or the end), counting what is jumped over.
+    fn leave_empty(&mut self, sh: &mut Shared<'_>, from: usize) {
+        let last = sh.program.insts.len() - 1;
+        let to = match self.stack.last() {
+            Some(Frame::If { next, .. }) => *next,
+            Some(Frame::Loop { end, .. }) => *end,
+            None => last,
+        };
+        skip(sh, from, to);
+        self.pc = to;
+    }
+
+    /// Issues the instruction at `pc`.
+    pub(crate) fn step(&mut self, sh: &mut Shared<'_>) -> Result<Step, Fault> {
+        let pc = self.pc;
+        let fault = |sh: &Shared<'_>, kind, lane| Fault {
+            kind,
+            inst: pc,
+            workgroup: sh.group,
+            wave: self.index,
+            lane,
+        };
+        if sh.issued >= sh.launch.budget {
+            return Err(fault(sh, FaultKind::BudgetExceeded, None));
+        }
+        sh.issued += 1;
+        let inst = sh.program.insts[pc];
+        let active = self.exec.count_ones() as usize;
+        {
+            let c = &mut sh.report.per_instruction[pc];
+            c.instructions += 1;
+            if is_vector(&inst) {
+                c.vector_instructions += 1;
+                c.active_lanes += active as u64;
+                c.divergent_vector_instructions += u64::from(self.exec != self.launch);
+                sh.report.histogram[active] += 1;
+            }
+            if active < self.width {
+                sh.report.masked_issues[pc] += 1;
+            }
+            if self.exec != self.launch {
+                sh.report.diverged_issues[pc] += 1;
+            }
+        }
+        let width = self.width;
+        let lanes = self.lanes();
+        self.pc = pc + 1;
+        match inst {
+            Inst::VBinary { op, dst, a, b } => {
+                let mut out = vec![0; width];
+                for &l in &lanes {
+                    let (x, y) = (self.value(sh, a, l), self.value(sh, b, l));
+                    sh.report.paths.signed_min_max_negative +=
+                        u64::from(signed_min_max_negative(op, x, y));
+                    out[l] = alu::binary(op, x, y);
+                }
+                self.write(dst.0, &out);
+            }
+            Inst::VUnary { op, dst, a } => {
+                let mut out = vec![0; width];
+                for &l in &lanes {
+                    out[l] = alu::unary(op, self.value(sh, a, l));
+                }
+                self.write(dst.0, &out);
+            }
+            Inst::VTernary { op, dst, a, b, c } => {
+                let mut out = vec![0; width];
+                for &l in &lanes {
+                    let (x, y, z) = (
+                        self.value(sh, a, l),
+                        self.value(sh, b, l),
+                        self.value(sh, c, l),
+                    );
+                    out[l] = alu::ternary(op, x, y, z);
+                }
+                self.write(dst.0, &out);
+            }
+            Inst::VCmp { op, ty, dst, a, b } => {
+                let mut m = self.m[dst.0 as usize];
+                for &l in &lanes {
+                    let r = alu::compare(op, ty, self.value(sh, a, l), self.value(sh, b, l));
+                    m = (m & !(1 << l)) | (u64::from(r) << l);
+                }
+                self.m[dst.0 as usize] = m;
+            }
+            Inst::VSelect {
+                dst,
+                mask,
+                on_true,
+                on_false,
+            } => {
+                let m = self.m[mask.0 as usize];
+                let mut out = vec![0; width];
+                for &l in &lanes {
+                    let pick = if bit(m, l) { on_true } else { on_false };
+                    out[l] = self.value(sh, pick, l);
+                }
+                self.write(dst.0, &out);
+            }
+            Inst::VShuffle { op, dst, src, lane } => {
+                let mut out = vec![0; width];
+                for &l in &lanes {
+                    let n = u64::from(self.value(sh, lane, l));
+                    let l64 = l as u64;
+                    let w = width as u64;
+                    let from = match op {
+                        ShuffleOp::Index => Some(n % w),
+                        ShuffleOp::Xor => Some(l64 ^ n).filter(|&f| f < w),
+                        ShuffleOp::Up => l64.checked_sub(n),
+                        ShuffleOp::Down => Some(l64 + n).filter(|&f| f < w),
+                    };
+                    // An inactive or missing source lane: the lane keeps its own.
+                    out[l] = match from {
+                        Some(f) if bit(self.exec, f as usize) => self.value(sh, src, f as usize),
+                        Some(_) => {
+                            sh.report.paths.shuffle_from_inactive += 1;
+                            self.value(sh, src, l)
+                        }
+                        None => {
+                            sh.report.paths.shuffle_from_outside += 1;
+                            self.value(sh, src, l)
+                        }
+                    };
+                }
+                self.write(dst.0, &out);
+            }
+            Inst::VReadFirstLane { dst, src } => {
+                let first = lanes.first().copied().unwrap_or(0);
+                self.s[dst.0 as usize] = self.value(sh, src, first);
+            }
+            Inst::VReadLane { dst, src, lane } => {
+                let l = self.uniform(sh, lane) as usize % width;
+                sh.report.paths.readlane_of_inactive += u64::from(!bit(self.exec, l));
+                self.s[dst.0 as usize] = self.value(sh, src, l);
+            }
+            Inst::SBinary { op, dst, a, b } => {
+                let (x, y) = (self.uniform(sh, a), self.uniform(sh, b));
+                sh.report.paths.signed_min_max_negative +=
+                    u64::from(signed_min_max_negative(op, x, y));
+                self.s[dst.0 as usize] = alu::binary(op, x, y);
+            }
+            Inst::SUnary { op, dst, a } => {
+                self.s[dst.0 as usize] = alu::unary(op, self.uniform(sh, a));
+            }
+            Inst::STernary { op, dst, a, b, c } => {
+                let (x, y, z) = (
+                    self.uniform(sh, a),
+                    self.uniform(sh, b),
+                    self.uniform(sh, c),
+                );
+                self.s[dst.0 as usize] = alu::ternary(op, x, y, z);
+            }
+            Inst::SCmp { op, ty, dst, a, b } => {
+                let r = alu::compare(op, ty, self.uniform(sh, a), self.uniform(sh, b));
+                self.m[dst.0 as usize] = if r { u64::MAX } else { 0 };
+            }
+            Inst::SWave { op, dst, mask } => {
+                let all = self.m[mask.0 as usize];
+                sh.report.paths.wave_op_mask_beyond_exec += u64::from(all & !self.exec != 0);
+                let m = all & self.exec;
+                self.s[dst.0 as usize] = match op {
+                    WaveOp::BallotLo => (m & 0xffff_ffff) as u32,
+                    WaveOp::BallotHi => (m >> 32) as u32,
+                    WaveOp::Count => m.count_ones(),
+                };
+            }
+            Inst::SActiveLanes { dst } => self.s[dst.0 as usize] = active as u32,
+            Inst::MaskBinary { op, dst, a, b } => {
+                let (x, y) = (self.m[a.0 as usize], self.m[b.0 as usize]);
+                self.m[dst.0 as usize] = match op {
+                    simt_core::MaskOp::And => x & y,
+                    simt_core::MaskOp::Or => x | y,
+                    simt_core::MaskOp::AndN => x & !y,
+                    simt_core::MaskOp::Xor => x ^ y,
+                };
+            }
+            Inst::MaskNot { dst, a } => self.m[dst.0 as usize] = !self.m[a.0 as usize],
+            Inst::GlobalLoad { ty, dst, src } => {
+                let place = Self::global_place(sh, &src);
+                let idx = self.indices(sh, src.index, src.offset);
+                let vals = self.load(sh, pc, &place, &idx, ty, 1)?;
+                let mut out = vec![0; width];
+                for (&(l, _), v) in idx.iter().zip(vals) {
+                    out[l] = v[0];
+                }
+                self.write(dst.0, &out);
+            }
+            Inst::LdsLoad { ty, dst, src } => {
+                let place = Self::lds_place(sh, &src);
+                let idx = self.indices(sh, src.index, src.offset);
+                let vals = self.load(sh, pc, &place, &idx, ty, 1)?;
+                let mut out = vec![0; width];
+                for (&(l, _), v) in idx.iter().zip(vals) {
+                    out[l] = v[0];
+                }
+                self.write(dst.0, &out);
+            }
+            Inst::GlobalLoadWide { width: n, dst, src } => {
+                let place = Self::global_place(sh, &src);
+                let idx = self.indices(sh, src.index, src.offset);
+                self.load_wide(sh, pc, &place, &idx, dst.0, n.count())?;
+            }
+            Inst::LdsLoadWide { width: n, dst, src } => {
+                let place = Self::lds_place(sh, &src);
+                let idx = self.indices(sh, src.index, src.offset);
+                self.load_wide(sh, pc, &place, &idx, dst.0, n.count())?;
+            }
+            Inst::GlobalStore { ty, dst, src } => {
+                let place = Self::global_place(sh, &dst);
+                let idx = self.indices(sh, dst.index, dst.offset);
+                let vals: Vec<Vec<u32>> = idx
+                    .iter()
+                    .map(|&(l, _)| vec![self.value(sh, src, l)])
+                    .collect();
+                self.store(sh, pc, &place, &idx, ty, &vals)?;
+            }
+            Inst::LdsStore { ty, dst, src } => {
+                let place = Self::lds_place(sh, &dst);
+                let idx = self.indices(sh, dst.index, dst.offset);
+                let vals: Vec<Vec<u32>> = idx
+                    .iter()
+                    .map(|&(l, _)| vec![self.value(sh, src, l)])
+                    .collect();
+                self.store(sh, pc, &place, &idx, ty, &vals)?;
+            }
+            Inst::GlobalStoreWide { width: n, dst, src } => {
+                let place = Self::global_place(sh, &dst);
+                let idx = self.indices(sh, dst.index, dst.offset);
+                let vals = self.run_values(&idx, src.0, n.count());
+                self.store(sh, pc, &place, &idx, ElemType::U32, &vals)?;
+            }
+            Inst::LdsStoreWide { width: n, dst, src } => {
+                let place = Self::lds_place(sh, &dst);
+                let idx = self.indices(sh, dst.index, dst.offset);
+                let vals = self.run_values(&idx, src.0, n.count());
+                self.store(sh, pc, &place, &idx, ElemType::U32, &vals)?;
+            }
+            Inst::GlobalAtomic { op, dst, mem, src } => {
+                let place = Self::global_place(sh, &mem);
+                let idx = self.indices(sh, mem.index, mem.offset);
+                let ops: Vec<(u32, u32)> = idx
+                    .iter()
+                    .map(|&(l, _)| (self.value(sh, src, l), 0))
+                    .collect();
+                self.atomic(sh, pc, &place, &idx, Some(op), &ops, dst.map(|d| d.0))?;
+            }
+            Inst::LdsAtomic { op, dst, mem, src } => {
+                let place = Self::lds_place(sh, &mem);
+                let idx = self.indices(sh, mem.index, mem.offset);
+                let ops: Vec<(u32, u32)> = idx
+                    .iter()
+                    .map(|&(l, _)| (self.value(sh, src, l), 0))
+                    .collect();
+                self.atomic(sh, pc, &place, &idx, Some(op), &ops, dst.map(|d| d.0))?;
+            }
+            Inst::GlobalCmpSwap { dst, mem, cmp, src } => {
+                let place = Self::global_place(sh, &mem);
+                let idx = self.indices(sh, mem.index, mem.offset);
+                let ops: Vec<(u32, u32)> = idx
+                    .iter()
+                    .map(|&(l, _)| (self.value(sh, src, l), self.value(sh, cmp, l)))
+                    .collect();
+                self.atomic(sh, pc, &place, &idx, None, &ops, dst.map(|d| d.0))?;
+            }
+            Inst::LdsCmpSwap { dst, mem, cmp, src } => {
+                let place = Self::lds_place(sh, &mem);
+                let idx = self.indices(sh, mem.index, mem.offset);
+                let ops: Vec<(u32, u32)> = idx
+                    .iter()
+                    .map(|&(l, _)| (self.value(sh, src, l), self.value(sh, cmp, l)))
+                    .collect();
+                self.atomic(sh, pc, &place, &idx, None, &ops, dst.map(|d| d.0))?;
+            }
+            Inst::If { mask, .. } => {
+                let next = sh.structure.target[pc];
+                let m = self.m[mask.0 as usize];
+                self.stack.push(Frame::If {
+                    saved: self.exec,
+                    else_lanes: self.exec & !m,
+                    next,
+                });
+                self.exec &= m;
+                if self.exec == 0 {
+                    skip(sh, pc, next);
+                    self.pc = next;
+                }
+            }
+            Inst::Else { .. } => {
+                let end = sh.structure.target[pc];
+                if let Some(Frame::If {
+                    else_lanes, next, ..
+                }) = self.stack.last_mut()
+                {
+                    self.exec = *else_lanes;
+                    *else_lanes = 0;
+                    *next = end;
+                }
+                if self.exec == 0 {
+                    skip(sh, pc, end);
+                    self.pc = end;
+                }
+            }
+            Inst::EndIf => {
+                if let Some(Frame::If { saved, .. }) = self.stack.pop() {
+                    self.exec = saved;
+                }
+                if self.exec == 0 {
+                    self.leave_empty(sh, pc);
+                }
+            }
+            Inst::Loop { .. } => {
+                let end = sh.structure.target[pc];
+                self.stack.push(Frame::Loop {
+                    entry: self.exec,
+                    continued: 0,
+                    end,
+                });
+            }
+            Inst::EndLoop { mask, .. } => {
+                let start = sh.structure.target[pc];
+                let m = self.m[mask.0 as usize];
+                if let Some(Frame::Loop {
+                    entry, continued, ..
+                }) = self.stack.last_mut()
+                {
+                    let again = (self.exec | *continued) & m;
+                    *continued = 0;
+                    if again != 0 {
+                        self.exec = again;
+                        self.pc = start + 1;
+                        return Ok(Step::Next);
+                    }
+                    self.exec = *entry;
+                    self.stack.pop();
+                }
+                if self.exec == 0 {
+                    self.leave_empty(sh, pc);
+                }
+            }
+            Inst::Break { mask, .. } | Inst::Continue { mask, .. } => {
+                let continuing = matches!(inst, Inst::Continue { .. });
+                let leaving = self.exec & self.m[mask.0 as usize];
+                if leaving != 0 {
+                    self.exec &= !leaving;
+                    // The leaving lanes are gone from every `if` up to the loop,
+                    // so that no `endif` brings them back.
+                    for frame in self.stack.iter_mut().rev() {
+                        match frame {
+                            Frame::If {
+                                saved, else_lanes, ..
+                            } => {
+                                *saved &= !leaving;
+                                *else_lanes &= !leaving;
+                            }
+                            Frame::Loop { continued, .. } => {
+                                if continuing {
+                                    *continued |= leaving;
+                                }
+                                break;
+                            }
+                        }
+                    }
+                    if self.exec == 0 {
+                        self.leave_empty(sh, pc);
+                    }
+                }
+            }
+            Inst::Barrier => {
+                sh.report.per_instruction[pc].barriers += 1;
+                if self.exec != self.launch {
+                    return Err(fault(sh, FaultKind::BarrierPartialMask, None));
+                }
+                return Ok(Step::Parked(pc));
+            }
+            Inst::End => {
+                self.pc = pc;
+                return Ok(Step::Done(pc));
+            }
+        }
+        Ok(Step::Next)
+    }
+
+    /// The values of registers `first..first + n` of each listed lane.
+    fn run_values(&self, idx: &[(usize, u32)], first: u16, n: u16) -> Vec<Vec<u32>> {
+        idx.iter()
+            .map(|&(l, _)| (0..n).map(|k| self.v[(first + k) as usize][l]).collect())
+            .collect()
+    }
+
+    /// Checks and counts an access of `count` elements of `ty` per lane; the
+    /// byte offsets of the lanes, within the buffer or the LDS.
+    #[allow(clippy::too_many_arguments)]
+    fn access(
+        &self,
+        sh: &mut Shared<'_>,
+        pc: usize,
+        place: &Place,
+        idx: &[(usize, u32)],
+        ty: ElemType,
+        count: u16,
+        atomic: bool,
+    ) -> Result<Vec<(usize, u64)>, Fault> {
+        let offs = memory::offsets(place, idx, ty, count).map_err(|(kind, lane)| Fault {
+            kind,
+            inst: pc,
+            workgroup: sh.group,
+            wave: self.index,
+            lane: Some(lane as u32),
+        })?;
+        let c: &mut Counts = &mut sh.report.per_instruction[pc];
+        memory::count(
+            c,
+            &mut sh.report.paths,
+            &sh.launch.geometry,
+            self.width,
+            place,
+            &offs,
+            ty.size() as u64,
+            count as u64,
+            atomic,
+        );
+        Ok(offs)
+    }
+
+    fn load(
+        &self,
+        sh: &mut Shared<'_>,
+        pc: usize,
+        place: &Place,
+        idx: &[(usize, u32)],
+        ty: ElemType,
+        count: u16,
+    ) -> Result<Vec<Vec<u32>>, Fault> {
+        let offs = self.access(sh, pc, place, idx, ty, count, false)?;
+        Ok(offs
+            .iter()
+            .map(|&(_, o)| {
+                (0..count as u64)
+                    .map(|k| {
+                        let at = o + k * ty.size() as u64;
+                        memory::extend(ty, &bytes(sh, place)[at as usize..])
+                    })
+                    .collect()
+            })
+            .collect())
+    }
+
+    fn load_wide(
+        &mut self,
+        sh: &mut Shared<'_>,
+        pc: usize,
+        place: &Place,
+        idx: &[(usize, u32)],
+        dst: u16,
+        n: u16,
+    ) -> Result<(), Fault> {
+        let vals = self.load(sh, pc, place, idx, ElemType::U32, n)?;
+        for k in 0..n {
+            let mut out = vec![0; self.width];
+            for (&(l, _), v) in idx.iter().zip(&vals) {
+                out[l] = v[k as usize];
+            }
+            self.write(dst + k, &out);
+        }
+        Ok(())
+    }
+
+    /// Stores `vals[i][k]` of lane `idx[i]` at element `k` of its access, in
+    /// lane order.
+    fn store(
+        &self,
+        sh: &mut Shared<'_>,
+        pc: usize,
+        place: &Place,
+        idx: &[(usize, u32)],
+        ty: ElemType,
+        vals: &[Vec<u32>],
+    ) -> Result<(), Fault> {
+        let count = vals.first().map_or(1, |v| v.len() as u16);
+        let offs = self.access(sh, pc, place, idx, ty, count, false)?;
+        let size = ty.size() as usize;
+        let mem = bytes_mut(sh, place);
+        for (&(_, o), v) in offs.iter().zip(vals) {
+            for (k, &x) in v.iter().enumerate() {
+                let at = o as usize + k * size;
+                mem[at..at + size].copy_from_slice(&x.to_le_bytes()[..size]);
+            }
+        }
+        Ok(())
+    }
+
+    /// An atomic (`op`) or, without one, a compare-and-swap, lane by lane in
+    /// lane order; `ops[i]` is lane `idx[i]`'s (value, compared value).
+    #[allow(clippy::too_many_arguments)]
+    fn atomic(
+        &mut self,
+        sh: &mut Shared<'_>,
+        pc: usize,
+        place: &Place,
+        idx: &[(usize, u32)],
+        op: Option<AtomicOp>,
+        ops: &[(u32, u32)],
+        dst: Option<u16>,
+    ) -> Result<(), Fault> {
+        let offs = self.access(sh, pc, place, idx, ElemType::U32, 1, true)?;
+        let mut paths = sh.report.paths;
+        if matches!(op, Some(AtomicOp::MinI32 | AtomicOp::MaxI32))
+            && ops.iter().any(|&(v, _)| (v as i32) < 0)
+        {
+            paths.signed_min_max_negative += 1;
+        }
+        let mem = bytes_mut(sh, place);
+        let mut out = vec![0; self.width];
+        for (&(l, o), &(v, cmp)) in offs.iter().zip(ops) {
+            let at = o as usize;
+            let old = memory::extend(ElemType::U32, &mem[at..]);
+            let new = match op {
+                None if old == cmp => {
+                    paths.cmpswap_succeeded += 1;
+                    v
+                }
+                None => {
+                    paths.cmpswap_failed += 1;
+                    old
+                }
+                Some(op) => atomic_update(op, old, v),
+            };
+            mem[at..at + 4].copy_from_slice(&new.to_le_bytes());
+            out[l] = old;
+        }
+        sh.report.paths = paths;
+        if let Some(d) = dst {
+            self.write(d, &out);
+        }
+        Ok(())
+    }
+}
+
+fn atomic_update(op: AtomicOp, old: u32, v: u32) -> u32 {
+    match op {
+        AtomicOp::AddU32 => old.wrapping_add(v),
+        AtomicOp::SubU32 => old.wrapping_sub(v),
+        AtomicOp::MinU32 => old.min(v),
+        AtomicOp::MinI32 => (old as i32).min(v as i32) as u32,
+        AtomicOp::MaxU32 => old.max(v),
+        AtomicOp::MaxI32 => (old as i32).max(v as i32) as u32,
+        AtomicOp::And => old & v,
+        AtomicOp::Or => old | v,
+        AtomicOp::Xor => old ^ v,
+        AtomicOp::Exchange => v,
+        AtomicOp::AddF32 => (f32::from_bits(old) + f32::from_bits(v)).to_bits(),
+    }
+}
+
+/// Counts the instructions strictly between `from` and `to` as skipped.
+fn skip(sh: &mut Shared<'_>, from: usize, to: usize) {
+    for k in from + 1..to {
+        sh.report.per_instruction[k].skipped_instructions += 1;
+    }
+}
+
+/// Whether the instruction is issued to the vector units (ALU, compare,
+/// select, lane exchange, memory), as `vector_instructions` counts.
+fn is_vector(inst: &Inst) -> bool {
+    matches!(
+        inst,
+        Inst::VBinary { .. }
+            | Inst::VUnary { .. }
+            | Inst::VTernary { .. }
+            | Inst::VCmp { .. }
+            | Inst::VSelect { .. }
+            | Inst::VShuffle { .. }
+            | Inst::VReadFirstLane { .. }
+            | Inst::VReadLane { .. }
+            | Inst::GlobalLoad { .. }
+            | Inst::GlobalStore { .. }
+            | Inst::GlobalLoadWide { .. }
+            | Inst::GlobalStoreWide { .. }
+            | Inst::GlobalAtomic { .. }
+            | Inst::GlobalCmpSwap { .. }
+            | Inst::LdsLoad { .. }
+            | Inst::LdsStore { .. }
+            | Inst::LdsLoadWide { .. }
+            | Inst::LdsStoreWide { .. }
+            | Inst::LdsAtomic { .. }
+            | Inst::LdsCmpSwap { .. }
+    )
+}
+
+fn bytes<'s>(sh: &'s Shared<'_>, place: &Place) -> &'s [u8] {
+    match *place {
+        Place::Global { param, .. } => match &sh.args[param] {
+            Value::Buffer(b) => b,
+            Value::Scalar(_) => &[],
+        },
+        Place::Lds { .. } => &sh.lds,
+    }
+}
+
+fn bytes_mut<'s>(sh: &'s mut Shared<'_>, place: &Place) -> &'s mut [u8] {
+    match *place {
+        Place::Global { param, .. } => match &mut sh.args[param] {
+            Value::Buffer(b) => b,
+            Value::Scalar(_) => &mut [],
+        },
+        Place::Lds { .. } => &mut sh.lds,
+    }
+}
+
+/// Whether `op` is a signed minimum or maximum with a negative operand.
+fn signed_min_max_negative(op: simt_core::BinOp, x: u32, y: u32) -> bool {
+    matches!(op, simt_core::BinOp::MinI32 | simt_core::BinOp::MaxI32)
+        && ((x as i32) < 0 || (y as i32) < 0)
+}
