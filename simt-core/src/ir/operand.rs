@@ -135,7 +135,8 @@ pub enum Operand {
 pub enum Addressing {
     /// `x[i]`: the byte offset is `i * size_of(element)`; always aligned.
     Element,
-    /// `x.bytes[i]`: the byte offset is `i`; it must be aligned to the access size.
+    /// `x.bytes[i]`: the byte offset is `i`; it must be aligned to the access
+    /// size, except that the wide `_x2` and `_x4` forms need only 4 bytes.
     Byte,
 }
 
