@@ -588,15 +588,28 @@ fn register_and_lds_limits() {
     let e = errors("kernel k() { lds a: [f32; 16384]; lds b: [u8; 1]; lds c: [u8; 0]; }");
     assert_error(
         &e,
-        "LDS of 65537 bytes exceeds the machine's 65536 bytes",
+        "`b` does not fit: the LDS arrays need 65537 bytes, and the machine has 65536 bytes",
         "1",
     );
     assert_error(&e, "length must be a positive integer", "0");
     lower("kernel k() { lds a: [f32; 16383]; lds b: [u8; 4]; }");
     let e =
         errors("kernel k() { lds a: [u32; 4294967295]; lds b: [u8; 3]; lds c: [u8; 4294967296]; }");
-    assert_error(&e, "LDS of 17179869180 bytes exceeds", "4294967295");
-    assert_error(&e, "length must be a positive integer", "4294967296");
+    // 4294967295 * 4 = 17179869180 bytes for `a` alone.
+    assert_error(
+        &e,
+        "the length of `a`, 4294967295 elements of 4 bytes (17179869180 bytes), exceeds the machine's 65536 bytes of LDS",
+        "4294967295",
+    );
+    // Past `u32`, a length is still told it is too long for the LDS; `c`
+    // comes after the LDS is already over, so only `a` is reported.
+    assert_eq!(e.len(), 1, "{e:?}");
+    let e = errors("kernel k() { lds c: [u8; 4294967296]; }");
+    assert_error(
+        &e,
+        "the length of `c`, 4294967296 elements of 1 byte (",
+        "4294967296",
+    );
 }
 
 #[test]
