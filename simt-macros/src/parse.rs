@@ -871,12 +871,20 @@ fn after_index(c: ParseStream, base: &Ident, index: &Operand, has_offset: bool) 
         BinOp::And => ("&", "v_and"),
         BinOp::Or => ("|", "v_or"),
         BinOp::Xor => ("^", "v_xor"),
-        BinOp::Add | BinOp::Sub => ("+", "v_add_u32"),
+        BinOp::Add => ("+", "v_add_u32"),
+        BinOp::Sub => ("-", "v_sub_u32"),
     };
+    let forms = format!(
+        "an index is a value plus an optional offset (`{base}[i]`, `{base}[i + k]`, `{base}[i - 2]`)"
+    );
     let i = text(index);
-    let offset = if has_offset { " after its offset" } else { "" };
+    if has_offset {
+        return c.error(format!(
+            "{forms}, so `{symbol}` cannot follow the offset: compute the whole index into a register first (`v_add_u32`, `{mnemonic}`, ...) and write `{base}[j]`"
+        ));
+    }
     c.error(format!(
-        "an index is a value plus an optional offset (`{base}[i]`, `{base}[i + k]`, `{base}[i - 2]`), so `{symbol}`{offset} cannot follow it: compute the index first with `{mnemonic} j, {i}, ...` and write `{base}[j]`"
+        "{forms}, so `{symbol}` cannot follow it: compute the index first with `{mnemonic} j, {i}, ...` and write `{base}[j]`"
     ))
 }
 

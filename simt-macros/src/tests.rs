@@ -1,7 +1,7 @@
 //! Unit tests over `proc_macro2` tokens (fallback mode): the lowered IR, the
 //! errors and the tokens they point at, and robustness on arbitrary input.
 
-use crate::{check, expand, parse};
+use crate::{check, expand, isa, parse};
 use proc_macro2::TokenStream;
 use proptest::prelude::*;
 use simt_core::{
@@ -1522,5 +1522,39 @@ fn every_example_of_the_reference_compiles() {
         if let Err(e) = lower_all(&src) {
             panic!("example of {mnemonic} `{example}`: {e:?}");
         }
+    }
+}
+
+#[test]
+fn what_may_follow_an_index() {
+    let e = errors("kernel k(x: &[u32]) { vreg i, v; global_load v, x[i + 1 2] }");
+    assert_error(
+        &e,
+        "expected `]` after the index, or `+ offset` / `- offset`",
+        "2",
+    );
+    let e = errors("kernel k(x: &[u32]) { vreg i, v; global_load v, x[i << 2] }");
+    assert_error(
+        &e,
+        "so `<<` cannot follow it: compute the index first with `v_shl j, i, ...` and write `x[j]`",
+        "<",
+    );
+    let e = errors("kernel k(x: &[u32], s: u32) { vreg i, v; global_load v, x[i + s * 2] }");
+    assert_error(
+        &e,
+        "so `*` cannot follow the offset: compute the whole index into a register first",
+        "*",
+    );
+    // Every mnemonic a message suggests exists.
+    for op in ["*", "/", "%", "<<", ">>", "&", "|", "^"] {
+        let src = format!("kernel k(x: &[u32]) {{ vreg i, v; global_load v, x[i {op} 2] }}");
+        let e = errors(&src);
+        let message = &e[0].0;
+        let suggested = message
+            .split("with `")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .unwrap_or_default();
+        assert!(isa::lookup(suggested).is_some(), "{op}: {message}");
     }
 }
