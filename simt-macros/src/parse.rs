@@ -384,7 +384,7 @@ fn stmt(
         );
         error.combine(Error::new(
             open.span(),
-            format!("the body of `{open}` opens here"),
+            format!("note: the body of `{open}` opens here"),
         ));
         return Err(error);
     }
