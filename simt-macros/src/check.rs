@@ -735,7 +735,8 @@ impl Checker<'_> {
         } else {
             Addressing::Element
         };
-        let index = match &**index {
+        let index_written = &**index;
+        let index = match index_written {
             inner @ Operand::Mem { .. } => {
                 self.error_at(
                     inner,
@@ -764,9 +765,16 @@ impl Checker<'_> {
                     }
                 }
                 (_, true) => {
+                    let (base, i, k_text) = (
+                        base.to_string(),
+                        crate::parse::text(index_written),
+                        crate::parse::text(k),
+                    );
                     self.error_at(
                         k,
-                        "only an immediate offset can be subtracted: write `x[i + k]` with a negative `k`",
+                        format!(
+                            "only an immediate offset can be subtracted: compute the index into a register first, `v_sub_u32 j, {i}, {k_text}`, and write `{base}[j]`"
+                        ),
                     );
                     None
                 }

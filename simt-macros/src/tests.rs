@@ -1545,6 +1545,12 @@ fn what_may_follow_an_index() {
         "so `*` cannot follow the offset: compute the whole index into a register first",
         "*",
     );
+    let e = errors("kernel k(x: &[u32]) { vreg i, d, v; global_load v, x[i - d] }");
+    assert_error(
+        &e,
+        "only an immediate offset can be subtracted: compute the index into a register first, `v_sub_u32 j, i, d`, and write `x[j]`",
+        "d",
+    );
     // Every mnemonic a message suggests exists.
     for op in ["*", "/", "%", "<<", ">>", "&", "|", "^"] {
         let src = format!("kernel k(x: &[u32]) {{ vreg i, v; global_load v, x[i {op} 2] }}");
