@@ -3,6 +3,7 @@
 //! The interpreter counts per instruction; the kernel's totals are the sum over its
 //! instructions, so every figure can be attributed to a source line.
 
+use crate::ir::Program;
 use serde::Serialize;
 
 /// Counters of one instruction, or of a whole launch (their sum).
@@ -361,5 +362,32 @@ impl Stats {
             totals.add(c);
         }
         self.totals = totals;
+    }
+}
+
+impl Stats {
+    /// The counters of the instructions of `program` written on source line
+    /// `line`, summed: what a profiler's source view shows beside the line.
+    /// All zero when no instruction is written there. `program` is the one
+    /// launched (a kernel module's `PROGRAM`), which knows each instruction's line.
+    pub fn line(&self, program: &Program, line: u32) -> Counters {
+        let mut sum = Counters::default();
+        for (_, counters) in self.line_instructions(program, line) {
+            sum.add(&counters);
+        }
+        sum
+    }
+
+    /// The counters of each instruction of `program` written on source line
+    /// `line`, in the order written, with its index in
+    /// [`Program::insts`]: `[n]` is the `n`-th instruction of the line.
+    pub fn line_instructions(&self, program: &Program, line: u32) -> Vec<(usize, Counters)> {
+        self.per_instruction
+            .iter()
+            .enumerate()
+            .take(program.insts.len())
+            .filter(|&(k, _)| program.loc(k).line == line)
+            .map(|(k, counters)| (k, *counters))
+            .collect()
     }
 }

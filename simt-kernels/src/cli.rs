@@ -45,10 +45,14 @@ pub struct Args {
     /// How the waves of a workgroup take turns.
     #[arg(long, value_name = "ORDER", default_value = "until-barrier", value_parser = parse_schedule)]
     schedule: Schedule,
-    /// Where to write the JSON (default: results/results.json at the workspace
-    /// root).
+    /// Where to write the JSON (default: target/simt-report/results.json at the
+    /// workspace root, so that a run leaves the checkout clean).
     #[arg(long, value_name = "PATH", value_parser = parse_path)]
     out: Option<PathBuf>,
+    /// Write the JSON to the committed results/results.json instead, to
+    /// refresh it (timings included).
+    #[arg(long, conflicts_with = "out")]
+    update_results: bool,
     /// Timed launches per kernel and width; the median is reported.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_LAUNCHES, value_parser = parse_launches)]
     launches: usize,
@@ -122,14 +126,25 @@ impl Default for Options {
     }
 }
 
-/// `results/results.json` at the root of the workspace this crate was built in.
+/// `target/simt-report/results.json` at the root of the workspace this crate
+/// was built in: a run's output is a build product, and the committed results
+/// change only when asked ([`committed_results`]).
 pub fn default_out() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .parent()
-        .unwrap_or(manifest)
-        .join("results")
+    workspace_root()
+        .join("target")
+        .join("simt-report")
         .join("results.json")
+}
+
+/// `results/results.json` at the root of the workspace: the results committed
+/// with the code, rewritten by `--update-results`.
+pub fn committed_results() -> PathBuf {
+    workspace_root().join("results").join("results.json")
+}
+
+fn workspace_root() -> &'static Path {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().unwrap_or(manifest)
 }
 
 /// Parses the arguments after the program name. A later option overrides an
@@ -157,7 +172,11 @@ impl Args {
             seed: self.seed,
             model: self.model,
             schedule: self.schedule,
-            out: self.out.unwrap_or_else(default_out),
+            out: match (self.out, self.update_results) {
+                (_, true) => committed_results(),
+                (Some(out), false) => out,
+                (None, false) => default_out(),
+            },
             launches: self.launches,
             html: self.html,
             studies: match self.studies {
@@ -289,11 +308,24 @@ mod tests {
         assert_eq!(o.seed, 42);
         assert_eq!(o.model, MemoryModel::reference());
         assert_eq!(o.schedule, Schedule::UntilBarrier);
-        assert!(o.out.ends_with("results/results.json"));
+        assert!(o.out.ends_with("target/simt-report/results.json"));
         assert_eq!(o.launches, DEFAULT_LAUNCHES);
         assert_eq!(o.html, None);
         assert!(o.studies.is_empty());
         assert_eq!(o, Options::default());
+    }
+
+    #[test]
+    fn the_committed_results_are_rewritten_only_when_asked() {
+        let o = run(&["--update-results"]);
+        assert!(o.out.ends_with("results/results.json"), "{:?}", o.out);
+        assert!(!o.out.to_string_lossy().contains("target"), "{:?}", o.out);
+        assert_eq!(o.out, committed_results());
+        assert_ne!(default_out(), committed_results());
+        let message = parse(["--update-results", "--out=/tmp/x.json"])
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("cannot be used with"), "{message}");
     }
 
     fn study_names(o: &Options) -> Vec<&'static str> {

@@ -286,3 +286,35 @@ fn an_unwritable_output_fails_the_run() {
     assert_eq!(result.status.code(), Some(1));
     let _ = std::fs::remove_file(&file);
 }
+
+#[test]
+fn a_default_run_leaves_the_committed_results_alone() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned();
+    let committed = root.join("results").join("results.json");
+    let before = std::fs::read(&committed).ok();
+    let result = report()
+        .args([
+            "--kernels",
+            "vecadd_i32",
+            "--width",
+            "32",
+            "--launches",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(result.stdout).unwrap();
+    assert!(result.status.success(), "{stdout}");
+    let written = root.join("target").join("simt-report").join("results.json");
+    assert!(
+        stdout.contains(&format!("wrote {}", written.display())),
+        "{stdout}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&written).unwrap()).unwrap();
+    assert_eq!(json["rows"][0]["kernel"], "vecadd_i32", "{json}");
+    assert_eq!(std::fs::read(&committed).ok(), before);
+}

@@ -317,8 +317,23 @@ impl Checker<'_> {
 
     fn declare_lds(&mut self, decl: &crate::ast::LdsDecl) {
         let (first, _) = decl.len.spans();
-        let len = match eval(&decl.len) {
-            Ok(Number::Int(n)) if n > 0 => u32::try_from(n).unwrap_or(u32::MAX),
+        // A length past what an immediate holds is still a length, and too
+        // long for the LDS: that is the message it gets.
+        let value = match &decl.len {
+            Expr::Binary(a, op, b) => binary(a, *op, b),
+            Expr::Lit {
+                lit: syn::Lit::Int(n),
+                minus: None,
+            } if n.suffix().is_empty() && n.base10_parse::<u64>().is_ok() => {
+                Ok(i128::from(n.base10_parse::<u64>().unwrap_or_default()))
+            }
+            e => eval(e).map(|n| match n {
+                Number::Int(n) => i128::from(n),
+                Number::Float(_) => 0,
+            }),
+        };
+        let len = match value {
+            Ok(n) if n > 0 => u64::try_from(n).unwrap_or(u64::MAX),
             Ok(_) => {
                 self.error(first, "an LDS array's length must be a positive integer");
                 return;
@@ -342,20 +357,28 @@ impl Checker<'_> {
             .lds_bytes
             .checked_next_multiple_of(4)
             .unwrap_or(u32::MAX);
-        let end = u64::from(offset) + u64::from(len) * u64::from(decl.elem.size());
+        let size = u64::from(decl.elem.size());
+        let own = len.saturating_mul(size);
+        let end = u64::from(offset).saturating_add(own);
         if end > u64::from(MAX_LDS_BYTES) && self.lds_bytes <= MAX_LDS_BYTES {
-            self.error(
-                first,
+            let name = &decl.name;
+            let message = if own > u64::from(MAX_LDS_BYTES) {
                 format!(
-                    "LDS of {end} bytes exceeds the machine's {MAX_LDS_BYTES} bytes per workgroup"
-                ),
-            );
+                    "the length of `{name}`, {len} elements of {size} byte{} ({own} bytes), exceeds the machine's {MAX_LDS_BYTES} bytes of LDS per workgroup",
+                    if size == 1 { "" } else { "s" }
+                )
+            } else {
+                format!(
+                    "`{name}` does not fit: the LDS arrays need {end} bytes, and the machine has {MAX_LDS_BYTES} bytes per workgroup"
+                )
+            };
+            self.error(first, message);
         }
         self.lds_bytes = u32::try_from(end).unwrap_or(u32::MAX);
         self.lds.push(LdsDecl {
             name: Cow::Owned(decl.name.to_string()),
             elem: decl.elem,
-            len,
+            len: u32::try_from(len).unwrap_or(u32::MAX),
             offset,
         });
     }
@@ -519,12 +542,20 @@ impl Checker<'_> {
             Thing::Entity(Entity::Reg(r)) => {
                 let hint = match (class, reg_class(r)) {
                     (RegClass::V, RegClass::S) => {
-                        " (scalar registers are written by `s_` instructions)"
+                        " (scalar registers are written by `s_` instructions)".to_owned()
+                    }
+                    // `v_readfirstlane` and `v_readlane` are `v_` instructions
+                    // that write a scalar: what they write is the useful part.
+                    (RegClass::S, RegClass::V) if mnemonic.to_string().starts_with("v_") => {
+                        format!(
+                            ": `{mnemonic}` reads one lane and writes that value, the same for the whole wave, to a scalar register; declare the destination with `sreg` (`sreg s;` then `{mnemonic} s, ...`), and copy it to every lane with `v_mov {op_text}, s` if a vector is needed",
+                            op_text = crate::parse::text(op)
+                        )
                     }
                     (RegClass::S, RegClass::V) => {
-                        " (vector registers are written by `v_` instructions)"
+                        " (vector registers are written by `v_` instructions)".to_owned()
                     }
-                    _ => "",
+                    _ => String::new(),
                 };
                 format!("`{mnemonic}` writes a {want} register, but {what} is not one{hint}")
             }
@@ -704,7 +735,8 @@ impl Checker<'_> {
         } else {
             Addressing::Element
         };
-        let index = match &**index {
+        let index_written = &**index;
+        let index = match index_written {
             inner @ Operand::Mem { .. } => {
                 self.error_at(
                     inner,
@@ -733,13 +765,20 @@ impl Checker<'_> {
                     }
                 }
                 (_, true) => {
+                    let (base, i, k_text) = (
+                        base.to_string(),
+                        crate::parse::text(index_written),
+                        crate::parse::text(k),
+                    );
                     self.error_at(
                         k,
-                        "only an immediate offset can be subtracted: write `x[i + k]` with a negative `k`",
+                        format!(
+                            "only an immediate offset can be subtracted: compute the index into a register first, `v_sub_u32 j, {i}, {k_text}`, and write `{base}[j]`"
+                        ),
                     );
                     None
                 }
-                (k, false) => self.value(k, Ty::Int, true, mnemonic),
+                (k, false) => self.offset(op, k, index.as_ref(), mnemonic),
             },
         };
         let write = !matches!(role, Role::GlobalLoad | Role::LdsLoad);
@@ -834,6 +873,64 @@ impl Checker<'_> {
             Entity::Reg(_) => return None,
         };
         Some((mem, elem))
+    }
+
+    /// The added offset `k` of the memory operand `op`, which must be
+    /// wave-uniform; `index` is its lowered index, when it lowered.
+    fn offset(
+        &mut self,
+        op: &Operand,
+        k: &Operand,
+        index: Option<&simt_core::Operand>,
+        mnemonic: &Ident,
+    ) -> Option<simt_core::Operand> {
+        let thing = match k {
+            Operand::Name(_) | Operand::Dotted { .. } => self.resolve(k)?,
+            _ => return self.value(k, Ty::Int, true, mnemonic),
+        };
+        let varies = match thing {
+            Thing::Entity(Entity::Reg(Reg::V(_))) => true,
+            Thing::Special(s) => s.uniformity() == Uniformity::Lane,
+            _ => false,
+        };
+        if !varies {
+            return self.value(k, Ty::Int, true, mnemonic);
+        }
+        let what = self.describe(k, Some(thing));
+        let Operand::Mem {
+            base,
+            bytes,
+            index: written,
+            ..
+        } = op
+        else {
+            return None;
+        };
+        let base = if *bytes {
+            format!("{base}.bytes")
+        } else {
+            base.to_string()
+        };
+        let (i, k_text) = (crate::parse::text(written), crate::parse::text(k));
+        let index_varies = match index {
+            Some(simt_core::Operand::V(_)) => true,
+            Some(simt_core::Operand::Special(s)) => s.uniformity() == Uniformity::Lane,
+            _ => false,
+        };
+        let fix = if index_varies {
+            format!(
+                "add the two into a register first, `v_add_u32 j, {i}, {k_text}`, and write `{base}[j]`"
+            )
+        } else {
+            format!("write the per-lane value first: `{base}[{k_text} + {i}]`")
+        };
+        self.error_at(
+            k,
+            format!(
+                "the offset after `+` in a memory operand must be wave-uniform (an immediate or a scalar), but {what} may differ between lanes: {fix}"
+            ),
+        );
+        None
     }
 
     /// A run of `n` consecutive vector registers written as `[a, b, ...]`: the first.
@@ -943,7 +1040,15 @@ impl Checker<'_> {
         if optional && skip == 0 && given < max {
             self.error(
                 mnemonic.span(),
-                format!("{}, found {given} with the destination", takes()),
+                format!(
+                    "{}: with the destination `{}` written, {} missing",
+                    takes(),
+                    inst.operands
+                        .first()
+                        .map(crate::parse::text)
+                        .unwrap_or_default(),
+                    missing(m.operands().skip(given).map(|(n, _)| n))
+                ),
             );
             return Some(template);
         }
@@ -1204,6 +1309,16 @@ fn not_uniform(mnemonic: &Ident, what: &str, differs: &str) -> String {
     }
 }
 
+/// "`src` is" or "`cmp` and `src` are": the operands an instruction lacks.
+fn missing<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let quoted: Vec<String> = names.map(|n| format!("`{n}`")).collect();
+    match quoted.as_slice() {
+        [] => "nothing is".to_owned(),
+        [one] => format!("{one} is"),
+        [init @ .., last] => format!("{} and {last} are", init.join(", ")),
+    }
+}
+
 /// `v0, v1, ...` for a list of `n` registers, in messages.
 fn list_example(n: u16) -> String {
     let regs: Vec<String> = (0..n).map(|k| format!("v{k}")).collect();
@@ -1288,38 +1403,43 @@ fn eval(expr: &Expr) -> Result<Number, (Span, String)> {
             Number::Int(v) => int(-i128::from(v), *minus),
             Number::Float(f) => Ok(Number::Float(-f)),
         },
-        Expr::Binary(a, op, b) => {
-            let (x, y) =
-                match (eval(a)?, eval(b)?) {
-                    (Number::Int(x), Number::Int(y)) => (i128::from(x), i128::from(y)),
-                    _ => return Err((
-                        a.spans().0,
-                        "constant expressions combine integers only: write a float as one literal"
-                            .to_owned(),
-                    )),
-                };
-            let at = b.spans().0;
-            let value = match op {
-                ast::BinOp::Add => x + y,
-                ast::BinOp::Sub => x - y,
-                ast::BinOp::Mul => x * y,
-                ast::BinOp::Div | ast::BinOp::Rem if y == 0 => {
-                    return Err((at, "division by zero in a constant expression".to_owned()))
-                }
-                ast::BinOp::Div => x / y,
-                ast::BinOp::Rem => x % y,
-                ast::BinOp::Shl | ast::BinOp::Shr if !(0..32).contains(&y) => {
-                    return Err((at, "shift amount must be in 0..32".to_owned()))
-                }
-                ast::BinOp::Shl => x << y,
-                ast::BinOp::Shr => x >> y,
-                ast::BinOp::And => x & y,
-                ast::BinOp::Xor => x ^ y,
-                ast::BinOp::Or => x | y,
-            };
-            int(value, a.spans().0)
-        }
+        Expr::Binary(a, op, b) => int(binary(a, *op, b)?, a.spans().0),
     }
+}
+
+/// The value of `a op b` before it is checked to fit an immediate: an LDS
+/// array's length may exceed one, and should then be told it exceeds the LDS.
+fn binary(a: &Expr, op: ast::BinOp, b: &Expr) -> Result<i128, (Span, String)> {
+    let (x, y) = match (eval(a)?, eval(b)?) {
+        (Number::Int(x), Number::Int(y)) => (i128::from(x), i128::from(y)),
+        _ => {
+            return Err((
+                a.spans().0,
+                "constant expressions combine integers only: write a float as one literal"
+                    .to_owned(),
+            ))
+        }
+    };
+    let at = b.spans().0;
+    let value = match op {
+        ast::BinOp::Add => x + y,
+        ast::BinOp::Sub => x - y,
+        ast::BinOp::Mul => x * y,
+        ast::BinOp::Div | ast::BinOp::Rem if y == 0 => {
+            return Err((at, "division by zero in a constant expression".to_owned()))
+        }
+        ast::BinOp::Div => x / y,
+        ast::BinOp::Rem => x % y,
+        ast::BinOp::Shl | ast::BinOp::Shr if !(0..32).contains(&y) => {
+            return Err((at, "shift amount must be in 0..32".to_owned()))
+        }
+        ast::BinOp::Shl => x << y,
+        ast::BinOp::Shr => x >> y,
+        ast::BinOp::And => x & y,
+        ast::BinOp::Xor => x ^ y,
+        ast::BinOp::Or => x | y,
+    };
+    Ok(value)
 }
 
 /// An integer result of a constant expression, if it fits an immediate.

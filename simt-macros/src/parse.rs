@@ -93,7 +93,7 @@ fn kernel(input: ParseStream) -> Result<Parsed> {
     let brace = braced!(body in input);
     let mut errors = Vec::new();
     let names = declared_names(&params, &body);
-    let body = statements(&body, &names, &mut errors);
+    let body = statements(&body, &name, &names, &mut errors);
     if errors.is_empty() {
         else_if(&body, &mut errors);
     }
@@ -232,20 +232,86 @@ fn declared_names(params: &[Param], body: ParseStream) -> HashSet<String> {
     names
 }
 
-fn statements(input: ParseStream, names: &HashSet<String>, errors: &mut Vec<Error>) -> Vec<Stmt> {
+/// The statements of the body of kernel `open`.
+fn statements(
+    input: ParseStream,
+    open: &Ident,
+    names: &HashSet<String>,
+    errors: &mut Vec<Error>,
+) -> Vec<Stmt> {
     let mut stmts = Vec::new();
+    // Whether the last statement kept was already blamed for an error.
+    let mut reported = false;
     while !input.is_empty() {
         let before = input.cursor();
-        match stmt(input, names, errors) {
-            Ok(Some(s)) => stmts.push(s),
+        match stmt(input, open, names, errors) {
+            Ok(Some(s)) => {
+                stmts.push(s);
+                reported = false;
+            }
             Ok(None) => {}
             Err(e) => {
+                // The statement that does not parse, or the instruction before
+                // it when that one's mnemonic is misspelt and so took operands
+                // it may not have.
+                let previous = match stmts.last() {
+                    Some(Stmt::Inst(inst)) if !reported => misspelt(&inst.mnemonic),
+                    _ => None,
+                };
+                if let Some(near) = misspelt_start(before).or(previous) {
+                    errors.push(near);
+                }
+                reported = true;
                 errors.push(e);
                 recover(input, before);
             }
         }
     }
     stmts
+}
+
+/// When a statement that does not parse begins with a word close to a
+/// mnemonic, that word is the likelier mistake: the tokens after a misspelt
+/// mnemonic are read with the operands of what it may mean.
+fn misspelt_start(start: Cursor) -> Option<Error> {
+    misspelt(&start.ident()?.0)
+}
+
+/// "unknown mnemonic" for a word close to one (a Rust keyword is told
+/// apart by [`rust_keyword`]).
+fn misspelt(word: &Ident) -> Option<Error> {
+    let name = word.to_string();
+    if isa::is_reserved(&name) || rust_keyword(&name).is_some() {
+        return None;
+    }
+    let suggestions = suggest::mnemonics(&name);
+    if suggestions.is_empty() {
+        return None;
+    }
+    Some(Error::new(
+        word.span(),
+        format!(
+            "unknown mnemonic `{name}`{}",
+            suggest::did_you_mean(&suggestions)
+        ),
+    ))
+}
+
+/// What a Rust keyword that starts a statement would be in the kernel
+/// language, for the keywords a Rust programmer reaches for.
+fn rust_keyword(word: &str) -> Option<&'static str> {
+    Some(match word {
+        "let" => "declare a register with `vreg name;` (or `sreg`, `mreg`) and set it with an instruction, `v_mov name, value`",
+        "fn" => "kernels are declared with `kernel` at the top level of `simt_kernel!`, and a body holds instructions",
+        "while" | "for" => "repeat with `loop` ... `endloop m`, which runs again while mask `m` has an active lane (set it with a compare such as `v_cmp_lt_u32 m, i, n`); `break m` and `continue m` leave or restart it",
+        "match" => "choose with `if m` / `else` / `endif` on a mask set by a compare",
+        "return" => "a kernel ends at its closing `}`; `break m` leaves a loop for the lanes of `m`",
+        "const" | "static" | "struct" | "enum" | "use" | "impl" | "unsafe" | "mod" | "type"
+        | "trait" => {
+            "a body holds declarations (`vreg`, `sreg`, `mreg`, `lds`) and instructions, one mnemonic and its operands each"
+        }
+        _ => return None,
+    })
 }
 
 /// Skips to the next `;` (consumed) or word that starts an instruction or
@@ -263,7 +329,8 @@ fn recover(input: ParseStream, before: Cursor) {
                     }
                 }
                 if let Some((id, _)) = rest.ident() {
-                    if isa::is_reserved(&id.to_string()) {
+                    let word = id.to_string();
+                    if isa::is_reserved(&word) || rust_keyword(&word).is_some() {
                         break;
                     }
                 }
@@ -280,6 +347,7 @@ fn recover(input: ParseStream, before: Cursor) {
 
 fn stmt(
     input: ParseStream,
+    open: &Ident,
     names: &HashSet<String>,
     errors: &mut Vec<Error>,
 ) -> Result<Option<Stmt>> {
@@ -302,7 +370,46 @@ fn stmt(
     let Some((word, _)) = input.cursor().ident() else {
         return Err(input.error("expected an instruction or a declaration"));
     };
-    Ok(Some(match word.to_string().as_str() {
+    let text = word.to_string();
+    let nested = match input.cursor().ident().and_then(|(_, rest)| rest.ident()) {
+        Some((next, _)) => text == "pub" && next == "kernel" || text == "kernel",
+        None => text == "pub",
+    };
+    if nested {
+        let mut error = Error::new(
+            word.span(),
+            format!(
+                "kernels cannot nest: this kernel starts inside the body of `{open}`, which is still open; close `{open}` with `}}` before it"
+            ),
+        );
+        error.combine(Error::new(
+            open.span(),
+            format!("note: the body of `{open}` opens here"),
+        ));
+        return Err(error);
+    }
+    if let Some(instead) = rust_keyword(&text) {
+        return Err(Error::new(
+            word.span(),
+            format!("`{text}` is Rust, and the kernel language has no Rust statements: {instead}"),
+        ));
+    }
+    let names_follow = input
+        .cursor()
+        .ident()
+        .is_some_and(|(_, rest)| rest.ident().is_some());
+    if names_follow && !isa::is_reserved(&text) && suggest::mnemonics(&text).is_empty() {
+        let declarations = suggest::closest(&text, isa::DECLARATIONS.iter().copied());
+        if let Some(declaration) = declarations.first() {
+            return Err(Error::new(
+                word.span(),
+                format!(
+                    "unknown word `{text}`; did you mean the declaration `{declaration}`? (declarations and mnemonics are lower case)"
+                ),
+            ));
+        }
+    }
+    Ok(Some(match text.as_str() {
         "vreg" => Stmt::Regs(regs(input, RegClass::V)?),
         "sreg" => Stmt::Regs(regs(input, RegClass::S)?),
         "mreg" => Stmt::Regs(regs(input, RegClass::M)?),
@@ -480,7 +587,7 @@ fn spanning(first: Span, last: Span, message: impl std::fmt::Display) -> Error {
 }
 
 /// An operand as written, for messages.
-fn text(op: &Operand) -> String {
+pub(crate) fn text(op: &Operand) -> String {
     match op {
         Operand::Name(id) => id.to_string(),
         Operand::Dotted { base, field } => format!("{base}.{field}"),
@@ -725,10 +832,20 @@ fn memory(
             None
         };
         if !c.is_empty() {
-            return Err(c.error("expected `]` after the index, or `+ offset`"));
+            return Err(after_index(c, &base, &index, offset.is_some()));
         }
         Ok((index, offset))
     })?;
+    if !in_index && (input.peek(Token![+]) || input.peek(Token![-])) {
+        return Err(input.error(format!(
+            "an offset goes inside the brackets: `{base}[i + k]`, `{base}[i - 2]`"
+        )));
+    }
+    if input.peek(token::Bracket) {
+        return Err(input.error(format!(
+            "a memory operand takes one index: compute the element's position into one register first (for rows of `width` elements, `v_mad_u32 j, row, width, column`) and write `{base}[j]`"
+        )));
+    }
     Ok(Operand::Mem {
         base,
         bytes,
@@ -736,6 +853,39 @@ fn memory(
         offset,
         close: bracket.span.close(),
     })
+}
+
+/// What is wrong with tokens left after the index (and offset) of `base[...]`:
+/// an operator means arithmetic the index cannot hold.
+fn after_index(c: ParseStream, base: &Ident, index: &Operand, has_offset: bool) -> Error {
+    let expected = "expected `]` after the index, or `+ offset` / `- offset`";
+    let Some((op, _)) = peek_op(c) else {
+        return c.error(expected);
+    };
+    let (symbol, mnemonic) = match op {
+        BinOp::Mul => ("*", "v_mul_u32"),
+        BinOp::Div => ("/", "v_div_u32"),
+        BinOp::Rem => ("%", "v_rem_u32"),
+        BinOp::Shl => ("<<", "v_shl"),
+        BinOp::Shr => (">>", "v_shr_u32"),
+        BinOp::And => ("&", "v_and"),
+        BinOp::Or => ("|", "v_or"),
+        BinOp::Xor => ("^", "v_xor"),
+        BinOp::Add => ("+", "v_add_u32"),
+        BinOp::Sub => ("-", "v_sub_u32"),
+    };
+    let forms = format!(
+        "an index is a value plus an optional offset (`{base}[i]`, `{base}[i + k]`, `{base}[i - 2]`)"
+    );
+    let i = text(index);
+    if has_offset {
+        return c.error(format!(
+            "{forms}, so `{symbol}` cannot follow the offset: compute the whole index into a register first (`v_add_u32`, `{mnemonic}`, ...) and write `{base}[j]`"
+        ));
+    }
+    c.error(format!(
+        "{forms}, so `{symbol}` cannot follow it: compute the index first with `{mnemonic} j, {i}, ...` and write `{base}[j]`"
+    ))
 }
 
 /// The binary operator at the cursor with its binding power, if any.

@@ -1,7 +1,7 @@
 //! Unit tests over `proc_macro2` tokens (fallback mode): the lowered IR, the
 //! errors and the tokens they point at, and robustness on arbitrary input.
 
-use crate::{check, expand, parse};
+use crate::{check, expand, isa, parse};
 use proc_macro2::TokenStream;
 use proptest::prelude::*;
 use simt_core::{
@@ -588,15 +588,28 @@ fn register_and_lds_limits() {
     let e = errors("kernel k() { lds a: [f32; 16384]; lds b: [u8; 1]; lds c: [u8; 0]; }");
     assert_error(
         &e,
-        "LDS of 65537 bytes exceeds the machine's 65536 bytes",
+        "`b` does not fit: the LDS arrays need 65537 bytes, and the machine has 65536 bytes",
         "1",
     );
     assert_error(&e, "length must be a positive integer", "0");
     lower("kernel k() { lds a: [f32; 16383]; lds b: [u8; 4]; }");
     let e =
         errors("kernel k() { lds a: [u32; 4294967295]; lds b: [u8; 3]; lds c: [u8; 4294967296]; }");
-    assert_error(&e, "LDS of 17179869180 bytes exceeds", "4294967295");
-    assert_error(&e, "length must be a positive integer", "4294967296");
+    // 4294967295 * 4 = 17179869180 bytes for `a` alone.
+    assert_error(
+        &e,
+        "the length of `a`, 4294967295 elements of 4 bytes (17179869180 bytes), exceeds the machine's 65536 bytes of LDS",
+        "4294967295",
+    );
+    // Past `u32`, a length is still told it is too long for the LDS; `c`
+    // comes after the LDS is already over, so only `a` is reported.
+    assert_eq!(e.len(), 1, "{e:?}");
+    let e = errors("kernel k() { lds c: [u8; 4294967296]; }");
+    assert_error(
+        &e,
+        "the length of `c`, 4294967296 elements of 1 byte (",
+        "4294967296",
+    );
 }
 
 #[test]
@@ -1509,5 +1522,45 @@ fn every_example_of_the_reference_compiles() {
         if let Err(e) = lower_all(&src) {
             panic!("example of {mnemonic} `{example}`: {e:?}");
         }
+    }
+}
+
+#[test]
+fn what_may_follow_an_index() {
+    let e = errors("kernel k(x: &[u32]) { vreg i, v; global_load v, x[i + 1 2] }");
+    assert_error(
+        &e,
+        "expected `]` after the index, or `+ offset` / `- offset`",
+        "2",
+    );
+    let e = errors("kernel k(x: &[u32]) { vreg i, v; global_load v, x[i << 2] }");
+    assert_error(
+        &e,
+        "so `<<` cannot follow it: compute the index first with `v_shl j, i, ...` and write `x[j]`",
+        "<",
+    );
+    let e = errors("kernel k(x: &[u32], s: u32) { vreg i, v; global_load v, x[i + s * 2] }");
+    assert_error(
+        &e,
+        "so `*` cannot follow the offset: compute the whole index into a register first",
+        "*",
+    );
+    let e = errors("kernel k(x: &[u32]) { vreg i, d, v; global_load v, x[i - d] }");
+    assert_error(
+        &e,
+        "only an immediate offset can be subtracted: compute the index into a register first, `v_sub_u32 j, i, d`, and write `x[j]`",
+        "d",
+    );
+    // Every mnemonic a message suggests exists.
+    for op in ["*", "/", "%", "<<", ">>", "&", "|", "^"] {
+        let src = format!("kernel k(x: &[u32]) {{ vreg i, v; global_load v, x[i {op} 2] }}");
+        let e = errors(&src);
+        let message = &e[0].0;
+        let suggested = message
+            .split("with `")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .unwrap_or_default();
+        assert!(isa::lookup(suggested).is_some(), "{op}: {message}");
     }
 }

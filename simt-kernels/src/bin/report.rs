@@ -1,7 +1,8 @@
 //! `cargo run --release -p simt-kernels --bin report [-- --help]`: runs the
 //! reference kernels, checks them against their oracles and with the sanitizers,
-//! prints their counters and writes `results/results.json` (and, with `--html`, a
-//! page with pictures); with `--studies`, also the studies' tables.
+//! prints their counters and writes `target/simt-report/results.json` (the
+//! committed `results/results.json` with `--update-results`; and, with `--html`,
+//! a page with pictures); with `--studies`, also the studies' tables.
 
 use clap::error::ErrorKind;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
