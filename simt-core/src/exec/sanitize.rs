@@ -552,7 +552,8 @@ impl Sanitizer {
                 at: site_of(grid, program, &me),
                 other: other.map(|o| site_of(grid, program, &o)),
                 address: Some(address),
-                bytes: u32::from(me.bytes).count_ones(),
+                // A race: the bytes both touch; an uninitialised read: its own.
+                bytes: other.map_or(me.bytes, |o| me.bytes & o.bytes).count_ones(),
                 occurrences: 1,
                 byte: None,
             });
