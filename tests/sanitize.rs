@@ -165,7 +165,10 @@ fn an_lds_exchange_without_a_barrier_races() {
         assert_eq!((war.occurrences, raw.occurrences), (w, w));
         assert_eq!((war.bytes, raw.bytes), (4, 4));
         let uninit = only(&stats, |k| matches!(k, FindingKind::UninitLds));
-        assert_eq!((uninit.at.line, uninit.at.wave, uninit.occurrences), (load, 0, w));
+        assert_eq!(
+            (uninit.at.line, uninit.at.wave, uninit.occurrences),
+            (load, 0, w)
+        );
         assert_eq!(stats.findings.list.len(), 3, "{:#?}", stats.findings);
 
         let fixed = exchange_with_barrier::launch(&config, &x, &mut out, width).unwrap();
@@ -676,19 +679,43 @@ fn a_plain_access_and_an_atomic_of_one_word_race() {
         let config = sanitized(groups, 64 / groups);
         let mut out = vec![0u32; 2];
         let stats = global_store_and_atomic::launch(&config, &mut out, 0).unwrap();
-        assert_race(&stats, RaceClass::WriteAfterWrite, Space::Global, across, (atomic, store));
+        assert_race(
+            &stats,
+            RaceClass::WriteAfterWrite,
+            Space::Global,
+            across,
+            (atomic, store),
+        );
         assert_eq!(out[0], 6);
         let stats = global_store_and_atomic::launch(&config, &mut out, 1).unwrap();
-        assert_race(&stats, RaceClass::WriteAfterWrite, Space::Global, across, (store, atomic));
+        assert_race(
+            &stats,
+            RaceClass::WriteAfterWrite,
+            Space::Global,
+            across,
+            (store, atomic),
+        );
         assert_eq!(out[0], 5);
 
         let load = "global_load v, out[0] // load: global_load_and_atomic";
         let atomic = "global_atomic_add_u32 out[0], 1 // atomic: global_load_and_atomic";
         let mut out = vec![0u32; 2];
         let stats = global_load_and_atomic::launch(&config, &mut out, 0).unwrap();
-        assert_race(&stats, RaceClass::WriteAfterRead, Space::Global, across, (atomic, load));
+        assert_race(
+            &stats,
+            RaceClass::WriteAfterRead,
+            Space::Global,
+            across,
+            (atomic, load),
+        );
         let stats = global_load_and_atomic::launch(&config, &mut out, 1).unwrap();
-        assert_race(&stats, RaceClass::ReadAfterWrite, Space::Global, across, (load, atomic));
+        assert_race(
+            &stats,
+            RaceClass::ReadAfterWrite,
+            Space::Global,
+            across,
+            (load, atomic),
+        );
 
         // Nobody plain: atomics do not race with each other.
         let stats = global_store_and_atomic::launch(&config, &mut out, 9).unwrap();
@@ -811,7 +838,10 @@ fn independent_lanes_race_where_lockstep_hides_it() {
         // Lane 0 reads what lane 1 of its wave stored: every lane of the
         // 128 work-items, once each.
         assert_eq!((raw.at.line, raw.at.wave, raw.at.lane), (load, 0, 0));
-        assert_eq!(raw.other.map(|o| (o.line, o.wave, o.lane)), Some((store, 0, 1)));
+        assert_eq!(
+            raw.other.map(|o| (o.line, o.wave, o.lane)),
+            Some((store, 0, 1))
+        );
         assert_eq!(raw.occurrences, 128);
         assert_eq!(stats.findings.list.len(), 1, "{:#?}", stats.findings);
 
@@ -824,10 +854,7 @@ fn independent_lanes_race_where_lockstep_hides_it() {
             // synced kernel issues one more instruction per wave (128 items).
             let waves = u64::from(128 / width);
             let plain = lane_exchange::launch(config, &mut out).unwrap();
-            assert_eq!(
-                stats.totals.instructions,
-                plain.totals.instructions + waves
-            );
+            assert_eq!(stats.totals.instructions, plain.totals.instructions + waves);
             assert_eq!(
                 stats.totals.vector_instructions,
                 plain.totals.vector_instructions
@@ -848,7 +875,11 @@ fn a_wave_barrier_under_divergence_orders_the_lanes_active_at_it() {
         let f = only(&stats, |k| matches!(k, FindingKind::Race { .. }));
         assert_eq!(
             (f.at.line, f.at.lane, f.other.map(|o| o.lane)),
-            (line_of("lds_load b, t[partner] // load: partial_wave_barrier"), 0, Some(16))
+            (
+                line_of("lds_load b, t[partner] // load: partial_wave_barrier"),
+                0,
+                Some(16)
+            )
         );
         // Lanes 0..16, once each.
         assert_eq!(f.occurrences, 16);
@@ -1007,10 +1038,15 @@ fn a_byte_store_races_with_the_word_load_that_overlaps_it() {
                 same_value: false,
             }
         );
-        assert_eq!(f.at.line, line_of("global_load v, out[0] // load: bytes_and_a_word"));
+        assert_eq!(
+            f.at.line,
+            line_of("global_load v, out[0] // load: bytes_and_a_word")
+        );
         assert_eq!(
             f.other.map(|o| o.line),
-            Some(line_of("global_store_u8 out.bytes[1], 2 // store: bytes_and_a_word"))
+            Some(line_of(
+                "global_store_u8 out.bytes[1], 2 // store: bytes_and_a_word"
+            ))
         );
         assert_eq!((f.bytes, f.address, f.occurrences), (2, Some(0), 1));
         assert_eq!(stats.findings.list.len(), 1, "{:#?}", stats.findings);
@@ -1028,12 +1064,11 @@ fn a_writer_after_three_reader_waves_races_with_one_of_them() {
     // waves 2 and 3 found both slots taken by waves 0 and 1, and the write
     // races with wave 0's read. Wave 0 writing after the four reads (the
     // waves taking turns): its own read is ordered before it, wave 1's is not.
-    for (writer, schedule, reader) in [(3, Schedule::UntilBarrier, 0), (0, Schedule::RoundRobin, 1)] {
+    for (writer, schedule, reader) in [(3, Schedule::UntilBarrier, 0), (0, Schedule::RoundRobin, 1)]
+    {
         for width in [32, 64] {
             let mut out = vec![0u32; 1];
-            let config = sanitized(1, 4 * width)
-                .wave_width(width)
-                .schedule(schedule);
+            let config = sanitized(1, 4 * width).wave_width(width).schedule(schedule);
             let stats = readers_then_a_writer::launch(&config, &mut out, writer).unwrap();
             let f = only(&stats, |k| matches!(k, FindingKind::Race { .. }));
             assert!(matches!(

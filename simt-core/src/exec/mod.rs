@@ -352,13 +352,16 @@ impl Machine {
 /// The writable buffer parameter holding launch address `address`, and the
 /// byte's offset in it.
 fn buffer_byte(slots: &[Slot<'_>], address: u64) -> Option<(usize, u64)> {
-    slots.iter().enumerate().find_map(|(param, slot)| match slot {
-        Slot::BufferMut { data, base } => {
-            let offset = address.checked_sub(*base)?;
-            (offset < data.len() as u64).then_some((param, offset))
-        }
-        _ => None,
-    })
+    slots
+        .iter()
+        .enumerate()
+        .find_map(|(param, slot)| match slot {
+            Slot::BufferMut { data, base } => {
+                let offset = address.checked_sub(*base)?;
+                (offset < data.len() as u64).then_some((param, offset))
+            }
+            _ => None,
+        })
 }
 
 /// Places a handler's trap in the program and the grid.

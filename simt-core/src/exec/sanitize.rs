@@ -1,6 +1,9 @@
-//! The sanitizers' shadow state: for every LDS and buffer word, the last write
-//! and up to two reads with who made them and in which barrier epoch; for every
-//! register, which lanes (or whether the wave) wrote it.
+//! The sanitizers' shadow state: for every LDS and buffer word, the last plain
+//! write and up to two reads or atomics with who made them and in which barrier
+//! epoch, and the word's value where known (to tell a write of the value
+//! already there); for every register, which lanes (or whether the wave) wrote
+//! it; with independent lanes, a vector clock per lane of each wave, advanced by
+//! wave barriers.
 //!
 //! Words are 4 bytes; each access records the bytes of the word it touched, so
 //! byte and half-word accesses of neighbouring bytes do not race. When a write

@@ -495,7 +495,6 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
     // `s.c`); `$dst`, if given, gets the old values.
     macro_rules! atomic {
         (global, $update:expr, $dst:expr, $mem:expr, $cnt:ident) => {{
-            let base = base_of!($mem);
             let idx = index!($mem);
             let target = global_target!($mem);
             let ops = atomic::Operands {
@@ -514,7 +513,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
             observe!(
                 Access::Atomic,
                 Some($mem.buffer.0 as usize),
-                base,
+                base_of!($mem),
                 4,
                 1,
                 &[]
