@@ -45,7 +45,7 @@ impl Access {
 /// wave (within a lane, for independent lanes), a barrier between them within
 /// a workgroup, or a wave barrier both lanes took part in.
 #[derive(Clone, Copy)]
-struct Order<'a> {
+struct HappensBefore<'a> {
     independent: bool,
     /// Per wave and lane, what the lane knows of every lane's clock (valid
     /// for waves in `synced`).
@@ -53,7 +53,7 @@ struct Order<'a> {
     synced: &'a [bool],
 }
 
-impl Order<'_> {
+impl HappensBefore<'_> {
     /// Whether `earlier` happens before `later`.
     fn ordered(&self, earlier: &Access, later: &Access) -> bool {
         earlier.group == later.group
@@ -474,7 +474,7 @@ impl Sanitizer {
             },
             None => (&mut self.lds, None),
         };
-        let order = Order {
+        let order = HappensBefore {
             independent: self.independent,
             clocks: &self.clocks,
             synced: &self.synced,
@@ -490,14 +490,12 @@ impl Sanitizer {
         // with each other (two lanes of one store are `LanesDisagree`'s).
         // Lockstep lanes are ordered anyway, so each is checked and recorded
         // in turn.
-        for pass in [Pass::Check, Pass::Record] {
-            if pass == Pass::Record && !self.independent {
-                break;
-            }
-            let mode = match (self.independent, pass) {
-                (false, _) => Pass::Both,
-                (true, p) => p,
-            };
+        let passes: &[Pass] = if self.independent {
+            &[Pass::Check, Pass::Record]
+        } else {
+            &[Pass::Both]
+        };
+        for &mode in passes {
             // Lockstep lanes of one load reading the bytes the lane before did
             // (a broadcast) make the same access of the same wave: the first
             // lane's check stands for them. (A store's shadow must end with
@@ -710,7 +708,7 @@ fn check(
     kind: Kind,
     same: bool,
     space: Space,
-    order: Order<'_>,
+    order: HappensBefore<'_>,
     found: &mut impl FnMut(FindingKind, Option<Access>),
 ) {
     let race = |class, other: &Access, same_value| FindingKind::Race {
@@ -757,7 +755,14 @@ fn check(
 
 /// Records access `me` in a word's shadow (`value`: a store's value placed at
 /// its bytes; `same`: it is the value already there).
-fn record(shadow: &mut Shadow, me: &Access, kind: Kind, same: bool, value: u32, order: Order<'_>) {
+fn record(
+    shadow: &mut Shadow,
+    me: &Access,
+    kind: Kind,
+    same: bool,
+    value: u32,
+    order: HappensBefore<'_>,
+) {
     match kind {
         Kind::Load => keep_read(&mut shadow.reads, me, order),
         Kind::Atomic => {
@@ -785,10 +790,11 @@ fn record(shadow: &mut Shadow, me: &Access, kind: Kind, same: bool, value: u32, 
 /// one, or over one ordered before it that it stands for (an atomic stands for
 /// a read, not the other way), or, an atomic, over a read; with independent
 /// lanes, over one of two slots of one wave when it comes from another.
-/// Otherwise both slots hold accesses unordered with it and with each other,
-/// of distinct waves: any later write unordered with `me` is unordered with one
-/// of them, so the race is still found (with that one as the other access).
-fn keep_read(reads: &mut [Access; 2], me: &Access, order: Order<'_>) {
+/// Otherwise `me` is dropped. Under lockstep, with plain reads, the slots then
+/// hold reads of two waves unordered with `me`; a later write unordered with `me` cannot be
+/// ordered after both (that takes a later epoch, which orders it after `me`
+/// too), so the race is still found, named after a kept read.
+fn keep_read(reads: &mut [Access; 2], me: &Access, order: HappensBefore<'_>) {
     let stands_for = |r: &Access| !r.atomic || me.atomic;
     let one_wave = reads[0].group == reads[1].group && reads[0].wave == reads[1].wave;
     let slot = reads
