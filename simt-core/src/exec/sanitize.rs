@@ -682,9 +682,9 @@ fn fresh(generation: u32, initial: Option<&Vec<u8>>, word: usize) -> Shadow {
 
 /// The bits of the bytes in `bytes` (one bit per byte of a word).
 fn byte_bits(bytes: u8) -> u32 {
-    (0..4)
-        .filter(|k| bytes & (1 << k) != 0)
-        .fold(0, |m, k| m | (0xff << (8 * k)))
+    // Each bit of `bytes` spread to a byte: bit k to bit 8k, times 0xff.
+    let b = u32::from(bytes & 0xf);
+    ((b & 1) | (b & 2) << 7 | (b & 4) << 14 | (b & 8) << 21) * 0xff
 }
 
 impl Shadow {
@@ -719,13 +719,13 @@ fn check(
     };
     let races = |a: &Access| a.is_some() && a.bytes & me.bytes != 0 && !order.ordered(a, me);
     let w = shadow.write;
-    let atomic = shadow.reads.iter().find(|r| r.atomic && races(r));
-    let read = shadow.reads.iter().find(|r| !r.atomic && races(r));
+    let atomic = || shadow.reads.iter().find(|r| r.atomic && races(r));
+    let read = || shadow.reads.iter().find(|r| !r.atomic && races(r));
     match kind {
         Kind::Load => {
             if races(&w) {
                 found(race(RaceClass::ReadAfterWrite, &w, shadow.same), Some(w));
-            } else if let Some(a) = atomic {
+            } else if let Some(a) = atomic() {
                 found(race(RaceClass::ReadAfterWrite, a, false), Some(*a));
             } else if space == Space::Lds && shadow.init & me.bytes != me.bytes {
                 // Bytes no write of this workgroup set.
@@ -736,9 +736,9 @@ fn check(
             if races(&w) {
                 found(race(RaceClass::WriteAfterWrite, &w, same), Some(w));
             }
-            if let Some(a) = atomic {
+            if let Some(a) = atomic() {
                 found(race(RaceClass::WriteAfterWrite, a, false), Some(*a));
-            } else if let Some(r) = read {
+            } else if let Some(r) = read() {
                 found(race(RaceClass::WriteAfterRead, r, same), Some(*r));
             }
         }
@@ -746,7 +746,7 @@ fn check(
             if races(&w) {
                 found(race(RaceClass::WriteAfterWrite, &w, false), Some(w));
             }
-            if let Some(r) = read {
+            if let Some(r) = read() {
                 found(race(RaceClass::WriteAfterRead, r, false), Some(*r));
             }
         }
