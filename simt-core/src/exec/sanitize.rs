@@ -519,7 +519,7 @@ impl Sanitizer {
                         continue;
                     };
                     if shadow.generation != generation {
-                        *shadow = fresh(generation, initial, word);
+                        refresh(shadow, generation, initial, word);
                     }
                     let me = Access {
                         group: self.group,
@@ -662,22 +662,35 @@ enum Pass {
     Both,
 }
 
-/// The shadow of word `word` on its first access in `generation`: a buffer's
-/// word holds the launch's input, an LDS word nothing defined.
-fn fresh(generation: u32, initial: Option<&Vec<u8>>, word: usize) -> Shadow {
-    let mut shadow = Shadow {
-        generation,
-        ..Shadow::default()
+/// Empties `shadow` for its first access in `generation`: a buffer's word holds
+/// the launch's input, an LDS word nothing defined. (Field by field: a whole
+/// `Shadow` built aside and copied in costs a store-forwarding stall.)
+fn refresh(shadow: &mut Shadow, generation: u32, initial: Option<&Vec<u8>>, word: usize) {
+    const NONE: Access = Access {
+        group: 0,
+        epoch: 0,
+        inst: 0,
+        clock: 0,
+        wave: 0,
+        lane: 0,
+        bytes: 0,
+        atomic: false,
     };
-    if let Some(initial) = initial {
-        let mut bytes = [0u8; 4];
-        for (k, b) in bytes.iter_mut().enumerate() {
-            *b = initial.get(word * 4 + k).copied().unwrap_or(0);
+    shadow.generation = generation;
+    shadow.write = NONE;
+    shadow.reads = [NONE; 2];
+    shadow.same = false;
+    match initial {
+        Some(initial) => {
+            let mut bytes = [0u8; 4];
+            for (k, b) in bytes.iter_mut().enumerate() {
+                *b = initial.get(word * 4 + k).copied().unwrap_or(0);
+            }
+            shadow.value = u32::from_le_bytes(bytes);
+            (shadow.known, shadow.init) = (0xf, 0xf);
         }
-        shadow.value = u32::from_le_bytes(bytes);
-        (shadow.known, shadow.init) = (0xf, 0xf);
+        None => (shadow.value, shadow.known, shadow.init) = (0, 0, 0),
     }
-    shadow
 }
 
 /// The bits of the bytes in `bytes` (one bit per byte of a word).
