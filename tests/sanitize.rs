@@ -17,26 +17,27 @@ fn line_of(text: &str) -> u32 {
 }
 
 simt_kernel! {
-    /// Each work-item stores its value, then reads its partner's in the other
-    /// wave: without a barrier between them.
-    kernel exchange_without_barrier(x: &[u32], out: &mut [u32]) {
-        lds tile: [u32; 64];
+    /// Each work-item stores its value, then reads its partner's `half`
+    /// work-items away (in the other wave when `half` is the wave width):
+    /// without a barrier between them.
+    kernel exchange_without_barrier(x: &[u32], out: &mut [u32], half: u32) {
+        lds tile: [u32; 128];
         vreg v, partner;
         global_load v, x[global_id]
         lds_store tile[local_id], v // store: exchange_without_barrier
-        v_xor partner, local_id, 32
+        v_xor partner, local_id, half
         lds_load v, tile[partner] // load: exchange_without_barrier
         global_store out[global_id], v
     }
 
     /// The same, with the barrier.
-    kernel exchange_with_barrier(x: &[u32], out: &mut [u32]) {
-        lds tile: [u32; 64];
+    kernel exchange_with_barrier(x: &[u32], out: &mut [u32], half: u32) {
+        lds tile: [u32; 128];
         vreg v, partner;
         global_load v, x[global_id]
         lds_store tile[local_id], v
         barrier
-        v_xor partner, local_id, 32
+        v_xor partner, local_id, half
         lds_load v, tile[partner]
         global_store out[global_id], v
     }
@@ -116,16 +117,13 @@ fn only(stats: &Stats, pick: impl Fn(&FindingKind) -> bool) -> &Finding {
 
 #[test]
 fn an_lds_exchange_without_a_barrier_races() {
-    let x: Vec<u32> = (0..64).collect();
-    let mut out = vec![0u32; 64];
     for width in [32, 64] {
-        let config = sanitized(1, 64).wave_width(width);
-        let stats = exchange_without_barrier::launch(&config, &x, &mut out).unwrap();
-        if width == 64 {
-            // One wave: program order orders every access.
-            stats.findings.assert_none();
-            continue;
-        }
+        // Two waves of `width` lanes; each work-item reads the one a wave away.
+        let items = 2 * width;
+        let x: Vec<u32> = (0..items).collect();
+        let mut out = vec![0u32; items as usize];
+        let config = sanitized(1, items).wave_width(width);
+        let stats = exchange_without_barrier::launch(&config, &x, &mut out, width).unwrap();
         // Wave 0 runs first: it stores its half, then reads the half wave 1
         // has not stored yet (no write to race with, so an uninitialised read);
         // wave 1 then stores over words wave 0 read, and reads wave 0's words.
@@ -161,15 +159,29 @@ fn an_lds_exchange_without_a_barrier_races() {
                 ..
             }
         ));
-        // 32 lanes of each wave: one finding per instruction pair, 32 occurrences.
-        assert_eq!((war.occurrences, raw.occurrences), (32, 32));
+        // Every lane of each wave: one finding per instruction pair, `width`
+        // occurrences, and 4 bytes (whole words) each.
+        let w = u64::from(width);
+        assert_eq!((war.occurrences, raw.occurrences), (w, w));
+        assert_eq!((war.bytes, raw.bytes), (4, 4));
         let uninit = only(&stats, |k| matches!(k, FindingKind::UninitLds));
-        assert_eq!((uninit.at.line, uninit.at.wave), (load, 0));
+        assert_eq!(
+            (uninit.at.line, uninit.at.wave, uninit.occurrences),
+            (load, 0, w)
+        );
+        assert_eq!(stats.findings.list.len(), 3, "{:#?}", stats.findings);
 
-        let fixed = exchange_with_barrier::launch(&config, &x, &mut out).unwrap();
+        let fixed = exchange_with_barrier::launch(&config, &x, &mut out, width).unwrap();
         fixed.findings.assert_none();
         assert!(fixed.findings.is_empty());
-        assert_eq!(out[5], 37);
+        assert_eq!(out[5], 5 + width);
+
+        // Partners in the same wave: lockstep orders them, so nothing races
+        // (the loads read words other lanes of the wave already stored).
+        let mut out = vec![0u32; items as usize];
+        let one_wave = exchange_without_barrier::launch(&config, &x, &mut out, 1).unwrap();
+        assert!(one_wave.findings.is_empty(), "{:#?}", one_wave.findings);
+        assert_eq!(out[4], 5);
     }
 }
 
@@ -186,6 +198,7 @@ fn workgroups_accumulating_without_atomics_race() {
             FindingKind::Race {
                 class: RaceClass::ReadAfterWrite,
                 space: Space::Global,
+                same_value: false,
                 ..
             }
         )
@@ -197,13 +210,29 @@ fn workgroups_accumulating_without_atomics_race() {
             ..
         }
     ));
-    assert_eq!((raw.at.line, raw.at.workgroup), (load, [1, 0, 0]));
+    // Groups 1, 2 and 3 each read what the group before stored; group 0
+    // stored 0 + 0 into the 0 already there, so group 1's read of it is a
+    // minor finding (whichever runs first, it reads 0), and groups 2 and 3
+    // make the major one.
+    assert_eq!(
+        (raw.at.line, raw.at.workgroup, raw.occurrences),
+        (load, [2, 0, 0], 2)
+    );
     assert_eq!(
         raw.other.map(|o| (o.line, o.workgroup)),
-        Some((store, [0, 0, 0]))
+        Some((store, [1, 0, 0]))
     );
-    // Groups 1, 2 and 3 each read what the group before stored.
-    assert_eq!(raw.occurrences, 3);
+    let minor = only(&stats, |k| k.is_minor());
+    assert!(matches!(
+        minor.kind,
+        FindingKind::Race {
+            class: RaceClass::ReadAfterWrite,
+            same_value: true,
+            ..
+        }
+    ));
+    assert_eq!((minor.at.workgroup, minor.occurrences), ([1, 0, 0], 1));
+    assert_eq!(minor.other.map(|o| o.workgroup), Some([0, 0, 0]));
     let waw = only(&stats, |k| {
         matches!(
             k,
@@ -302,35 +331,78 @@ fn findings_are_off_unless_asked_for() {
 
 simt_kernel! {
     /// Lane 0 of every wave stores its wave and group ids: the last writer wins.
-    kernel last_writer_wins(out: &mut [u32]) {
+    kernel last_writer_wins(before: &mut [u32], out: &mut [u32]) {
         mreg first;
         vreg id;
         v_cmp_eq_u32 first, lane_id, 0
         if first
             v_mad_u32 id, group_id, 100, wave_id
-            global_store out[0], id
+            global_store before[0], 0
+            global_store out[1], id // store: last_writer_wins
         endif
     }
 }
 
 #[test]
 fn the_schedule_check_reports_outputs_that_depend_on_the_order() {
-    use simt::core::Order;
+    use simt::core::{BufferByte, Order, Site};
+    let store = line_of("global_store out[1], id // store: last_writer_wins");
+    let writer = |group: u32, wave: u32| Site {
+        inst: 4,
+        line: store,
+        workgroup: [group, 0, 0],
+        wave,
+        lane: 0,
+    };
+    // Four workgroups of four waves; the other order's last writer is its
+    // last workgroup's last wave (`Order::of` gives both orders).
     for order in [Order::Reversed, Order::Shuffled(3)] {
-        let mut out = vec![0u32; 1];
+        let (group, wave) = (order.of(4)[3] as u32, order.of(4)[3] as u32);
+        let other = 100 * group + wave;
+        let mut before = vec![0u32; 1];
+        let mut out = vec![0u32; 2];
         let config = LaunchConfig::new(4, 128).schedule_check(Some(order));
-        let stats = last_writer_wins::launch(&config, &mut out).unwrap();
+        let stats = last_writer_wins::launch(&config, &mut before, &mut out).unwrap();
         // The buffers keep the normal order's result: group 3, wave 3 last.
-        assert_eq!(out[0], 303);
+        assert_eq!(out[1], 303);
         let f = only(&stats, |k| matches!(k, FindingKind::ScheduleDependent));
-        assert_eq!(f.address, Some(0));
-        assert!((1..=4).contains(&f.bytes), "{f}");
+        // The bytes of 303 = 0x12f that differ from the other order's value.
+        let differing = (0..4)
+            .filter(|k| (303u32 >> (8 * k)) & 0xff != (other >> (8 * k)) & 0xff)
+            .count() as u32;
+        assert!(differing > 0, "{order:?} ends with group 3, wave 3 too");
+        assert_eq!(f.bytes, differing, "{f}");
+        assert_eq!(
+            f.byte,
+            Some(BufferByte {
+                buffer: "out".to_owned(),
+                offset: 4,
+            })
+        );
+        assert_eq!(f.at, writer(3, 3));
+        assert_eq!(f.other, Some(writer(group, wave)));
+        // `out` is laid out after `before` (256-byte aligned), so its byte 4
+        // is at address 0x104.
+        assert_eq!(f.address, Some(0x104));
+        if order == Order::Reversed {
+            // 303 = 0x12f against 0: the two low bytes differ.
+            assert_eq!(f.bytes, 2);
+            assert_eq!(
+                f.to_string(),
+                format!(
+                    "2 output byte(s) differ when workgroups and waves run in another order; \
+                     the first, byte 4 of `out`, was last written by line {store} \
+                     (workgroup [3, 0, 0], wave 3, lane 0) (in the other order by line \
+                     {store} (workgroup [0, 0, 0], wave 0, lane 0)), address 0x104"
+                )
+            );
+        }
     }
     // A race-free kernel gives the same bytes in any order.
     let x: Vec<u32> = (0..64).collect();
     let mut out = vec![0u32; 64];
     let config = LaunchConfig::new(1, 64).schedule_check(Some(Order::Reversed));
-    let stats = exchange_with_barrier::launch(&config, &x, &mut out).unwrap();
+    let stats = exchange_with_barrier::launch(&config, &x, &mut out, 32).unwrap();
     assert!(stats.findings.is_empty(), "{:#?}", stats.findings);
     assert_eq!(out[5], 37);
 }
@@ -475,4 +547,541 @@ fn removing_a_barrier_races_where_the_model_says() {
         checked > 100 && racy > 20 && checked - racy > 50,
         "{checked} checked, {racy} racy"
     );
+}
+
+simt_kernel! {
+    /// Lane 0 of each wave of each workgroup takes a turn: the first one
+    /// (`wave_id + group_id == 0`) stores 5 to `out[0]`, the other an atomic
+    /// add; `plain` says which of the two is the store.
+    kernel global_store_and_atomic(out: &mut [u32], plain: u32) {
+        vreg who;
+        mreg first, mine;
+        v_add_u32 who, wave_id, group_id
+        v_cmp_eq_u32 first, lane_id, 0
+        if first
+            v_cmp_eq_u32 mine, who, plain
+            if mine
+                global_store out[0], 5 // store: global_store_and_atomic
+            else
+                global_atomic_add_u32 out[0], 1 // atomic: global_store_and_atomic
+            endif
+        endif
+    }
+
+    /// The same with a load for the store.
+    kernel global_load_and_atomic(out: &mut [u32], plain: u32) {
+        vreg who, v;
+        mreg first, mine;
+        v_add_u32 who, wave_id, group_id
+        v_cmp_eq_u32 first, lane_id, 0
+        if first
+            v_cmp_eq_u32 mine, who, plain
+            if mine
+                global_load v, out[0] // load: global_load_and_atomic
+                global_store out[1], v
+            else
+                global_atomic_add_u32 out[0], 1 // atomic: global_load_and_atomic
+            endif
+        endif
+    }
+
+    /// Lane 0 of wave 0 sets an LDS word, then lane 0 of each wave either
+    /// stores (`plain`: 1) or loads (`plain`: 2) it plainly (wave `who`) or
+    /// adds to it atomically (the other waves).
+    kernel lds_plain_and_atomic(out: &mut [u32], who: u32, plain: u32) {
+        lds t: [u32; 1];
+        vreg v;
+        mreg first, set, mine, store;
+        v_mov v, 0
+        v_cmp_eq_u32 first, lane_id, 0
+        v_cmp_eq_u32 set, local_id, 0
+        if set
+            lds_store t[0], 9
+        endif
+        barrier
+        s_cmp_eq_u32 store, plain, 1
+        if first
+            v_cmp_eq_u32 mine, wave_id, who
+            if mine
+                if store
+                    lds_store t[0], 5 // store: lds_plain_and_atomic
+                else
+                    lds_load v, t[0] // load: lds_plain_and_atomic
+                endif
+            else
+                lds_atomic_add_u32 t[0], 1 // atomic: lds_plain_and_atomic
+            endif
+        endif
+        global_store out[global_id], v
+    }
+
+    /// The orderly version: a plain store, a barrier, atomics, a barrier, a
+    /// plain load, in LDS and in a buffer.
+    kernel plain_and_atomic_with_barriers(out: &mut [u32]) {
+        lds t: [u32; 1];
+        vreg v;
+        mreg first, zero;
+        v_mov v, 0
+        v_cmp_eq_u32 first, lane_id, 0
+        v_cmp_eq_u32 zero, wave_id, 0
+        m_and zero, zero, first
+        if zero
+            lds_store t[0], 5
+            global_store out[0], 5
+        endif
+        barrier
+        if first
+            lds_atomic_add_u32 t[0], 1
+            global_atomic_add_u32 out[0], 1
+        endif
+        barrier
+        if zero
+            lds_load v, t[0]
+            global_load v, out[0]
+        endif
+        global_store out[global_id + 1], v
+    }
+}
+
+/// The race of kind `class` between the lines holding `later` and `earlier`,
+/// by waves (or workgroups) `later_who` and `earlier_who`.
+fn assert_race(
+    stats: &Stats,
+    class: RaceClass,
+    space: Space,
+    across: bool,
+    (later, earlier): (&str, &str),
+) {
+    let f = only(stats, |k| matches!(k, FindingKind::Race { .. }));
+    assert_eq!(
+        f.kind,
+        FindingKind::Race {
+            space,
+            class,
+            across_workgroups: across,
+            same_value: false,
+        },
+        "{f}"
+    );
+    assert_eq!(f.at.line, line_of(later), "{f}");
+    assert_eq!(f.other.map(|o| o.line), Some(line_of(earlier)), "{f}");
+    assert_eq!((f.occurrences, f.bytes), (1, 4), "{f}");
+    assert_eq!(stats.findings.list.len(), 1, "{:#?}", stats.findings);
+}
+
+#[test]
+fn a_plain_access_and_an_atomic_of_one_word_race() {
+    let store = "global_store out[0], 5 // store: global_store_and_atomic";
+    let atomic = "global_atomic_add_u32 out[0], 1 // atomic: global_store_and_atomic";
+    // Two waves of one workgroup, or two workgroups of one wave; the first to
+    // run is turn 0.
+    for (groups, across) in [(1, false), (2, true)] {
+        let config = sanitized(groups, 64 / groups);
+        let mut out = vec![0u32; 2];
+        let stats = global_store_and_atomic::launch(&config, &mut out, 0).unwrap();
+        assert_race(
+            &stats,
+            RaceClass::WriteAfterWrite,
+            Space::Global,
+            across,
+            (atomic, store),
+        );
+        assert_eq!(out[0], 6);
+        let stats = global_store_and_atomic::launch(&config, &mut out, 1).unwrap();
+        assert_race(
+            &stats,
+            RaceClass::WriteAfterWrite,
+            Space::Global,
+            across,
+            (store, atomic),
+        );
+        assert_eq!(out[0], 5);
+
+        let load = "global_load v, out[0] // load: global_load_and_atomic";
+        let atomic = "global_atomic_add_u32 out[0], 1 // atomic: global_load_and_atomic";
+        let mut out = vec![0u32; 2];
+        let stats = global_load_and_atomic::launch(&config, &mut out, 0).unwrap();
+        assert_race(
+            &stats,
+            RaceClass::WriteAfterRead,
+            Space::Global,
+            across,
+            (atomic, load),
+        );
+        let stats = global_load_and_atomic::launch(&config, &mut out, 1).unwrap();
+        assert_race(
+            &stats,
+            RaceClass::ReadAfterWrite,
+            Space::Global,
+            across,
+            (load, atomic),
+        );
+
+        // Nobody plain: atomics do not race with each other.
+        let stats = global_store_and_atomic::launch(&config, &mut out, 9).unwrap();
+        assert!(stats.findings.is_empty(), "{:#?}", stats.findings);
+    }
+}
+
+#[test]
+fn a_plain_lds_access_and_an_atomic_of_one_word_race() {
+    let store = "lds_store t[0], 5 // store: lds_plain_and_atomic";
+    let load = "lds_load v, t[0] // load: lds_plain_and_atomic";
+    let atomic = "lds_atomic_add_u32 t[0], 1 // atomic: lds_plain_and_atomic";
+    let config = sanitized(1, 64);
+    let mut out = vec![0u32; 64];
+    let cases = [
+        // (plain wave, store or load, class, the later line, the earlier)
+        (0, 1, RaceClass::WriteAfterWrite, atomic, store),
+        (1, 1, RaceClass::WriteAfterWrite, store, atomic),
+        (0, 2, RaceClass::WriteAfterRead, atomic, load),
+        (1, 2, RaceClass::ReadAfterWrite, load, atomic),
+    ];
+    for (who, plain, class, later, earlier) in cases {
+        let stats = lds_plain_and_atomic::launch(&config, &mut out, who, plain).unwrap();
+        assert_race(&stats, class, Space::Lds, false, (later, earlier));
+    }
+    // The load after the atomic reads 9 + 1.
+    assert_eq!(out[32], 10);
+    let stats = lds_plain_and_atomic::launch(&config, &mut out, 2, 1).unwrap();
+    assert!(stats.findings.is_empty(), "{:#?}", stats.findings);
+}
+
+#[test]
+fn plain_accesses_and_atomics_ordered_by_barriers_do_not_race() {
+    for width in [32, 64] {
+        let mut out = vec![0u32; 129];
+        let config = sanitized(1, 128).wave_width(width);
+        let stats = plain_and_atomic_with_barriers::launch(&config, &mut out).unwrap();
+        assert!(stats.findings.is_empty(), "{:#?}", stats.findings);
+        // 5, then one add per wave.
+        let waves = 128 / width;
+        assert_eq!((out[0], out[1]), (5 + waves, 5 + waves));
+    }
+}
+
+simt_kernel! {
+    /// Each lane stores its id, then reads its neighbour's (`lane_id ^ 1`, in
+    /// its own wave): ordered by lockstep, not by independent lanes.
+    kernel lane_exchange(out: &mut [u32]) {
+        lds t: [u32; 128];
+        vreg partner, v;
+        lds_store t[local_id], local_id // store: lane_exchange
+        v_xor partner, local_id, 1
+        lds_load v, t[partner] // load: lane_exchange
+        global_store out[global_id], v
+    }
+
+    /// The same with a wave barrier between: ordered either way.
+    kernel lane_exchange_synced(out: &mut [u32]) {
+        lds t: [u32; 128];
+        vreg partner, v;
+        lds_store t[local_id], local_id
+        wave_barrier
+        v_xor partner, local_id, 1
+        lds_load v, t[partner]
+        global_store out[global_id], v
+    }
+
+    /// A wave barrier under divergence orders only the lanes active at it:
+    /// lanes 0..16 read a word of lanes 0..16 (ordered) and one of lanes 16..32
+    /// (not).
+    kernel partial_wave_barrier(out: &mut [u32]) {
+        lds t: [u32; 32];
+        vreg partner, a, b;
+        mreg low;
+        v_mov a, 0
+        v_mov b, 0
+        lds_store t[lane_id], lane_id
+        v_cmp_lt_u32 low, lane_id, 16
+        if low
+            wave_barrier
+            v_xor partner, lane_id, 1
+            lds_load a, t[partner]
+            v_xor partner, lane_id, 16
+            lds_load b, t[partner] // load: partial_wave_barrier
+        endif
+        v_add_u32 a, a, b
+        global_store out[lane_id], a
+    }
+}
+
+#[test]
+fn independent_lanes_race_where_lockstep_hides_it() {
+    use simt::core::LaneOrder;
+    let store = line_of("lds_store t[local_id], local_id // store: lane_exchange");
+    let load = line_of("lds_load v, t[partner] // load: lane_exchange");
+    for width in [32, 64] {
+        let lockstep = sanitized(1, 128).wave_width(width);
+        let independent = LaunchConfig::new(1, 128)
+            .wave_width(width)
+            .sanitize_lanes(LaneOrder::Independent);
+        assert!(independent.sanitize);
+        assert_eq!(lockstep.lane_order, LaneOrder::Lockstep);
+        let mut out = vec![0u32; 128];
+        let stats = lane_exchange::launch(&lockstep, &mut out).unwrap();
+        assert!(stats.findings.is_empty(), "{:#?}", stats.findings);
+        assert_eq!((out[6], out[7]), (7, 6));
+
+        let stats = lane_exchange::launch(&independent, &mut out).unwrap();
+        let raw = only(&stats, |k| {
+            matches!(
+                k,
+                FindingKind::Race {
+                    class: RaceClass::ReadAfterWrite,
+                    space: Space::Lds,
+                    across_workgroups: false,
+                    same_value: false,
+                }
+            )
+        });
+        // Lane 0 reads what lane 1 of its wave stored: every lane of the
+        // 128 work-items, once each.
+        assert_eq!((raw.at.line, raw.at.wave, raw.at.lane), (load, 0, 0));
+        assert_eq!(
+            raw.other.map(|o| (o.line, o.wave, o.lane)),
+            Some((store, 0, 1))
+        );
+        assert_eq!(raw.occurrences, 128);
+        assert_eq!(stats.findings.list.len(), 1, "{:#?}", stats.findings);
+
+        for config in [&lockstep, &independent] {
+            let mut out = vec![0u32; 128];
+            let stats = lane_exchange_synced::launch(config, &mut out).unwrap();
+            assert!(stats.findings.is_empty(), "{:#?}", stats.findings);
+            assert_eq!((out[6], out[7]), (7, 6));
+            // `wave_barrier` issues once per wave and does nothing else: the
+            // synced kernel issues one more instruction per wave (128 items).
+            let waves = u64::from(128 / width);
+            let plain = lane_exchange::launch(config, &mut out).unwrap();
+            assert_eq!(stats.totals.instructions, plain.totals.instructions + waves);
+            assert_eq!(
+                stats.totals.vector_instructions,
+                plain.totals.vector_instructions
+            );
+        }
+    }
+}
+
+#[test]
+fn a_wave_barrier_under_divergence_orders_the_lanes_active_at_it() {
+    use simt::core::LaneOrder;
+    for width in [32, 64] {
+        let config = LaunchConfig::new(1, 32)
+            .wave_width(width)
+            .sanitize_lanes(LaneOrder::Independent);
+        let mut out = vec![0u32; 32];
+        let stats = partial_wave_barrier::launch(&config, &mut out).unwrap();
+        let f = only(&stats, |k| matches!(k, FindingKind::Race { .. }));
+        assert_eq!(
+            (f.at.line, f.at.lane, f.other.map(|o| o.lane)),
+            (
+                line_of("lds_load b, t[partner] // load: partial_wave_barrier"),
+                0,
+                Some(16)
+            )
+        );
+        // Lanes 0..16, once each.
+        assert_eq!(f.occurrences, 16);
+        assert_eq!(stats.findings.list.len(), 1, "{:#?}", stats.findings);
+        // Lane 3 reads lanes 2 and 19.
+        assert_eq!(out[3], 2 + 19);
+    }
+}
+
+simt_kernel! {
+    /// Lane 0 of wave `writer` stores `value` to `flag[0]`; lane 0 of the other
+    /// wave loads it.
+    kernel flag_store_and_load(flag: &mut [u32], seen: &mut [u32], writer: u32, value: u32) {
+        vreg v;
+        mreg first, mine;
+        v_cmp_eq_u32 first, lane_id, 0
+        if first
+            v_cmp_eq_u32 mine, wave_id, writer
+            if mine
+                global_store flag[0], value // store: flag_store_and_load
+            else
+                global_load v, flag[0] // load: flag_store_and_load
+                global_store seen[0], v
+            endif
+        endif
+    }
+}
+
+#[test]
+fn a_read_against_a_write_of_the_value_already_there_is_minor() {
+    let store = line_of("global_store flag[0], value // store: flag_store_and_load");
+    let load = line_of("global_load v, flag[0] // load: flag_store_and_load");
+    let config = sanitized(1, 64);
+    // (the writing wave, the class and the later line)
+    for (writer, class, later, earlier) in [
+        (0, RaceClass::ReadAfterWrite, load, store),
+        (1, RaceClass::WriteAfterRead, store, load),
+    ] {
+        for (value, same_value) in [(7, true), (8, false)] {
+            let mut flag = vec![7u32];
+            let mut seen = vec![0u32];
+            let stats =
+                flag_store_and_load::launch(&config, &mut flag, &mut seen, writer, value).unwrap();
+            let f = only(&stats, |k| matches!(k, FindingKind::Race { .. }));
+            assert_eq!(
+                f.kind,
+                FindingKind::Race {
+                    space: Space::Global,
+                    class,
+                    across_workgroups: false,
+                    same_value,
+                }
+            );
+            assert_eq!(f.kind.is_minor(), same_value);
+            assert_eq!((f.at.line, f.other.map(|o| o.line)), (later, Some(earlier)));
+            assert_eq!(stats.findings.list.len(), 1, "{:#?}", stats.findings);
+        }
+    }
+}
+
+simt_kernel! {
+    /// Lane 0 of wave 0 stores `out[0]`, lane 0 of wave 1 loads it: two waves
+    /// of one workgroup with no barrier between.
+    kernel global_between_waves(out: &mut [u32]) {
+        vreg v;
+        mreg first, zero;
+        v_cmp_eq_u32 first, lane_id, 0
+        if first
+            v_cmp_eq_u32 zero, wave_id, 0
+            if zero
+                global_store out[0], 3 // store: global_between_waves
+            else
+                global_load v, out[0] // load: global_between_waves
+                global_store out[1], v
+            endif
+        endif
+    }
+
+    /// Lane 0 of wave 0 stores bytes 0 and 1 of `out[0]`; lane 0 of wave 1
+    /// loads byte 2 (no overlap) and then the whole word.
+    kernel bytes_and_a_word(out: &mut [u32]) {
+        vreg v;
+        mreg first, zero;
+        v_cmp_eq_u32 first, lane_id, 0
+        if first
+            v_cmp_eq_u32 zero, wave_id, 0
+            if zero
+                global_store_u8 out.bytes[0], 1
+                global_store_u8 out.bytes[1], 2 // store: bytes_and_a_word
+            else
+                global_load_u8 v, out.bytes[2]
+                global_load v, out[0] // load: bytes_and_a_word
+                global_store out[1], v
+            endif
+        endif
+    }
+
+    /// Lane 0 of every wave loads `out[0]`; lane 0 of wave `writer` then
+    /// stores it.
+    kernel readers_then_a_writer(out: &mut [u32], writer: u32) {
+        vreg v;
+        mreg first, mine;
+        v_cmp_eq_u32 first, lane_id, 0
+        if first
+            global_load v, out[0] // load: readers_then_a_writer
+            v_cmp_eq_u32 mine, wave_id, writer
+            if mine
+                global_store out[0], 1 // store: readers_then_a_writer
+            endif
+        endif
+    }
+}
+
+#[test]
+fn two_waves_of_one_workgroup_race_in_a_buffer() {
+    for width in [32, 64] {
+        let mut out = vec![0u32; 2];
+        let config = sanitized(1, 2 * width).wave_width(width);
+        let stats = global_between_waves::launch(&config, &mut out).unwrap();
+        assert_race(
+            &stats,
+            RaceClass::ReadAfterWrite,
+            Space::Global,
+            false,
+            (
+                "global_load v, out[0] // load: global_between_waves",
+                "global_store out[0], 3 // store: global_between_waves",
+            ),
+        );
+        let f = &stats.findings.list[0];
+        assert_eq!(
+            (f.at.wave, f.other.map(|o| o.wave), f.address),
+            (1, Some(0), Some(0))
+        );
+        assert_eq!(out[1], 3);
+    }
+}
+
+#[test]
+fn a_byte_store_races_with_the_word_load_that_overlaps_it() {
+    for width in [32, 64] {
+        let mut out = vec![0u32; 2];
+        let config = sanitized(1, 2 * width).wave_width(width);
+        let stats = bytes_and_a_word::launch(&config, &mut out).unwrap();
+        // The byte load of byte 2 touches no stored byte. The word load
+        // overlaps both byte stores; the shadow merged them into one record
+        // named after the newer, so the race names the store of byte 1, and
+        // its bytes are the 2 both touch.
+        let f = only(&stats, |k| matches!(k, FindingKind::Race { .. }));
+        assert_eq!(
+            f.kind,
+            FindingKind::Race {
+                space: Space::Global,
+                class: RaceClass::ReadAfterWrite,
+                across_workgroups: false,
+                same_value: false,
+            }
+        );
+        assert_eq!(
+            f.at.line,
+            line_of("global_load v, out[0] // load: bytes_and_a_word")
+        );
+        assert_eq!(
+            f.other.map(|o| o.line),
+            Some(line_of(
+                "global_store_u8 out.bytes[1], 2 // store: bytes_and_a_word"
+            ))
+        );
+        assert_eq!((f.bytes, f.address, f.occurrences), (2, Some(0), 1));
+        assert_eq!(stats.findings.list.len(), 1, "{:#?}", stats.findings);
+        assert_eq!(out[1], 0x0201);
+    }
+}
+
+#[test]
+fn a_writer_after_three_reader_waves_races_with_one_of_them() {
+    use simt::core::Schedule;
+    let load = line_of("global_load v, out[0] // load: readers_then_a_writer");
+    let store = line_of("global_store out[0], 1 // store: readers_then_a_writer");
+    // Four waves read the word; the shadow keeps two readers of distinct
+    // waves. The last wave writing after every wave ran (one after another):
+    // waves 2 and 3 found both slots taken by waves 0 and 1, and the write
+    // races with wave 0's read. Wave 0 writing after the four reads (the
+    // waves taking turns): its own read is ordered before it, wave 1's is not.
+    for (writer, schedule, reader) in [(3, Schedule::UntilBarrier, 0), (0, Schedule::RoundRobin, 1)]
+    {
+        for width in [32, 64] {
+            let mut out = vec![0u32; 1];
+            let config = sanitized(1, 4 * width).wave_width(width).schedule(schedule);
+            let stats = readers_then_a_writer::launch(&config, &mut out, writer).unwrap();
+            let f = only(&stats, |k| matches!(k, FindingKind::Race { .. }));
+            assert!(matches!(
+                f.kind,
+                FindingKind::Race {
+                    class: RaceClass::WriteAfterRead,
+                    same_value: false,
+                    ..
+                }
+            ));
+            assert_eq!((f.at.line, f.at.wave), (store, writer));
+            assert_eq!(f.other.map(|o| (o.line, o.wave)), Some((load, reader)));
+            assert_eq!(stats.findings.list.len(), 1, "{:#?}", stats.findings);
+        }
+    }
 }

@@ -2,12 +2,16 @@
 //! results, reported with the launch's statistics rather than as faults.
 //!
 //! A race is decided by happens-before over barrier epochs: two accesses of one
-//! word, at least one a plain (non-atomic) write, race unless a barrier orders
-//! them (the same workgroup, and a barrier between: different epochs) or they
-//! are by the same wave (program order). Accesses by different workgroups of a
-//! launch are never ordered. So a finding does not depend on the order the waves
-//! happened to run in; its class (read after write, write after read, write
-//! after write) names the two accesses in the order they ran.
+//! word, at least one of them a write and at least one of them plain (an
+//! atomic is a read and a write; two atomics never race), race unless a
+//! barrier orders them (the same workgroup, and a barrier between: different
+//! epochs) or they are by the same wave (program order; with
+//! [`LaneOrder::Independent`](crate::LaneOrder::Independent), by the same lane,
+//! or by two lanes of one wave with a `wave_barrier` both took part in between).
+//! Accesses by different workgroups of a launch are never ordered. So a finding
+//! does not depend on the order the waves happened to run in; its class (read
+//! after write, write after read, write after write; an atomic counts as a
+//! write) names the two accesses in the order they ran.
 
 use serde::Serialize;
 
@@ -34,7 +38,8 @@ pub enum RaceClass {
 /// What a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum FindingKind {
-    /// Two unordered accesses of one word, at least one a write.
+    /// Two unordered accesses of one word, at least one a write and at least
+    /// one plain.
     Race {
         /// The memory.
         space: Space,
@@ -42,8 +47,11 @@ pub enum FindingKind {
         class: RaceClass,
         /// Whether the two accesses are in different workgroups.
         across_workgroups: bool,
-        /// A write after a write of the same value: still a race, often intended
-        /// (every lane storing the same flag), reported at a lower level.
+        /// The pair's plain write stores the value already there (a write after
+        /// a write of the same value, or a read against such a write): still a
+        /// race, often intended (every lane storing the same flag), but every
+        /// access sees the same value whichever runs first; reported at a
+        /// lower level.
         same_value: bool,
     },
     /// Two active lanes of one store write different values to one word.
@@ -69,13 +77,16 @@ pub enum FindingKind {
     /// A load of an LDS word not written since the workgroup started.
     UninitLds,
     /// Output bytes that differ when the workgroups and waves run in another
-    /// order (the schedule check); `bytes` counts them, `address` is the first.
+    /// order (the schedule check); `bytes` counts them, `address` is the
+    /// first, [`Finding::byte`] names its buffer and offset, `at` is the last
+    /// write of it in the normal order (in the other order when the normal one
+    /// never wrote it) and `other` the last write in the other order.
     ScheduleDependent,
 }
 
 impl FindingKind {
-    /// Whether the finding is reported at the lower level: a write after a
-    /// write of the same value.
+    /// Whether the finding is reported at the lower level: a race whose plain
+    /// write stores the value already there.
     pub fn is_minor(&self) -> bool {
         matches!(
             self,
@@ -88,7 +99,7 @@ impl FindingKind {
 }
 
 /// One access of a finding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 pub struct Site {
     /// The instruction's index in the program.
     pub inst: u32,
@@ -100,6 +111,15 @@ pub struct Site {
     pub wave: u32,
     /// The lane.
     pub lane: u32,
+}
+
+/// A byte of a buffer parameter.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct BufferByte {
+    /// The parameter's name.
+    pub buffer: String,
+    /// The byte's offset in the buffer.
+    pub offset: u64,
 }
 
 /// A finding: what, where, and how often (deduplicated per instruction pair).
@@ -118,10 +138,37 @@ pub struct Finding {
     pub bytes: u32,
     /// How many times this pair of instructions showed this finding.
     pub occurrences: u64,
+    /// The buffer and offset of `address`, where the finding names them (a
+    /// schedule-dependent output byte).
+    pub byte: Option<BufferByte>,
 }
 
 impl std::fmt::Display for Finding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let site = |s: Site| {
+            format!(
+                "line {} (workgroup {:?}, wave {}, lane {})",
+                s.line, s.workgroup, s.wave, s.lane
+            )
+        };
+        if let (FindingKind::ScheduleDependent, Some(b)) = (self.kind, &self.byte) {
+            write!(
+                f,
+                "{} output byte(s) differ when workgroups and waves run in another order; \
+                 the first, byte {} of `{}`, was last written by {}",
+                self.bytes,
+                b.offset,
+                b.buffer,
+                site(self.at)
+            )?;
+            if let Some(o) = self.other {
+                write!(f, " (in the other order by {})", site(o))?;
+            }
+            if let Some(a) = self.address {
+                write!(f, ", address {a:#x}")?;
+            }
+            return Ok(());
+        }
         let what = match self.kind {
             FindingKind::Race {
                 space,
@@ -162,18 +209,9 @@ impl std::fmt::Display for Finding {
                 self.bytes
             ),
         };
-        let at = self.at;
-        write!(
-            f,
-            "{what}: line {} (workgroup {:?}, wave {}, lane {})",
-            at.line, at.workgroup, at.wave, at.lane
-        )?;
+        write!(f, "{what}: {}", site(self.at))?;
         if let Some(o) = self.other {
-            write!(
-                f,
-                " and line {} (workgroup {:?}, wave {}, lane {})",
-                o.line, o.workgroup, o.wave, o.lane
-            )?;
+            write!(f, " and {}", site(o))?;
         }
         if let Some(a) = self.address {
             write!(f, ", address {a:#x}")?;

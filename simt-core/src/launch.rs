@@ -75,6 +75,9 @@ pub struct LaunchConfig {
     /// Whether the sanitizers run: races, uninitialised reads (see
     /// [`Findings`](crate::Findings)). Off by default.
     pub sanitize: bool,
+    /// How the race check orders the lanes of one wave ([`LaneOrder::Lockstep`]
+    /// by default); it changes nothing else.
+    pub lane_order: LaneOrder,
     /// The schedule check: when set, the launch runs a second time with the
     /// workgroups, and the waves of each workgroup between barriers, in this
     /// other order, and reports every output byte that differs as a
@@ -192,6 +195,23 @@ fn splitmix64(z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// How the race check orders the lanes of one wave. The interpreter runs them
+/// in lockstep either way; this decides only which accesses the sanitizers
+/// take to be ordered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub enum LaneOrder {
+    /// The lanes of a wave run in lockstep, so an access by one lane is
+    /// ordered before every later access of its wave (AMD hardware, and NVIDIA
+    /// hardware before Volta).
+    #[default]
+    Lockstep,
+    /// Independent thread scheduling (NVIDIA since Volta): lanes of one wave
+    /// are ordered only by program order within a lane, by a `barrier`, or by
+    /// a `wave_barrier` both took part in (CUDA's `__syncwarp`), so one lane
+    /// reading what another lane of its wave wrote without one is a race.
+    Independent,
+}
+
 /// How the waves of a workgroup take turns between barriers.
 ///
 /// Race-free kernels give identical outputs and identical counters under both,
@@ -218,6 +238,7 @@ impl LaunchConfig {
             instruction_budget: DEFAULT_INSTRUCTION_BUDGET,
             schedule: Schedule::UntilBarrier,
             sanitize: false,
+            lane_order: LaneOrder::Lockstep,
             schedule_check: None,
             trace_workgroup: None,
             worst_phases: false,
@@ -252,6 +273,15 @@ impl LaunchConfig {
     /// Turns the sanitizers on or off.
     pub fn sanitize(mut self, on: bool) -> Self {
         self.sanitize = on;
+        self
+    }
+
+    /// Turns the sanitizers on with the lanes of a wave ordered as `order`
+    /// says: [`LaneOrder::Independent`] also reports the races between lanes
+    /// of one wave that lockstep hides.
+    pub fn sanitize_lanes(mut self, order: LaneOrder) -> Self {
+        self.sanitize = true;
+        self.lane_order = order;
         self
     }
 

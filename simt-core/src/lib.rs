@@ -40,12 +40,12 @@ pub use cache::{
 };
 pub use error::{Error, Fault, FaultKind, LaunchError, LaunchErrorKind};
 pub use exec::{launch, Machine};
-pub use findings::{Finding, FindingKind, Findings, RaceClass, Site, Space};
+pub use findings::{BufferByte, Finding, FindingKind, Findings, RaceClass, Site, Space};
 pub use ir::*;
 pub use isa::{
     AtomicOp, BinOp, CmpOp, CmpType, Inst, MaskOp, Opcode, ShuffleOp, TernOp, UnOp, WaveOp, Width,
 };
-pub use launch::{Arg, Dim3, Element, LaunchConfig, Order, Schedule, Threads};
+pub use launch::{Arg, Dim3, Element, LaneOrder, LaunchConfig, Order, Schedule, Threads};
 pub use listing::{Hint, HintKind, Line, Listing, MAX_HINTS};
 pub use model::MemoryModel;
 pub use occupancy::{occupancy, Hardware, Limiter, Occupancy, Usage};

@@ -68,6 +68,12 @@ impl MemoryModel {
     /// with 256 KB of combined L1 and shared memory of which a kernel using little
     /// shared memory keeps most as L1; 128 KiB is taken here. NVIDIA does not
     /// publish the L1's associativity; 4 ways is this model's choice.
+    ///
+    /// The model is a memory geometry only: lanes still run in lockstep, and the
+    /// sanitizers order them as [`LaunchConfig::lane_order`](crate::LaunchConfig)
+    /// says (lockstep by default). NVIDIA GPUs since Volta schedule the threads
+    /// of a warp independently, so checking a kernel meant for them faithfully
+    /// takes [`LaneOrder::Independent`](crate::LaneOrder::Independent).
     pub const fn nvidia() -> Self {
         MemoryModel {
             name: Cow::Borrowed("nvidia"),

@@ -637,6 +637,7 @@ mod tests {
             address: Some(0x100),
             bytes: 4,
             occurrences: 3,
+            byte: None,
         }
     }
 

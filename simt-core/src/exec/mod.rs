@@ -246,20 +246,40 @@ impl Machine {
         bind::restore(&mut slots, &normal);
         permuted?;
         if let Some((address, bytes)) = differing {
-            let at = crate::findings::Site {
-                inst: 0,
-                line: 0,
-                workgroup: [0; 3],
-                wave: 0,
-                lane: 0,
+            let byte = buffer_byte(&slots, address);
+            // Who wrote the byte last: each order once more from the same
+            // inputs, watching it (only when a byte differs).
+            let mut writer = |order| {
+                let (param, offset) = byte?;
+                bind::restore(&mut slots, &initial);
+                plan.order = order;
+                plan.reset_caches(&mut self.worker.caches).ok()?;
+                self.sanitizer
+                    .start_watch(config.grid.to_array(), param, offset as u32);
+                let run = self.run_width(&plan, &mut slots);
+                let site = self.sanitizer.stop_watch();
+                run.ok().and(site)
+            };
+            let (normal_writer, other_writer) = (writer(Order::Normal), writer(other));
+            bind::restore(&mut slots, &normal);
+            let (at, other) = match (normal_writer, other_writer) {
+                (Some(n), o) => (n, o),
+                (None, Some(o)) => (o, None),
+                (None, None) => (crate::findings::Site::default(), None),
             };
             stats.findings.add(crate::findings::Finding {
                 kind: crate::findings::FindingKind::ScheduleDependent,
                 at,
-                other: None,
+                other,
                 address: Some(address),
                 bytes,
                 occurrences: 1,
+                byte: byte.and_then(|(param, offset)| {
+                    Some(crate::findings::BufferByte {
+                        buffer: program.params.get(param)?.name.to_string(),
+                        offset,
+                    })
+                }),
             });
         }
         Ok(stats)
@@ -285,16 +305,24 @@ impl Machine {
         if plan.threads > 1 {
             self.workers = parallel::run::<W>(&mut self.worker, plan, slots, &mut stats)?;
         } else {
-            let san = if config.sanitize {
-                let buffers: Vec<usize> = slots
+            let watching = self.sanitizer.watching();
+            let san = if watching {
+                Some(&mut self.sanitizer)
+            } else if config.sanitize {
+                let buffers: Vec<&[u8]> = slots
                     .iter()
                     .map(|s| match s {
-                        Slot::BufferMut { data, .. } => data.len(),
-                        _ => 0,
+                        Slot::BufferMut { data, .. } => &data[..],
+                        _ => &[][..],
                     })
                     .collect();
-                self.sanitizer
-                    .start(program, config.grid.to_array(), &buffers, plan.nwaves);
+                self.sanitizer.start(
+                    program,
+                    config.grid.to_array(),
+                    &buffers,
+                    plan.nwaves,
+                    config.lane_order,
+                );
                 Some(&mut self.sanitizer)
             } else {
                 None
@@ -309,7 +337,7 @@ impl Machine {
             };
             let groups = Groups::ordered(plan.order, plan.total, 0..plan.total);
             self.worker.run_groups::<W>(plan, job, groups)?;
-            if config.sanitize {
+            if config.sanitize && !watching {
                 stats.findings = std::mem::take(&mut self.sanitizer.findings);
             }
         }
@@ -322,6 +350,21 @@ impl Machine {
         stats.sum_totals();
         Ok(stats)
     }
+}
+
+/// The writable buffer parameter holding launch address `address`, and the
+/// byte's offset in it.
+fn buffer_byte(slots: &[Slot<'_>], address: u64) -> Option<(usize, u64)> {
+    slots
+        .iter()
+        .enumerate()
+        .find_map(|(param, slot)| match slot {
+            Slot::BufferMut { data, base } => {
+                let offset = address.checked_sub(*base)?;
+                (offset < data.len() as u64).then_some((param, offset))
+            }
+            _ => None,
+        })
 }
 
 /// Places a handler's trap in the program and the grid.

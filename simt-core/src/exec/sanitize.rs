@@ -1,6 +1,9 @@
-//! The sanitizers' shadow state: for every LDS and buffer word, the last write
-//! and up to two reads with who made them and in which barrier epoch; for every
-//! register, which lanes (or whether the wave) wrote it.
+//! The sanitizers' shadow state: for every LDS and buffer word, the last plain
+//! write and up to two reads or atomics with who made them and in which barrier
+//! epoch, and the word's value where known (to tell a write of the value
+//! already there); for every register, which lanes (or whether the wave) wrote
+//! it; with independent lanes, a vector clock per lane of each wave, advanced by
+//! wave barriers.
 //!
 //! Words are 4 bytes; each access records the bytes of the word it touched, so
 //! byte and half-word accesses of neighbouring bytes do not race. When a write
@@ -11,6 +14,7 @@
 use crate::findings::{Finding, FindingKind, Findings, RaceClass, Site, Space};
 use crate::ir::{Program, Reg};
 use crate::isa::Unit;
+use crate::launch::LaneOrder;
 
 /// One access, as the shadow remembers it; `bytes == 0` is no access.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -20,21 +24,56 @@ struct Access {
     /// Barriers the workgroup had passed.
     epoch: u32,
     inst: u32,
+    /// The lane's own clock (wave barriers it took part in), for independent
+    /// lanes.
+    clock: u32,
     wave: u16,
     lane: u8,
     /// The bytes of the word touched.
     bytes: u8,
+    /// An atomic read-modify-write (kept with the reads).
+    atomic: bool,
 }
 
 impl Access {
-    /// Whether `self` happens before `later`: program order within a wave, or
-    /// a barrier between them within a workgroup.
-    fn ordered(&self, later: &Access) -> bool {
-        self.group == later.group && (self.wave == later.wave || self.epoch != later.epoch)
-    }
-
     fn is_some(&self) -> bool {
         self.bytes != 0
+    }
+}
+
+/// Happens-before between two accesses of a launch: program order within a
+/// wave (within a lane, for independent lanes), a barrier between them within
+/// a workgroup, or a wave barrier both lanes took part in.
+#[derive(Clone, Copy)]
+struct HappensBefore<'a> {
+    independent: bool,
+    /// Per wave and lane, what the lane knows of every lane's clock (valid
+    /// for waves in `synced`).
+    clocks: &'a [[u32; 64]],
+    synced: &'a [bool],
+}
+
+impl HappensBefore<'_> {
+    /// Whether `earlier` happens before `later`.
+    fn ordered(&self, earlier: &Access, later: &Access) -> bool {
+        earlier.group == later.group
+            && (earlier.epoch != later.epoch
+                || (earlier.wave == later.wave
+                    && (!self.independent
+                        || earlier.lane == later.lane
+                        || self.knows(later, earlier))))
+    }
+
+    /// Whether the lane of `later` had synchronised with the lane of
+    /// `earlier` after it made `earlier`.
+    fn knows(&self, later: &Access, earlier: &Access) -> bool {
+        let wave = usize::from(later.wave);
+        self.synced.get(wave).copied().unwrap_or(false)
+            && self
+                .clocks
+                .get(wave * 64 + usize::from(later.lane))
+                .and_then(|row| row.get(usize::from(earlier.lane)))
+                .is_some_and(|&c| c > earlier.clock)
     }
 }
 
@@ -43,10 +82,19 @@ impl Access {
 #[derive(Clone, Copy, Debug, Default)]
 struct Shadow {
     generation: u32,
+    /// The last plain write (merged with earlier ones of other bytes).
     write: Access,
-    /// The value the last write left, to tell same-value writes apart.
-    value: u32,
+    /// Up to two reads or atomics of distinct waves.
     reads: [Access; 2],
+    /// The word's contents in the bytes of `known`, to tell a write of the
+    /// value already there.
+    value: u32,
+    known: u8,
+    /// Bytes holding a defined value: all of a buffer's, the LDS bytes a store
+    /// or atomic set in this workgroup.
+    init: u8,
+    /// Whether the last write stored the value already there.
+    same: bool,
 }
 
 /// How a memory instruction touches its words.
@@ -54,6 +102,9 @@ struct Shadow {
 pub(super) enum Kind {
     Load,
     Store,
+    /// A read-modify-write: races with plain loads and stores, not with other
+    /// atomics.
+    Atomic,
 }
 
 /// A register an instruction reads or writes: its slot among a wave's
@@ -90,6 +141,21 @@ pub(crate) struct Sanitizer {
     reads: Vec<(u32, u32)>,
     writes: Vec<(u32, u32)>,
     uses: Vec<RegUse>,
+    /// Whether lanes of a wave are ordered only by barriers and wave barriers
+    /// ([`LaneOrder::Independent`]).
+    independent: bool,
+    /// Per wave and lane, the lane's vector clock over the wave's lanes; a
+    /// wave's rows are valid once it has passed a wave barrier in this
+    /// workgroup (`synced`).
+    clocks: Vec<[u32; 64]>,
+    synced: Vec<bool>,
+    /// Per buffer parameter, its bytes when the launch started: a write's
+    /// value is compared with them on the word's first access.
+    initial: Vec<Vec<u8>>,
+    /// A watch-only run: the buffer parameter and byte whose last write is
+    /// wanted, and that write (no checks are made).
+    watch: Option<(usize, u32)>,
+    pub(crate) watched: Option<Site>,
     pub(crate) findings: Findings,
 }
 
@@ -117,20 +183,34 @@ fn bump(g: &mut u32, table: &mut [Shadow]) {
 
 impl Sanitizer {
     /// Prepares a launch of `program` over `grid` with writable buffers of these
-    /// byte lengths (by parameter index; 0 for read-only buffers and scalars,
-    /// which no access can race on) and `waves` waves per workgroup.
+    /// contents (by parameter index; empty for read-only buffers and scalars,
+    /// which no access can race on), `waves` waves per workgroup and lanes
+    /// ordered as `lanes` says.
     pub(crate) fn start(
         &mut self,
         program: &Program,
         grid: [u32; 3],
-        buffers: &[usize],
+        buffers: &[&[u8]],
         waves: usize,
+        lanes: LaneOrder,
     ) {
         self.grid = grid;
+        self.watch = None;
+        self.independent = lanes == LaneOrder::Independent;
+        if self.independent {
+            self.clocks.resize(waves * 64, [0; 64]);
+            self.synced.clear();
+            self.synced.resize(waves, false);
+        }
         self.global.resize_with(buffers.len(), Vec::new);
+        self.initial.resize_with(buffers.len(), Vec::new);
+        for (copy, data) in self.initial.iter_mut().zip(buffers) {
+            copy.clear();
+            copy.extend_from_slice(data);
+        }
         self.launch_gen = self.launch_gen.wrapping_add(1);
-        for (shadow, &len) in self.global.iter_mut().zip(buffers) {
-            let words = len.div_ceil(4);
+        for (shadow, data) in self.global.iter_mut().zip(buffers) {
+            let words = data.len().div_ceil(4);
             if words == 0 {
                 shadow.clear();
             } else if shadow.len() < words {
@@ -189,18 +269,88 @@ impl Sanitizer {
         self.findings = Findings::default();
     }
 
+    /// Prepares a watch-only launch over `grid`: no checks, only the last
+    /// write (store or atomic) of byte `byte` of buffer parameter `buffer` is
+    /// kept, in [`Sanitizer::watched`].
+    pub(crate) fn start_watch(&mut self, grid: [u32; 3], buffer: usize, byte: u32) {
+        self.grid = grid;
+        self.watch = Some((buffer, byte));
+        self.watched = None;
+    }
+
+    /// Whether the launch is a watch-only one.
+    pub(crate) fn watching(&self) -> bool {
+        self.watch.is_some()
+    }
+
+    /// Ends a watch-only launch.
+    pub(crate) fn stop_watch(&mut self) -> Option<Site> {
+        self.watch = None;
+        self.watched.take()
+    }
+
     /// A workgroup starts: fresh LDS and registers, epoch 0.
     pub(crate) fn workgroup(&mut self, linear: u32, id: [u32; 3]) {
         self.group = linear;
         self.group_id = id;
         self.epoch = 0;
+        if self.watch.is_some() {
+            return;
+        }
         bump(&mut self.group_gen, &mut self.lds);
         self.written.fill(0);
+        self.synced.fill(false);
     }
 
     /// Every wave of the workgroup passed a barrier.
     pub(crate) fn barrier(&mut self) {
         self.epoch += 1;
+    }
+
+    /// Wave `wave` passed a wave barrier with the lanes of `exec`: with
+    /// independent lanes, each of them now knows what every other one did
+    /// before it (and what those knew).
+    pub(crate) fn wave_barrier(&mut self, wave: usize, exec: u64) {
+        if !self.independent || self.watch.is_some() {
+            return;
+        }
+        let Some(rows) = self.clocks.get_mut(wave * 64..(wave + 1) * 64) else {
+            return;
+        };
+        if let Some(synced) = self.synced.get_mut(wave) {
+            if !*synced {
+                rows.fill([0; 64]);
+                *synced = true;
+            }
+        }
+        let mut joined = [0u32; 64];
+        let mut lanes = exec;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            rows[l][l] += 1;
+            for (j, c) in joined.iter_mut().zip(rows[l].iter()) {
+                *j = (*j).max(*c);
+            }
+        }
+        let mut lanes = exec;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            rows[l] = joined;
+        }
+    }
+
+    /// The clock of `lane` of `wave`, as its accesses record it.
+    fn clock(&self, wave: usize, lane: usize) -> u32 {
+        if !self.independent || !self.synced.get(wave).copied().unwrap_or(false) {
+            return 0;
+        }
+        self.clocks
+            .get(wave * 64 + lane)
+            .and_then(|row| row.get(lane))
+            .copied()
+            .unwrap_or(0)
     }
 
     fn site(&self, program: &Program, inst: u32, wave: u16, lane: u8) -> Site {
@@ -216,6 +366,7 @@ impl Sanitizer {
                     bytes: 1,
                     epoch: self.epoch,
                     inst,
+                    ..Access::default()
                 },
             )
         }
@@ -224,6 +375,9 @@ impl Sanitizer {
     /// Checks the registers instruction `pc` reads in the wave's active lanes,
     /// then marks the ones it writes.
     pub(super) fn registers(&mut self, program: &Program, pc: usize, wave: usize, exec: u64) {
+        if self.watch.is_some() {
+            return;
+        }
         let base = wave * self.slots;
         let (Some(&(r0, r1)), Some(&(w0, w1))) = (self.reads.get(pc), self.writes.get(pc)) else {
             return;
@@ -255,6 +409,7 @@ impl Sanitizer {
                 address: None,
                 bytes: 4,
                 occurrences: 1,
+                byte: None,
             });
         }
         for k in w0..w1 {
@@ -288,6 +443,12 @@ impl Sanitizer {
         base: u64,
         lanes: &Lanes<'_>,
     ) {
+        if let Some((b, byte)) = self.watch {
+            if buffer == Some(b) && kind != Kind::Load {
+                self.spot(program, pc, wave, byte, lanes);
+            }
+            return;
+        }
         let space = if buffer.is_some() {
             Space::Global
         } else {
@@ -296,17 +457,27 @@ impl Sanitizer {
         if kind == Kind::Store {
             self.lanes_disagree(program, pc, wave, space, base, lanes);
         }
+        let clocks: [u32; 64] = if self.independent {
+            std::array::from_fn(|l| self.clock(wave, l))
+        } else {
+            [0; 64]
+        };
         let (generation, grid) = match buffer {
             Some(_) => (self.launch_gen, self.grid),
             None => (self.group_gen, self.grid),
         };
-        let shadows = match buffer {
+        let (shadows, initial) = match buffer {
             // A read-only buffer has no shadow: nothing writes it, so nothing races.
-            Some(b) => match self.global.get_mut(b) {
-                Some(s) if !s.is_empty() => s,
+            Some(b) => match (self.global.get_mut(b), self.initial.get(b)) {
+                (Some(s), Some(i)) if !s.is_empty() => (s, Some(i)),
                 _ => return,
             },
-            None => &mut self.lds,
+            None => (&mut self.lds, None),
+        };
+        let order = HappensBefore {
+            independent: self.independent,
+            clocks: &self.clocks,
+            synced: &self.synced,
         };
         let full = if lanes.size >= 4 {
             0xf
@@ -314,48 +485,66 @@ impl Sanitizer {
             (1u32 << lanes.size) - 1
         };
         let mut found: Vec<(FindingKind, Access, Option<Access>, u64)> = Vec::new();
-        // Lanes of one load reading the bytes the lane before did (a
-        // broadcast) make the same access of the same wave: the first lane's
-        // check stands for them. (A store's shadow must end with the last
-        // lane's value, so every lane of a store goes through.)
-        let mut previous = u32::MAX;
-        let mut exec = lanes.exec;
-        while exec != 0 {
-            let lane = exec.trailing_zeros() as usize;
-            exec &= exec - 1;
-            let Some(&first) = lanes.offs.get(lane) else {
-                continue;
-            };
-            for k in 0..lanes.count {
-                let off = first.wrapping_add(k * lanes.size);
-                if kind == Kind::Load && off == previous {
-                    continue;
-                }
-                previous = off;
-                let Some(shadow) = shadows.get_mut((off / 4) as usize) else {
+        // Independent lanes of one instruction are checked against the shadow
+        // as the instructions before left it, then recorded: they do not race
+        // with each other (two lanes of one store are `LanesDisagree`'s).
+        // Lockstep lanes are ordered anyway, so each is checked and recorded
+        // in turn.
+        let passes: &[Pass] = if self.independent {
+            &[Pass::Check, Pass::Record]
+        } else {
+            &[Pass::Both]
+        };
+        for &mode in passes {
+            // Lockstep lanes of one load reading the bytes the lane before did
+            // (a broadcast) make the same access of the same wave: the first
+            // lane's check stands for them. (A store's shadow must end with
+            // the last lane's value, so every lane of a store goes through.)
+            let mut previous = u32::MAX;
+            let mut exec = lanes.exec;
+            while exec != 0 {
+                let lane = exec.trailing_zeros() as usize;
+                exec &= exec - 1;
+                let Some(&first) = lanes.offs.get(lane) else {
                     continue;
                 };
-                if shadow.generation != generation {
-                    *shadow = Shadow {
-                        generation,
-                        ..Shadow::default()
+                for k in 0..lanes.count {
+                    let off = first.wrapping_add(k * lanes.size);
+                    if kind == Kind::Load && off == previous && !self.independent {
+                        continue;
+                    }
+                    previous = off;
+                    let word = (off / 4) as usize;
+                    let Some(shadow) = shadows.get_mut(word) else {
+                        continue;
                     };
+                    if shadow.generation != generation {
+                        refresh(shadow, generation, initial, word);
+                    }
+                    let me = Access {
+                        group: self.group,
+                        wave: wave as u16,
+                        lane: lane as u8,
+                        bytes: (full << (off % 4)) as u8,
+                        epoch: self.epoch,
+                        inst: pc as u32,
+                        clock: clocks[lane],
+                        atomic: kind == Kind::Atomic,
+                    };
+                    let value = match lanes.values.get(k as usize) {
+                        Some(v) => v.get(lane).copied().unwrap_or(0) << (8 * (off % 4)),
+                        None => 0,
+                    };
+                    let same = kind == Kind::Store && shadow.holds(me.bytes, value);
+                    if mode != Pass::Record {
+                        check(shadow, &me, kind, same, space, order, &mut |kind, other| {
+                            found.push((kind, me, other, base + u64::from(off & !3)));
+                        });
+                    }
+                    if mode != Pass::Check {
+                        record(shadow, &me, kind, same, value, order);
+                    }
                 }
-                let me = Access {
-                    group: self.group,
-                    wave: wave as u16,
-                    lane: lane as u8,
-                    bytes: (full << (off % 4)) as u8,
-                    epoch: self.epoch,
-                    inst: pc as u32,
-                };
-                let value = match lanes.values.get(k as usize) {
-                    Some(v) => v.get(lane).copied().unwrap_or(0),
-                    None => 0,
-                };
-                check(shadow, &me, kind, value, space, &mut |kind, other| {
-                    found.push((kind, me, other, base + u64::from(off & !3)));
-                });
             }
         }
         for (kind, me, other, address) in found {
@@ -364,9 +553,28 @@ impl Sanitizer {
                 at: site_of(grid, program, &me),
                 other: other.map(|o| site_of(grid, program, &o)),
                 address: Some(address),
-                bytes: u32::from(me.bytes).count_ones(),
+                // A race: the bytes both touch; an uninitialised read: its own.
+                bytes: other.map_or(me.bytes, |o| me.bytes & o.bytes).count_ones(),
                 occurrences: 1,
+                byte: None,
             });
+        }
+    }
+
+    /// Keeps, for a watch-only run, the last lane of a store or atomic that
+    /// writes byte `byte` of the watched buffer.
+    fn spot(&mut self, program: &Program, pc: usize, wave: usize, byte: u32, lanes: &Lanes<'_>) {
+        let mut exec = lanes.exec;
+        while exec != 0 {
+            let lane = exec.trailing_zeros() as usize;
+            exec &= exec - 1;
+            let Some(&first) = lanes.offs.get(lane) else {
+                continue;
+            };
+            let span = lanes.size * lanes.count;
+            if byte.wrapping_sub(first) < span {
+                self.watched = Some(self.site(program, pc as u32, wave as u16, lane as u8));
+            }
         }
     }
 
@@ -427,6 +635,7 @@ impl Sanitizer {
                     address: Some(base + u64::from(o1)),
                     bytes: lanes.size,
                     occurrences: 1,
+                    byte: None,
                 });
             }
         }
@@ -449,15 +658,74 @@ fn site_of(grid: [u32; 3], program: &Program, a: &Access) -> Site {
     }
 }
 
+/// What a lane's turn in [`Sanitizer::memory`] does.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    Check,
+    Record,
+    Both,
+}
+
+/// Empties `shadow` for its first access in `generation`: a buffer's word holds
+/// the launch's input, an LDS word nothing defined. (Field by field: a whole
+/// `Shadow` built aside and copied in costs a store-forwarding stall.)
+fn refresh(shadow: &mut Shadow, generation: u32, initial: Option<&Vec<u8>>, word: usize) {
+    const NONE: Access = Access {
+        group: 0,
+        epoch: 0,
+        inst: 0,
+        clock: 0,
+        wave: 0,
+        lane: 0,
+        bytes: 0,
+        atomic: false,
+    };
+    shadow.generation = generation;
+    shadow.write = NONE;
+    shadow.reads = [NONE; 2];
+    shadow.same = false;
+    match initial {
+        Some(initial) => {
+            let mut bytes = [0u8; 4];
+            for (k, b) in bytes.iter_mut().enumerate() {
+                *b = initial.get(word * 4 + k).copied().unwrap_or(0);
+            }
+            shadow.value = u32::from_le_bytes(bytes);
+            (shadow.known, shadow.init) = (0xf, 0xf);
+        }
+        None => (shadow.value, shadow.known, shadow.init) = (0, 0, 0),
+    }
+}
+
+/// The bits of the bytes in `bytes` (one bit per byte of a word).
+fn byte_bits(bytes: u8) -> u32 {
+    // Each bit of `bytes` spread to a byte: bit k to bit 8k, times 0xff.
+    let b = u32::from(bytes & 0xf);
+    ((b & 1) | (b & 2) << 7 | (b & 4) << 14 | (b & 8) << 21) * 0xff
+}
+
+impl Shadow {
+    /// Whether the word already holds `value` (placed at its bytes) in `bytes`.
+    fn holds(&self, bytes: u8, value: u32) -> bool {
+        self.known & bytes == bytes && (self.value ^ value) & byte_bits(bytes) == 0
+    }
+}
+
 /// The races of access `me` against a word's shadow, each given to `found`
-/// with the other access (none for an uninitialised LDS read); then the shadow
-/// updated.
+/// with the other access (none for an uninitialised LDS read). `same`: `me`
+/// is a store of the value already there.
+///
+/// A read and a write race unless ordered, and so do two writes, an atomic
+/// counting as both; two atomics never race. A pair whose plain write stores
+/// the value already there is reported as minor (`same_value`): whichever
+/// runs first, every access sees the same value.
 fn check(
-    shadow: &mut Shadow,
+    shadow: &Shadow,
     me: &Access,
     kind: Kind,
-    value: u32,
+    same: bool,
     space: Space,
+    order: HappensBefore<'_>,
     found: &mut impl FnMut(FindingKind, Option<Access>),
 ) {
     let race = |class, other: &Access, same_value| FindingKind::Race {
@@ -466,49 +734,101 @@ fn check(
         across_workgroups: other.group != me.group,
         same_value,
     };
-    let overlaps = |a: &Access| a.bytes & me.bytes != 0;
+    let races = |a: &Access| a.is_some() && a.bytes & me.bytes != 0 && !order.ordered(a, me);
     let w = shadow.write;
+    let atomic = || shadow.reads.iter().find(|r| r.atomic && races(r));
+    let read = || shadow.reads.iter().find(|r| !r.atomic && races(r));
     match kind {
         Kind::Load => {
-            if w.is_some() && overlaps(&w) && !w.ordered(me) {
-                found(race(RaceClass::ReadAfterWrite, &w, false), Some(w));
-            } else if space == Space::Lds && w.bytes & me.bytes != me.bytes {
+            if races(&w) {
+                found(race(RaceClass::ReadAfterWrite, &w, shadow.same), Some(w));
+            } else if let Some(a) = atomic() {
+                found(race(RaceClass::ReadAfterWrite, a, false), Some(*a));
+            } else if space == Space::Lds && shadow.init & me.bytes != me.bytes {
                 // Bytes no write of this workgroup set.
                 found(FindingKind::UninitLds, None);
             }
-            // Keep two readers of distinct waves, replacing one the new read
-            // is ordered after.
-            let reads = &mut shadow.reads;
-            let slot = reads
-                .iter()
-                .position(|r| !r.is_some() || (r.group == me.group && r.wave == me.wave))
-                .or_else(|| reads.iter().position(|r| r.ordered(me)));
-            if let Some(r) = slot.and_then(|s| reads.get_mut(s)) {
-                *r = *me;
-            }
         }
         Kind::Store => {
-            if w.is_some() && overlaps(&w) && !w.ordered(me) {
-                let same = shadow.value == value;
+            if races(&w) {
                 found(race(RaceClass::WriteAfterWrite, &w, same), Some(w));
             }
-            if let Some(r) = shadow
-                .reads
-                .iter()
-                .find(|r| r.is_some() && overlaps(r) && !r.ordered(me))
-            {
+            if let Some(a) = atomic() {
+                found(race(RaceClass::WriteAfterWrite, a, false), Some(*a));
+            } else if let Some(r) = read() {
+                found(race(RaceClass::WriteAfterRead, r, same), Some(*r));
+            }
+        }
+        Kind::Atomic => {
+            if races(&w) {
+                found(race(RaceClass::WriteAfterWrite, &w, false), Some(w));
+            }
+            if let Some(r) = read() {
                 found(race(RaceClass::WriteAfterRead, r, false), Some(*r));
             }
-            let merged = if w.is_some() && !overlaps(&w) {
-                w.bytes | me.bytes
-            } else {
-                me.bytes
-            };
+        }
+    }
+}
+
+/// Records access `me` in a word's shadow (`value`: a store's value placed at
+/// its bytes; `same`: it is the value already there).
+fn record(
+    shadow: &mut Shadow,
+    me: &Access,
+    kind: Kind,
+    same: bool,
+    value: u32,
+    order: HappensBefore<'_>,
+) {
+    match kind {
+        Kind::Load => keep_read(&mut shadow.reads, me, order),
+        Kind::Atomic => {
+            keep_read(&mut shadow.reads, me, order);
+            shadow.init |= me.bytes;
+            shadow.known &= !me.bytes;
+        }
+        Kind::Store => {
+            let w = shadow.write;
+            let merge = w.is_some() && w.bytes & me.bytes == 0;
             shadow.write = Access {
-                bytes: merged,
+                bytes: if merge { w.bytes | me.bytes } else { me.bytes },
                 ..*me
             };
-            shadow.value = value;
+            shadow.same = same && (!merge || shadow.same);
+            let bits = byte_bits(me.bytes);
+            shadow.value = (shadow.value & !bits) | (value & bits);
+            shadow.known |= me.bytes;
+            shadow.init |= me.bytes;
         }
+    }
+}
+
+/// Keeps read or atomic `me` in one of a word's two read slots: in an empty
+/// one, or over one ordered before it that it stands for (an atomic stands for
+/// a read, not the other way), or, an atomic, over a read; with independent
+/// lanes, over one of two slots of one wave when it comes from another.
+/// Otherwise `me` is dropped. Under lockstep, with plain reads, the slots then
+/// hold reads of two waves unordered with `me`; a later write unordered with `me` cannot be
+/// ordered after both (that takes a later epoch, which orders it after `me`
+/// too), so the race is still found, named after a kept read.
+fn keep_read(reads: &mut [Access; 2], me: &Access, order: HappensBefore<'_>) {
+    let stands_for = |r: &Access| !r.atomic || me.atomic;
+    let one_wave = reads[0].group == reads[1].group && reads[0].wave == reads[1].wave;
+    let slot = reads
+        .iter()
+        .position(|r| !r.is_some() || (stands_for(r) && order.ordered(r, me)))
+        .or_else(|| {
+            me.atomic
+                .then(|| reads.iter().position(|r| !r.atomic))
+                .flatten()
+        })
+        .or_else(|| {
+            let other_wave = reads[0].group != me.group || reads[0].wave != me.wave;
+            (order.independent && one_wave && other_wave)
+                .then(|| reads.iter().position(stands_for))
+                .flatten()
+        });
+    if let Some(r) = slot.and_then(|s| reads.get_mut(s)) {
+        *r = *me;
     }
 }

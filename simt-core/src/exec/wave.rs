@@ -510,6 +510,14 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 $update, target, ops, &lm, exec, &mut s.out, geo, c, worst, caches, &mut s.mem,
             )
             .map_err(|t| (pc, t))?;
+            observe!(
+                Access::Atomic,
+                Some($mem.buffer.0 as usize),
+                base_of!($mem),
+                4,
+                1,
+                &[]
+            );
             if let Some(d) = $dst {
                 write_v!(d);
             }
@@ -529,6 +537,7 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 &mut s.mem,
             )
             .map_err(|t| (pc, t))?;
+            observe!(Access::Atomic, None, 0, 4, 1, &[]);
             if let Some(d) = $dst {
                 write_v!(d);
             }
@@ -1055,6 +1064,14 @@ pub(super) fn run<const W: usize, const DETAIL: bool>(
                 wave.status = Status::Parked;
                 *remaining = left + reserve;
                 return Ok(Exit::Parked(pc));
+            }
+            Inst::WaveBarrier => {
+                // Lanes run in lockstep here: only the sanitizers' independent
+                // lanes see it.
+                if let Some(z) = san.as_deref_mut() {
+                    z.wave_barrier(wave_index, exec & memory::full::<W>());
+                }
+                pc += 1;
             }
             Inst::End => {
                 wave.pc = pc;

@@ -426,6 +426,7 @@ mnemonics! {
     "break" => Break,
     "continue" => Continue,
     "barrier" => Barrier,
+    "wave_barrier" => WaveBarrier,
 }
 
 #[cfg(test)]

@@ -467,6 +467,13 @@ define_instructions! {
     /// Workgroup barrier: the wave waits until every wave of its workgroup
     /// arrives. It must be reached with the wave's full launch mask.
     Barrier [Control, None]
+    /// Wave barrier: orders the memory accesses of the wave's active lanes
+    /// before it against theirs after it (CUDA's `__syncwarp`). Lanes run in
+    /// lockstep, so it does nothing but issue; the sanitizers with independent
+    /// lanes ([`LaneOrder::Independent`](crate::LaneOrder::Independent)) take
+    /// it as the only order between lanes of one wave. It may run with a
+    /// partial exec mask, ordering only the lanes active at it.
+    WaveBarrier [Control, None]
     /// Ends the wave.
     End [Control, None]
 }

@@ -530,6 +530,7 @@ mod tests {
             address: None,
             bytes: 4,
             occurrences: 1,
+            byte: None,
         };
         variants[1].findings.list.push(finding.clone());
         let result = StudyResult::new(clean.study, 32, variants, clean.relations.clone());
