@@ -543,6 +543,9 @@ impl Wave {
                 }
                 return Ok(Step::Parked(pc));
             }
+            // Lanes run in lockstep, so a wave-level sync orders nothing more:
+            // it is one issue and nothing else.
+            Inst::WaveBarrier => {}
             Inst::End => {
                 self.pc = pc;
                 return Ok(Step::Done(pc));
