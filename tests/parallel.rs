@@ -328,3 +328,20 @@ fn workers_take_whole_compute_units() {
     assert_eq!(many.1, one.1);
     assert!(one.1.totals.dram_sectors > 0);
 }
+
+#[test]
+fn the_generated_launch_says_how_many_workers_ran() {
+    // The launch of the host-image test above: 128 workgroups, no byte touched
+    // by two of them, so every worker's results stand.
+    let (w, h, limit) = (128u32, 64u32, 64u32);
+    for threads in THREADS {
+        let mut out = vec![0u32; (w * h) as usize];
+        let config = LaunchConfig::new([w / 16, h / 4], [16, 4]).threads(threads);
+        let stats = mandelbrot::launch(&config, &mut out, w, h, limit).unwrap();
+        assert_eq!(stats.workers, threads, "{threads} threads");
+    }
+    // A race between workgroups sends the launch back to one thread.
+    let mut out = vec![0u32; 65];
+    let stats = last_writer_wins::launch(&cfg(64, 32, 2), &mut out).unwrap();
+    assert_eq!(stats.workers, 1);
+}

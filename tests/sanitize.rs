@@ -268,7 +268,7 @@ fn an_accumulator_read_before_it_is_set() {
     assert_eq!(f.occurrences, 2);
     assert_eq!(
         f.to_string().split(':').next(),
-        Some("read of `v0` before any write")
+        Some("read of `acc` (v0) before any write")
     );
     accumulate_initialised::launch(&config, &x, &mut out)
         .unwrap()

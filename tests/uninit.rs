@@ -80,7 +80,7 @@ fn a_scalar_register_read_before_any_write() {
         assert_eq!(f.occurrences, 128 / u64::from(width), "wave{width}");
         assert_eq!(
             f.to_string().split(':').next(),
-            Some("read of `s0` before any write")
+            Some("read of `t` (s0) before any write")
         );
         let stats = scalar_written::launch(&config, &mut out).unwrap();
         stats.findings.assert_none();
@@ -101,7 +101,7 @@ fn a_mask_register_read_before_any_write() {
         assert_eq!(f.occurrences, 128 / u64::from(width), "wave{width}");
         assert_eq!(
             f.to_string().split(':').next(),
-            Some("read of `m0` before any write")
+            Some("read of `m` (m0) before any write")
         );
         let stats = mask_written::launch(&config, &mut out).unwrap();
         stats.findings.assert_none();

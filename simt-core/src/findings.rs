@@ -141,6 +141,20 @@ pub struct Finding {
     /// The buffer and offset of `address`, where the finding names them (a
     /// schedule-dependent output byte).
     pub byte: Option<BufferByte>,
+    /// The declared name of the register an uninitialised read is about, when
+    /// the kernel named it (`Program::reg_names`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub register: Option<String>,
+}
+
+impl Finding {
+    /// "read of `x` (v2) before any write", by the declared name where there is one.
+    fn read_before_write(&self, class: char, reg: u16) -> String {
+        match &self.register {
+            Some(name) => format!("read of `{name}` ({class}{reg}) before any write"),
+            None => format!("read of `{class}{reg}` before any write"),
+        }
+    }
 }
 
 impl std::fmt::Display for Finding {
@@ -196,13 +210,9 @@ impl std::fmt::Display for Finding {
             FindingKind::LanesDisagree { .. } => {
                 "two lanes of one store write different values to one word".to_owned()
             }
-            FindingKind::UninitVectorRegister { reg } => {
-                format!("read of `v{reg}` before any write")
-            }
-            FindingKind::UninitScalarRegister { reg } => {
-                format!("read of `s{reg}` before any write")
-            }
-            FindingKind::UninitMaskRegister { reg } => format!("read of `m{reg}` before any write"),
+            FindingKind::UninitVectorRegister { reg } => self.read_before_write('v', reg),
+            FindingKind::UninitScalarRegister { reg } => self.read_before_write('s', reg),
+            FindingKind::UninitMaskRegister { reg } => self.read_before_write('m', reg),
             FindingKind::UninitLds => "LDS load of a word not written in this workgroup".to_owned(),
             FindingKind::ScheduleDependent => format!(
                 "{} output byte(s) differ when workgroups and waves run in another order",

@@ -187,7 +187,10 @@ fn ratio(num: u64, den: u64) -> f64 {
 }
 
 /// The statistics of one launch.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+///
+/// Two launches' statistics are equal when their figures are: `workers`, how
+/// many threads produced them, is left out, since the figures never depend on it.
+#[derive(Clone, Debug, Serialize)]
 pub struct Stats {
     /// The kernel's name.
     pub kernel: String,
@@ -199,6 +202,12 @@ pub struct Stats {
     pub workgroups: u64,
     /// Waves run.
     pub waves: u64,
+    /// How many workers ran the workgroups whose results these are: 1 on one
+    /// thread, including a parallel launch that ran again on one thread (see
+    /// [`Threads`](crate::Threads)). Not serialized: the figures themselves
+    /// do not depend on it.
+    #[serde(skip)]
+    pub workers: usize,
     /// The launch's totals: the sum of `per_instruction`.
     #[serde(flatten)]
     pub totals: Counters,
@@ -222,6 +231,39 @@ pub struct Stats {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<Trace>,
 }
+
+impl PartialEq for Stats {
+    fn eq(&self, other: &Self) -> bool {
+        // Destructured so that a new field must be placed on one side or the other.
+        let Stats {
+            kernel,
+            wave_width,
+            model,
+            workgroups,
+            waves,
+            workers: _,
+            totals,
+            active_lanes_histogram,
+            per_instruction,
+            findings,
+            worst_phases,
+            trace,
+        } = self;
+        *kernel == other.kernel
+            && *wave_width == other.wave_width
+            && *model == other.model
+            && *workgroups == other.workgroups
+            && *waves == other.waves
+            && *totals == other.totals
+            && *active_lanes_histogram == other.active_lanes_histogram
+            && *per_instruction == other.per_instruction
+            && *findings == other.findings
+            && *worst_phases == other.worst_phases
+            && *trace == other.trace
+    }
+}
+
+impl Eq for Stats {}
 
 /// The most issues a [`Trace`] keeps: a runaway loop must not fill memory.
 pub const MAX_TRACE_ISSUES: usize = 1 << 20;
@@ -346,6 +388,7 @@ impl Stats {
             model: model.to_owned(),
             workgroups: 0,
             waves: 0,
+            workers: 1,
             totals: Counters::default(),
             active_lanes_histogram: vec![0; wave_width as usize + 1],
             per_instruction: vec![Counters::default(); insts],

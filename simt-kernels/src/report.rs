@@ -638,6 +638,7 @@ mod tests {
             bytes: 4,
             occurrences: 3,
             byte: None,
+            register: None,
         }
     }
 

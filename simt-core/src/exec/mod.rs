@@ -280,6 +280,7 @@ impl Machine {
                         offset,
                     })
                 }),
+                register: None,
             });
         }
         Ok(stats)
@@ -341,6 +342,7 @@ impl Machine {
                 stats.findings = std::mem::take(&mut self.sanitizer.findings);
             }
         }
+        stats.workers = self.workers;
         self.worker.finish(&mut stats);
         for (c, inst) in stats.per_instruction.iter_mut().zip(program.insts.iter()) {
             if inst.is_vector() {

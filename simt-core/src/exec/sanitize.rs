@@ -410,6 +410,11 @@ impl Sanitizer {
                 bytes: 4,
                 occurrences: 1,
                 byte: None,
+                register: program
+                    .reg_names
+                    .iter()
+                    .find(|n| n.reg == u.reg)
+                    .map(|n| n.name.to_string()),
             });
         }
         for k in w0..w1 {
@@ -557,6 +562,7 @@ impl Sanitizer {
                 bytes: other.map_or(me.bytes, |o| me.bytes & o.bytes).count_ones(),
                 occurrences: 1,
                 byte: None,
+                register: None,
             });
         }
     }
@@ -636,6 +642,7 @@ impl Sanitizer {
                     bytes: lanes.size,
                     occurrences: 1,
                     byte: None,
+                    register: None,
                 });
             }
         }

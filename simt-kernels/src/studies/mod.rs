@@ -531,6 +531,7 @@ mod tests {
             bytes: 4,
             occurrences: 1,
             byte: None,
+            register: None,
         };
         variants[1].findings.list.push(finding.clone());
         let result = StudyResult::new(clean.study, 32, variants, clean.relations.clone());
