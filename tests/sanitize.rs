@@ -1085,3 +1085,82 @@ fn a_writer_after_three_reader_waves_races_with_one_of_them() {
         }
     }
 }
+
+simt_kernel! {
+    /// Workgroup 0 zeroes a counter (the value already there) and adds to it
+    /// with an atomic; workgroup 1 reads it unordered with both.
+    kernel zero_then_count(cnt: &mut [u32]) {
+        vreg v;
+        mreg first, writer;
+        v_mov v, 0
+        v_cmp_eq_u32 first, local_id.x, 0
+        v_cmp_eq_u32 writer, group_id.x, 0
+        m_and writer, writer, first
+        if writer
+            global_store cnt[0], 0 // zero: zero_then_count
+            global_atomic_add_u32 cnt[0], 1 // count: zero_then_count
+        else
+            if first
+                global_load v, cnt[0] // read: zero_then_count
+                global_store cnt[1], v
+            endif
+        endif
+    }
+
+    /// Counts into an LDS word nothing zeroed: on a GPU it starts as garbage.
+    kernel lds_count_unzeroed(out: &mut [u32], zero: u32) {
+        lds t: [u32; 1];
+        vreg v;
+        mreg first, zeroing;
+        s_cmp_eq_u32 zeroing, zero, 1
+        v_cmp_eq_u32 first, local_id.x, 0
+        m_and zeroing, zeroing, first
+        if zeroing
+            lds_store t[0], 0
+        endif
+        barrier
+        lds_atomic_add_u32 t[0], 1 // count: lds_count_unzeroed
+        barrier
+        lds_load v, t[0]
+        global_store out[global_id], v
+    }
+}
+
+#[test]
+fn an_atomic_after_a_same_value_store_keeps_the_read_race_major() {
+    // The store of 0 into a 0 alone would make the load's race minor; the
+    // atomic between them changes what the load reads.
+    let mut cnt = vec![0u32; 2];
+    let stats = zero_then_count::launch(&sanitized(2, 32), &mut cnt).unwrap();
+    assert_race(
+        &stats,
+        RaceClass::ReadAfterWrite,
+        Space::Global,
+        true,
+        (
+            "global_load v, cnt[0] // read: zero_then_count",
+            "global_atomic_add_u32 cnt[0], 1 // count: zero_then_count",
+        ),
+    );
+    assert_eq!(stats.findings.major().count(), 1);
+}
+
+#[test]
+fn an_lds_atomic_on_a_word_nothing_wrote_is_an_uninitialised_read() {
+    for width in [32, 64] {
+        let config = sanitized(1, 64).wave_width(width);
+        let mut out = vec![0u32; 64];
+        let stats = lds_count_unzeroed::launch(&config, &mut out, 0).unwrap();
+        let f = only(&stats, |k| matches!(k, FindingKind::UninitLds));
+        assert_eq!(
+            f.at.line,
+            line_of("lds_atomic_add_u32 t[0], 1 // count: lds_count_unzeroed")
+        );
+        assert_eq!(stats.findings.list.len(), 1, "{:#?}", stats.findings);
+        // The interpreter's LDS starts zeroed: 64 increments.
+        assert_eq!(out, vec![64u32; 64]);
+        let stats = lds_count_unzeroed::launch(&config, &mut out, 1).unwrap();
+        stats.findings.assert_none();
+        assert!(stats.findings.is_empty(), "{:#?}", stats.findings);
+    }
+}

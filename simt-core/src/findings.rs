@@ -74,7 +74,7 @@ pub enum FindingKind {
         /// The register number.
         reg: u16,
     },
-    /// A load of an LDS word not written since the workgroup started.
+    /// A load or atomic of an LDS word not written since the workgroup started.
     UninitLds,
     /// Output bytes that differ when the workgroups and waves run in another
     /// order (the schedule check); `bytes` counts them, `address` is the
@@ -140,6 +140,7 @@ pub struct Finding {
     pub occurrences: u64,
     /// The buffer and offset of `address`, where the finding names them (a
     /// schedule-dependent output byte).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub byte: Option<BufferByte>,
     /// The declared name of the register an uninitialised read is about, when
     /// the kernel named it (`Program::reg_names`).
@@ -213,7 +214,9 @@ impl std::fmt::Display for Finding {
             FindingKind::UninitVectorRegister { reg } => self.read_before_write('v', reg),
             FindingKind::UninitScalarRegister { reg } => self.read_before_write('s', reg),
             FindingKind::UninitMaskRegister { reg } => self.read_before_write('m', reg),
-            FindingKind::UninitLds => "LDS load of a word not written in this workgroup".to_owned(),
+            FindingKind::UninitLds => {
+                "LDS load or atomic of a word not written in this workgroup".to_owned()
+            }
             FindingKind::ScheduleDependent => format!(
                 "{} output byte(s) differ when workgroups and waves run in another order",
                 self.bytes

@@ -45,8 +45,8 @@ pub struct Args {
     /// How the waves of a workgroup take turns.
     #[arg(long, value_name = "ORDER", default_value = "until-barrier", value_parser = parse_schedule)]
     schedule: Schedule,
-    /// Where to write the JSON (default: target/simt-report/results.json at the
-    /// workspace root, so that a run leaves the checkout clean).
+    /// Where to write the JSON (default: simt-report/results.json in cargo's
+    /// target folder, so that a run leaves the checkout clean).
     #[arg(long, value_name = "PATH", value_parser = parse_path)]
     out: Option<PathBuf>,
     /// Write the JSON to the committed results/results.json instead, to
@@ -126,12 +126,15 @@ impl Default for Options {
     }
 }
 
-/// `target/simt-report/results.json` at the root of the workspace this crate
-/// was built in: a run's output is a build product, and the committed results
+/// `simt-report/results.json` in `$CARGO_TARGET_DIR`, or else in `target/` at
+/// the root of the workspace this crate was built in: a run's output is a
+/// build product, and the committed results
 /// change only when asked ([`committed_results`]).
 pub fn default_out() -> PathBuf {
-    workspace_root()
-        .join("target")
+    // Cargo's own target folder when the caller moved it.
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"))
         .join("simt-report")
         .join("results.json")
 }
@@ -308,7 +311,7 @@ mod tests {
         assert_eq!(o.seed, 42);
         assert_eq!(o.model, MemoryModel::reference());
         assert_eq!(o.schedule, Schedule::UntilBarrier);
-        assert!(o.out.ends_with("target/simt-report/results.json"));
+        assert!(o.out.ends_with("simt-report/results.json"));
         assert_eq!(o.launches, DEFAULT_LAUNCHES);
         assert_eq!(o.html, None);
         assert!(o.studies.is_empty());

@@ -101,7 +101,8 @@ impl Iterator for Groups {
 mod tests {
     use super::*;
 
-    /// Against the lists the parallel launch used to build.
+    /// Against the rule written out: worker `k` takes the workgroups `g > 0`
+    /// with `g % units % workers == k`, in increasing order.
     #[test]
     fn dealing_gives_each_worker_its_units_in_order() {
         for total in 1..60u64 {

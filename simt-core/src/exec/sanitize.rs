@@ -747,10 +747,14 @@ fn check(
     let read = || shadow.reads.iter().find(|r| !r.atomic && races(r));
     match kind {
         Kind::Load => {
-            if races(&w) {
-                found(race(RaceClass::ReadAfterWrite, &w, shadow.same), Some(w));
+            // An unordered atomic after a same-value write still changes what
+            // the load reads: it outranks the minor race with the write.
+            if races(&w) && !shadow.same {
+                found(race(RaceClass::ReadAfterWrite, &w, false), Some(w));
             } else if let Some(a) = atomic() {
                 found(race(RaceClass::ReadAfterWrite, a, false), Some(*a));
+            } else if races(&w) {
+                found(race(RaceClass::ReadAfterWrite, &w, true), Some(w));
             } else if space == Space::Lds && shadow.init & me.bytes != me.bytes {
                 // Bytes no write of this workgroup set.
                 found(FindingKind::UninitLds, None);
@@ -772,6 +776,11 @@ fn check(
             }
             if let Some(r) = read() {
                 found(race(RaceClass::WriteAfterRead, r, false), Some(*r));
+            }
+            // An atomic reads the word before it writes: on a GPU, whose LDS
+            // is not zeroed, an unwritten word is garbage.
+            if space == Space::Lds && shadow.init & me.bytes != me.bytes {
+                found(FindingKind::UninitLds, None);
             }
         }
     }
