@@ -1,7 +1,7 @@
 //! Run-time errors: bad launches and faults.
 
 use crate::ir::SourceLoc;
-use crate::validate::ValidationErrors;
+use crate::ValidationErrors;
 use thiserror::Error;
 
 /// Everything [`launch`](crate::launch) can return instead of statistics.

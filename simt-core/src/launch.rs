@@ -3,6 +3,7 @@
 use crate::ir::{ElemType, ParamKind, ScalarType};
 use crate::limits::DEFAULT_INSTRUCTION_BUDGET;
 use crate::model::MemoryModel;
+use crate::Element;
 use serde::Serialize;
 
 /// A 3-D size or id; unused dimensions are 1 (sizes) or 0 (ids).
@@ -316,21 +317,6 @@ impl LaunchConfig {
         self
     }
 }
-
-/// A Rust type that can be a buffer element.
-pub trait Element: bytemuck::Pod {
-    /// The IR element type.
-    const TYPE: ElemType;
-}
-
-macro_rules! element {
-    ($($t:ty => $e:ident),*) => {$(
-        impl Element for $t {
-            const TYPE: ElemType = ElemType::$e;
-        }
-    )*};
-}
-element!(u8 => U8, i8 => I8, u16 => U16, i16 => I16, u32 => U32, i32 => I32, f32 => F32);
 
 /// One host argument of a launch, matched against the kernel's parameter of the same
 /// position.

@@ -18,40 +18,36 @@
 //!   [`Hardware`] description.
 #![deny(missing_docs)]
 
-mod builder;
+pub use simt_lang::{ir, isa, limits};
+
 mod cache;
 mod error;
 mod exec;
 mod findings;
-pub mod ir;
-pub mod isa;
 mod launch;
-pub mod limits;
 mod listing;
 mod model;
 pub mod occupancy;
 mod snapshot;
 mod stats;
-mod validate;
 
-pub use builder::{register_counts, ProgramBuilder};
 pub use cache::{
     CacheGeometry, DramSectors, Lookup, SectoredCache, MAX_CACHE_LINES, MAX_SECTORS_PER_LINE,
 };
 pub use error::{Error, Fault, FaultKind, LaunchError, LaunchErrorKind};
 pub use exec::{launch, Machine};
 pub use findings::{BufferByte, Finding, FindingKind, Findings, RaceClass, Site, Space};
-pub use ir::*;
-pub use isa::{
-    AtomicOp, BinOp, CmpOp, CmpType, Inst, MaskOp, Opcode, ShuffleOp, TernOp, UnOp, WaveOp, Width,
-};
-pub use launch::{Arg, Dim3, Element, LaneOrder, LaunchConfig, Order, Schedule, Threads};
+pub use launch::{Arg, Dim3, LaneOrder, LaunchConfig, Order, Schedule, Threads};
 pub use listing::{Hint, HintKind, Line, Listing, MAX_HINTS};
 pub use model::MemoryModel;
 pub use occupancy::{occupancy, Hardware, Limiter, Occupancy, Usage};
+pub use simt_lang::ir::*;
+pub use simt_lang::isa::{
+    AtomicOp, BinOp, CmpOp, CmpType, Inst, MaskOp, Opcode, ShuffleOp, TernOp, UnOp, WaveOp, Width,
+};
+pub use simt_lang::{
+    link, register_counts, uniformity, validate, Element, Kernel, Note, NoteKind, ProgramBuilder,
+    UniformityInfo, ValidationError, ValidationErrorKind, ValidationErrors,
+};
 pub use snapshot::{NonZero, Snapshot, SnapshotLine};
 pub use stats::{Counters, Issue, Stats, Trace, WorstPhase, MAX_TRACE_ISSUES};
-pub use validate::{
-    link, uniformity, validate, Kernel, Note, NoteKind, UniformityInfo, ValidationError,
-    ValidationErrorKind, ValidationErrors,
-};

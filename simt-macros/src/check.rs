@@ -1,7 +1,7 @@
 //! Name resolution, operand checks and lowering to a [`Program`], then the
 //! shared validator; every error points at the token it is about.
 //!
-//! Errors from [`simt_core::link`] and [`simt_core::validate`] name instructions
+//! Errors from [`simt_lang::link`] and [`simt_lang::validate`] name instructions
 //! by index; each index maps to the instruction's mnemonic token. Their notes
 //! (the unclosed `if`, the divergent mask's definition) become errors of their
 //! own at the related mnemonic, with messages that start with `note: `: stable
@@ -11,9 +11,9 @@ use crate::ast::{self, Expr, Kernel, Operand, ParamType, RegClass, Stmt};
 use crate::isa::{self, Mnemonic};
 use crate::suggest;
 use proc_macro2::{Punct, Spacing, Span, TokenStream, TokenTree};
-use simt_core::isa::{Field, ImmType as Ty, MemRef, Op, Role};
-use simt_core::limits::{MAX_LDS_BYTES, MAX_MREGS, MAX_PARAMS, MAX_SREGS, MAX_VREGS};
-use simt_core::{
+use simt_lang::isa::{Field, ImmType as Ty, MemRef, Op, Role};
+use simt_lang::limits::{MAX_LDS_BYTES, MAX_MREGS, MAX_PARAMS, MAX_SREGS, MAX_VREGS};
+use simt_lang::{
     Addressing, Axis, ElemType, GlobalRef, Inst, Kernel as ValidKernel, LdsDecl, LdsIdx, LdsRef,
     MReg, ParamIdx, ParamKind, Program, Reg, RegName, SReg, SourceLoc, Special, Uniformity, VReg,
 };
@@ -86,7 +86,7 @@ struct Checker<'a> {
     kernel: &'a Kernel,
     errors: Vec<Error>,
     names: HashMap<String, Named>,
-    params: Vec<simt_core::Param>,
+    params: Vec<simt_lang::Param>,
     lds: Vec<LdsDecl>,
     lds_bytes: u32,
     /// The declared name of each named register, to word the validator's notes.
@@ -260,7 +260,7 @@ impl Checker<'_> {
                 );
             }
             self.declare(&p.name, Entity::Param(index, p.ty));
-            self.params.push(simt_core::Param {
+            self.params.push(simt_lang::Param {
                 name: Cow::Owned(p.name.unraw().to_string()),
                 kind: match p.ty {
                     ParamType::Buffer { elem, writable } => ParamKind::Buffer { elem, writable },
@@ -621,8 +621,8 @@ impl Checker<'_> {
         ty: Ty,
         scalar: bool,
         mnemonic: &Ident,
-    ) -> Option<simt_core::Operand> {
-        use simt_core::Operand as O;
+    ) -> Option<simt_lang::Operand> {
+        use simt_lang::Operand as O;
         let thing = match op {
             Operand::Number(expr) => return self.immediate(op, expr, ty, mnemonic).map(O::Imm),
             Operand::Mem { .. } => {
@@ -747,7 +747,7 @@ impl Checker<'_> {
             index => self.value(index, Ty::Int, false, mnemonic),
         };
         let offset = match offset {
-            None => Some(simt_core::Operand::Imm(0)),
+            None => Some(simt_lang::Operand::Imm(0)),
             Some((negative, k)) => match (&**k, *negative) {
                 (Operand::Number(e), true) => {
                     let at = e.spans().0;
@@ -756,7 +756,7 @@ impl Checker<'_> {
                         Number::Float(_) => Err((at, "an offset is an integer".to_owned())),
                     });
                     match negated {
-                        Ok(Number::Int(v)) => Some(simt_core::Operand::Imm(v as u32)),
+                        Ok(Number::Int(v)) => Some(simt_lang::Operand::Imm(v as u32)),
                         Ok(Number::Float(_)) => None,
                         Err((span, message)) => {
                             self.error(span, message);
@@ -834,7 +834,7 @@ impl Checker<'_> {
             }
         }
         let (index, offset) = (index?, offset?);
-        if let (true, simt_core::Operand::Imm(i), simt_core::Operand::Imm(k)) =
+        if let (true, simt_lang::Operand::Imm(i), simt_lang::Operand::Imm(k)) =
             (*bytes, index, offset)
         {
             // A wide access needs 4-byte alignment only, as AMD's dwordx2 and
@@ -881,9 +881,9 @@ impl Checker<'_> {
         &mut self,
         op: &Operand,
         k: &Operand,
-        index: Option<&simt_core::Operand>,
+        index: Option<&simt_lang::Operand>,
         mnemonic: &Ident,
-    ) -> Option<simt_core::Operand> {
+    ) -> Option<simt_lang::Operand> {
         let thing = match k {
             Operand::Name(_) | Operand::Dotted { .. } => self.resolve(k)?,
             _ => return self.value(k, Ty::Int, true, mnemonic),
@@ -913,8 +913,8 @@ impl Checker<'_> {
         };
         let (i, k_text) = (crate::parse::text(written), crate::parse::text(k));
         let index_varies = match index {
-            Some(simt_core::Operand::V(_)) => true,
-            Some(simt_core::Operand::Special(s)) => s.uniformity() == Uniformity::Lane,
+            Some(simt_lang::Operand::V(_)) => true,
+            Some(simt_lang::Operand::Special(s)) => s.uniformity() == Uniformity::Lane,
             _ => false,
         };
         let fix = if index_varies {
@@ -1212,14 +1212,14 @@ impl Checker<'_> {
         if !self.errors.is_empty() {
             // Nesting errors still help next to operand errors; the validator's
             // other checks would only repeat them.
-            if let Err(errors) = simt_core::link(&mut insts) {
+            if let Err(errors) = simt_lang::link(&mut insts) {
                 for e in &errors {
                     self.validation_error(e, &spans);
                 }
             }
             return None;
         }
-        let (vregs, sregs, mregs) = simt_core::register_counts(&insts);
+        let (vregs, sregs, mregs) = simt_lang::register_counts(&insts);
         let mut reg_names: Vec<RegName> = self
             .reg_names
             .iter()
@@ -1261,7 +1261,7 @@ impl Checker<'_> {
         })
     }
 
-    fn validation_error(&mut self, e: &simt_core::ValidationError, spans: &[Span]) {
+    fn validation_error(&mut self, e: &simt_lang::ValidationError, spans: &[Span]) {
         let at = |i: u32| spans.get(i as usize).copied();
         let span = e
             .inst

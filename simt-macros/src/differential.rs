@@ -20,7 +20,8 @@ use crate::{check, parse};
 use generate::{generate, generate_faulty, Generated, BUFFERS, SCALARS};
 use proc_macro2::TokenStream;
 use proptest::prelude::*;
-use simt_core::{Arg, Kernel, LaunchConfig, MemoryModel, ParamKind, ScalarType, Schedule};
+use simt_core::{Arg, LaunchConfig, MemoryModel, Schedule};
+use simt_lang::{Kernel, ParamKind, ScalarType};
 use simt_oracle::{Geometry, Launch, Value};
 use std::collections::BTreeSet;
 
@@ -442,7 +443,7 @@ fn every_mnemonic_runs_with_masked_lanes_at_both_widths() {
         }
     }
     let pairs = || {
-        simt_core::isa::MNEMONICS
+        simt_lang::isa::MNEMONICS
             .iter()
             .flat_map(|m| [(m.name, 32), (m.name, 64)])
     };
@@ -511,7 +512,7 @@ fn every_mnemonic_runs_with_masked_lanes_at_both_widths() {
 /// instead of 111 and 222: the oracle, which runs this IR, disagrees.
 #[test]
 fn numbered_registers_only_in_a_wide_list_keep_their_numbers() {
-    use simt_core::{GlobalRef, Inst, Operand, ParamIdx, Reg, UnOp, VReg, Width};
+    use simt_lang::{GlobalRef, Inst, Operand, ParamIdx, Reg, UnOp, VReg, Width};
     let (src, out) = (ParamIdx(3), ParamIdx(4));
     let imm = Operand::Imm;
     let insts = [
@@ -531,12 +532,12 @@ fn numbered_registers_only_in_a_wide_list_keep_their_numbers() {
             src: GlobalRef::element(src, imm(0)),
         },
         Inst::GlobalStore {
-            ty: simt_core::ElemType::U32,
+            ty: simt_lang::ElemType::U32,
             dst: GlobalRef::element(out, imm(0)),
             src: Operand::V(VReg(2)),
         },
         Inst::GlobalStore {
-            ty: simt_core::ElemType::U32,
+            ty: simt_lang::ElemType::U32,
             dst: GlobalRef::element(out, imm(1)),
             src: Operand::V(VReg(3)),
         },

@@ -16,8 +16,8 @@ use crate::check;
 use crate::parse::{self, Parsed};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned};
-use simt_core::isa::{Field, MemRef, Op};
-use simt_core::{
+use simt_lang::isa::{Field, MemRef, Op};
+use simt_lang::{
     Addressing, Axis, GlobalRef, Inst, LdsRef, Operand, Program, Reg, ScalarType, SourceLoc,
     Special,
 };

@@ -6,7 +6,7 @@
 //! for a suggestion. `docs/language.md` is tested against the table so the
 //! reference cannot drift.
 
-pub use simt_core::isa::{lookup, Mnemonic, MNEMONICS};
+pub use simt_lang::isa::{lookup, Mnemonic, MNEMONICS};
 
 /// Whether an instruction starting with `name` has operands to parse. A
 /// misspelt mnemonic is taken to have the operands of what it most likely

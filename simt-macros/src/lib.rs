@@ -4,7 +4,7 @@
 //!
 //! One file per stage: `parse` builds the syntax tree of `ast`, `check`
 //! resolves names, checks operands against the mnemonic table in `isa`, lowers
-//! to a `simt_core::Program` and runs the shared validator, and `expand` writes
+//! to a `simt_lang::Program` and runs the shared validator, and `expand` writes
 //! the tables; `suggest` finds what a misspelt word may have meant. The
 //! language is described in `docs/language.md`, and rendered as
 //! `simt::language`.

@@ -21,7 +21,7 @@ use crate::check::{numbered, SPECIALS};
 use crate::{isa, suggest};
 use proc_macro2::{Delimiter, Punct, Spacing, Span, TokenStream, TokenTree};
 use quote::ToTokens;
-use simt_core::{ElemType, ScalarType};
+use simt_lang::{ElemType, ScalarType};
 use std::collections::HashSet;
 use syn::buffer::Cursor;
 use syn::ext::IdentExt;

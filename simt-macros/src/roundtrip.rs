@@ -12,8 +12,8 @@ use crate::ast::Stmt;
 use crate::{check, parse};
 use proc_macro2::TokenStream;
 use proptest::prelude::*;
-use simt_core::isa::{ImmType, Mnemonic, Op, Role, MNEMONICS};
-use simt_core::{ElemType, Inst, Opcode, Program};
+use simt_lang::isa::{ImmType, Mnemonic, Op, Role, MNEMONICS};
+use simt_lang::{ElemType, Inst, Opcode, Program};
 use std::collections::BTreeSet;
 
 /// Every kernel of `src` that checks, with the number of instructions its body
@@ -135,8 +135,8 @@ fn typed_stores_read_immediates_as_their_access_type() {
         Inst::GlobalStore { src, .. } | Inst::LdsStore { src, .. } => Some(src),
         _ => None,
     };
-    assert_eq!(imm(&insts[0]), Some(simt_core::Operand::Imm(7)));
-    assert_eq!(imm(&insts[1]), Some(simt_core::Operand::Imm(-2i32 as u32)));
+    assert_eq!(imm(&insts[0]), Some(simt_lang::Operand::Imm(7)));
+    assert_eq!(imm(&insts[1]), Some(simt_lang::Operand::Imm(-2i32 as u32)));
     assert_round_trip(src, 2, &kernels[0].1);
     let float = "kernel k(f: &mut [f32]) { global_store_u8 f.bytes[1], 1.5 }";
     assert!(accepted(float).is_empty(), "{float}");
@@ -589,7 +589,7 @@ fn is_control(m: &Mnemonic) -> bool {
 }
 
 fn mnemonic(name: &str) -> &'static Mnemonic {
-    simt_core::isa::lookup(name).unwrap_or(&MNEMONICS[0])
+    simt_lang::isa::lookup(name).unwrap_or(&MNEMONICS[0])
 }
 
 /// A block of straight-line instructions and nested constructs, balanced by

@@ -4,7 +4,7 @@
 use crate::{check, expand, isa, parse};
 use proc_macro2::TokenStream;
 use proptest::prelude::*;
-use simt_core::{
+use simt_lang::{
     Addressing, Axis, CmpOp, CmpType, ElemType, GlobalRef, Inst, InstIdx, LdsRef, MReg, Operand,
     ParamIdx, Program, SReg, Special, TernOp, UnOp, VReg,
 };
@@ -117,7 +117,7 @@ fn saxpy_lowers_to_the_expected_program() {
     let at = |buffer: u16| GlobalRef {
         buffer: ParamIdx(buffer),
         index: v(0),
-        offset: simt_core::Operand::Imm(0),
+        offset: simt_lang::Operand::Imm(0),
         addressing: Addressing::Element,
     };
     assert_eq!(p.name, "saxpy");
@@ -195,7 +195,7 @@ fn named_registers_take_indices_numbered_ones_leave_free() {
         .iter()
         .filter_map(|i| i.fields().written().next())
         .collect();
-    use simt_core::Reg::*;
+    use simt_lang::Reg::*;
     assert_eq!(
         dsts,
         [
@@ -350,7 +350,7 @@ fn memory_operands() {
             src: GlobalRef {
                 buffer: ParamIdx(0),
                 index: Operand::Imm(4),
-                offset: simt_core::Operand::Imm(0),
+                offset: simt_lang::Operand::Imm(0),
                 addressing: Addressing::Byte
             }
         }
@@ -362,7 +362,7 @@ fn memory_operands() {
             dst: GlobalRef {
                 buffer: ParamIdx(0),
                 index: v(0),
-                offset: simt_core::Operand::Imm(0),
+                offset: simt_lang::Operand::Imm(0),
                 addressing: Addressing::Byte
             },
             src: Operand::Imm(u32::MAX)
@@ -388,9 +388,9 @@ fn memory_operands() {
             ty: ElemType::U32,
             dst: VReg(3),
             src: LdsRef {
-                lds: simt_core::LdsIdx(0),
+                lds: simt_lang::LdsIdx(0),
                 index: Operand::S(SReg(0)),
-                offset: simt_core::Operand::Imm(0),
+                offset: simt_lang::Operand::Imm(0),
                 addressing: Addressing::Byte
             }
         }

@@ -1,7 +1,7 @@
 //! The ALU operations on one 32-bit value at a time, written from their
 //! documentation (`BinOp`, `UnOp`, `TernOp`, `CmpOp` and `docs/language.md`).
 
-use simt_core::{BinOp, CmpOp, CmpType, TernOp, UnOp};
+use simt_lang::{BinOp, CmpOp, CmpType, TernOp, UnOp};
 
 fn f(bits: u32) -> f32 {
     f32::from_bits(bits)

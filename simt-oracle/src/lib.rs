@@ -1,7 +1,7 @@
 //! A reference evaluator of simt programs, for tests only.
 //!
 //! It runs a [`Program`] the plainest way the machine's documentation allows,
-//! so that the interpreter in `simt_core::exec` can be checked against it on
+//! so that the interpreter in `simt_lang::exec` can be checked against it on
 //! generated kernels: every instruction's semantics written again, lane by
 //! lane, with an explicit divergence stack of masks; one `Vec<u8>` per buffer
 //! and one per workgroup's LDS; workgroups one after another (x fastest);
@@ -24,7 +24,7 @@ mod alu;
 mod memory;
 mod wave;
 
-use simt_core::{Inst, ParamKind, Program};
+use simt_lang::{Inst, ParamKind, Program};
 use wave::{Step, Wave};
 
 /// The memory geometry the counters use (`simt_core::MemoryModel` without its caches).

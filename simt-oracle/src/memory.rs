@@ -3,7 +3,7 @@
 //! `simt_core::Counters` and `simt_core::MemoryModel`.
 
 use crate::{Counts, FaultKind, Geometry};
-use simt_core::{Addressing, ElemType};
+use simt_lang::{Addressing, ElemType};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A buffer or LDS array an operand names.

@@ -3,7 +3,7 @@
 
 use crate::memory::{self, Place};
 use crate::{alu, Counts, Fault, FaultKind, Launch, Shared, Value};
-use simt_core::{AtomicOp, ElemType, GlobalRef, Inst, LdsRef, Operand, ShuffleOp, Special, WaveOp};
+use simt_lang::{AtomicOp, ElemType, GlobalRef, Inst, LdsRef, Operand, ShuffleOp, Special, WaveOp};
 
 /// One open construct of the divergence stack.
 #[derive(Clone, Copy, Debug)]
@@ -339,10 +339,10 @@ impl Wave {
             Inst::MaskBinary { op, dst, a, b } => {
                 let (x, y) = (self.m[a.0 as usize], self.m[b.0 as usize]);
                 self.m[dst.0 as usize] = match op {
-                    simt_core::MaskOp::And => x & y,
-                    simt_core::MaskOp::Or => x | y,
-                    simt_core::MaskOp::AndN => x & !y,
-                    simt_core::MaskOp::Xor => x ^ y,
+                    simt_lang::MaskOp::And => x & y,
+                    simt_lang::MaskOp::Or => x | y,
+                    simt_lang::MaskOp::AndN => x & !y,
+                    simt_lang::MaskOp::Xor => x ^ y,
                 };
             }
             Inst::MaskNot { dst, a } => self.m[dst.0 as usize] = !self.m[a.0 as usize],
@@ -782,7 +782,7 @@ fn bytes_mut<'s>(sh: &'s mut Shared<'_>, place: &Place) -> &'s mut [u8] {
 }
 
 /// Whether `op` is a signed minimum or maximum with a negative operand.
-fn signed_min_max_negative(op: simt_core::BinOp, x: u32, y: u32) -> bool {
-    matches!(op, simt_core::BinOp::MinI32 | simt_core::BinOp::MaxI32)
+fn signed_min_max_negative(op: simt_lang::BinOp, x: u32, y: u32) -> bool {
+    matches!(op, simt_lang::BinOp::MinI32 | simt_lang::BinOp::MaxI32)
         && ((x as i32) < 0 || (y as i32) < 0)
 }

@@ -1,7 +1,7 @@
 //! The evaluator's counters and results on small programs, against values
 //! counted by hand from the definitions in `simt_core::Counters`.
 
-use simt_core::{
+use simt_lang::{
     Axis, BinOp, CmpOp, CmpType, ElemType, GlobalRef, Inst, LdsRef, MReg, Operand, Program,
     ProgramBuilder, Special, VReg, Width,
 };
@@ -134,20 +134,20 @@ fn an_if_no_lane_takes_skips_its_body_and_the_else_runs_the_others() {
     });
     b.push(Inst::If {
         mask: m,
-        next: simt_core::InstIdx::UNLINKED,
+        next: simt_lang::InstIdx::UNLINKED,
     });
     for _ in 0..3 {
         b.push(Inst::VUnary {
-            op: simt_core::UnOp::Mov,
+            op: simt_lang::UnOp::Mov,
             dst: VReg(0),
             a: Operand::Imm(1),
         });
     }
     b.push(Inst::Else {
-        end: simt_core::InstIdx::UNLINKED,
+        end: simt_lang::InstIdx::UNLINKED,
     });
     b.push(Inst::VUnary {
-        op: simt_core::UnOp::Mov,
+        op: simt_lang::UnOp::Mov,
         dst: VReg(0),
         a: Operand::Imm(2),
     });
@@ -187,7 +187,7 @@ fn a_wave_that_ends_while_another_waits_at_a_barrier_is_stranded() {
     });
     b.push(Inst::If {
         mask: m,
-        next: simt_core::InstIdx::UNLINKED,
+        next: simt_lang::InstIdx::UNLINKED,
     });
     b.push(Inst::Barrier);
     b.push(Inst::EndIf);

@@ -61,7 +61,7 @@ use crate::error::{Error, Fault, FaultKind, LaunchError, LaunchErrorKind};
 use crate::ir::Program;
 use crate::launch::{Arg, LaunchConfig, Order, Threads};
 use crate::stats::{Stats, WorstPhase};
-use crate::validate::Kernel;
+use crate::Kernel;
 use bind::{Geometry, Prepared, Slot};
 use groups::Groups;
 use memory::Trap;

@@ -8,7 +8,7 @@ use crate::ir::{InstIdx, MReg, Operand, Program, SourceLoc, Special, VReg};
 use crate::isa::{CmpOp, CmpType, Inst};
 use crate::launch::LaunchConfig;
 use crate::stats::Stats;
-use crate::validate::Kernel;
+use crate::Kernel;
 use std::borrow::Cow;
 
 fn program(body: &[Inst]) -> Program {
@@ -163,10 +163,10 @@ fn unvalidated_programs_with_bad_references_are_refused() {
 /// offsets within a word, read back whole and sign- or zero-extended.
 #[test]
 fn lds_sub_word_data() {
-    use crate::builder::ProgramBuilder;
     use crate::ir::{Addressing, ElemType, GlobalRef, LdsRef};
     use crate::isa::BinOp;
     use crate::launch::Arg;
+    use crate::ProgramBuilder;
 
     let mut p = ProgramBuilder::new("lds_sub_word");
     let out = p.buffer_mut::<u32>("out");

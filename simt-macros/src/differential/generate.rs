@@ -12,8 +12,8 @@
 //! array, and a barrier's control flow is workgroup-uniform by construction.
 
 use crate::roundtrip::Picks;
-use simt_core::isa::{lookup, Field, ImmType, MemRef, Mnemonic, Op, Role, MNEMONICS};
-use simt_core::{
+use simt_lang::isa::{lookup, Field, ImmType, MemRef, Mnemonic, Op, Role, MNEMONICS};
+use simt_lang::{
     Addressing, AtomicOp, Axis, ElemType, GlobalRef, Inst, LdsIdx, LdsRef, MReg, Opcode, Operand,
     ParamIdx, Program, ProgramBuilder, Reg, SReg, ScalarType, Special, VReg,
 };
@@ -222,7 +222,7 @@ impl Gen<'_> {
 
     /// Emits `inst` spelled by the first mnemonic of its opcode and operations.
     fn emit_plain(&mut self, inst: Inst) {
-        let m = simt_core::isa::spelling(&inst).unwrap_or_else(|| panic!("no spelling {inst:?}"));
+        let m = simt_lang::isa::spelling(&inst).unwrap_or_else(|| panic!("no spelling {inst:?}"));
         self.emit(inst, m);
     }
 
@@ -614,7 +614,7 @@ impl Gen<'_> {
             let strides = [1u32, 2, 3, 4, 8, 16, 32, 33];
             let stride = strides[self.p.below(strides.len())];
             self.emit_plain(Inst::VBinary {
-                op: simt_core::BinOp::MulU32,
+                op: simt_lang::BinOp::MulU32,
                 dst: addr,
                 a: source,
                 b: Operand::Imm(stride),
@@ -622,14 +622,14 @@ impl Gen<'_> {
             from = Operand::V(addr);
         }
         self.emit_plain(Inst::VBinary {
-            op: simt_core::BinOp::And,
+            op: simt_lang::BinOp::And,
             dst: addr,
             a: from,
             b: Operand::Imm(half - 1),
         });
         if granule > 1 {
             self.emit_plain(Inst::VBinary {
-                op: simt_core::BinOp::Shl,
+                op: simt_lang::BinOp::Shl,
                 dst: addr,
                 a: Operand::V(addr),
                 b: Operand::Imm(granule.trailing_zeros()),
@@ -639,7 +639,7 @@ impl Gen<'_> {
             // `x[i - k]` with `i` raised by `k`.
             let k = (1 + self.p.below(4) as u32) * granule;
             self.emit_plain(Inst::VBinary {
-                op: simt_core::BinOp::AddU32,
+                op: simt_lang::BinOp::AddU32,
                 dst: addr,
                 a: Operand::V(addr),
                 b: Operand::Imm(k + offset),
@@ -701,7 +701,7 @@ impl Gen<'_> {
         self.emit(
             Inst::If {
                 mask,
-                next: simt_core::InstIdx::UNLINKED,
+                next: simt_lang::InstIdx::UNLINKED,
             },
             mnemonic("if"),
         );
@@ -714,7 +714,7 @@ impl Gen<'_> {
         if self.p.chance(2) {
             self.emit(
                 Inst::Else {
-                    end: simt_core::InstIdx::UNLINKED,
+                    end: simt_lang::InstIdx::UNLINKED,
                 },
                 mnemonic("else"),
             );
@@ -759,26 +759,26 @@ impl Gen<'_> {
         if uniform {
             let counter = SReg(SCOUNT + d);
             self.emit_plain(Inst::SUnary {
-                op: simt_core::UnOp::Mov,
+                op: simt_lang::UnOp::Mov,
                 dst: counter,
                 a: Operand::Imm(0),
             });
             self.emit(
                 Inst::Loop {
-                    end: simt_core::InstIdx::UNLINKED,
+                    end: simt_lang::InstIdx::UNLINKED,
                 },
                 mnemonic("loop"),
             );
             self.emit_plain(Inst::SBinary {
-                op: simt_core::BinOp::AddU32,
+                op: simt_lang::BinOp::AddU32,
                 dst: counter,
                 a: Operand::S(counter),
                 b: Operand::Imm(1),
             });
             self.emit(
                 Inst::SCmp {
-                    op: simt_core::CmpOp::Lt,
-                    ty: simt_core::CmpType::U32,
+                    op: simt_lang::CmpOp::Lt,
+                    ty: simt_lang::CmpType::U32,
                     dst: mask,
                     a: Operand::S(counter),
                     b: bound,
@@ -788,19 +788,19 @@ impl Gen<'_> {
         } else {
             let counter = VReg(VCOUNT + d);
             self.emit_plain(Inst::VUnary {
-                op: simt_core::UnOp::Mov,
+                op: simt_lang::UnOp::Mov,
                 dst: counter,
                 a: Operand::Imm(0),
             });
             self.emit(
                 Inst::Loop {
-                    end: simt_core::InstIdx::UNLINKED,
+                    end: simt_lang::InstIdx::UNLINKED,
                 },
                 mnemonic("loop"),
             );
             self.emit(
                 Inst::VBinary {
-                    op: simt_core::BinOp::AddU32,
+                    op: simt_lang::BinOp::AddU32,
                     dst: counter,
                     a: Operand::V(counter),
                     b: Operand::Imm(1),
@@ -808,8 +808,8 @@ impl Gen<'_> {
                 add,
             );
             self.emit_plain(Inst::VCmp {
-                op: simt_core::CmpOp::Lt,
-                ty: simt_core::CmpType::U32,
+                op: simt_lang::CmpOp::Lt,
+                ty: simt_lang::CmpType::U32,
                 dst: mask,
                 a: Operand::V(counter),
                 b: bound,
@@ -817,7 +817,7 @@ impl Gen<'_> {
             if self.p.chance(2) {
                 let other = self.any_mask();
                 self.emit_plain(Inst::MaskBinary {
-                    op: simt_core::MaskOp::And,
+                    op: simt_lang::MaskOp::And,
                     dst: mask,
                     a: mask,
                     b: other,
@@ -833,7 +833,7 @@ impl Gen<'_> {
         self.emit(
             Inst::EndLoop {
                 mask,
-                start: simt_core::InstIdx::UNLINKED,
+                start: simt_lang::InstIdx::UNLINKED,
             },
             mnemonic("endloop"),
         );
@@ -845,7 +845,7 @@ impl Gen<'_> {
             if self.p.chance(2) {
                 let a = self.value(ImmType::Bits);
                 self.emit_plain(Inst::VUnary {
-                    op: simt_core::UnOp::Mov,
+                    op: simt_lang::UnOp::Mov,
                     dst: VReg(r),
                     a,
                 });
@@ -855,7 +855,7 @@ impl Gen<'_> {
             if self.p.chance(1) {
                 let a = self.uniform(ImmType::Bits);
                 self.emit_plain(Inst::SUnary {
-                    op: simt_core::UnOp::Mov,
+                    op: simt_lang::UnOp::Mov,
                     dst: SReg(r),
                     a,
                 });
@@ -871,13 +871,13 @@ impl Gen<'_> {
     fn epilogue(&mut self) {
         let acc = VReg(ADDR);
         self.emit_plain(Inst::VUnary {
-            op: simt_core::UnOp::Mov,
+            op: simt_lang::UnOp::Mov,
             dst: acc,
             a: Operand::Imm(0),
         });
         let mix = |g: &mut Self, b: Operand| {
             g.emit_plain(Inst::VTernary {
-                op: simt_core::TernOp::MadU32,
+                op: simt_lang::TernOp::MadU32,
                 dst: acc,
                 a: Operand::V(acc),
                 b: Operand::Imm(0x9e37_79b1),
@@ -904,7 +904,7 @@ impl Gen<'_> {
         }
         let out = ParamIdx(4);
         self.emit_plain(Inst::VBinary {
-            op: simt_core::BinOp::And,
+            op: simt_lang::BinOp::And,
             dst: bit,
             a: Operand::Special(Special::GlobalId(Axis::X)),
             b: Operand::Imm(127),
@@ -1085,7 +1085,7 @@ pub(crate) fn from_insts(insts: &[Inst], names: &[(Reg, &str)]) -> Generated {
     }
     let spellings = insts
         .iter()
-        .map(|i| simt_core::isa::spelling(i).unwrap_or_else(|| panic!("no spelling {i:?}")))
+        .map(|i| simt_lang::isa::spelling(i).unwrap_or_else(|| panic!("no spelling {i:?}")))
         .collect();
     Generated {
         program: b.program(),

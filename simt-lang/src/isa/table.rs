@@ -470,7 +470,7 @@ define_instructions! {
     /// Wave barrier: orders the memory accesses of the wave's active lanes
     /// before it against theirs after it (CUDA's `__syncwarp`). Lanes run in
     /// lockstep, so it does nothing but issue; the sanitizers with independent
-    /// lanes ([`LaneOrder::Independent`](crate::LaneOrder::Independent)) take
+    /// lanes (`simt_core::LaneOrder::Independent`) take
     /// it as the only order between lanes of one wave. It may run with a
     /// partial exec mask, ordering only the lanes active at it.
     WaveBarrier [Control, None]

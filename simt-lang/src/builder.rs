@@ -1,11 +1,11 @@
 //! Building programs at run time, for tests and tools that do not use the macro.
 
+use crate::element::Element;
 use crate::ir::{
     ElemType, LdsDecl, LdsIdx, Param, ParamIdx, ParamKind, Program, Reg, RegName, ScalarType,
     SourceLoc,
 };
 use crate::isa::Inst;
-use crate::launch::Element;
 use crate::validate::{Kernel, ValidationErrors};
 use std::borrow::Cow;
 
@@ -14,23 +14,21 @@ use std::borrow::Cow;
 /// giving a [`Kernel`].
 ///
 /// ```
-/// use simt_core::{ProgramBuilder, Inst, Operand, Special, GlobalRef};
+/// use simt_lang::{Axis, ElemType, GlobalRef, Inst, Operand, ProgramBuilder, Special};
 ///
 /// let mut b = ProgramBuilder::new("iota");
 /// let out = b.buffer_mut::<u32>("out");
-/// let id = Operand::Special(Special::GlobalId(simt_core::Axis::X));
+/// let id = Operand::Special(Special::GlobalId(Axis::X));
 /// b.push(Inst::GlobalStore {
-///     ty: simt_core::ElemType::U32,
+///     ty: ElemType::U32,
 ///     dst: GlobalRef::element(out, id),
 ///     src: id,
 /// });
 /// let kernel = b.build().unwrap();
 /// assert_eq!(kernel.display().to_string().lines().nth(1), Some("    global_store out[global_id.x], global_id.x"));
-/// let mut data = vec![0u32; 64];
-/// let stats = simt_core::launch(&kernel, &simt_core::LaunchConfig::new(2, 32), &mut [simt_core::Arg::buffer_mut(&mut data)]).unwrap();
-/// assert_eq!(data[63], 63);
-/// assert_eq!(stats.totals.global_transactions, 4);
 /// ```
+///
+/// `simt_core::launch` runs the kernel (see `simt-core/tests/builder.rs`).
 #[derive(Clone, Debug)]
 pub struct ProgramBuilder {
     name: String,

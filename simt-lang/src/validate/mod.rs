@@ -1,5 +1,5 @@
 //! The validator: nesting, operand kinds, limits and uniformity, shared by the
-//! `simt_kernel!` macro (at compile time) and [`launch`](crate::launch) (at run time).
+//! `simt_kernel!` macro (at compile time) and `simt_core::launch` (at run time).
 //!
 //! Every check is a linear pass (the uniformity analysis walks a loop body a few
 //! times until its levels settle), so validating at each launch stays cheap.

@@ -1,0 +1,30 @@
+//! The simt kernel language, shared by the `simt_kernel!` macro and the
+//! interpreter in `simt-core`:
+//!
+//! - [`isa`]: the instruction table and what is derived from it ([`Inst`], the
+//!   mnemonics, the disassembler);
+//! - [`ir`]: [`Program`] and its operands, plain data that fits in `static` tables;
+//! - [`Kernel`], [`validate()`] and [`link`]: nesting, operand kinds, limits and
+//!   uniformity checks, shared by the macro and run-time builders
+//!   ([`ProgramBuilder`]); a [`Kernel`] is a program that passed them;
+//! - [`limits`]: the register and nesting limits every program obeys;
+//! - [`Element`]: the Rust types a buffer parameter may hold.
+#![deny(missing_docs)]
+
+mod builder;
+mod element;
+pub mod ir;
+pub mod isa;
+pub mod limits;
+mod validate;
+
+pub use builder::{register_counts, ProgramBuilder};
+pub use element::Element;
+pub use ir::*;
+pub use isa::{
+    AtomicOp, BinOp, CmpOp, CmpType, Inst, MaskOp, Opcode, ShuffleOp, TernOp, UnOp, WaveOp, Width,
+};
+pub use validate::{
+    link, uniformity, validate, Kernel, Note, NoteKind, UniformityInfo, ValidationError,
+    ValidationErrorKind, ValidationErrors,
+};
