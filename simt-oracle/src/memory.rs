@@ -74,20 +74,26 @@ pub(crate) fn extend(ty: ElemType, bytes: &[u8]) -> u32 {
     }
 }
 
-/// Counts one access: `offs` holds the active lanes and their byte offsets,
-/// each lane moving `count` values of `size` bytes.
-#[allow(clippy::too_many_arguments)]
+/// What one memory instruction moves per lane: `count` values of `ty` at
+/// `place`, atomically or not.
+pub(crate) struct Shape<'p> {
+    pub(crate) place: &'p Place,
+    pub(crate) ty: ElemType,
+    pub(crate) count: u16,
+    pub(crate) atomic: bool,
+}
+
+/// Counts one access of `shape`: `offs` holds the active lanes and their byte
+/// offsets.
 pub(crate) fn count(
     c: &mut Counts,
     paths: &mut crate::Paths,
     geo: &Geometry,
     width: usize,
-    place: &Place,
+    shape: &Shape<'_>,
     offs: &[(usize, u64)],
-    size: u64,
-    count: u64,
-    atomic: bool,
 ) {
+    let (place, size, count) = (shape.place, shape.ty.size() as u64, u64::from(shape.count));
     let span = size * count;
     let p = (geo.phase_lanes as usize).min(width);
     for first in (0..width).step_by(p) {
@@ -148,7 +154,7 @@ pub(crate) fn count(
                 }
             }
         }
-        if atomic {
+        if shape.atomic {
             let mut per_word: BTreeMap<u64, u64> = BTreeMap::new();
             for &(_, o) in &phase {
                 *per_word.entry(o).or_default() += 1;

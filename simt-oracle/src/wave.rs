@@ -1,7 +1,7 @@
 //! One wave: its registers, its exec mask and divergence stack, and what each
 //! instruction does to them, one lane at a time.
 
-use crate::memory::{self, Place};
+use crate::memory::{self, Place, Shape};
 use crate::{alu, Counts, Fault, FaultKind, Launch, Shared, Value};
 use simt_lang::{AtomicOp, ElemType, GlobalRef, Inst, LdsRef, Operand, ShuffleOp, Special, WaveOp};
 
@@ -413,7 +413,7 @@ impl Wave {
                     .iter()
                     .map(|&(l, _)| (self.value(sh, src, l), 0))
                     .collect();
-                self.atomic(sh, pc, &place, &idx, Some(op), &ops, dst.map(|d| d.0))?;
+                self.atomic(sh, pc, (&place, &idx), (Some(op), &ops), dst.map(|d| d.0))?;
             }
             Inst::LdsAtomic { op, dst, mem, src } => {
                 let place = Self::lds_place(sh, &mem);
@@ -422,7 +422,7 @@ impl Wave {
                     .iter()
                     .map(|&(l, _)| (self.value(sh, src, l), 0))
                     .collect();
-                self.atomic(sh, pc, &place, &idx, Some(op), &ops, dst.map(|d| d.0))?;
+                self.atomic(sh, pc, (&place, &idx), (Some(op), &ops), dst.map(|d| d.0))?;
             }
             Inst::GlobalCmpSwap { dst, mem, cmp, src } => {
                 let place = Self::global_place(sh, &mem);
@@ -431,7 +431,7 @@ impl Wave {
                     .iter()
                     .map(|&(l, _)| (self.value(sh, src, l), self.value(sh, cmp, l)))
                     .collect();
-                self.atomic(sh, pc, &place, &idx, None, &ops, dst.map(|d| d.0))?;
+                self.atomic(sh, pc, (&place, &idx), (None, &ops), dst.map(|d| d.0))?;
             }
             Inst::LdsCmpSwap { dst, mem, cmp, src } => {
                 let place = Self::lds_place(sh, &mem);
@@ -440,7 +440,7 @@ impl Wave {
                     .iter()
                     .map(|&(l, _)| (self.value(sh, src, l), self.value(sh, cmp, l)))
                     .collect();
-                self.atomic(sh, pc, &place, &idx, None, &ops, dst.map(|d| d.0))?;
+                self.atomic(sh, pc, (&place, &idx), (None, &ops), dst.map(|d| d.0))?;
             }
             Inst::If { mask, .. } => {
                 let next = sh.structure.target[pc];
@@ -561,38 +561,28 @@ impl Wave {
             .collect()
     }
 
-    /// Checks and counts an access of `count` elements of `ty` per lane; the
-    /// byte offsets of the lanes, within the buffer or the LDS.
-    #[allow(clippy::too_many_arguments)]
+    /// Checks and counts an access of `shape` by the lanes of `idx`; the byte
+    /// offsets of the lanes, within the buffer or the LDS.
     fn access(
         &self,
         sh: &mut Shared<'_>,
         pc: usize,
-        place: &Place,
         idx: &[(usize, u32)],
-        ty: ElemType,
-        count: u16,
-        atomic: bool,
+        shape: &Shape<'_>,
     ) -> Result<Vec<(usize, u64)>, Fault> {
-        let offs = memory::offsets(place, idx, ty, count).map_err(|(kind, lane)| Fault {
-            kind,
-            inst: pc,
-            workgroup: sh.group,
-            wave: self.index,
-            lane: Some(lane as u32),
-        })?;
+        let offs =
+            memory::offsets(shape.place, idx, shape.ty, shape.count).map_err(|(kind, lane)| {
+                Fault {
+                    kind,
+                    inst: pc,
+                    workgroup: sh.group,
+                    wave: self.index,
+                    lane: Some(lane as u32),
+                }
+            })?;
         let c: &mut Counts = &mut sh.report.per_instruction[pc];
-        memory::count(
-            c,
-            &mut sh.report.paths,
-            &sh.launch.geometry,
-            self.width,
-            place,
-            &offs,
-            ty.size() as u64,
-            count as u64,
-            atomic,
-        );
+        let geo = &sh.launch.geometry;
+        memory::count(c, &mut sh.report.paths, geo, self.width, shape, &offs);
         Ok(offs)
     }
 
@@ -605,7 +595,13 @@ impl Wave {
         ty: ElemType,
         count: u16,
     ) -> Result<Vec<Vec<u32>>, Fault> {
-        let offs = self.access(sh, pc, place, idx, ty, count, false)?;
+        let shape = Shape {
+            place,
+            ty,
+            count,
+            atomic: false,
+        };
+        let offs = self.access(sh, pc, idx, &shape)?;
         Ok(offs
             .iter()
             .map(|&(_, o)| {
@@ -651,7 +647,13 @@ impl Wave {
         vals: &[Vec<u32>],
     ) -> Result<(), Fault> {
         let count = vals.first().map_or(1, |v| v.len() as u16);
-        let offs = self.access(sh, pc, place, idx, ty, count, false)?;
+        let shape = Shape {
+            place,
+            ty,
+            count,
+            atomic: false,
+        };
+        let offs = self.access(sh, pc, idx, &shape)?;
         let size = ty.size() as usize;
         let mem = bytes_mut(sh, place);
         for (&(_, o), v) in offs.iter().zip(vals) {
@@ -664,19 +666,23 @@ impl Wave {
     }
 
     /// An atomic (`op`) or, without one, a compare-and-swap, lane by lane in
-    /// lane order; `ops[i]` is lane `idx[i]`'s (value, compared value).
-    #[allow(clippy::too_many_arguments)]
+    /// lane order; `ops[i]` is lane `idx[i]`'s (value, compared value), and
+    /// `dst` receives the old values.
     fn atomic(
         &mut self,
         sh: &mut Shared<'_>,
         pc: usize,
-        place: &Place,
-        idx: &[(usize, u32)],
-        op: Option<AtomicOp>,
-        ops: &[(u32, u32)],
+        (place, idx): (&Place, &[(usize, u32)]),
+        (op, ops): (Option<AtomicOp>, &[(u32, u32)]),
         dst: Option<u16>,
     ) -> Result<(), Fault> {
-        let offs = self.access(sh, pc, place, idx, ElemType::U32, 1, true)?;
+        let shape = Shape {
+            place,
+            ty: ElemType::U32,
+            count: 1,
+            atomic: true,
+        };
+        let offs = self.access(sh, pc, idx, &shape)?;
         let mut paths = sh.report.paths;
         if matches!(op, Some(AtomicOp::MinI32 | AtomicOp::MaxI32))
             && ops.iter().any(|&(v, _)| (v as i32) < 0)
