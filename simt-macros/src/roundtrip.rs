@@ -575,7 +575,8 @@ fn instruction(p: &mut Picks, m: &Mnemonic) -> String {
     }
 }
 
-fn is_control(m: &Mnemonic) -> bool {
+/// Whether `m` opens, continues or closes a structured construct.
+pub(crate) fn is_control(m: &Mnemonic) -> bool {
     matches!(
         m.opcode,
         Opcode::If

@@ -136,17 +136,8 @@ fn mnemonic(name: &str) -> &'static Mnemonic {
 }
 
 fn is_control(m: &Mnemonic) -> bool {
-    matches!(
-        m.opcode,
-        Opcode::If
-            | Opcode::Else
-            | Opcode::EndIf
-            | Opcode::Loop
-            | Opcode::EndLoop
-            | Opcode::Break
-            | Opcode::Continue
-            | Opcode::Barrier
-    )
+    // Barriers go only where the generator knows the mask is workgroup-uniform.
+    crate::roundtrip::is_control(m) || m.opcode == Opcode::Barrier
 }
 
 const INTS: &[u32] = &[
