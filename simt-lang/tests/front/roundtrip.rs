@@ -8,10 +8,10 @@
 //! table, where a silently dropped or rewritten operand would otherwise go
 //! unnoticed.
 
-use crate::ast::Stmt;
-use crate::{check, parse};
 use proc_macro2::TokenStream;
 use proptest::prelude::*;
+use simt_lang::front;
+use simt_lang::front::ast::Stmt;
 use simt_lang::isa::{ImmType, Mnemonic, Op, Role, MNEMONICS};
 use simt_lang::{ElemType, Inst, Opcode, Program};
 use std::collections::BTreeSet;
@@ -23,7 +23,7 @@ fn accepted(src: &str) -> Vec<(usize, Program)> {
     let Ok(tokens) = src.parse::<TokenStream>() else {
         return Vec::new();
     };
-    let (parsed, _) = parse::parse(tokens);
+    let (parsed, _) = front::parse(tokens);
     parsed
         .into_iter()
         .filter(|p| p.errors.is_empty())
@@ -34,7 +34,7 @@ fn accepted(src: &str) -> Vec<(usize, Program)> {
                 .iter()
                 .filter(|s| matches!(s, Stmt::Inst(_)))
                 .count();
-            let kernel = check::check(&p.kernel).ok()?;
+            let kernel = front::check(&p.kernel).ok()?;
             Some((written, kernel.program().clone()))
         })
         .collect()
@@ -113,11 +113,11 @@ fn kernels_of_the_fixed_memory_operand_bug_are_rejected() {
         "kernel oops(out: &mut [u32]) { global_store wave_width.bytes[0], 1 }",
     ];
     for src in cases {
-        let (parsed, errors) = parse::parse(src.parse().expect("tokenizes"));
+        let (parsed, errors) = front::parse(src.parse().expect("tokenizes"));
         assert!(errors.is_empty(), "{src}");
         assert_eq!(parsed.len(), 1, "{src}");
         let p = &parsed[0];
-        let rejected = !p.errors.is_empty() || check::check(&p.kernel).is_err();
+        let rejected = !p.errors.is_empty() || front::check(&p.kernel).is_err();
         assert!(rejected, "accepted: {src}");
     }
 }
@@ -142,7 +142,7 @@ fn typed_stores_read_immediates_as_their_access_type() {
     assert!(accepted(float).is_empty(), "{float}");
 }
 
-use crate::tests::{MUTATED_KERNELS as MUTATED, VOCABULARY};
+use crate::cases::{MUTATED_KERNELS as MUTATED, VOCABULARY};
 
 /// Valid instructions for the body of [`ARBITRARY_HEADER`], each a few words.
 const SNIPPETS: &[&str] = &[
@@ -212,8 +212,8 @@ fn arbitrary(picks: &[u32]) -> String {
         let operand = at > 0
             && words.get(at).is_some_and(|w| {
                 let previous = &words[at - 1];
-                !crate::isa::is_reserved(w.trim_end_matches(','))
-                    && (crate::isa::is_reserved(previous) || previous.ends_with(','))
+                !simt_lang::front::is_reserved(w.trim_end_matches(','))
+                    && (simt_lang::front::is_reserved(previous) || previous.ends_with(','))
             });
         match p.below(6) {
             0..=2 if operand => {

@@ -14,14 +14,14 @@
 //! call such as `get_global_id(0)`) are reported where they are and parsed as
 //! what was meant, so that what follows is read as intended.
 
-use crate::ast::{
+use super::ast::{
     BinOp, Expr, Instruction, Kernel, LdsDecl, Operand, Param, ParamType, RegClass, RegDecl, Stmt,
 };
-use crate::check::{numbered, SPECIALS};
-use crate::{isa, suggest};
+use super::check::{numbered, SPECIALS};
+use super::{suggest, words};
+use crate::{ElemType, ScalarType};
 use proc_macro2::{Delimiter, Punct, Spacing, Span, TokenStream, TokenTree};
 use quote::ToTokens;
-use simt_lang::{ElemType, ScalarType};
 use std::collections::HashSet;
 use syn::buffer::Cursor;
 use syn::ext::IdentExt;
@@ -216,8 +216,8 @@ fn declared_names(params: &[Param], body: ParseStream) -> HashSet<String> {
         match tt {
             TokenTree::Ident(id) => {
                 let word = id.to_string();
-                let keyword = isa::DECLARATIONS.contains(&word.as_str());
-                if (in_regs || after_lds) && !isa::is_reserved(&word) {
+                let keyword = words::DECLARATIONS.contains(&word.as_str());
+                if (in_regs || after_lds) && !words::is_reserved(&word) {
                     names.insert(word.clone());
                 } else {
                     in_regs = false;
@@ -281,7 +281,7 @@ fn misspelt_start(start: Cursor) -> Option<Error> {
 /// apart by [`rust_keyword`]).
 fn misspelt(word: &Ident) -> Option<Error> {
     let name = word.to_string();
-    if isa::is_reserved(&name) || rust_keyword(&name).is_some() {
+    if words::is_reserved(&name) || rust_keyword(&name).is_some() {
         return None;
     }
     let suggestions = suggest::mnemonics(&name);
@@ -330,7 +330,7 @@ fn recover(input: ParseStream, before: Cursor) {
                 }
                 if let Some((id, _)) = rest.ident() {
                     let word = id.to_string();
-                    if isa::is_reserved(&word) || rust_keyword(&word).is_some() {
+                    if words::is_reserved(&word) || rust_keyword(&word).is_some() {
                         break;
                     }
                 }
@@ -398,8 +398,8 @@ fn stmt(
         .cursor()
         .ident()
         .is_some_and(|(_, rest)| rest.ident().is_some());
-    if names_follow && !isa::is_reserved(&text) && suggest::mnemonics(&text).is_empty() {
-        let declarations = suggest::closest(&text, isa::DECLARATIONS.iter().copied());
+    if names_follow && !words::is_reserved(&text) && suggest::mnemonics(&text).is_empty() {
+        let declarations = suggest::closest(&text, words::DECLARATIONS.iter().copied());
         if let Some(declaration) = declarations.first() {
             return Err(Error::new(
                 word.span(),
@@ -477,9 +477,9 @@ fn instruction(
 ) -> Result<Instruction> {
     let mnemonic = input.call(Ident::parse_any)?;
     let word = mnemonic.to_string();
-    let takes_operands = isa::takes_operands(&word);
+    let takes_operands = words::takes_operands(&word);
     // A misspelt mnemonic's count is unknown: any operand-like word may follow.
-    let wanted = isa::lookup(&word).map_or(usize::MAX, |m| m.operands().count());
+    let wanted = words::lookup(&word).map_or(usize::MAX, |m| m.operands().count());
     let mut operands = Vec::new();
     let mut trailing_comma = None;
     if takes_operands && starts_operand(input) {
@@ -523,7 +523,7 @@ fn starts_operand(input: ParseStream) -> bool {
         return false;
     }
     match input.cursor().ident() {
-        Some((id, _)) => !isa::is_reserved(&id.to_string()),
+        Some((id, _)) => !words::is_reserved(&id.to_string()),
         None => true,
     }
 }
@@ -547,7 +547,7 @@ fn missing_comma(input: ParseStream, names: &HashSet<String>) -> bool {
         return false;
     };
     let word = id.to_string();
-    if isa::is_reserved(&word) {
+    if words::is_reserved(&word) {
         return false;
     }
     if names.contains(&word) || numbered(&word).is_some() || SPECIALS.contains(&word.as_str()) {

@@ -1,12 +1,12 @@
-//! The instruction set as the macro sees it: the mnemonic table of `simt_core`,
-//! with the parser's questions about it and suggestions for misspelt words.
+//! The instruction set as the front end sees it: the mnemonic table, with the
+//! parser's questions about it and suggestions for misspelt words.
 //!
 //! The parser asks which mnemonics take operands, the checker takes each
 //! operand's role from the table, and unknown mnemonics are matched against it
 //! for a suggestion. `docs/language.md` is tested against the table so the
 //! reference cannot drift.
 
-pub use simt_lang::isa::{lookup, Mnemonic, MNEMONICS};
+pub use crate::isa::lookup;
 
 /// Whether an instruction starting with `name` has operands to parse. A
 /// misspelt mnemonic is taken to have the operands of what it most likely
@@ -15,7 +15,7 @@ pub fn takes_operands(name: &str) -> bool {
     if let Some(m) = lookup(name) {
         return m.operands().next().is_some();
     }
-    let suggestions = crate::suggest::mnemonics(name);
+    let suggestions = super::suggest::mnemonics(name);
     suggestions.is_empty()
         || suggestions
             .iter()

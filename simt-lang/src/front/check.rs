@@ -1,22 +1,23 @@
 //! Name resolution, operand checks and lowering to a [`Program`], then the
 //! shared validator; every error points at the token it is about.
 //!
-//! Errors from [`simt_lang::link`] and [`simt_lang::validate`] name instructions
+//! Errors from [`crate::link`] and [`crate::validate`] name instructions
 //! by index; each index maps to the instruction's mnemonic token. Their notes
 //! (the unclosed `if`, the divergent mask's definition) become errors of their
 //! own at the related mnemonic, with messages that start with `note: `: stable
 //! proc macros cannot attach a real note to another span.
 
-use crate::ast::{self, Expr, Kernel, Operand, ParamType, RegClass, Stmt};
-use crate::isa::{self, Mnemonic};
-use crate::suggest;
-use proc_macro2::{Punct, Spacing, Span, TokenStream, TokenTree};
-use simt_lang::isa::{Field, ImmType as Ty, MemRef, Op, Role};
-use simt_lang::limits::{MAX_LDS_BYTES, MAX_MREGS, MAX_PARAMS, MAX_SREGS, MAX_VREGS};
-use simt_lang::{
+use super::ast::{self, Expr, Kernel, Operand, ParamType, RegClass, Stmt};
+use super::suggest;
+use super::words;
+use crate::isa::Mnemonic;
+use crate::isa::{Field, ImmType as Ty, MemRef, Op, Role};
+use crate::limits::{MAX_LDS_BYTES, MAX_MREGS, MAX_PARAMS, MAX_SREGS, MAX_VREGS};
+use crate::{
     Addressing, Axis, ElemType, GlobalRef, Inst, Kernel as ValidKernel, LdsDecl, LdsIdx, LdsRef,
     MReg, ParamIdx, ParamKind, Program, Reg, RegName, SReg, SourceLoc, Special, Uniformity, VReg,
 };
+use proc_macro2::{Punct, Spacing, Span, TokenStream, TokenTree};
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use syn::ext::IdentExt;
@@ -86,7 +87,7 @@ struct Checker<'a> {
     kernel: &'a Kernel,
     errors: Vec<Error>,
     names: HashMap<String, Named>,
-    params: Vec<simt_lang::Param>,
+    params: Vec<crate::Param>,
     lds: Vec<LdsDecl>,
     lds_bytes: u32,
     /// The declared name of each named register, to word the validator's notes.
@@ -260,7 +261,7 @@ impl Checker<'_> {
                 );
             }
             self.declare(&p.name, Entity::Param(index, p.ty));
-            self.params.push(simt_lang::Param {
+            self.params.push(crate::Param {
                 name: Cow::Owned(p.name.unraw().to_string()),
                 kind: match p.ty {
                     ParamType::Buffer { elem, writable } => ParamKind::Buffer { elem, writable },
@@ -315,7 +316,7 @@ impl Checker<'_> {
         }
     }
 
-    fn declare_lds(&mut self, decl: &crate::ast::LdsDecl) {
+    fn declare_lds(&mut self, decl: &super::ast::LdsDecl) {
         let (first, _) = decl.len.spans();
         // A length past what an immediate holds is still a length, and too
         // long for the LDS: that is the message it gets.
@@ -549,7 +550,7 @@ impl Checker<'_> {
                     (RegClass::S, RegClass::V) if mnemonic.to_string().starts_with("v_") => {
                         format!(
                             ": `{mnemonic}` reads one lane and writes that value, the same for the whole wave, to a scalar register; declare the destination with `sreg` (`sreg s;` then `{mnemonic} s, ...`), and copy it to every lane with `v_mov {op_text}, s` if a vector is needed",
-                            op_text = crate::parse::text(op)
+                            op_text = super::parse::text(op)
                         )
                     }
                     (RegClass::S, RegClass::V) => {
@@ -621,8 +622,8 @@ impl Checker<'_> {
         ty: Ty,
         scalar: bool,
         mnemonic: &Ident,
-    ) -> Option<simt_lang::Operand> {
-        use simt_lang::Operand as O;
+    ) -> Option<crate::Operand> {
+        use crate::Operand as O;
         let thing = match op {
             Operand::Number(expr) => return self.immediate(op, expr, ty, mnemonic).map(O::Imm),
             Operand::Mem { .. } => {
@@ -747,7 +748,7 @@ impl Checker<'_> {
             index => self.value(index, Ty::Int, false, mnemonic),
         };
         let offset = match offset {
-            None => Some(simt_lang::Operand::Imm(0)),
+            None => Some(crate::Operand::Imm(0)),
             Some((negative, k)) => match (&**k, *negative) {
                 (Operand::Number(e), true) => {
                     let at = e.spans().0;
@@ -756,7 +757,7 @@ impl Checker<'_> {
                         Number::Float(_) => Err((at, "an offset is an integer".to_owned())),
                     });
                     match negated {
-                        Ok(Number::Int(v)) => Some(simt_lang::Operand::Imm(v as u32)),
+                        Ok(Number::Int(v)) => Some(crate::Operand::Imm(v as u32)),
                         Ok(Number::Float(_)) => None,
                         Err((span, message)) => {
                             self.error(span, message);
@@ -767,8 +768,8 @@ impl Checker<'_> {
                 (_, true) => {
                     let (base, i, k_text) = (
                         base.to_string(),
-                        crate::parse::text(index_written),
-                        crate::parse::text(k),
+                        super::parse::text(index_written),
+                        super::parse::text(k),
                     );
                     self.error_at(
                         k,
@@ -834,9 +835,7 @@ impl Checker<'_> {
             }
         }
         let (index, offset) = (index?, offset?);
-        if let (true, simt_lang::Operand::Imm(i), simt_lang::Operand::Imm(k)) =
-            (*bytes, index, offset)
-        {
+        if let (true, crate::Operand::Imm(i), crate::Operand::Imm(k)) = (*bytes, index, offset) {
             // A wide access needs 4-byte alignment only, as AMD's dwordx2 and
             // dwordx4 do; any other needs its own size's.
             let wide = m.ops.iter().any(|o| matches!(o, Op::Width(_)));
@@ -881,9 +880,9 @@ impl Checker<'_> {
         &mut self,
         op: &Operand,
         k: &Operand,
-        index: Option<&simt_lang::Operand>,
+        index: Option<&crate::Operand>,
         mnemonic: &Ident,
-    ) -> Option<simt_lang::Operand> {
+    ) -> Option<crate::Operand> {
         let thing = match k {
             Operand::Name(_) | Operand::Dotted { .. } => self.resolve(k)?,
             _ => return self.value(k, Ty::Int, true, mnemonic),
@@ -911,10 +910,10 @@ impl Checker<'_> {
         } else {
             base.to_string()
         };
-        let (i, k_text) = (crate::parse::text(written), crate::parse::text(k));
+        let (i, k_text) = (super::parse::text(written), super::parse::text(k));
         let index_varies = match index {
-            Some(simt_lang::Operand::V(_)) => true,
-            Some(simt_lang::Operand::Special(s)) => s.uniformity() == Uniformity::Lane,
+            Some(crate::Operand::V(_)) => true,
+            Some(crate::Operand::Special(s)) => s.uniformity() == Uniformity::Lane,
             _ => false,
         };
         let fix = if index_varies {
@@ -1003,12 +1002,12 @@ impl Checker<'_> {
     /// mnemonic's template, so that the nesting checks still see it.
     fn instruction(
         &mut self,
-        inst: &crate::ast::Instruction,
+        inst: &super::ast::Instruction,
         previous: Option<&Mnemonic>,
     ) -> Option<Inst> {
         let mnemonic = &inst.mnemonic;
         let name = mnemonic.to_string();
-        let Some(m) = isa::lookup(&name) else {
+        let Some(m) = words::lookup(&name) else {
             self.unknown_mnemonic(mnemonic, previous);
             return None;
         };
@@ -1045,7 +1044,7 @@ impl Checker<'_> {
                     takes(),
                     inst.operands
                         .first()
-                        .map(crate::parse::text)
+                        .map(super::parse::text)
                         .unwrap_or_default(),
                     missing(m.operands().skip(given).map(|(n, _)| n))
                 ),
@@ -1193,7 +1192,7 @@ impl Checker<'_> {
                 locs.push(loc(inst.mnemonic.span()));
                 spans.push(inst.mnemonic.span());
             }
-            previous = isa::lookup(&inst.mnemonic.to_string());
+            previous = words::lookup(&inst.mnemonic.to_string());
         }
         // Every instruction written becomes one instruction, or there is an
         // error: a kernel never compiles to something other than what was written.
@@ -1212,14 +1211,14 @@ impl Checker<'_> {
         if !self.errors.is_empty() {
             // Nesting errors still help next to operand errors; the validator's
             // other checks would only repeat them.
-            if let Err(errors) = simt_lang::link(&mut insts) {
+            if let Err(errors) = crate::link(&mut insts) {
                 for e in &errors {
                     self.validation_error(e, &spans);
                 }
             }
             return None;
         }
-        let (vregs, sregs, mregs) = simt_lang::register_counts(&insts);
+        let (vregs, sregs, mregs) = crate::register_counts(&insts);
         let mut reg_names: Vec<RegName> = self
             .reg_names
             .iter()
@@ -1261,7 +1260,7 @@ impl Checker<'_> {
         })
     }
 
-    fn validation_error(&mut self, e: &simt_lang::ValidationError, spans: &[Span]) {
+    fn validation_error(&mut self, e: &crate::ValidationError, spans: &[Span]) {
         let at = |i: u32| spans.get(i as usize).copied();
         let span = e
             .inst
@@ -1348,11 +1347,11 @@ fn raw_name(name: &str, rust_item: bool) -> String {
 /// parser ends the previous instruction at such a word, so it could never be
 /// read as an operand.
 fn reserved(name: &str) -> Option<String> {
-    let what = if isa::DECLARATIONS.contains(&name) {
+    let what = if words::DECLARATIONS.contains(&name) {
         "a declaration keyword, which starts a declaration wherever it appears"
     } else if suggest::CONTROL.contains(&name) {
         "a keyword of the language, which starts an instruction wherever it appears"
-    } else if isa::lookup(name).is_some() {
+    } else if words::lookup(name).is_some() {
         "a mnemonic, which starts an instruction wherever it appears"
     } else {
         return None;
