@@ -33,27 +33,12 @@ pub fn expand(input: TokenStream) -> TokenStream {
     out
 }
 
-/// A diagnostic as `compile_error!`s: one at its location, with its notes and
-/// help below the message, and one per label at the label's location (stable
-/// procedural macros cannot attach a note to another span, so a label is an
-/// error of its own that starts with `note: `).
+/// A diagnostic as `compile_error!`s at its tokens ([`Diagnostic::as_errors`]).
 fn compile_errors(d: &Diagnostic) -> TokenStream {
-    let mut message = d.message.clone();
-    for note in &d.notes {
-        message.push_str(&format!("\n= note: {note}"));
-    }
-    if let Some(help) = &d.help {
-        message.push_str(&format!("\n= help: {}", help.message));
-        if let Some(replacement) = &help.replacement {
-            message.push_str(&format!(": `{replacement}`"));
-        }
-    }
-    let mut out = syn::Error::new_spanned(d.at.to_tokens(), message).to_compile_error();
-    for label in &d.labels {
-        let note = format!("note: {}", label.message);
-        out.extend(syn::Error::new_spanned(label.at.to_tokens(), note).to_compile_error());
-    }
-    out
+    d.as_errors()
+        .into_iter()
+        .map(|(at, message)| syn::Error::new_spanned(at.to_tokens(), message).to_compile_error())
+        .collect()
 }
 
 /// The path the generated code reaches the runtime by.

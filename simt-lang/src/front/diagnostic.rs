@@ -119,6 +119,28 @@ impl Diagnostic {
         }
     }
 
+    /// The diagnostic as separate errors, as the macro shows it (stable
+    /// procedural macros cannot attach a note to another span): the error at
+    /// its location, its notes and help on lines below its message, then one
+    /// error per label at the label's location, its message starting `note: `.
+    pub fn as_errors(&self) -> Vec<(Location, String)> {
+        let mut message = self.message.clone();
+        for note in &self.notes {
+            message.push_str(&format!("\n= note: {note}"));
+        }
+        if let Some(help) = &self.help {
+            message.push_str(&format!("\n= help: {}", help.message));
+            if let Some(replacement) = &help.replacement {
+                message.push_str(&format!(": `{replacement}`"));
+            }
+        }
+        let labels = self
+            .labels
+            .iter()
+            .map(|l| (l.at, format!("note: {}", l.message)));
+        std::iter::once((self.at, message)).chain(labels).collect()
+    }
+
     /// Adds a related location.
     pub fn label(mut self, at: Location, message: impl Into<String>) -> Diagnostic {
         self.labels.push(Label {

@@ -1,24 +1,28 @@
 //! The front end: kernel text, as `proc_macro2` tokens, to validated kernels
 //! or diagnostics. The same code runs inside the `simt_kernel!` macro and at
-//! run time ([`compile`]), so both accept exactly one language and word every
-//! mistake alike.
+//! run time ([`compile`], [`compile_file`]), so both accept exactly one
+//! language and word every mistake alike.
 //!
 //! One file per stage: [`parse`] builds the syntax tree of [`ast`], `check`
 //! resolves names, checks operands against the instruction table (asking
 //! `words` what a word is), lowers to a [`Program`](crate::Program) and runs
-//! the shared validator; `suggest` finds what a misspelt word may have meant.
+//! the shared validator; `suggest` finds what a misspelt word may have meant;
+//! `diagnostic` is what they report, and `text` locates and renders it in
+//! kernel text read at run time.
 
 pub mod ast;
 mod check;
 mod diagnostic;
 mod parse;
 mod suggest;
+mod text;
 mod words;
 
 pub use check::check;
 pub use diagnostic::{Diagnostic, Help, Kind, Label, Location};
 pub use parse::{parse, Parsed, MAX_EXPR_DEPTH};
 pub use suggest::CONTROL;
+pub use text::{compile, compile_file, Diagnostics, Place, PlacedLabel, TextDiagnostic};
 pub use words::is_reserved;
 
 use crate::Kernel;

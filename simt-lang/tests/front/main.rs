@@ -8,3 +8,4 @@ mod cases;
 mod differential;
 mod generate;
 mod roundtrip;
+mod text;

@@ -1,0 +1,244 @@
+//! Kernels given as text at run time: the macro's front end over tokens read
+//! from a string, with diagnostics located in that text and rendered as rustc
+//! renders its own (through `annotate-snippets`).
+
+use super::diagnostic::{Diagnostic, Kind, Location};
+use crate::Kernel;
+use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+use proc_macro2::TokenStream;
+use std::fmt;
+use std::ops::Range;
+
+/// Compiles the one kernel of `source`, written exactly as inside
+/// `simt_kernel!` (its signature included). Diagnostics name the file
+/// `<text>`; [`compile_file`] names a real one.
+pub fn compile(source: &str) -> Result<Kernel, Diagnostics> {
+    let mut kernels = compile_file("<text>", source)?;
+    match kernels.len() {
+        1 => Ok(kernels.remove(0)),
+        n => Err(Diagnostics::whole(
+            "<text>",
+            source,
+            format!("expected one kernel, found {n}; use `compile_file` for several"),
+        )),
+    }
+}
+
+/// Compiles every kernel of `source`, the text of the file `file` (which the
+/// kernels' programs and the diagnostics name).
+pub fn compile_file(file: &str, source: &str) -> Result<Vec<Kernel>, Diagnostics> {
+    let result = match source.parse::<TokenStream>() {
+        Err(e) => {
+            let at = Location::token(e.span());
+            let d = Diagnostic::new(Kind::Syntax, at, e.to_string());
+            Err(Diagnostics::new(file, source, &[d]))
+        }
+        Ok(tokens) => {
+            let checks = super::check_tokens(tokens);
+            if checks.errors.is_empty() {
+                Ok(checks
+                    .kernels
+                    .into_iter()
+                    .filter_map(|c| c.program)
+                    .map(|k| k.in_file(file))
+                    .collect())
+            } else {
+                Err(Diagnostics::new(file, source, &checks.errors))
+            }
+        }
+    };
+    // Outside a procedural macro, proc-macro2 keeps every text it has read
+    // for its spans' locations; nothing holds a span now.
+    proc_macro2::extra::invalidate_current_thread_spans();
+    result
+}
+
+/// A place in the source text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// 1-based line of the first character.
+    pub line: usize,
+    /// 1-based column (in characters) of the first character.
+    pub column: usize,
+    /// Byte offsets in the source, from the first character to past the last.
+    pub bytes: Range<usize>,
+}
+
+/// A related place and what it is to a diagnostic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlacedLabel {
+    /// Where.
+    pub at: Place,
+    /// What it is.
+    pub message: String,
+}
+
+/// One diagnostic of a text, located in it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextDiagnostic {
+    /// Which stage found it.
+    pub kind: Kind,
+    /// What is wrong.
+    pub message: String,
+    /// Where.
+    pub at: Place,
+    /// Related places.
+    pub labels: Vec<PlacedLabel>,
+    /// Facts that explain it.
+    pub notes: Vec<String>,
+    /// How to fix it, and the text to write instead where there is one.
+    pub help: Option<(String, Option<String>)>,
+}
+
+/// Every diagnostic of one text, rendered (`Display`) as rustc renders errors:
+/// `error: ...`, ` --> file:line:column`, the source line and an underline,
+/// labels, notes and help.
+#[derive(Clone, Debug)]
+pub struct Diagnostics {
+    file: String,
+    source: String,
+    items: Vec<TextDiagnostic>,
+}
+
+impl Diagnostics {
+    fn new(file: &str, source: &str, diagnostics: &[Diagnostic]) -> Diagnostics {
+        let place = |at: Location| place(source, at);
+        let items = diagnostics
+            .iter()
+            .map(|d| TextDiagnostic {
+                kind: d.kind,
+                message: d.message.clone(),
+                at: place(d.at),
+                labels: d
+                    .labels
+                    .iter()
+                    .map(|l| PlacedLabel {
+                        at: place(l.at),
+                        message: l.message.clone(),
+                    })
+                    .collect(),
+                notes: d.notes.clone(),
+                help: d
+                    .help
+                    .as_ref()
+                    .map(|h| (h.message.clone(), h.replacement.clone())),
+            })
+            .collect();
+        Diagnostics {
+            file: file.to_owned(),
+            source: source.to_owned(),
+            items,
+        }
+    }
+
+    /// One diagnostic about the text as a whole, at its start.
+    fn whole(file: &str, source: &str, message: String) -> Diagnostics {
+        Diagnostics {
+            file: file.to_owned(),
+            source: source.to_owned(),
+            items: vec![TextDiagnostic {
+                kind: Kind::Kernels,
+                message,
+                at: Place {
+                    line: 1,
+                    column: 1,
+                    bytes: 0..0,
+                },
+                labels: Vec::new(),
+                notes: Vec::new(),
+                help: None,
+            }],
+        }
+    }
+
+    /// The diagnostics, in order.
+    pub fn iter(&self) -> std::slice::Iter<'_, TextDiagnostic> {
+        self.items.iter()
+    }
+
+    /// How many there are (at least one).
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Never true: a failed compile has at least one diagnostic.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The rendering, with ANSI colours when `colour` holds.
+    pub fn render(&self, colour: bool) -> String {
+        let renderer = if colour {
+            Renderer::styled()
+        } else {
+            Renderer::plain()
+        };
+        let mut out = String::new();
+        for d in &self.items {
+            let mut snippet = Snippet::source(self.source.as_str())
+                .path(self.file.as_str())
+                .fold(true)
+                .annotation(AnnotationKind::Primary.span(d.at.bytes.clone()));
+            for l in &d.labels {
+                snippet = snippet.annotation(
+                    AnnotationKind::Context
+                        .span(l.at.bytes.clone())
+                        .label(l.message.as_str()),
+                );
+            }
+            let mut report = vec![Level::ERROR
+                .primary_title(d.message.as_str())
+                .element(snippet)];
+            for note in &d.notes {
+                report.push(Group::with_title(
+                    Level::NOTE.secondary_title(note.as_str()),
+                ));
+            }
+            if let Some((help, replacement)) = &d.help {
+                let help = match replacement {
+                    Some(r) => format!("{help}: `{r}`"),
+                    None => help.clone(),
+                };
+                report.push(Group::with_title(Level::HELP.secondary_title(help)));
+            }
+            out.push_str(&renderer.render(&report));
+            out.push_str("\n\n");
+        }
+        let n = self.items.len();
+        let errors = if n == 1 { "error" } else { "errors" };
+        out.push_str(&format!(
+            "error: could not compile `{}` ({n} {errors})\n",
+            self.file
+        ));
+        out
+    }
+}
+
+impl fmt::Display for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render(false))
+    }
+}
+
+impl std::error::Error for Diagnostics {}
+
+impl<'a> IntoIterator for &'a Diagnostics {
+    type Item = &'a TextDiagnostic;
+    type IntoIter = std::slice::Iter<'a, TextDiagnostic>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.iter()
+    }
+}
+
+/// Where `at` lies in `source`, which its spans were read from.
+fn place(source: &str, at: Location) -> Place {
+    let start = at.first.byte_range().start.min(source.len());
+    let end = at.last.byte_range().end.clamp(start, source.len());
+    let first = at.first.start();
+    Place {
+        line: first.line,
+        column: first.column + 1,
+        bytes: start..end,
+    }
+}
