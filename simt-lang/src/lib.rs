@@ -1,8 +1,6 @@
 //! The simt kernel language, shared by the `simt_kernel!` macro and the
 //! interpreter in `simt-core`:
 //!
-//! - [`front`]: kernel text (tokens) to a validated [`Kernel`] or errors at
-//!   the offending tokens, for the `simt_kernel!` macro and at run time;
 //! - [`isa`]: the instruction table and what is derived from it ([`Inst`], the
 //!   mnemonics, the disassembler);
 //! - [`ir`]: [`Program`] and its operands, plain data that fits in `static` tables;
@@ -15,7 +13,6 @@
 
 mod builder;
 mod element;
-pub mod front;
 pub mod ir;
 pub mod isa;
 pub mod limits;

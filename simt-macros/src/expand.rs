@@ -8,7 +8,7 @@
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned};
-use simt_lang::front::{self, ast::Kernel, ast::ParamType, Diagnostic, CRATE};
+use simt_front::{self as front, ast::Kernel, ast::ParamType, Diagnostic, CRATE};
 use simt_lang::isa::{Field, MemRef, Op};
 use simt_lang::{
     Addressing, Axis, GlobalRef, Inst, LdsRef, Operand, Program, Reg, ScalarType, SourceLoc,

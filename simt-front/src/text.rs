@@ -2,10 +2,10 @@
 //! from a string, with diagnostics located in that text and rendered as rustc
 //! renders its own (through `annotate-snippets`).
 
-use super::diagnostic::{Diagnostic, Kind, Location};
-use crate::Kernel;
+use crate::diagnostic::{Diagnostic, Kind, Location};
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use proc_macro2::TokenStream;
+use simt_lang::Kernel;
 use std::fmt;
 use std::ops::Range;
 
@@ -34,7 +34,7 @@ pub fn compile_file(file: &str, source: &str) -> Result<Vec<Kernel>, Diagnostics
             Err(Diagnostics::new(file, source, &[d]))
         }
         Ok(tokens) => {
-            let checks = super::check_tokens(tokens);
+            let checks = crate::check_tokens(tokens);
             if checks.errors.is_empty() {
                 Ok(checks
                     .kernels

@@ -18,7 +18,7 @@ use crate::roundtrip::seeded;
 use proc_macro2::TokenStream;
 use proptest::prelude::*;
 use simt_core::{Arg, LaunchConfig, MemoryModel, Schedule};
-use simt_lang::front;
+use simt_front as front;
 use simt_lang::{Kernel, ParamKind, ScalarType};
 use simt_oracle::{Geometry, Launch, Value};
 use std::collections::BTreeSet;

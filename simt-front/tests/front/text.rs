@@ -1,7 +1,7 @@
 //! Kernels given as text: the same front end as the macro, with diagnostics
 //! located in the text and rendered as rustc renders its own.
 
-use simt_lang::front::{compile, compile_file};
+use simt_front::{compile, compile_file};
 
 #[test]
 fn a_kernel_as_text_compiles_to_its_program() {

@@ -1,23 +1,23 @@
 //! Name resolution, operand checks and lowering to a [`Program`], then the
 //! shared validator; every error points at the token it is about.
 //!
-//! Errors from [`crate::link`] and [`crate::validate`] name instructions
+//! Errors from [`simt_lang::link`] and [`simt_lang::validate`] name instructions
 //! by index; each index maps to the instruction's mnemonic token. Their notes
 //! (the unclosed `if`, the divergent mask's definition) become errors of their
 //! own at the related mnemonic, with messages that start with `note: `: stable
 //! proc macros cannot attach a real note to another span.
 
-use super::ast::{self, Expr, Kernel, Operand, ParamType, RegClass, Stmt};
-use super::suggest;
-use super::words;
-use crate::isa::Mnemonic;
-use crate::isa::{Field, ImmType as Ty, MemRef, Op, Role};
-use crate::limits::{MAX_LDS_BYTES, MAX_MREGS, MAX_PARAMS, MAX_SREGS, MAX_VREGS};
-use crate::{
+use crate::ast::{self, Expr, Kernel, Operand, ParamType, RegClass, Stmt};
+use crate::suggest;
+use crate::words;
+use proc_macro2::{Punct, Spacing, Span, TokenStream, TokenTree};
+use simt_lang::isa::Mnemonic;
+use simt_lang::isa::{Field, ImmType as Ty, MemRef, Op, Role};
+use simt_lang::limits::{MAX_LDS_BYTES, MAX_MREGS, MAX_PARAMS, MAX_SREGS, MAX_VREGS};
+use simt_lang::{
     Addressing, Axis, ElemType, GlobalRef, Inst, Kernel as ValidKernel, LdsDecl, LdsIdx, LdsRef,
     MReg, ParamIdx, ParamKind, Program, Reg, RegName, SReg, SourceLoc, Special, Uniformity, VReg,
 };
-use proc_macro2::{Punct, Spacing, Span, TokenStream, TokenTree};
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use syn::ext::IdentExt;
@@ -87,7 +87,7 @@ struct Checker<'a> {
     kernel: &'a Kernel,
     errors: Vec<Error>,
     names: HashMap<String, Named>,
-    params: Vec<crate::Param>,
+    params: Vec<simt_lang::Param>,
     lds: Vec<LdsDecl>,
     lds_bytes: u32,
     /// The declared name of each named register, to word the validator's notes.
@@ -261,7 +261,7 @@ impl Checker<'_> {
                 );
             }
             self.declare(&p.name, Entity::Param(index, p.ty));
-            self.params.push(crate::Param {
+            self.params.push(simt_lang::Param {
                 name: Cow::Owned(p.name.unraw().to_string()),
                 kind: match p.ty {
                     ParamType::Buffer { elem, writable } => ParamKind::Buffer { elem, writable },
@@ -316,7 +316,7 @@ impl Checker<'_> {
         }
     }
 
-    fn declare_lds(&mut self, decl: &super::ast::LdsDecl) {
+    fn declare_lds(&mut self, decl: &crate::ast::LdsDecl) {
         let (first, _) = decl.len.spans();
         // A length past what an immediate holds is still a length, and too
         // long for the LDS: that is the message it gets.
@@ -550,7 +550,7 @@ impl Checker<'_> {
                     (RegClass::S, RegClass::V) if mnemonic.to_string().starts_with("v_") => {
                         format!(
                             ": `{mnemonic}` reads one lane and writes that value, the same for the whole wave, to a scalar register; declare the destination with `sreg` (`sreg s;` then `{mnemonic} s, ...`), and copy it to every lane with `v_mov {op_text}, s` if a vector is needed",
-                            op_text = super::parse::text(op)
+                            op_text = crate::parse::text(op)
                         )
                     }
                     (RegClass::S, RegClass::V) => {
@@ -622,8 +622,8 @@ impl Checker<'_> {
         ty: Ty,
         scalar: bool,
         mnemonic: &Ident,
-    ) -> Option<crate::Operand> {
-        use crate::Operand as O;
+    ) -> Option<simt_lang::Operand> {
+        use simt_lang::Operand as O;
         let thing = match op {
             Operand::Number(expr) => return self.immediate(op, expr, ty, mnemonic).map(O::Imm),
             Operand::Mem { .. } => {
@@ -748,7 +748,7 @@ impl Checker<'_> {
             index => self.value(index, Ty::Int, false, mnemonic),
         };
         let offset = match offset {
-            None => Some(crate::Operand::Imm(0)),
+            None => Some(simt_lang::Operand::Imm(0)),
             Some((negative, k)) => match (&**k, *negative) {
                 (Operand::Number(e), true) => {
                     let at = e.spans().0;
@@ -757,7 +757,7 @@ impl Checker<'_> {
                         Number::Float(_) => Err((at, "an offset is an integer".to_owned())),
                     });
                     match negated {
-                        Ok(Number::Int(v)) => Some(crate::Operand::Imm(v as u32)),
+                        Ok(Number::Int(v)) => Some(simt_lang::Operand::Imm(v as u32)),
                         Ok(Number::Float(_)) => None,
                         Err((span, message)) => {
                             self.error(span, message);
@@ -768,8 +768,8 @@ impl Checker<'_> {
                 (_, true) => {
                     let (base, i, k_text) = (
                         base.to_string(),
-                        super::parse::text(index_written),
-                        super::parse::text(k),
+                        crate::parse::text(index_written),
+                        crate::parse::text(k),
                     );
                     self.error_at(
                         k,
@@ -835,7 +835,9 @@ impl Checker<'_> {
             }
         }
         let (index, offset) = (index?, offset?);
-        if let (true, crate::Operand::Imm(i), crate::Operand::Imm(k)) = (*bytes, index, offset) {
+        if let (true, simt_lang::Operand::Imm(i), simt_lang::Operand::Imm(k)) =
+            (*bytes, index, offset)
+        {
             // A wide access needs 4-byte alignment only, as AMD's dwordx2 and
             // dwordx4 do; any other needs its own size's.
             let wide = m.ops.iter().any(|o| matches!(o, Op::Width(_)));
@@ -880,9 +882,9 @@ impl Checker<'_> {
         &mut self,
         op: &Operand,
         k: &Operand,
-        index: Option<&crate::Operand>,
+        index: Option<&simt_lang::Operand>,
         mnemonic: &Ident,
-    ) -> Option<crate::Operand> {
+    ) -> Option<simt_lang::Operand> {
         let thing = match k {
             Operand::Name(_) | Operand::Dotted { .. } => self.resolve(k)?,
             _ => return self.value(k, Ty::Int, true, mnemonic),
@@ -910,10 +912,10 @@ impl Checker<'_> {
         } else {
             base.to_string()
         };
-        let (i, k_text) = (super::parse::text(written), super::parse::text(k));
+        let (i, k_text) = (crate::parse::text(written), crate::parse::text(k));
         let index_varies = match index {
-            Some(crate::Operand::V(_)) => true,
-            Some(crate::Operand::Special(s)) => s.uniformity() == Uniformity::Lane,
+            Some(simt_lang::Operand::V(_)) => true,
+            Some(simt_lang::Operand::Special(s)) => s.uniformity() == Uniformity::Lane,
             _ => false,
         };
         let fix = if index_varies {
@@ -1002,7 +1004,7 @@ impl Checker<'_> {
     /// mnemonic's template, so that the nesting checks still see it.
     fn instruction(
         &mut self,
-        inst: &super::ast::Instruction,
+        inst: &crate::ast::Instruction,
         previous: Option<&Mnemonic>,
     ) -> Option<Inst> {
         let mnemonic = &inst.mnemonic;
@@ -1044,7 +1046,7 @@ impl Checker<'_> {
                     takes(),
                     inst.operands
                         .first()
-                        .map(super::parse::text)
+                        .map(crate::parse::text)
                         .unwrap_or_default(),
                     missing(m.operands().skip(given).map(|(n, _)| n))
                 ),
@@ -1211,14 +1213,14 @@ impl Checker<'_> {
         if !self.errors.is_empty() {
             // Nesting errors still help next to operand errors; the validator's
             // other checks would only repeat them.
-            if let Err(errors) = crate::link(&mut insts) {
+            if let Err(errors) = simt_lang::link(&mut insts) {
                 for e in &errors {
                     self.validation_error(e, &spans);
                 }
             }
             return None;
         }
-        let (vregs, sregs, mregs) = crate::register_counts(&insts);
+        let (vregs, sregs, mregs) = simt_lang::register_counts(&insts);
         let mut reg_names: Vec<RegName> = self
             .reg_names
             .iter()
@@ -1260,7 +1262,7 @@ impl Checker<'_> {
         })
     }
 
-    fn validation_error(&mut self, e: &crate::ValidationError, spans: &[Span]) {
+    fn validation_error(&mut self, e: &simt_lang::ValidationError, spans: &[Span]) {
         let at = |i: u32| spans.get(i as usize).copied();
         let span = e
             .inst

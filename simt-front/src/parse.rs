@@ -14,14 +14,14 @@
 //! call such as `get_global_id(0)`) are reported where they are and parsed as
 //! what was meant, so that what follows is read as intended.
 
-use super::ast::{
+use crate::ast::{
     BinOp, Expr, Instruction, Kernel, LdsDecl, Operand, Param, ParamType, RegClass, RegDecl, Stmt,
 };
-use super::check::{numbered, SPECIALS};
-use super::{suggest, words};
-use crate::{ElemType, ScalarType};
+use crate::check::{numbered, SPECIALS};
+use crate::{suggest, words};
 use proc_macro2::{Delimiter, Punct, Spacing, Span, TokenStream, TokenTree};
 use quote::ToTokens;
+use simt_lang::{ElemType, ScalarType};
 use std::collections::HashSet;
 use syn::buffer::Cursor;
 use syn::ext::IdentExt;

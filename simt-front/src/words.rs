@@ -6,7 +6,7 @@
 //! for a suggestion. `docs/language.md` is tested against the table so the
 //! reference cannot drift.
 
-pub use crate::isa::lookup;
+pub use simt_lang::isa::lookup;
 
 /// Whether an instruction starting with `name` has operands to parse. A
 /// misspelt mnemonic is taken to have the operands of what it most likely
@@ -15,7 +15,7 @@ pub fn takes_operands(name: &str) -> bool {
     if let Some(m) = lookup(name) {
         return m.operands().next().is_some();
     }
-    let suggestions = super::suggest::mnemonics(name);
+    let suggestions = crate::suggest::mnemonics(name);
     suggestions.is_empty()
         || suggestions
             .iter()

@@ -3,7 +3,7 @@
 
 use proc_macro2::TokenStream;
 use proptest::prelude::*;
-use simt_lang::front;
+use simt_front as front;
 use simt_lang::{
     Addressing, Axis, CmpOp, CmpType, ElemType, GlobalRef, Inst, InstIdx, LdsRef, MReg, Operand,
     ParamIdx, Program, SReg, Special, TernOp, UnOp, VReg,
@@ -716,7 +716,7 @@ fn a_missing_comma_is_reported_between_the_operands() {
         .body
         .iter()
         .filter_map(|s| match s {
-            simt_lang::front::ast::Stmt::Inst(i) => Some(i.operands.len()),
+            simt_front::ast::Stmt::Inst(i) => Some(i.operands.len()),
             _ => None,
         })
         .collect();

@@ -5,7 +5,7 @@
 //!
 //! One file per stage: [`parse`] builds the syntax tree of [`ast`], `check`
 //! resolves names, checks operands against the instruction table (asking
-//! `words` what a word is), lowers to a [`Program`](crate::Program) and runs
+//! `words` what a word is), lowers to a [`Program`](simt_lang::Program) and runs
 //! the shared validator; `suggest` finds what a misspelt word may have meant;
 //! `diagnostic` is what they report, and `text` locates and renders it in
 //! kernel text read at run time.
@@ -25,8 +25,8 @@ pub use suggest::CONTROL;
 pub use text::{compile, compile_file, Diagnostics, Place, PlacedLabel, TextDiagnostic};
 pub use words::is_reserved;
 
-use crate::Kernel;
 use proc_macro2::{Span, TokenStream};
+use simt_lang::Kernel;
 use std::collections::HashMap;
 use syn::ext::IdentExt;
 

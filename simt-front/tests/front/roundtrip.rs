@@ -10,8 +10,8 @@
 
 use proc_macro2::TokenStream;
 use proptest::prelude::*;
-use simt_lang::front;
-use simt_lang::front::ast::Stmt;
+use simt_front as front;
+use simt_front::ast::Stmt;
 use simt_lang::isa::{ImmType, Mnemonic, Op, Role, MNEMONICS};
 use simt_lang::{ElemType, Inst, Opcode, Program};
 use std::collections::BTreeSet;
@@ -212,8 +212,8 @@ fn arbitrary(picks: &[u32]) -> String {
         let operand = at > 0
             && words.get(at).is_some_and(|w| {
                 let previous = &words[at - 1];
-                !simt_lang::front::is_reserved(w.trim_end_matches(','))
-                    && (simt_lang::front::is_reserved(previous) || previous.ends_with(','))
+                !simt_front::is_reserved(w.trim_end_matches(','))
+                    && (simt_front::is_reserved(previous) || previous.ends_with(','))
             });
         match p.below(6) {
             0..=2 if operand => {

@@ -1,7 +1,7 @@
 //! Diagnostics as data: what is wrong, where (down to the operand), what else
 //! it concerns, and how to fix it. The front end's stages produce them; how
 //! they are shown is decided at the edge: the macro turns them into
-//! `compile_error!`s at the tokens, [`compile`](super::compile) renders them
+//! `compile_error!`s at the tokens, [`compile`](crate::compile) renders them
 //! as rustc does.
 
 use proc_macro2::{Punct, Spacing, Span, TokenStream, TokenTree};
