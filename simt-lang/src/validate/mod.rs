@@ -14,7 +14,9 @@ mod uniformity;
 
 mod kernel;
 
-pub use error::{Note, NoteKind, ValidationError, ValidationErrorKind, ValidationErrors};
+pub use error::{
+    Note, NoteKind, OperandAt, Part, ValidationError, ValidationErrorKind, ValidationErrors,
+};
 pub use kernel::Kernel;
 pub use link::link;
 pub use uniformity::{uniformity, UniformityInfo};

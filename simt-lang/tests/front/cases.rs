@@ -50,14 +50,20 @@ fn lower_all(src: &str) -> Result<Vec<Program>, Errors> {
     if errors.is_empty() {
         return Ok(programs);
     }
-    Err(errors
-        .iter()
-        .flat_map(|e| e.clone().into_iter())
-        .map(|e| {
-            let start = e.span().start();
-            (e.to_string(), token_at(src, start.line, start.column))
+    Err(as_errors(src, &errors))
+}
+
+/// Diagnostics as the macro shows them ([`front::Diagnostic::as_errors`]):
+/// each label an error of its own, its message starting `note: `.
+fn as_errors<'a>(src: &str, errors: impl IntoIterator<Item = &'a front::Diagnostic>) -> Errors {
+    errors
+        .into_iter()
+        .flat_map(front::Diagnostic::as_errors)
+        .map(|(at, message)| {
+            let start = at.first.start();
+            (message, token_at(src, start.line, start.column))
         })
-        .collect())
+        .collect()
 }
 
 fn lower(src: &str) -> Program {
@@ -321,9 +327,14 @@ fn specials_and_uniformity_of_scalar_sources() {
             v_mov v0, local_id.w
         }",
     );
-    assert_error(&e, "cannot read special value `lane_id`", "lane_id");
-    assert_error(&e, "cannot read vector register `i`", "i");
-    assert_error(&e, "cannot read special value `global_id.y`", "global_id.y");
+    // The validator's rule, at each operand at fault.
+    assert_error(&e, "scalar instruction reads a per-lane value", "lane_id");
+    assert_error(&e, "scalar instruction reads a per-lane value", "i");
+    assert_error(
+        &e,
+        "scalar instruction reads a per-lane value",
+        "global_id.y",
+    );
     assert_error(&e, "`lane_id` has no axes", "x");
     assert_error(&e, "`local_id` has no axis `w`", "w");
 }
@@ -418,6 +429,7 @@ fn memory_errors() {
             global_load v0, x[y[0]]
             v_mov v0, y[1]
             v_add_u32 v0, x, t
+            v_add_u32 v0, x, 1
             global_load v0, v1
             global_store_f32 y.bytes[0], 1.5
             global_store y[0], 1.5
@@ -425,9 +437,10 @@ fn memory_errors() {
     );
     assert_error(&e, "store to read-only buffer `x`", "x");
     assert_error(&e, "note: `x` is declared read-only here", "&");
+    // The validator's rule, at the mnemonic that names the type, with the fix.
     assert_error(
         &e,
-        "`global_load_u8` moves u8 but the elements of `y` are u32",
+        "load of `y` moves u8 but its elements are u32\n= help: address bytes with `y.bytes[i]`",
         "global_load_u8",
     );
     assert_error(&e, "`t` is an LDS array", "t");
@@ -439,7 +452,12 @@ fn memory_errors() {
         "memory operands are only allowed in loads and stores",
         "y",
     );
-    assert_error(&e, "buffer `x` is not a value", "x");
+    // The validator's rule, at the operand it names.
+    assert_error(
+        &e,
+        "parameter `x` is a buffer, not a scalar\n= help: load an element with `global_load dst, x[i]`",
+        "x",
+    );
     assert_error(&e, "LDS array `t` is not a value", "t");
     assert_error(&e, "expected a buffer element", "v1");
     assert_error(&e, "float literal where an integer is expected", "1.5");
@@ -557,7 +575,7 @@ fn parameter_limit_and_register_spelling() {
     assert_eq!(e.len(), 1, "{e:?}");
     assert_error(
         &e,
-        "too many parameters: the machine takes at most 64",
+        "too many parameters: the machine takes at most 64, and this kernel has 65",
         "p64",
     );
     // `v07` is a name like any other, not `v7`.
@@ -672,14 +690,7 @@ fn operand_counts_and_mnemonics() {
 fn syntax_errors(src: &str) -> Errors {
     let (parsed, errors) = front::parse(tokens(src));
     assert!(errors.is_empty(), "{errors:?}");
-    parsed
-        .iter()
-        .flat_map(|p| &p.errors)
-        .map(|e| {
-            let start = e.span().start();
-            (e.to_string(), token_at(src, start.line, start.column))
-        })
-        .collect()
+    as_errors(src, parsed.iter().flat_map(|p| &p.errors))
 }
 
 #[test]
