@@ -52,6 +52,11 @@ pub fn check(kernel: &Kernel) -> Result<ValidKernel, Vec<Diagnostic>> {
             return Ok(program);
         }
     }
+    // In source order: the validator's errors come after the checker's.
+    cx.errors.sort_by_key(|d| {
+        let start = d.at.first.start();
+        (start.line, start.column)
+    });
     Err(cx.errors)
 }
 

@@ -28,6 +28,8 @@ fn loc(span: Span) -> SourceLoc {
 /// operand written for each of its fields.
 struct Written<'a> {
     inst: Option<&'a ast::Instruction>,
+    /// The instruction lowered (its template after an error).
+    lowered: Inst,
     operands: [Option<&'a Operand>; Fields::MAX],
     /// Whether it lowered as written (or is its mnemonic's template, standing
     /// in after an error so that the nesting checks still see it).
@@ -54,6 +56,7 @@ impl<'a> Checker<'a> {
                 self.builder.push_at(lowered, loc(inst.mnemonic.span()));
                 written.push(Written {
                     inst: Some(inst),
+                    lowered,
                     operands,
                     complete: self.errors.len() == before,
                 });
@@ -75,6 +78,7 @@ impl<'a> Checker<'a> {
         self.builder.push_at(Inst::End, loc(kernel.close));
         written.push(Written {
             inst: None,
+            lowered: Inst::End,
             operands: [None; Fields::MAX],
             complete: true,
         });
@@ -168,22 +172,40 @@ impl<'a> Checker<'a> {
                     None,
                 );
             }
-            ValidationErrorKind::AccessType { name, .. } => {
+            // A typed load or store names one type, which `.bytes` may
+            // reinterpret; an atomic's operation fixes its type.
+            ValidationErrorKind::AccessType {
+                name, access, ty, ..
+            } if *access != "atomic" && !ty.contains(' ') => {
                 d = d.help(
                     format!("address bytes with `{name}.bytes[i]`, or use the untyped form"),
                     None,
                 );
             }
-            ValidationErrorKind::NonUniformOperand { .. } => {
-                if let Some((
-                    op,
-                    OperandAt {
-                        part: Part::Offset, ..
-                    },
-                )) = operand
-                {
-                    if let Some(help) = offset_help(op) {
-                        d = d.help(help, None);
+            ValidationErrorKind::NonUniformOperand { .. }
+            | ValidationErrorKind::ScalarReadsVector => {
+                if let Some((op, at)) = operand {
+                    let text = match (op, at.part) {
+                        (
+                            Operand::Mem {
+                                offset: Some((_, k)),
+                                ..
+                            },
+                            Part::Offset,
+                        ) => parse::text(k),
+                        _ => parse::text(op),
+                    };
+                    d.notes.push(format!("`{text}` may differ between lanes"));
+                    let index = e
+                        .inst
+                        .and_then(|i| written.get(i as usize))
+                        .and_then(|w| w.lowered.fields().memory())
+                        .map(|(_, mem)| mem.index());
+                    if at.part == Part::Offset {
+                        let uniform = index.is_some_and(crate::validate::wave_uniform);
+                        if let Some(help) = offset_help(op, uniform) {
+                            d = d.help(help, None);
+                        }
                     }
                 }
             }
@@ -214,8 +236,9 @@ fn part_at(op: &Operand, part: Part) -> Location {
 }
 
 /// How to index by a per-lane value written as a memory operand's offset:
-/// add it to the index in a register first.
-fn offset_help(op: &Operand) -> Option<String> {
+/// write it first when the index is wave-uniform (`uniform`), else add the
+/// two in a register first.
+fn offset_help(op: &Operand, uniform: bool) -> Option<String> {
     let Operand::Mem {
         base,
         bytes,
@@ -232,9 +255,11 @@ fn offset_help(op: &Operand) -> Option<String> {
         base.to_string()
     };
     let (i, k) = (parse::text(index), parse::text(k));
-    Some(format!(
-        "add the two into a register first, `v_add_u32 j, {i}, {k}`, and write `{base}[j]`"
-    ))
+    Some(if uniform {
+        format!("write the per-lane value first: `{base}[{k} + {i}]`")
+    } else {
+        format!("add the two into a register first, `v_add_u32 j, {i}, {k}`, and write `{base}[j]`")
+    })
 }
 
 /// The rule a validator error is about.

@@ -228,6 +228,8 @@ impl<'a> Checker<'a> {
         let base_op = Operand::Name(base.clone());
         let entity = match self.resolve(&base_op)? {
             Thing::Entity(e @ (Entity::Param(_, ParamType::Buffer { .. }) | Entity::Lds(..))) => e,
+            // That a scalar is no buffer is the validator's to say, at `base`.
+            Thing::Entity(e @ Entity::Param(_, ParamType::Scalar(_))) if global => e,
             thing => {
                 let what = self.describe(&base_op, Some(thing));
                 let space = if global { "a buffer" } else { "an LDS array" };
@@ -292,6 +294,7 @@ impl<'a> Checker<'a> {
         };
         let elem = match (entity, global) {
             (Entity::Param(_, ParamType::Buffer { elem, .. }), true) => elem,
+            (Entity::Param(_, ParamType::Scalar(_)), true) => ElemType::U32,
             (Entity::Lds(_, elem), false) => elem,
             (Entity::Lds(..), true) => {
                 self.error(Kind::Memory, base.span(),
