@@ -94,7 +94,10 @@ impl<'a> Checker<'a> {
         } else if let Err(errors) = ValidKernel::new_without_barrier_checks(self.builder.program())
         {
             for e in &errors.errors {
+                // A template nests as its mnemonic does, so nesting errors
+                // hold whatever its operands.
                 let lowered = match e.inst {
+                    _ if kind(&e.kind) == Kind::Nesting => true,
                     Some(i) => written.get(i as usize).is_some_and(|w| w.complete),
                     None => declared,
                 };

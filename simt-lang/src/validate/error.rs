@@ -388,7 +388,7 @@ pub enum ValidationErrorKind {
         count: u32,
     },
     /// A scalar instruction reading a value that may differ between lanes.
-    #[error("a scalar instruction cannot read a per-lane value: it may differ between lanes")]
+    #[error("a scalar instruction cannot read a per-lane value")]
     ScalarReadsVector,
     /// A barrier under control flow that may differ between the waves of a workgroup.
     #[error("barrier under {} control flow: every wave of the workgroup must reach it",
