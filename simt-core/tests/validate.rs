@@ -976,7 +976,8 @@ fn operand_kinds() {
             (
                 Some(0),
                 Kind::StoreToReadOnly {
-                    name: "x".to_owned()
+                    name: "x".to_owned(),
+                    elem: "f32"
                 }
             ),
             (
@@ -1010,7 +1011,7 @@ fn operand_kinds() {
                     access: "store",
                     name: "t".to_owned(),
                     ty: "i16",
-                    elem: "u32"
+                    elem: "f32"
                 }
             ),
             (Some(6), Kind::NoSuchParam { index: 9 }),

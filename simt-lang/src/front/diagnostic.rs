@@ -219,3 +219,11 @@ impl From<syn::Error> for Diagnostic {
         Diagnostic::new(Kind::Syntax, Location::of_syn(&error), error.to_string())
     }
 }
+
+impl From<syn::Error> for Box<Diagnostic> {
+    /// As [`Diagnostic::from`], boxed: what a parser function returns,
+    /// which keeps its `Result` small.
+    fn from(error: syn::Error) -> Box<Diagnostic> {
+        Box::new(error.into())
+    }
+}

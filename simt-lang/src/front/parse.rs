@@ -264,7 +264,7 @@ fn statements(
                     errors.push(near);
                 }
                 reported = true;
-                errors.push(e);
+                errors.push(*e);
                 recover(input, before);
             }
         }
@@ -353,7 +353,7 @@ fn stmt(
     open: &Ident,
     names: &HashSet<String>,
     errors: &mut Vec<Diagnostic>,
-) -> std::result::Result<Option<Stmt>, Diagnostic> {
+) -> std::result::Result<Option<Stmt>, Box<Diagnostic>> {
     if input.peek(Token![;]) {
         input.parse::<Token![;]>()?;
         return Ok(None);
@@ -382,7 +382,7 @@ fn stmt(
         None => text == "pub",
     };
     if nested {
-        return Err(Diagnostic::new(
+        return Err(Box::new(Diagnostic::new(
             Kind::Syntax,
             Location::token(word.span()),
             format!(
@@ -392,14 +392,14 @@ fn stmt(
         .label(
             Location::token(open.span()),
             format!("the body of `{open}` opens here"),
-        ));
+        )));
     }
     if let Some(instead) = rust_keyword(&text) {
-        return Err(Diagnostic::new(
+        return Err(Box::new(Diagnostic::new(
             Kind::Syntax,
             Location::token(word.span()),
             format!("`{text}` is Rust, and the kernel language has no Rust statements: {instead}"),
-        ));
+        )));
     }
     let names_follow = input
         .cursor()
@@ -408,13 +408,13 @@ fn stmt(
     if names_follow && !words::is_reserved(&text) && suggest::mnemonics(&text).is_empty() {
         let declarations = suggest::closest(&text, words::DECLARATIONS.iter().copied());
         if let Some(declaration) = declarations.first() {
-            return Err(Diagnostic::new(
+            return Err(Box::new(Diagnostic::new(
                 Kind::UnknownMnemonic,
                 Location::token(word.span()),
                 format!(
                     "unknown word `{text}`; did you mean the declaration `{declaration}`? (declarations and mnemonics are lower case)"
                 ),
-            ));
+            )));
         }
     }
     Ok(Some(match text.as_str() {
