@@ -1011,7 +1011,7 @@ fn operand_kinds() {
                     access: "store",
                     name: "t".to_owned(),
                     ty: "i16",
-                    elem: "f32"
+                    elem: "u32"
                 }
             ),
             (Some(6), Kind::NoSuchParam { index: 9 }),
