@@ -5,8 +5,11 @@
 //! number literals and constant expressions, and `lower` builds the program
 //! through [`ProgramBuilder`](crate::ProgramBuilder) and renders the
 //! validator's errors at the operands they are about. Rules the validator
-//! enforces (uniformity, read-only buffers, access types, limits) are not
-//! repeated here: lowering leaves them to it.
+//! enforces (wave-uniform operands, read-only buffers, access types,
+//! parameter kinds, the parameter count) are not repeated here: lowering
+//! leaves them to it. Three still are, for now: the register count of named
+//! and of numbered registers and the LDS size (`resolve`), whose validator
+//! errors name no declaration or operand yet.
 
 use super::ast::{Kernel, Operand, ParamType};
 use super::diagnostic::{Diagnostic, Kind, Location};
