@@ -57,17 +57,62 @@ impl Location {
     }
 }
 
-/// Which stage found a problem, and so which rules it is about.
+/// Which rule a diagnostic is about: what a flood of errors is grouped by
+/// ([`FLOOD`](super::FLOOD) of one kind, then a count), and what a tool may
+/// match on without reading the message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
-    /// The tokens do not form a kernel (the parser).
+    /// The tokens do not form a kernel: a missing or unexpected token, a
+    /// nested kernel, Rust where the language is expected.
     Syntax,
     /// Kernels of one invocation or file clash (two of one name, or one named
     /// after the crate the macro's output names).
     Kernels,
-    /// Names, operands, literals or the program's validity (the checker and
-    /// the validator).
-    Check,
+    /// A word where an instruction starts is no mnemonic of the language.
+    UnknownMnemonic,
+    /// An operand names nothing declared, no special value and no register.
+    UnknownName,
+    /// A name that cannot be declared: a reserved word, a register's or
+    /// special value's name, `_`, a raw identifier, `config`, an uppercase
+    /// parameter.
+    ReservedName,
+    /// A name declared twice in one kernel (labelled at the first).
+    DeclaredTwice,
+    /// An instruction with too few or too many operands, or a trailing comma.
+    OperandCount,
+    /// An operand of the wrong kind for its place in the instruction's table
+    /// row: a register of another class, an immediate or a memory operand
+    /// where a register is written, a buffer read as a value, a write to a
+    /// read-only value, a register list where none goes or one that is wrong.
+    OperandKind,
+    /// An axis or field (`.x`, `.bytes`) that the operand does not have.
+    Field,
+    /// A number literal or constant expression that is no valid immediate of
+    /// its place (out of range, bad suffix, a float where an integer goes,
+    /// division by zero), or an LDS length that is not a positive integer.
+    Immediate,
+    /// A memory operand of the wrong space, or a constant byte address that
+    /// would fault as misaligned.
+    Memory,
+    /// A constant index outside an LDS array.
+    OutOfBounds,
+    /// A store or atomic on a buffer declared read-only (labelled at its type).
+    ReadOnly,
+    /// An element access whose type is not the buffer's or array's element type.
+    AccessType,
+    /// A value that must be the same in every lane (a scalar instruction's
+    /// source, a lane index, a memory offset) that may differ between lanes.
+    Uniformity,
+    /// More registers, parameters or bytes of LDS than the machine has.
+    Limit,
+    /// `if`, `else`, `endif`, `loop`, `endloop`, `break` or `continue` that do
+    /// not nest, or nest too deep.
+    Nesting,
+    /// A barrier that some waves of a workgroup may not reach.
+    Barrier,
+    /// A program the validator refuses for a reason no kernel text can cause
+    /// (a jump target, an LDS layout, a location table): a front-end defect.
+    Internal,
 }
 
 /// A related location and what it is to the diagnostic (the first
@@ -92,7 +137,7 @@ pub struct Help {
 /// One problem in kernel source.
 #[derive(Clone, Debug)]
 pub struct Diagnostic {
-    /// Which stage found it.
+    /// Which rule it is about.
     pub kind: Kind,
     /// What is wrong.
     pub message: String,
@@ -141,6 +186,15 @@ impl Diagnostic {
         std::iter::once((self.at, message)).chain(labels).collect()
     }
 
+    /// Adds how to fix it, with text to write instead where there is one.
+    pub fn help(mut self, message: impl Into<String>, replacement: Option<String>) -> Diagnostic {
+        self.help = Some(Help {
+            message: message.into(),
+            replacement,
+        });
+        self
+    }
+
     /// Adds a related location.
     pub fn label(mut self, at: Location, message: impl Into<String>) -> Diagnostic {
         self.labels.push(Label {
@@ -151,23 +205,25 @@ impl Diagnostic {
     }
 }
 
-/// `errors` as diagnostics of `kind`: each error message its own diagnostic,
-/// and an error whose message starts with `note: ` a label of the one before.
-pub(crate) fn from_syn(
-    kind: Kind,
-    errors: impl IntoIterator<Item = syn::Error>,
-) -> Vec<Diagnostic> {
-    let mut out: Vec<Diagnostic> = Vec::new();
-    for error in errors.into_iter().flatten() {
-        let at = Location::of_syn(&error);
-        let message = error.to_string();
-        match (message.strip_prefix("note: "), out.last_mut()) {
-            (Some(note), Some(previous)) => previous.labels.push(Label {
-                at,
-                message: note.to_owned(),
-            }),
-            _ => out.push(Diagnostic::new(kind, at, message)),
-        }
+impl std::fmt::Display for Diagnostic {
+    /// The message alone.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
     }
-    out
+}
+
+impl From<syn::Error> for Diagnostic {
+    /// A parse error of `syn`'s (an expected token) as a [`Kind::Syntax`]
+    /// diagnostic at the tokens it was made for.
+    fn from(error: syn::Error) -> Diagnostic {
+        Diagnostic::new(Kind::Syntax, Location::of_syn(&error), error.to_string())
+    }
+}
+
+impl From<syn::Error> for Box<Diagnostic> {
+    /// As [`Diagnostic::from`], boxed: what a parser function returns,
+    /// which keeps its `Result` small.
+    fn from(error: syn::Error) -> Box<Diagnostic> {
+        Box::new(error.into())
+    }
 }

@@ -3,17 +3,23 @@
 //! run time ([`compile`], [`compile_file`]), so both accept exactly one
 //! language and word every mistake alike.
 //!
-//! One file per stage: [`parse`] builds the syntax tree of [`ast`], `check`
-//! resolves names, checks operands against the instruction table (asking
-//! `words` what a word is), lowers to a [`Program`](simt_lang::Program) and runs
-//! the shared validator; `suggest` finds what a misspelt word may have meant;
-//! `diagnostic` is what they report, and `text` locates and renders it in
-//! kernel text read at run time.
+//! One file per stage: [`parse`] builds the syntax tree of [`ast`]; the
+//! checker (`check`) then runs `resolve` (names and declarations),
+//! `operands` (each operand against the instruction table, asking `words`
+//! what a word is, and `literal` for numbers) and `lower` (through the
+//! [`ProgramBuilder`](simt_lang::ProgramBuilder) to the shared validator, whose
+//! errors it places at the operands they name); `suggest` finds what a
+//! misspelt word may have meant; `diagnostic` is what every stage reports,
+//! and `text` locates and renders it in kernel text read at run time.
 
 pub mod ast;
 mod check;
 mod diagnostic;
+mod literal;
+mod lower;
+mod operands;
 mod parse;
+mod resolve;
 mod suggest;
 mod text;
 mod words;
@@ -25,8 +31,8 @@ pub use suggest::CONTROL;
 pub use text::{compile, compile_file, Diagnostics, Place, PlacedLabel, TextDiagnostic};
 pub use words::is_reserved;
 
-use proc_macro2::{Span, TokenStream};
 use simt_lang::Kernel;
+use proc_macro2::{Span, TokenStream};
 use std::collections::HashMap;
 use syn::ext::IdentExt;
 
@@ -60,8 +66,7 @@ pub struct Checks {
 /// Parses and checks every kernel of `tokens`. Never panics: every problem is
 /// an error at the offending token.
 pub fn check_tokens(tokens: TokenStream) -> Checks {
-    let (parsed, syntax) = parse::parse(tokens);
-    let mut errors = diagnostic::from_syn(Kind::Syntax, syntax);
+    let (parsed, mut errors) = parse::parse(tokens);
     let mut kernels = Vec::new();
     let mut defined: HashMap<String, Span> = HashMap::new();
     for Parsed {
@@ -100,12 +105,12 @@ pub fn check_tokens(tokens: TokenStream) -> Checks {
             match check::check(&kernel) {
                 Ok(program) => Some(program),
                 Err(e) => {
-                    errors.extend(bounded(diagnostic::from_syn(Kind::Check, e)));
+                    errors.extend(bounded(e));
                     None
                 }
             }
         } else {
-            errors.extend(bounded(diagnostic::from_syn(Kind::Syntax, syntax)));
+            errors.extend(bounded(syntax));
             None
         };
         kernels.push(Checked {
@@ -117,20 +122,18 @@ pub fn check_tokens(tokens: TokenStream) -> Checks {
     Checks { kernels, errors }
 }
 
-/// A kernel's errors with at most [`FLOOD`] of each kind: the first one past
-/// that becomes "... and N more errors like this", and the rest are left out.
-/// Linear in the errors' text.
+/// A kernel's errors with at most [`FLOOD`] of each [`Kind`]: the first one
+/// past that becomes "... and N more errors like this", and the rest are
+/// left out. Linear in the number of errors.
 fn bounded(errors: Vec<Diagnostic>) -> Vec<Diagnostic> {
     // Per kind: how many so far, and its summary's index in `summaries`.
-    let mut kinds: HashMap<(Kind, String), (usize, usize)> = HashMap::new();
+    let mut kinds: HashMap<Kind, (usize, usize)> = HashMap::new();
     let mut kept = Vec::new();
     // Per flooded kind: where its summary goes in `kept`, and how many errors
     // it stands for (itself and every later one).
     let mut summaries: Vec<(usize, usize)> = Vec::new();
     for error in errors {
-        let (count, summary) = kinds
-            .entry((error.kind, kind(&error.message)))
-            .or_insert((0, 0));
+        let (count, summary) = kinds.entry(error.kind).or_insert((0, 0));
         *count += 1;
         if *count == FLOOD + 1 {
             *summary = summaries.len();
@@ -150,15 +153,4 @@ fn bounded(errors: Vec<Diagnostic>) -> Vec<Diagnostic> {
         }
     }
     kept
-}
-
-/// An error's kind: its message without the backtick-quoted parts and digits
-/// that name what it is about.
-fn kind(message: &str) -> String {
-    message
-        .split('`')
-        .step_by(2)
-        .flat_map(str::chars)
-        .filter(|c| !c.is_ascii_digit())
-        .collect()
 }

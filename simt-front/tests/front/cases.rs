@@ -50,14 +50,20 @@ fn lower_all(src: &str) -> Result<Vec<Program>, Errors> {
     if errors.is_empty() {
         return Ok(programs);
     }
-    Err(errors
-        .iter()
-        .flat_map(|e| e.clone().into_iter())
-        .map(|e| {
-            let start = e.span().start();
-            (e.to_string(), token_at(src, start.line, start.column))
+    Err(as_errors(src, &errors))
+}
+
+/// Diagnostics as the macro shows them ([`front::Diagnostic::as_errors`]):
+/// each label an error of its own, its message starting `note: `.
+fn as_errors<'a>(src: &str, errors: impl IntoIterator<Item = &'a front::Diagnostic>) -> Errors {
+    errors
+        .into_iter()
+        .flat_map(front::Diagnostic::as_errors)
+        .map(|(at, message)| {
+            let start = at.first.start();
+            (message, token_at(src, start.line, start.column))
         })
-        .collect())
+        .collect()
 }
 
 fn lower(src: &str) -> Program {
@@ -321,9 +327,18 @@ fn specials_and_uniformity_of_scalar_sources() {
             v_mov v0, local_id.w
         }",
     );
-    assert_error(&e, "cannot read special value `lane_id`", "lane_id");
-    assert_error(&e, "cannot read vector register `i`", "i");
-    assert_error(&e, "cannot read special value `global_id.y`", "global_id.y");
+    // The validator's rule, at each operand at fault.
+    assert_error(
+        &e,
+        "a scalar instruction cannot read a per-lane value",
+        "lane_id",
+    );
+    assert_error(&e, "a scalar instruction cannot read a per-lane value", "i");
+    assert_error(
+        &e,
+        "a scalar instruction cannot read a per-lane value",
+        "global_id.y",
+    );
     assert_error(&e, "`lane_id` has no axes", "x");
     assert_error(&e, "`local_id` has no axis `w`", "w");
 }
@@ -418,6 +433,7 @@ fn memory_errors() {
             global_load v0, x[y[0]]
             v_mov v0, y[1]
             v_add_u32 v0, x, t
+            v_add_u32 v0, x, 1
             global_load v0, v1
             global_store_f32 y.bytes[0], 1.5
             global_store y[0], 1.5
@@ -425,21 +441,27 @@ fn memory_errors() {
     );
     assert_error(&e, "store to read-only buffer `x`", "x");
     assert_error(&e, "note: `x` is declared read-only here", "&");
+    // The validator's rule, at the mnemonic that names the type, with the fix.
     assert_error(
         &e,
-        "`global_load_u8` moves u8 but the elements of `y` are u32",
+        "load of `y` moves u8 but its elements are u32\n= help: address bytes with `y.bytes[i]`",
         "global_load_u8",
     );
     assert_error(&e, "`t` is an LDS array", "t");
     assert_error(&e, "`y` is a buffer", "y");
-    assert_error(&e, "scalar parameter `n` is not a buffer", "n");
+    assert_error(&e, "parameter `n` is a scalar, not a buffer", "n");
     assert_error(&e, "cannot be an index", "y");
     assert_error(
         &e,
         "memory operands are only allowed in loads and stores",
         "y",
     );
-    assert_error(&e, "buffer `x` is not a value", "x");
+    // The validator's rule, at the operand it names.
+    assert_error(
+        &e,
+        "parameter `x` is a buffer, not a scalar\n= help: load an element with `global_load dst, x[i]`",
+        "x",
+    );
     assert_error(&e, "LDS array `t` is not a value", "t");
     assert_error(&e, "expected a buffer element", "v1");
     assert_error(&e, "float literal where an integer is expected", "1.5");
@@ -557,7 +579,7 @@ fn parameter_limit_and_register_spelling() {
     assert_eq!(e.len(), 1, "{e:?}");
     assert_error(
         &e,
-        "too many parameters: the machine takes at most 64",
+        "too many parameters: the machine takes at most 64, and this kernel has 65",
         "p64",
     );
     // `v07` is a name like any other, not `v7`.
@@ -672,14 +694,7 @@ fn operand_counts_and_mnemonics() {
 fn syntax_errors(src: &str) -> Errors {
     let (parsed, errors) = front::parse(tokens(src));
     assert!(errors.is_empty(), "{errors:?}");
-    parsed
-        .iter()
-        .flat_map(|p| &p.errors)
-        .map(|e| {
-            let start = e.span().start();
-            (e.to_string(), token_at(src, start.line, start.column))
-        })
-        .collect()
+    as_errors(src, parsed.iter().flat_map(|p| &p.errors))
 }
 
 #[test]
@@ -856,6 +871,97 @@ fn else_if_is_explained_when_it_leaves_an_if_open() {
     // Other imbalance is the validator's to report.
     let e = errors("kernel k() { if m0 endif endif }");
     assert_error(&e, "`endif` without an `if`", "endif");
+}
+
+#[test]
+fn diagnostics_say_which_rule_and_where() {
+    use front::Kind;
+    let src = "kernel k(out: &[u32], n: u32) {
+            vreg a, a;
+            lds t: [u32; 4];
+            s_mov s0, lane_id
+            lds_load v0, t[4]
+            global_store out[0], 1
+            global_load v1, n[0]
+        }";
+    let errors = front::check_tokens(tokens(src)).errors;
+    let found: Vec<(Kind, String, String)> = errors
+        .iter()
+        .map(|d| {
+            let start = d.at.first.start();
+            (
+                d.kind,
+                d.message.clone(),
+                token_at(src, start.line, start.column),
+            )
+        })
+        .collect();
+    let has = |kind: Kind, message: &str, token: &str| {
+        assert!(
+            found
+                .iter()
+                .any(|(k, m, t)| *k == kind && m.contains(message) && t == token),
+            "no {kind:?} {message:?} at `{token}` in {found:#?}"
+        );
+    };
+    has(Kind::DeclaredTwice, "`a` is declared twice", "a");
+    // The validator's rules, at the operand each is about.
+    has(Kind::Uniformity, "cannot read a per-lane value", "lane_id");
+    has(Kind::OutOfBounds, "index 4 is outside `t`", "t");
+    has(Kind::ReadOnly, "store to read-only buffer `out`", "out");
+    has(
+        Kind::OperandKind,
+        "parameter `n` is a scalar, not a buffer",
+        "n",
+    );
+    // Related places are labels of one diagnostic, not errors of their own.
+    let twice = errors.iter().find(|d| d.kind == Kind::DeclaredTwice);
+    assert_eq!(twice.map(|d| d.labels.len()), Some(1), "{errors:#?}");
+    let read_only = errors.iter().find(|d| d.kind == Kind::ReadOnly);
+    assert_eq!(
+        read_only.map(|d| d.labels[0].message.clone()).as_deref(),
+        Some("`out` is declared read-only here")
+    );
+    assert!(errors.iter().all(|d| !d.message.starts_with("note: ")));
+    // Source order, whichever stage found each.
+    let lines: Vec<usize> = errors.iter().map(|d| d.at.first.start().line).collect();
+    assert!(lines.is_sorted(), "{lines:?}");
+    // The fix of a per-lane offset depends on the index: the validator's
+    // uniformity, not a copy of it, decides which one is shown.
+    let help = |src: &str| {
+        let errors = front::check_tokens(tokens(src)).errors;
+        let offset = errors.iter().find(|d| d.kind == Kind::Uniformity);
+        offset
+            .and_then(|d| d.help.as_ref())
+            .map(|h| h.message.clone())
+    };
+    assert_eq!(
+        help("kernel k(x: &[u32], s: u32) { global_load v0, x[s + lane_id] }").as_deref(),
+        Some("write the per-lane value first: `x[lane_id + s]`")
+    );
+    assert_eq!(
+        help("kernel k(x: &[u32]) { global_load v0, x[v1 + lane_id] }").as_deref(),
+        Some("add the two into a register first, `v_add_u32 j, v1, lane_id`, and write `x[j]`")
+    );
+}
+
+/// Floods are bounded by kind: errors of one rule count together whatever
+/// their messages say.
+#[test]
+fn floods_are_bounded_by_kind_not_by_message() {
+    // Two messages of one kind (an unknown name with and without a
+    // suggestion), 15 of each: 30 of one kind.
+    let mut body = String::from("vreg frobnicate; ");
+    for _ in 0..15 {
+        body.push_str("v_mov v0, frobnicat v_mov v0, zzz ");
+    }
+    let errors = front::check_tokens(tokens(&format!("kernel k() {{ {body} }}"))).errors;
+    assert_eq!(errors.len(), front::FLOOD + 1, "{errors:#?}");
+    assert!(errors.iter().all(|d| d.kind == front::Kind::UnknownName));
+    assert_eq!(
+        errors.last().map(|d| d.message.as_str()),
+        Some("... and 10 more errors like this: unknown name `frobnicat`; did you mean `frobnicate`?")
+    );
 }
 
 #[test]
