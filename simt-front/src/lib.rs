@@ -28,7 +28,9 @@ pub use check::check;
 pub use diagnostic::{Diagnostic, Help, Kind, Label, Location};
 pub use parse::{parse, Parsed, MAX_EXPR_DEPTH};
 pub use suggest::CONTROL;
-pub use text::{compile, compile_file, Diagnostics, Place, PlacedLabel, TextDiagnostic};
+pub use text::{
+    compile, compile_file, compile_rust_file, Diagnostics, Place, PlacedLabel, TextDiagnostic,
+};
 pub use words::is_reserved;
 
 use simt_lang::Kernel;

@@ -5,7 +5,7 @@
 use crate::diagnostic::{Diagnostic, Kind, Location};
 use simt_lang::Kernel;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
-use proc_macro2::TokenStream;
+use proc_macro2::{TokenStream, TokenTree};
 use std::fmt;
 use std::ops::Range;
 
@@ -27,6 +27,29 @@ pub fn compile(source: &str) -> Result<Kernel, Diagnostics> {
 /// Compiles every kernel of `source`, the text of the file `file` (which the
 /// kernels' programs and the diagnostics name).
 pub fn compile_file(file: &str, source: &str) -> Result<Vec<Kernel>, Diagnostics> {
+    compile_in(file, source, |tokens| vec![tokens])
+}
+
+/// Compiles the kernels of every `simt_kernel!` invocation in `source`, the
+/// Rust source of the file `file`, as the macro would when that file compiles:
+/// each invocation is checked on its own, and every kernel and diagnostic is
+/// located in the whole file (so `file:line:column` are rustc's). Text outside
+/// the invocations is only tokenized, never checked.
+pub fn compile_rust_file(file: &str, source: &str) -> Result<Vec<Kernel>, Diagnostics> {
+    compile_in(file, source, |tokens| {
+        let mut bodies = Vec::new();
+        invocations(tokens, &mut bodies);
+        bodies
+    })
+}
+
+/// Tokenizes `source`, checks each token stream `units` makes of it as one
+/// invocation, and locates what it finds in `source`.
+fn compile_in(
+    file: &str,
+    source: &str,
+    units: impl FnOnce(TokenStream) -> Vec<TokenStream>,
+) -> Result<Vec<Kernel>, Diagnostics> {
     let result = match source.parse::<TokenStream>() {
         Err(e) => {
             let at = Location::token(e.span());
@@ -34,16 +57,17 @@ pub fn compile_file(file: &str, source: &str) -> Result<Vec<Kernel>, Diagnostics
             Err(Diagnostics::new(file, source, &[d]))
         }
         Ok(tokens) => {
-            let checks = crate::check_tokens(tokens);
-            if checks.errors.is_empty() {
-                Ok(checks
-                    .kernels
-                    .into_iter()
-                    .filter_map(|c| c.program)
-                    .map(|k| k.in_file(file))
-                    .collect())
+            let mut kernels = Vec::new();
+            let mut errors = Vec::new();
+            for unit in units(tokens) {
+                let checks = crate::check_tokens(unit);
+                errors.extend(checks.errors);
+                kernels.extend(checks.kernels.into_iter().filter_map(|c| c.program));
+            }
+            if errors.is_empty() {
+                Ok(kernels.into_iter().map(|k| k.in_file(file)).collect())
             } else {
-                Err(Diagnostics::new(file, source, &checks.errors))
+                Err(Diagnostics::new(file, source, &errors))
             }
         }
     };
@@ -51,6 +75,28 @@ pub fn compile_file(file: &str, source: &str) -> Result<Vec<Kernel>, Diagnostics
     // for its spans' locations; nothing holds a span now.
     proc_macro2::extra::invalidate_current_thread_spans();
     result
+}
+
+/// The bodies of the `simt_kernel! { ... }` invocations (by any path, with
+/// any delimiter) in `tokens`, at any depth, in order.
+fn invocations(tokens: TokenStream, out: &mut Vec<TokenStream>) {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, token) in tokens.iter().enumerate() {
+        let TokenTree::Group(group) = token else {
+            continue;
+        };
+        let invoked = i >= 2
+            && matches!(
+                (&tokens[i - 2], &tokens[i - 1]),
+                (TokenTree::Ident(name), TokenTree::Punct(bang))
+                    if name == "simt_kernel" && bang.as_char() == '!'
+            );
+        if invoked {
+            out.push(group.stream());
+        } else {
+            invocations(group.stream(), out);
+        }
+    }
 }
 
 /// A place in the source text.
@@ -98,6 +144,8 @@ pub struct Diagnostics {
     file: String,
     source: String,
     items: Vec<TextDiagnostic>,
+    /// The diagnostics as the macro shows them ([`Diagnostics::as_errors`]).
+    errors: Vec<(Place, String)>,
 }
 
 impl Diagnostics {
@@ -124,31 +172,49 @@ impl Diagnostics {
                     .map(|h| (h.message.clone(), h.replacement.clone())),
             })
             .collect();
+        let errors = diagnostics
+            .iter()
+            .flat_map(Diagnostic::as_errors)
+            .map(|(at, message)| (place(at), message))
+            .collect();
         Diagnostics {
             file: file.to_owned(),
             source: source.to_owned(),
             items,
+            errors,
         }
     }
 
     /// One diagnostic about the text as a whole, at its start.
     fn whole(file: &str, source: &str, message: String) -> Diagnostics {
+        let at = Place {
+            line: 1,
+            column: 1,
+            bytes: 0..0,
+        };
         Diagnostics {
             file: file.to_owned(),
             source: source.to_owned(),
             items: vec![TextDiagnostic {
                 kind: Kind::Kernels,
-                message,
-                at: Place {
-                    line: 1,
-                    column: 1,
-                    bytes: 0..0,
-                },
+                message: message.clone(),
+                at: at.clone(),
                 labels: Vec::new(),
                 notes: Vec::new(),
                 help: None,
             }],
+            errors: vec![(at, message)],
         }
+    }
+
+    /// The diagnostics as the `simt_kernel!` macro shows them, as separate
+    /// errors in order ([`Diagnostic::as_errors`]): each diagnostic's message
+    /// with its notes and help on lines below, at its place, then one error per
+    /// label, starting `note: `, at the label's place. Compiled from a Rust
+    /// file ([`compile_rust_file`]), these are rustc's errors for that file,
+    /// `error: {message}` at ` --> {file}:{line}:{column}`.
+    pub fn as_errors(&self) -> &[(Place, String)] {
+        &self.errors
     }
 
     /// The diagnostics, in order.

@@ -7,5 +7,6 @@
 mod cases;
 mod differential;
 mod generate;
+mod located;
 mod roundtrip;
 mod text;

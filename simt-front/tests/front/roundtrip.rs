@@ -94,7 +94,7 @@ fn assert_round_trip(src: &str, written: usize, p: &Program) {
 /// Checks both properties for every kernel `src` holds that the macro accepts;
 /// returns how many there were.
 #[track_caller]
-fn round_trip_all(src: &str) -> usize {
+pub(crate) fn round_trip_all(src: &str) -> usize {
     let kernels = accepted(src);
     for (written, p) in &kernels {
         assert_round_trip(src, *written, p);
@@ -143,6 +143,7 @@ fn typed_stores_read_immediates_as_their_access_type() {
 }
 
 use crate::cases::{MUTATED_KERNELS as MUTATED, VOCABULARY};
+use crate::located::located_or_round_trip;
 
 /// Valid instructions for the body of [`ARBITRARY_HEADER`], each a few words.
 const SNIPPETS: &[&str] = &[
@@ -199,7 +200,7 @@ const OPERAND_WORDS: &[&str] = &[
 /// 75 empty ones and 13 that closed the kernel at once), so a round trip of
 /// them checks next to nothing; `tests::arbitrary_tokens_never_panic` still
 /// throws them at the macro.
-fn arbitrary(picks: &[u32]) -> String {
+pub(crate) fn arbitrary(picks: &[u32]) -> String {
     let mut p = Picks { from: picks, at: 0 };
     let mut words: Vec<String> = Vec::new();
     for _ in 0..1 + p.below(5) {
@@ -259,26 +260,26 @@ fn mutated_kernels_round_trip() {
     let mut accepted = 0;
     // The second stores `-1.5` to a `u32` buffer, so only the first is
     // accepted as it stands; their mutations are what the property is about.
-    assert_eq!(round_trip_all(MUTATED[0]), 1);
+    assert_eq!(located_or_round_trip(MUTATED[0]), 1);
     for k in MUTATED {
         let words: Vec<&str> = k.split(' ').collect();
         for i in 0..words.len() {
             let mut w = words.clone();
             w.remove(i);
-            accepted += round_trip_all(&w.join(" "));
+            accepted += located_or_round_trip(&w.join(" "));
             let mut w = words.clone();
             if i + 1 < w.len() {
                 w.swap(i, i + 1);
-                accepted += round_trip_all(&w.join(" "));
+                accepted += located_or_round_trip(&w.join(" "));
             }
-            accepted += round_trip_all(&words[..i].join(" "));
+            accepted += located_or_round_trip(&words[..i].join(" "));
             // Swapping the words around a comma (two operands, two declared
             // names) mostly gives another valid kernel, which the deletions
             // and neighbour swaps above rarely do.
             let mut w = words.clone();
             if i + 2 < w.len() {
                 w.swap(i, i + 2);
-                accepted += round_trip_all(&w.join(" "));
+                accepted += located_or_round_trip(&w.join(" "));
             }
         }
     }
@@ -630,7 +631,7 @@ fn block(p: &mut Picks, depth: usize, in_loop: bool, out: &mut Vec<String>) {
 }
 
 /// A whole kernel from the choices in `picks`.
-fn generated(picks: &[u32]) -> String {
+pub(crate) fn generated(picks: &[u32]) -> String {
     let mut p = Picks::new(picks);
     let mut lines = Vec::new();
     block(&mut p, 0, false, &mut lines);
