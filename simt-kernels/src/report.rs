@@ -758,6 +758,20 @@ mod tests {
     }
 
     #[test]
+    fn a_row_without_an_oracle_says_none_and_passes() {
+        let mut without = row("from_a_file", true);
+        without.has_oracle = false;
+        let table = table(&[without.clone(), row("b", false)]);
+        let cells = |n: usize| -> Vec<String> {
+            let line = table.lines().nth(n).unwrap();
+            line.split('|').map(|c| c.trim().to_owned()).collect()
+        };
+        assert_eq!(cells(2)[14], "none", "{table}");
+        assert_eq!(cells(3)[14], "FAIL", "{table}");
+        assert!(results(vec![without]).all_passed());
+    }
+
+    #[test]
     fn a_failed_oracle_or_launch_fails_the_results() {
         let mut results = results(vec![row("a", true)]);
         assert!(results.all_passed());
