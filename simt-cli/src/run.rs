@@ -127,10 +127,11 @@ fn choose<'k>(
 fn print(results: &Results, options: &Run) {
     let row = &results.rows[0];
     println!(
-        "{} from {}: {} workgroups of {} work-items, wave{}, model {}, seed {}; speed of one launch on one thread\n",
+        "{} from {}: {} workgroup{} of {} work-items, wave{}, model {}, seed {}; speed of one launch on one thread\n",
         row.kernel,
         options.file.display(),
         options.groups,
+        if options.groups.get() == 1 { "" } else { "s" },
         options.size,
         row.wave_width,
         results.model.name,

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{simt, Scratch};
+use common::{assert_has, simt, Scratch};
 
 const CLEAN: &str = "\
 /// out[i] = x[i] + y[i]
@@ -61,7 +61,7 @@ fn two_mistakes_are_both_shown_where_they_are_as_rustc_shows_them() {
         " --> bad.simt:4:5\n  |\n4 |     v_add_u33 a, a, 1\n  |     ^^^^^^^^^\n",
         "error: could not compile `bad.simt` (2 errors)",
     ] {
-        assert!(e.contains(expected), "{expected:?} in\n{e}");
+        assert_has(e, expected);
     }
     // No colour when stderr is not a terminal.
     assert!(!e.contains('\u{1b}'), "{e}");
@@ -71,7 +71,7 @@ fn two_mistakes_are_both_shown_where_they_are_as_rustc_shows_them() {
         &["run", "bad.simt", "--groups", "1", "--size", "32"],
     );
     assert_eq!(out.code, Some(1));
-    assert!(out.stderr.contains(" --> bad.simt:4:5"), "{}", out.stderr);
+    assert_has(&out.stderr, " --> bad.simt:4:5");
     assert!(!out.stdout.contains("| kernel"), "{}", out.stdout);
 }
 
@@ -102,7 +102,7 @@ fn help_shows_examples() {
             "SplitMix64",
             "Exit status:",
         ] {
-            assert!(help.contains(expected), "{args:?}: {expected} in {help}");
+            assert_has(help, expected);
         }
     }
     let run = simt(dir.path(), &["run", "--help"]).stdout;
@@ -120,6 +120,6 @@ fn help_shows_examples() {
         "--json <PATH>",
         "--out-dir <DIR>",
     ] {
-        assert!(run.contains(option), "{option} in {run}");
+        assert_has(&run, option);
     }
 }

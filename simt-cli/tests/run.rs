@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{cell, simt, table_row, Scratch};
+use common::{assert_has, cell, simt, table_row, Scratch};
 use std::path::Path;
 
 const VECADD: &str = "\
@@ -76,7 +76,7 @@ fn vecadd_writes_the_sum_of_its_inputs_to_the_out_dir() {
     ];
     let out = simt(dir.path(), &[&args[..], &["--out-dir", "out"]].concat());
     assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
-    assert!(out.stdout.contains("wrote out/out.npy"), "{}", out.stdout);
+    assert_has(&out.stdout, "wrote out/out.npy");
     let sum: Vec<u32> = read_npy(&dir.path().join("out/out.npy"));
     // out[i] = 3i + (1000 + i) = 4i + 1000.
     assert_eq!(sum, (0..128).map(|i| 4 * i + 1000).collect::<Vec<u32>>());
@@ -221,7 +221,7 @@ fn scalars_are_typed_by_the_kernel_and_mistakes_are_named() {
     ] {
         let out = run(args);
         assert_eq!(out.code, Some(2), "{args:?}: {}", out.stderr);
-        assert!(out.stderr.contains(message), "{args:?}: {message} in {}", out.stderr);
+        assert_has(&out.stderr, message);
         assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
     }
 }
@@ -233,19 +233,15 @@ fn kernel_chooses_among_the_kernels_of_a_file() {
     let base = ["run", "two.simt", "--groups", "2", "--size", "64"];
     let out = simt(dir.path(), &base);
     assert_eq!(out.code, Some(2));
-    assert!(
-        out.stderr
-            .contains("two.simt holds 2 kernels (copy, poly): choose one with --kernel NAME"),
-        "{}",
-        out.stderr
+    assert_has(
+        &out.stderr,
+        "two.simt holds 2 kernels (copy, poly): choose one with --kernel NAME",
     );
     let out = simt(dir.path(), &[&base[..], &["--kernel", "nope"]].concat());
     assert_eq!(out.code, Some(2));
-    assert!(
-        out.stderr
-            .contains("two.simt has no kernel `nope`; its kernels are: copy, poly"),
-        "{}",
-        out.stderr
+    assert_has(
+        &out.stderr,
+        "two.simt has no kernel `nope`; its kernels are: copy, poly",
     );
     let out = simt(
         dir.path(),
@@ -299,30 +295,21 @@ fn npy_inputs_are_read_as_the_buffer_type() {
     write_npy(&dir.path().join("ints.npy"), &[1i32, 2, 3]);
     let out = run("x=ints.npy");
     assert_eq!(out.code, Some(2));
-    assert!(
-        out.stderr.contains(
-            "--buffer x: ints.npy holds elements of dtype '<i4', not f32 (expected '<f4')"
-        ),
-        "{}",
-        out.stderr
+    assert_has(
+        &out.stderr,
+        "--buffer x: ints.npy holds elements of dtype '<i4', not f32 (expected '<f4')",
     );
     dir.write("odd.raw", "12345");
     let out = run("x=odd.raw");
     assert_eq!(out.code, Some(2));
-    assert!(
-        out.stderr
-            .contains("odd.raw holds 5 bytes, not a whole number of 4-byte f32 elements"),
-        "{}",
-        out.stderr
+    assert_has(
+        &out.stderr,
+        "odd.raw holds 5 bytes, not a whole number of 4-byte f32 elements",
     );
     dir.write("fake.npy", "not numpy");
     let out = run("x=fake.npy");
     assert_eq!(out.code, Some(2));
-    assert!(
-        out.stderr.contains("fake.npy is not a .npy file"),
-        "{}",
-        out.stderr
-    );
+    assert_has(&out.stderr, "fake.npy is not a .npy file");
 }
 
 #[test]
@@ -363,11 +350,8 @@ fn json_and_html_are_the_reports() {
     assert_eq!(json["seed"], 42);
     assert_eq!(json["model"]["name"], "reference");
     let html = std::fs::read_to_string(dir.path().join("r/copy.html")).unwrap();
-    assert!(
-        html.contains("<section class=\"kernel\" id=\"copy-wave32\">"),
-        "{html}"
-    );
-    assert!(html.contains("global_load v, x[global_id.x]"));
+    assert_has(&html, "<section class=\"kernel\" id=\"copy-wave32\">");
+    assert_has(&html, "global_load v, x[global_id.x]");
 }
 
 #[test]
@@ -383,13 +367,11 @@ fn a_fault_is_the_typed_error() {
         ],
     );
     assert_eq!(out.code, Some(1));
-    assert!(
-        out.stderr
-            .contains("error: out-of-bounds store of 4 bytes at index 10"),
-        "{}",
-        out.stderr
+    assert_has(
+        &out.stderr,
+        "error: out-of-bounds store of 4 bytes at index 10",
     );
-    assert!(out.stderr.contains("(two.simt:4:5)"), "{}", out.stderr);
+    assert_has(&out.stderr, "(two.simt:4:5)");
 }
 
 #[test]
@@ -406,15 +388,6 @@ fn the_sanitizers_run_when_asked_and_fail_the_run() {
     let out = simt(dir.path(), &[&base[..], &["--sanitize"]].concat());
     assert_eq!(out.code, Some(1));
     // Two waves store different values to word 0 with no barrier between.
-    assert!(
-        out.stdout
-            .contains("global race, write after write, between waves"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stderr.contains("the sanitizers found a race"),
-        "{}",
-        out.stderr
-    );
+    assert_has(&out.stdout, "global race, write after write, between waves");
+    assert_has(&out.stderr, "the sanitizers found a race");
 }

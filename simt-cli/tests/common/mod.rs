@@ -89,3 +89,8 @@ pub fn cell<'r>(row: &'r [(String, String)], column: &str) -> &'r str {
         .unwrap_or_else(|| panic!("no column {column} in {row:?}"))
         .1
 }
+
+/// Fails, showing `text`, unless `text` contains `expected`.
+pub fn assert_has(text: &str, expected: &str) {
+    assert!(text.contains(expected), "{expected:?} in\n{text}");
+}
