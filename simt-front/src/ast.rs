@@ -1,7 +1,7 @@
 //! The syntax tree of a `simt_kernel!` invocation, with the spans errors point at.
 
-use simt_lang::{ElemType, ScalarType};
 use proc_macro2::Span;
+use simt_lang::{ElemType, ScalarType};
 use syn::{Attribute, Ident, Lit, Visibility};
 
 /// One `kernel` item.

@@ -13,8 +13,8 @@
 
 use crate::ast::{Kernel, Operand, ParamType};
 use crate::diagnostic::{Diagnostic, Kind, Location};
-use simt_lang::{ElemType, Kernel as ValidKernel, LdsIdx, ParamIdx, ProgramBuilder, Reg, Special};
 use proc_macro2::Span;
+use simt_lang::{ElemType, Kernel as ValidKernel, LdsIdx, ParamIdx, ProgramBuilder, Reg, Special};
 use std::collections::HashMap;
 use syn::ext::IdentExt;
 

@@ -33,8 +33,8 @@ pub use text::{
 };
 pub use words::is_reserved;
 
-use simt_lang::Kernel;
 use proc_macro2::{Span, TokenStream};
+use simt_lang::Kernel;
 use std::collections::HashMap;
 use syn::ext::IdentExt;
 

@@ -3,14 +3,16 @@
 //! tokens they are about (an operand when the error names one, else the
 //! instruction's mnemonic, else the kernel's name), its notes as labels.
 
+use super::{parse, words};
 use crate::ast::{self, Operand, Stmt};
 use crate::check::Checker;
 use crate::diagnostic::{Diagnostic, Kind, Location};
-use super::{parse, words};
-use simt_lang::isa::Fields;
-use simt_lang::validate::{OperandAt, Part};
-use simt_lang::{Inst, Kernel as ValidKernel, Reg, SourceLoc, ValidationError, ValidationErrorKind};
 use proc_macro2::Span;
+use simt_lang::isa::Fields;
+use simt_lang::{
+    Inst, Kernel as ValidKernel, Reg, SourceLoc, ValidationError, ValidationErrorKind,
+};
+use simt_lang::{OperandAt, Part};
 
 fn loc(span: Span) -> SourceLoc {
     let start = span.start();
@@ -205,7 +207,7 @@ impl<'a> Checker<'a> {
                         .and_then(|w| w.lowered.fields().memory())
                         .map(|(_, mem)| mem.index());
                     if at.part == Part::Offset {
-                        let uniform = index.is_some_and(simt_lang::validate::wave_uniform);
+                        let uniform = index.is_some_and(simt_lang::wave_uniform);
                         if let Some(help) = offset_help(op, uniform) {
                             d = d.help(help, None);
                         }

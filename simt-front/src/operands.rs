@@ -2,12 +2,12 @@
 //! the instruction table (a register to write, a value, a mask, a memory
 //! operand, a register run), lowered to the instruction's fields.
 
+use super::{suggest, words};
 use crate::ast::{self, Expr, Operand, ParamType, RegClass};
 use crate::check::{Checker, Entity, Thing, SPECIALS};
 use crate::diagnostic::Kind;
 use crate::literal::{eval, int, Number};
 use crate::resolve::{numbered, reg_class};
-use super::{suggest, words};
 use simt_lang::isa::{Field, Fields, ImmType as Ty, MemRef, Mnemonic, Op, Role};
 use simt_lang::{Addressing, ElemType, GlobalRef, Inst, LdsRef, MReg, Reg, VReg};
 use syn::Ident;
@@ -316,7 +316,9 @@ impl<'a> Checker<'a> {
             _ => None,
         });
         let (index, offset) = (index?, offset?);
-        if let (true, simt_lang::Operand::Imm(i), simt_lang::Operand::Imm(k)) = (*bytes, index, offset) {
+        if let (true, simt_lang::Operand::Imm(i), simt_lang::Operand::Imm(k)) =
+            (*bytes, index, offset)
+        {
             // A wide access needs 4-byte alignment only, as AMD's dwordx2 and
             // dwordx4 do; any other needs its own size's.
             let wide = m.ops.iter().any(|o| matches!(o, Op::Width(_)));

@@ -14,16 +14,16 @@
 //! call such as `get_global_id(0)`) are reported where they are and parsed as
 //! what was meant, so that what follows is read as intended.
 
+use super::{suggest, words};
 use crate::ast::{
     BinOp, Expr, Instruction, Kernel, LdsDecl, Operand, Param, ParamType, RegClass, RegDecl, Stmt,
 };
 use crate::check::SPECIALS;
 use crate::diagnostic::{Diagnostic, Kind, Location};
 use crate::resolve::numbered;
-use super::{suggest, words};
-use simt_lang::{ElemType, ScalarType};
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use quote::ToTokens;
+use simt_lang::{ElemType, ScalarType};
 use std::collections::HashSet;
 use syn::buffer::Cursor;
 use syn::ext::IdentExt;

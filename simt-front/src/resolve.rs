@@ -2,11 +2,11 @@
 //! one namespace, and what a name used as an operand stands for (a declared
 //! name, a numbered register, a special value).
 
+use super::{suggest, words};
 use crate::ast::{self, Expr, Operand, ParamType, RegClass, Stmt};
 use crate::check::{Checker, Entity, Named, Thing, CONFIG, SPECIALS};
 use crate::diagnostic::{Diagnostic, Kind, Location};
 use crate::literal::{binary, eval, Number};
-use super::{suggest, words};
 use simt_lang::limits::{MAX_LDS_BYTES, MAX_MREGS, MAX_SREGS, MAX_VREGS};
 use simt_lang::{Axis, LdsIdx, MReg, ParamIdx, ParamKind, Reg, SReg, Special, VReg};
 use std::collections::BTreeSet;

@@ -3,9 +3,9 @@
 //! renders its own (through `annotate-snippets`).
 
 use crate::diagnostic::{Diagnostic, Kind, Location};
-use simt_lang::Kernel;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use proc_macro2::{TokenStream, TokenTree};
+use simt_lang::Kernel;
 use std::fmt;
 use std::ops::Range;
 

@@ -19,7 +19,7 @@ pub use error::{
 };
 pub use kernel::Kernel;
 pub use link::link;
-pub(crate) use operands::wave_uniform;
+pub use operands::wave_uniform;
 pub use uniformity::{uniformity, UniformityInfo};
 
 use crate::ir::Program;

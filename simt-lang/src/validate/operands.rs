@@ -318,8 +318,9 @@ fn check_memory(
         ),
     }
 }
+
 /// Whether a scalar instruction may read `op`: one value per wave.
-pub(crate) fn wave_uniform(op: Operand) -> bool {
+pub fn wave_uniform(op: Operand) -> bool {
     match op {
         Operand::V(_) => false,
         Operand::Special(s) => s.uniformity() != Uniformity::Lane,
