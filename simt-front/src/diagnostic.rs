@@ -117,16 +117,17 @@ pub enum Kind {
 
 /// A related location and what it is to the diagnostic (the first
 /// declaration of a name declared twice, the `if` an `endif` would close).
-#[derive(Clone, Debug)]
-pub struct Label {
+/// `At` is a [`Location`] in tokens, or a [`Place`](crate::Place) in text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Label<At = Location> {
     /// Where.
-    pub at: Location,
+    pub at: At,
     /// What it is.
     pub message: String,
 }
 
 /// A suggested fix.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Help {
     /// What to do.
     pub message: String,
@@ -134,26 +135,39 @@ pub struct Help {
     pub replacement: Option<String>,
 }
 
-/// One problem in kernel source.
-#[derive(Clone, Debug)]
-pub struct Diagnostic {
+impl std::fmt::Display for Help {
+    /// What to do, then the text to write, as rustc words a suggestion.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)?;
+        match &self.replacement {
+            Some(r) => write!(f, ": `{r}`"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// One problem in kernel source. `At` is a [`Location`] in tokens (what the
+/// stages produce and the macro shows), or a [`Place`](crate::Place) in text
+/// (what [`compile`](crate::compile) returns).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic<At = Location> {
     /// Which rule it is about.
     pub kind: Kind,
     /// What is wrong.
     pub message: String,
     /// Where: the primary location.
-    pub at: Location,
+    pub at: At,
     /// Related locations, each with what it is.
-    pub labels: Vec<Label>,
+    pub labels: Vec<Label<At>>,
     /// Facts that explain it, without a location.
     pub notes: Vec<String>,
     /// How to fix it.
     pub help: Option<Help>,
 }
 
-impl Diagnostic {
+impl<At: Clone> Diagnostic<At> {
     /// A diagnostic with only a message and a location.
-    pub fn new(kind: Kind, at: Location, message: impl Into<String>) -> Diagnostic {
+    pub fn new(kind: Kind, at: At, message: impl Into<String>) -> Diagnostic<At> {
         Diagnostic {
             kind,
             message: message.into(),
@@ -168,26 +182,44 @@ impl Diagnostic {
     /// procedural macros cannot attach a note to another span): the error at
     /// its location, its notes and help on lines below its message, then one
     /// error per label at the label's location, its message starting `note: `.
-    pub fn as_errors(&self) -> Vec<(Location, String)> {
+    pub fn as_errors(&self) -> Vec<(At, String)> {
         let mut message = self.message.clone();
         for note in &self.notes {
             message.push_str(&format!("\n= note: {note}"));
         }
         if let Some(help) = &self.help {
-            message.push_str(&format!("\n= help: {}", help.message));
-            if let Some(replacement) = &help.replacement {
-                message.push_str(&format!(": `{replacement}`"));
-            }
+            message.push_str(&format!("\n= help: {help}"));
         }
         let labels = self
             .labels
             .iter()
-            .map(|l| (l.at, format!("note: {}", l.message)));
-        std::iter::once((self.at, message)).chain(labels).collect()
+            .map(|l| (l.at.clone(), format!("note: {}", l.message)));
+        std::iter::once((self.at.clone(), message))
+            .chain(labels)
+            .collect()
+    }
+
+    /// The same diagnostic with every location mapped by `place`.
+    pub fn located<B>(&self, place: impl Fn(&At) -> B) -> Diagnostic<B> {
+        Diagnostic {
+            kind: self.kind,
+            message: self.message.clone(),
+            at: place(&self.at),
+            labels: self
+                .labels
+                .iter()
+                .map(|l| Label {
+                    at: place(&l.at),
+                    message: l.message.clone(),
+                })
+                .collect(),
+            notes: self.notes.clone(),
+            help: self.help.clone(),
+        }
     }
 
     /// Adds how to fix it, with text to write instead where there is one.
-    pub fn help(mut self, message: impl Into<String>, replacement: Option<String>) -> Diagnostic {
+    pub fn help(mut self, message: impl Into<String>, replacement: Option<String>) -> Self {
         self.help = Some(Help {
             message: message.into(),
             replacement,
@@ -196,7 +228,7 @@ impl Diagnostic {
     }
 
     /// Adds a related location.
-    pub fn label(mut self, at: Location, message: impl Into<String>) -> Diagnostic {
+    pub fn label(mut self, at: At, message: impl Into<String>) -> Self {
         self.labels.push(Label {
             at,
             message: message.into(),
@@ -205,7 +237,7 @@ impl Diagnostic {
     }
 }
 
-impl std::fmt::Display for Diagnostic {
+impl<At> std::fmt::Display for Diagnostic<At> {
     /// The message alone.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)

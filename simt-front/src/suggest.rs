@@ -295,16 +295,7 @@ mod tests {
             Some("lane_id")
         );
         assert_eq!(special_spelling("frob", None), None);
-        let specials = [
-            "lane_id",
-            "local_id",
-            "global_id",
-            "group_id",
-            "group_size",
-            "num_groups",
-            "wave_id",
-            "wave_width",
-        ];
+        let specials = crate::check::SPECIALS;
         for (theirs, ours) in SPELLINGS {
             assert!(specials.contains(ours), "{theirs} -> {ours}");
             assert!(lookup(theirs).is_none(), "{theirs}");

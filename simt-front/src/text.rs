@@ -2,7 +2,7 @@
 //! from a string, with diagnostics located in that text and rendered as rustc
 //! renders its own (through `annotate-snippets`).
 
-use crate::diagnostic::{Diagnostic, Kind, Location};
+use crate::diagnostic::{Diagnostic, Kind, Label, Location};
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use proc_macro2::{TokenStream, TokenTree};
 use simt_lang::Kernel;
@@ -111,30 +111,10 @@ pub struct Place {
 }
 
 /// A related place and what it is to a diagnostic.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlacedLabel {
-    /// Where.
-    pub at: Place,
-    /// What it is.
-    pub message: String,
-}
+pub type PlacedLabel = Label<Place>;
 
 /// One diagnostic of a text, located in it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TextDiagnostic {
-    /// Which stage found it.
-    pub kind: Kind,
-    /// What is wrong.
-    pub message: String,
-    /// Where.
-    pub at: Place,
-    /// Related places.
-    pub labels: Vec<PlacedLabel>,
-    /// Facts that explain it.
-    pub notes: Vec<String>,
-    /// How to fix it, and the text to write instead where there is one.
-    pub help: Option<(String, Option<String>)>,
-}
+pub type TextDiagnostic = Diagnostic<Place>;
 
 /// Every diagnostic of one text, rendered (`Display`) as rustc renders errors:
 /// `error: ...`, ` --> file:line:column`, the source line and an underline,
@@ -144,44 +124,17 @@ pub struct Diagnostics {
     file: String,
     source: String,
     items: Vec<TextDiagnostic>,
-    /// The diagnostics as the macro shows them ([`Diagnostics::as_errors`]).
-    errors: Vec<(Place, String)>,
 }
 
 impl Diagnostics {
     fn new(file: &str, source: &str, diagnostics: &[Diagnostic]) -> Diagnostics {
-        let place = |at: Location| place(source, at);
-        let items = diagnostics
-            .iter()
-            .map(|d| TextDiagnostic {
-                kind: d.kind,
-                message: d.message.clone(),
-                at: place(d.at),
-                labels: d
-                    .labels
-                    .iter()
-                    .map(|l| PlacedLabel {
-                        at: place(l.at),
-                        message: l.message.clone(),
-                    })
-                    .collect(),
-                notes: d.notes.clone(),
-                help: d
-                    .help
-                    .as_ref()
-                    .map(|h| (h.message.clone(), h.replacement.clone())),
-            })
-            .collect();
-        let errors = diagnostics
-            .iter()
-            .flat_map(Diagnostic::as_errors)
-            .map(|(at, message)| (place(at), message))
-            .collect();
         Diagnostics {
             file: file.to_owned(),
             source: source.to_owned(),
-            items,
-            errors,
+            items: diagnostics
+                .iter()
+                .map(|d| d.located(|&at| place(source, at)))
+                .collect(),
         }
     }
 
@@ -195,15 +148,7 @@ impl Diagnostics {
         Diagnostics {
             file: file.to_owned(),
             source: source.to_owned(),
-            items: vec![TextDiagnostic {
-                kind: Kind::Kernels,
-                message: message.clone(),
-                at: at.clone(),
-                labels: Vec::new(),
-                notes: Vec::new(),
-                help: None,
-            }],
-            errors: vec![(at, message)],
+            items: vec![Diagnostic::new(Kind::Kernels, at, message)],
         }
     }
 
@@ -213,8 +158,8 @@ impl Diagnostics {
     /// label, starting `note: `, at the label's place. Compiled from a Rust
     /// file ([`compile_rust_file`]), these are rustc's errors for that file,
     /// `error: {message}` at ` --> {file}:{line}:{column}`.
-    pub fn as_errors(&self) -> &[(Place, String)] {
-        &self.errors
+    pub fn as_errors(&self) -> Vec<(Place, String)> {
+        self.items.iter().flat_map(Diagnostic::as_errors).collect()
     }
 
     /// The diagnostics, in order.
@@ -260,12 +205,10 @@ impl Diagnostics {
                     Level::NOTE.secondary_title(note.as_str()),
                 ));
             }
-            if let Some((help, replacement)) = &d.help {
-                let help = match replacement {
-                    Some(r) => format!("{help}: `{r}`"),
-                    None => help.clone(),
-                };
-                report.push(Group::with_title(Level::HELP.secondary_title(help)));
+            if let Some(help) = &d.help {
+                report.push(Group::with_title(
+                    Level::HELP.secondary_title(help.to_string()),
+                ));
             }
             out.push_str(&renderer.render(&report));
             out.push_str("\n\n");

@@ -89,7 +89,7 @@ pub(crate) fn located_or_round_trip(src: &str) -> usize {
                 }
             }
             for (at, message) in diagnostics.as_errors() {
-                assert_in(src, at, message);
+                assert_in(src, &at, &message);
             }
             0
         }
