@@ -5,7 +5,7 @@
 use simt_core::{
     uniformity, validate, Addressing, Axis, BinOp, CmpOp, CmpType, ElemType, GlobalRef, Inst,
     InstIdx, LdsDecl, LdsIdx, LdsRef, MReg, MaskOp, Operand, ParamIdx, Program, ProgramBuilder,
-    SReg, ScalarType, SourceLoc, Special, UnOp, Uniformity, VReg, ValidationError,
+    Reg, SReg, ScalarType, SourceLoc, Special, UnOp, Uniformity, VReg, ValidationError,
     ValidationErrorKind as Kind,
 };
 use std::borrow::Cow;
@@ -776,32 +776,48 @@ fn register_out_of_declared_range() {
 
 #[test]
 fn too_many_registers() {
-    let errs = errors([v_mov(300, imm(0)), s_mov(200, imm(0))]);
-    let got: Vec<_> = errs.iter().map(|e| (e.inst, e.kind.clone())).collect();
+    let errs = errors([v_mov(300, imm(0)), s_mov(200, imm(0)), v_mov(300, v(300))]);
+    let got: Vec<_> = errs
+        .iter()
+        .map(|e| (e.inst, e.operand.map(|o| o.field), e.kind.clone()))
+        .collect();
+    let past = |reg, limit| Kind::RegisterPastLimit { reg, limit };
+    // At each instruction, once per register, at the first operand naming it
+    // (field 1: field 0 is the operation).
     assert_eq!(
         got,
         [
-            (
-                None,
-                Kind::TooManyRegisters {
-                    class: 'v',
-                    count: 301,
-                    limit: 256
-                }
-            ),
-            (
-                None,
-                Kind::TooManyRegisters {
-                    class: 's',
-                    count: 201,
-                    limit: 128
-                }
-            ),
+            (Some(0), Some(1), past(Reg::V(VReg(300)), 256)),
+            (Some(1), Some(1), past(Reg::S(SReg(200)), 128)),
+            (Some(2), Some(1), past(Reg::V(VReg(300)), 256)),
         ]
     );
-    assert_eq!(note_insts(&errs[0]), [0]);
-    assert_eq!(errs[0].notes[0].kind.to_string(), "`v300` used here");
-    assert_eq!(note_insts(&errs[1]), [1]);
+    assert_eq!(
+        errs[0].kind.to_string(),
+        "register v300 is out of range: the machine has 256 v registers"
+    );
+
+    // A named register past the limit is one error for the program, noted at
+    // its first use; its uses add none.
+    let mut b = ProgramBuilder::new("k");
+    b.name_register(Reg::M(MReg(32)), "late");
+    b.push(v_cmp_lt(32, imm(0), imm(0)));
+    let e = single(b.build().unwrap_err().errors);
+    assert_eq!((e.inst, e.kind.clone()), (None, past(Reg::M(MReg(32)), 32)));
+    assert_eq!(note_insts(&e), [0]);
+
+    // A count set by hand over the limit, with no register past it.
+    let mut p = linked([v_mov(0, imm(0))]);
+    p.vregs = 300;
+    let e = single(validate(&p).unwrap_err().errors);
+    assert_eq!(
+        e.kind,
+        Kind::TooManyRegisters {
+            class: 'v',
+            count: 300,
+            limit: 256
+        }
+    );
 }
 
 #[test]
@@ -830,7 +846,9 @@ fn lds_too_large() {
         e.kind,
         Kind::LdsTooLarge {
             bytes: 65536 + 4,
-            limit: 65536
+            limit: 65536,
+            // `a` ends at the limit exactly; `b` is the first past it.
+            array: Some(LdsIdx(1)),
         }
     );
     // ... and exactly the limit is fine.
@@ -878,15 +896,16 @@ fn lds_layout() {
         .into_iter()
         .map(|e| e.kind)
         .collect();
-    assert_eq!(got.len(), 3, "{got:#?}");
+    // Too large for the machine, and only that: past the machine's size the
+    // layout is not checked further (its overflow would restate this error).
     assert_eq!(
-        got[0],
-        Kind::LdsTooLarge {
+        got,
+        [Kind::LdsTooLarge {
             bytes: u64::from(u32::MAX) * 4,
-            limit: 65536
-        }
+            limit: 65536,
+            array: Some(LdsIdx(0)),
+        }]
     );
-    assert!(got[1].to_string().contains("overflow"), "{}", got[1]);
 }
 
 // ---- operand kinds ----

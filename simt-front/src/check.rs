@@ -6,10 +6,9 @@
 //! through [`ProgramBuilder`](simt_lang::ProgramBuilder) and renders the
 //! validator's errors at the operands they are about. Rules the validator
 //! enforces (wave-uniform operands, read-only buffers, access types,
-//! parameter kinds, the parameter count) are not repeated here: lowering
-//! leaves them to it. Three still are, for now: the register count of named
-//! and of numbered registers and the LDS size (`resolve`), whose validator
-//! errors name no declaration or operand yet.
+//! parameter kinds, the parameter count, the register and LDS limits) are
+//! not repeated here: lowering leaves them to it, and places its errors at
+//! the operand or declaration they name.
 
 use crate::ast::{Kernel, Operand, ParamType};
 use crate::diagnostic::{Diagnostic, Kind, Location};
@@ -41,8 +40,7 @@ pub fn check(kernel: &Kernel) -> Result<ValidKernel, Vec<Diagnostic>> {
         errors: Vec::new(),
         names: HashMap::new(),
         builder: ProgramBuilder::new(&kernel.name.unraw().to_string()),
-        lds_bytes: 0,
-        lds_arrays: 0,
+        lds: Vec::new(),
         reg_names: HashMap::new(),
     };
     cx.check_name();
@@ -77,6 +75,13 @@ pub(super) struct Named {
     pub(super) span: Span,
 }
 
+/// An LDS array's length as written (before the builder saturates it to
+/// `u32`), and where.
+pub(super) struct LdsLength {
+    pub(super) span: Span,
+    pub(super) len: u64,
+}
+
 /// What an operand written as a name or `base.axis` resolves to.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Thing {
@@ -92,11 +97,9 @@ pub(super) struct Checker<'a> {
     pub(super) names: HashMap<String, Named>,
     /// The program: declarations as they are checked, then the instructions.
     pub(super) builder: ProgramBuilder,
-    /// Bytes of LDS the arrays declared so far take, aligned as the builder
-    /// lays them out.
-    pub(super) lds_bytes: u32,
-    /// LDS arrays declared so far.
-    pub(super) lds_arrays: usize,
+    /// The LDS arrays declared so far, by index: each one's length as
+    /// written, to word the validator's size error.
+    pub(super) lds: Vec<LdsLength>,
     /// The declared name of each named register, to word the validator's notes.
     pub(super) reg_names: HashMap<Reg, String>,
 }

@@ -227,6 +227,12 @@ impl<At: Clone> Diagnostic<At> {
         self
     }
 
+    /// Sets how to fix it, where there is a way.
+    pub fn with_help(mut self, help: Option<Help>) -> Self {
+        self.help = help;
+        self
+    }
+
     /// Adds a related location.
     pub fn label(mut self, at: At, message: impl Into<String>) -> Self {
         self.labels.push(Label {

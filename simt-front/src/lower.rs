@@ -7,6 +7,7 @@ use super::{parse, words};
 use crate::ast::{self, Operand, Stmt};
 use crate::check::Checker;
 use crate::diagnostic::{Diagnostic, Kind, Location};
+use crate::resolve::reg_class;
 use proc_macro2::Span;
 use simt_lang::isa::Fields;
 use simt_lang::{
@@ -101,7 +102,7 @@ impl<'a> Checker<'a> {
                 let lowered = match e.inst {
                     _ if kind(&e.kind) == Kind::Nesting => true,
                     Some(i) => written.get(i as usize).is_some_and(|w| w.complete),
-                    None => declared,
+                    None => declared || kind(&e.kind) == Kind::Limit,
                 };
                 if lowered {
                     self.validation_error(e, &written);
@@ -142,7 +143,7 @@ impl<'a> Checker<'a> {
                 .as_ref()?;
             Some((*op, at))
         });
-        let at = match (operand, e.inst, &e.kind) {
+        let mut at = match (operand, e.inst, &e.kind) {
             (Some((op, OperandAt { part, .. })), _, _) => part_at(op, part),
             (None, Some(i), _) => self.mnemonic_at(written, i),
             // The first parameter past the limit is the one to remove.
@@ -152,7 +153,62 @@ impl<'a> Checker<'a> {
             }
             (None, None, _) => Location::token(self.kernel.name.span()),
         };
-        let mut d = Diagnostic::new(kind(&e.kind), at, e.kind.to_string());
+        let mut message = e.kind.to_string();
+        match &e.kind {
+            ValidationErrorKind::RegisterPastLimit { reg, limit } => {
+                let class = reg_class(*reg);
+                let declared = self.reg_names.get(reg).and_then(|n| self.names.get(n));
+                match (declared, operand) {
+                    (Some(named), _) => {
+                        at = Location::token(named.span);
+                        message = format!(
+                            "too many {} registers: `{}` does not fit in the machine's {limit}",
+                            class.word(),
+                            self.reg_name(*reg)
+                        );
+                    }
+                    (None, Some((op, at))) => {
+                        let written = match sub_operand(op, at.part) {
+                            Some(Operand::Name(id)) => id.to_string(),
+                            _ => self.reg_name(*reg),
+                        };
+                        let l = class.letter();
+                        message = format!(
+                            "register `{written}` is out of range: the machine has {limit} {} registers ({l}0..{l}{})",
+                            class.word(),
+                            limit - 1
+                        );
+                    }
+                    (None, None) => {}
+                }
+            }
+            ValidationErrorKind::LdsTooLarge {
+                bytes,
+                limit,
+                array: Some(k),
+            } => {
+                let decl = self.builder.lds_decl(*k);
+                if let (Some(length), Some(decl)) = (self.lds.get(usize::from(k.0)), decl) {
+                    at = Location::token(length.span);
+                    let size = u64::from(decl.elem.size());
+                    let own = length.len.saturating_mul(size);
+                    let name = &decl.name;
+                    message = if own > u64::from(*limit) {
+                        format!(
+                            "the length of `{name}`, {} elements of {size} byte{} ({own} bytes), exceeds the machine's {limit} bytes of LDS per workgroup",
+                            length.len,
+                            if size == 1 { "" } else { "s" }
+                        )
+                    } else {
+                        format!(
+                            "`{name}` does not fit: the LDS arrays need {bytes} bytes, and the machine has {limit} bytes per workgroup"
+                        )
+                    };
+                }
+            }
+            _ => {}
+        }
+        let mut d = Diagnostic::new(kind(&e.kind), at, message);
         for n in &e.notes {
             let message = n.kind.render(&|r| self.reg_name(r));
             d = d.label(self.mnemonic_at(written, n.inst), message);
@@ -220,23 +276,31 @@ impl<'a> Checker<'a> {
     }
 }
 
-/// Where `part` of the operand `op` is written.
-fn part_at(op: &Operand, part: Part) -> Location {
-    let whole = |op: &Operand| {
-        let (first, last) = op.spans();
-        Location::tokens(first, last)
-    };
+/// The operand written for `part` of `op`: a memory operand's index or
+/// offset, or the whole; `None` for a memory operand's base, a name.
+fn sub_operand(op: &Operand, part: Part) -> Option<&Operand> {
     match (op, part) {
-        (Operand::Mem { base, .. }, Part::Base) => Location::token(base.span()),
-        (Operand::Mem { index, .. }, Part::Index) => whole(index),
+        (Operand::Mem { index, .. }, Part::Index) => Some(index),
         (
             Operand::Mem {
                 offset: Some((_, k)),
                 ..
             },
             Part::Offset,
-        ) => whole(k),
-        _ => whole(op),
+        ) => Some(k),
+        (Operand::Mem { .. }, Part::Base) => None,
+        _ => Some(op),
+    }
+}
+
+/// Where `part` of the operand `op` is written.
+fn part_at(op: &Operand, part: Part) -> Location {
+    match (op, sub_operand(op, part)) {
+        (Operand::Mem { base, .. }, None) => Location::token(base.span()),
+        (_, sub) => {
+            let (first, last) = sub.unwrap_or(op).spans();
+            Location::tokens(first, last)
+        }
     }
 }
 
@@ -282,6 +346,7 @@ fn kind(e: &ValidationErrorKind) -> Kind {
         | V::ContinueOutsideLoop
         | V::NestingTooDeep { .. } => Kind::Nesting,
         V::RegisterOutOfRange { .. }
+        | V::RegisterPastLimit { .. }
         | V::TooManyRegisters { .. }
         | V::TooManyParams { .. }
         | V::LdsTooLarge { .. } => Kind::Limit,

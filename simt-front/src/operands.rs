@@ -5,7 +5,7 @@
 use super::{suggest, words};
 use crate::ast::{self, Expr, Operand, ParamType, RegClass};
 use crate::check::{Checker, Entity, Thing, SPECIALS};
-use crate::diagnostic::Kind;
+use crate::diagnostic::{Diagnostic, Kind, Location};
 use crate::literal::{eval, int, Number};
 use crate::resolve::{numbered, reg_class};
 use simt_lang::isa::{Field, Fields, ImmType as Ty, MemRef, Mnemonic, Op, Role};
@@ -616,13 +616,14 @@ impl<'a> Checker<'a> {
             )
         } else {
             let suggestions = suggest::mnemonics(&name);
-            (
+            let d = Diagnostic::new(
                 Kind::UnknownMnemonic,
-                format!(
-                    "unknown mnemonic `{name}`{}",
-                    suggest::did_you_mean(&suggestions)
-                ),
+                Location::token(mnemonic.span()),
+                format!("unknown mnemonic `{name}`"),
             )
+            .with_help(suggest::similar(suggest::MNEMONIC, &suggestions));
+            self.push(d);
+            return;
         };
         self.error(kind, mnemonic.span(), message);
     }

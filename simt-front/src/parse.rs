@@ -290,14 +290,14 @@ fn misspelt(word: &Ident) -> Option<Diagnostic> {
     if suggestions.is_empty() {
         return None;
     }
-    Some(Diagnostic::new(
-        Kind::UnknownMnemonic,
-        Location::token(word.span()),
-        format!(
-            "unknown mnemonic `{name}`{}",
-            suggest::did_you_mean(&suggestions)
-        ),
-    ))
+    Some(
+        Diagnostic::new(
+            Kind::UnknownMnemonic,
+            Location::token(word.span()),
+            format!("unknown mnemonic `{name}`"),
+        )
+        .with_help(suggest::similar(suggest::MNEMONIC, &suggestions)),
+    )
 }
 
 /// What a Rust keyword that starts a statement would be in the kernel
@@ -408,13 +408,18 @@ fn stmt(
     if names_follow && !words::is_reserved(&text) && suggest::mnemonics(&text).is_empty() {
         let declarations = suggest::closest(&text, words::DECLARATIONS.iter().copied());
         if let Some(declaration) = declarations.first() {
-            return Err(Box::new(Diagnostic::new(
+            let mut d = Diagnostic::new(
                 Kind::UnknownMnemonic,
                 Location::token(word.span()),
-                format!(
-                    "unknown word `{text}`; did you mean the declaration `{declaration}`? (declarations and mnemonics are lower case)"
-                ),
-            )));
+                format!("unknown word `{text}`"),
+            )
+            .with_help(suggest::similar(
+                ("declaration keyword", "declaration keywords"),
+                &[declaration],
+            ));
+            d.notes
+                .push("declarations and mnemonics are lower case".to_owned());
+            return Err(Box::new(d));
         }
     }
     Ok(Some(match text.as_str() {
@@ -721,11 +726,7 @@ fn operand(input: ParseStream, in_index: bool, errors: &mut Vec<Diagnostic>) -> 
             let field = input.call(Ident::parse_any)?;
             if input.peek(token::Bracket) {
                 if field != "bytes" {
-                    errors.push(Diagnostic::new(
-                        Kind::Field,
-                        Location::token(field.span()),
-                        bytes_message(&base, &field),
-                    ));
+                    errors.push(bytes_field(&base, &field));
                 }
                 return memory(input, base, true, in_index, errors);
             }
@@ -737,10 +738,10 @@ fn operand(input: ParseStream, in_index: bool, errors: &mut Vec<Diagnostic>) -> 
         if input.peek(token::Paren) {
             let content;
             let paren = parenthesized!(content in input);
-            errors.push(Diagnostic::new(
-                Kind::Syntax,
+            errors.push(call(
+                &base,
+                &content,
                 Location::tokens(base.span(), paren.span.close()),
-                call_message(&base, &content),
             ));
             skip_rest(&content);
         }
@@ -757,18 +758,26 @@ fn starts_number(input: ParseStream) -> bool {
 }
 
 /// `buf.byte[i]`: only `.bytes` may come between a buffer and its index.
-fn bytes_message(base: &Ident, field: &Ident) -> String {
+fn bytes_field(base: &Ident, field: &Ident) -> Diagnostic {
     let forms = format!("`{base}.bytes[i]` indexes bytes, `{base}[i]` elements");
-    if suggest::closest(&field.to_string(), ["bytes"]).is_empty() {
-        format!("unknown field `.{field}` before `[`: {forms}")
-    } else {
-        format!("unknown field `.{field}`; did you mean `.bytes`? ({forms})")
+    let at = Location::token(field.span());
+    let close = suggest::closest(&field.to_string(), ["bytes"]);
+    if close.is_empty() {
+        return Diagnostic::new(
+            Kind::Field,
+            at,
+            format!("unknown field `.{field}` before `[`: {forms}"),
+        );
     }
+    let mut d = Diagnostic::new(Kind::Field, at, format!("unknown field `.{field}`"))
+        .with_help(suggest::similar(("field", "fields"), &close));
+    d.notes.push(forms);
+    d
 }
 
 /// `get_global_id(0)`: operands are not calls, but a call may name a special
 /// value in another language, with its axis as the argument.
-fn call_message(base: &Ident, args: ParseStream) -> String {
+fn call(base: &Ident, args: ParseStream, at: Location) -> Diagnostic {
     let axis = args
         .parse::<LitInt>()
         .ok()
@@ -780,8 +789,13 @@ fn call_message(base: &Ident, args: ParseStream) -> String {
             _ => None,
         });
     match suggest::special_spelling(&base.to_string(), axis) {
-        Some(ours) => format!("operands are not calls: did you mean the special value `{ours}`?"),
-        None => format!("operands are not calls: `{base}` cannot take arguments"),
+        Some(ours) => Diagnostic::new(Kind::Syntax, at, "operands are not calls")
+            .with_help(Some(suggest::special_value(&ours))),
+        None => Diagnostic::new(
+            Kind::Syntax,
+            at,
+            format!("operands are not calls: `{base}` cannot take arguments"),
+        ),
     }
 }
 

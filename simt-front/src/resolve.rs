@@ -4,10 +4,9 @@
 
 use super::{suggest, words};
 use crate::ast::{self, Expr, Operand, ParamType, RegClass, Stmt};
-use crate::check::{Checker, Entity, Named, Thing, CONFIG, SPECIALS};
+use crate::check::{Checker, Entity, LdsLength, Named, Thing, CONFIG, SPECIALS};
 use crate::diagnostic::{Diagnostic, Kind, Location};
 use crate::literal::{binary, eval, Number};
-use simt_lang::limits::{MAX_LDS_BYTES, MAX_MREGS, MAX_SREGS, MAX_VREGS};
 use simt_lang::{Axis, LdsIdx, MReg, ParamIdx, ParamKind, Reg, SReg, Special, VReg};
 use std::collections::BTreeSet;
 use syn::ext::IdentExt;
@@ -33,14 +32,6 @@ pub(crate) fn numbered(name: &str) -> Option<(RegClass, u64)> {
         return None;
     }
     digits.parse().ok().map(|n| (class, n))
-}
-
-pub(super) fn limit(class: RegClass) -> u16 {
-    match class {
-        RegClass::V => MAX_VREGS,
-        RegClass::S => MAX_SREGS,
-        RegClass::M => MAX_MREGS,
-    }
 }
 
 pub(super) fn make_reg(class: RegClass, n: u16) -> Reg {
@@ -180,19 +171,8 @@ impl Checker<'_> {
                         while used[c].contains(&next[c]) {
                             next[c] = next[c].saturating_add(1);
                         }
+                        // Past the machine's limit too: that is the validator's to say.
                         let n = next[c];
-                        if n >= limit(decl.class) {
-                            self.error(
-                                Kind::Limit,
-                                id.span(),
-                                format!(
-                                    "too many {} registers: `{id}` does not fit in the machine's {}",
-                                    decl.class.word(),
-                                    limit(decl.class)
-                                ),
-                            );
-                            continue;
-                        }
                         let reg = make_reg(decl.class, n);
                         if self.declare(id, Entity::Reg(reg)) {
                             used[c].insert(n);
@@ -243,37 +223,16 @@ impl Checker<'_> {
                 return;
             }
         };
-        let Ok(index) = u16::try_from(self.lds_arrays).map(LdsIdx) else {
+        let Ok(index) = u16::try_from(self.lds.len()).map(LdsIdx) else {
             self.error(Kind::Limit, decl.name.span(), "too many LDS arrays");
             return;
         };
         if !self.declare(&decl.name, Entity::Lds(index, decl.elem)) {
             return;
         }
-        let offset = self
-            .lds_bytes
-            .checked_next_multiple_of(4)
-            .unwrap_or(u32::MAX);
-        let size = u64::from(decl.elem.size());
-        let own = len.saturating_mul(size);
-        let end = u64::from(offset).saturating_add(own);
-        if end > u64::from(MAX_LDS_BYTES) && self.lds_bytes <= MAX_LDS_BYTES {
-            let name = &decl.name;
-            let message = if own > u64::from(MAX_LDS_BYTES) {
-                format!(
-                    "the length of `{name}`, {len} elements of {size} byte{} ({own} bytes), exceeds the machine's {MAX_LDS_BYTES} bytes of LDS per workgroup",
-                    if size == 1 { "" } else { "s" }
-                )
-            } else {
-                format!(
-                    "`{name}` does not fit: the LDS arrays need {end} bytes, and the machine has {MAX_LDS_BYTES} bytes per workgroup"
-                )
-            };
-            self.error(Kind::Limit, first, message);
-        }
-        self.lds_bytes = u32::try_from(end).unwrap_or(u32::MAX);
+        // Whether the arrays fit is the validator's to say.
+        self.lds.push(LdsLength { span: first, len });
         let len = u32::try_from(len).unwrap_or(u32::MAX);
-        self.lds_arrays += 1;
         self.builder.lds(&decl.name.to_string(), decl.elem, len);
     }
 
@@ -294,28 +253,14 @@ impl Checker<'_> {
         };
         let name = base.to_string();
         if let Some((class, n)) = numbered(&name) {
-            return match u16::try_from(n).ok().filter(|&n| n < limit(class)) {
-                Some(n) if field.is_none() => Some(Thing::Entity(Entity::Reg(make_reg(class, n)))),
-                Some(_) => {
-                    self.no_field(base, field);
-                    None
-                }
-                None => {
-                    self.error(
-                        Kind::Limit,
-                        base.span(),
-                        format!(
-                            "register `{name}` is out of range: the machine has {} {} registers ({}0..{}{})",
-                            limit(class),
-                            class.word(),
-                            class.letter(),
-                            class.letter(),
-                            limit(class) - 1
-                        ),
-                    );
-                    None
-                }
-            };
+            if field.is_some() {
+                self.no_field(base, field);
+                return None;
+            }
+            // Past the machine's limit is the validator's to say, at this
+            // operand; a number past what the IR holds is still past it.
+            let n = u16::try_from(n).unwrap_or(u16::MAX);
+            return Some(Thing::Entity(Entity::Reg(make_reg(class, n))));
         }
         if let Some(named) = self.names.get(&name) {
             let entity = named.entity;
@@ -339,27 +284,31 @@ impl Checker<'_> {
                         Some(axis) => format!("{name}.{axis}"),
                         None => name,
                     };
-                    self.error_at(
-                        Kind::UnknownName,
-                        op,
-                        format!(
-                            "unknown name `{written}`; did you mean the special value `{ours}`?"
-                        ),
+                    let (first, last) = op.spans();
+                    self.push(
+                        Diagnostic::new(
+                            Kind::UnknownName,
+                            Location::tokens(first, last),
+                            format!("unknown name `{written}`"),
+                        )
+                        .with_help(Some(suggest::special_value(&ours))),
                     );
                     return None;
                 }
                 let candidates = self.candidates();
                 let suggestions = suggest::closest(&name, candidates.iter().map(String::as_str));
-                let hint = if suggestions.is_empty() {
-                    "; declare registers with `vreg`, `sreg` or `mreg`".to_owned()
+                let at = Location::token(base.span());
+                let d = if suggestions.is_empty() {
+                    Diagnostic::new(
+                        Kind::UnknownName,
+                        at,
+                        format!("unknown name `{name}`; declare registers with `vreg`, `sreg` or `mreg`"),
+                    )
                 } else {
-                    suggest::did_you_mean(&suggestions)
+                    Diagnostic::new(Kind::UnknownName, at, format!("unknown name `{name}`"))
+                        .with_help(suggest::similar(("name", "names"), &suggestions))
                 };
-                self.error(
-                    Kind::UnknownName,
-                    base.span(),
-                    format!("unknown name `{name}`{hint}"),
-                );
+                self.push(d);
                 None
             }
         }
@@ -373,7 +322,14 @@ impl Checker<'_> {
         let message = if f == "bytes" {
             format!("expected `[index]` after `{base}.bytes`")
         } else if !suggest::closest(&f, ["bytes"]).is_empty() {
-            format!("`{base}` has no field `{f}`; did you mean `{base}.bytes[index]`?")
+            let d = Diagnostic::new(
+                Kind::Field,
+                Location::token(span),
+                format!("`{base}` has no field `{f}`"),
+            )
+            .help(format!("address bytes with `{base}.bytes[index]`"), None);
+            self.push(d);
+            return;
         } else {
             format!("`{base}` has no field `{f}`: only special values take an axis")
         };

@@ -1,6 +1,7 @@
 //! "Did you mean": the closest words to a misspelt one, and what other GPU
 //! languages call this language's special values and keywords.
 
+use crate::diagnostic::Help;
 use simt_lang::isa::MNEMONICS;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -224,13 +225,32 @@ impl Edits {
     }
 }
 
-/// "; did you mean `a`, `b` or `c`?" or nothing.
-pub fn did_you_mean(suggestions: &[&str]) -> String {
+/// What [`similar`] calls a mnemonic.
+pub const MNEMONIC: (&str, &str) = ("mnemonic", "mnemonics");
+
+/// The help for a word close to `suggestions`, each a `what` (singular and
+/// plural: `("mnemonic", "mnemonics")`): one is the text to write instead;
+/// several are listed, for the author to choose.
+pub fn similar(what: (&str, &str), suggestions: &[&str]) -> Option<Help> {
     let quoted: Vec<String> = suggestions.iter().map(|s| format!("`{s}`")).collect();
-    match quoted.as_slice() {
-        [] => String::new(),
-        [one] => format!("; did you mean {one}?"),
-        [init @ .., last] => format!("; did you mean {} or {last}?", init.join(", ")),
+    match (suggestions, quoted.as_slice()) {
+        ([], _) | (_, []) => None,
+        ([one], _) => Some(Help {
+            message: format!("a similar {} exists", what.0),
+            replacement: Some((*one).to_owned()),
+        }),
+        (_, [init @ .., last]) => Some(Help {
+            message: format!("similar {} exist: {} or {last}", what.1, init.join(", ")),
+            replacement: None,
+        }),
+    }
+}
+
+/// The help for a name another language gives a special value: ours.
+pub fn special_value(ours: &str) -> Help {
+    Help {
+        message: "the special value of that meaning is".to_owned(),
+        replacement: Some(ours.to_owned()),
     }
 }
 
@@ -263,11 +283,15 @@ mod tests {
         );
         assert_eq!(closest("V_ADD_F23", names()), ["v_add_f32"]);
         assert_eq!(closest("ñ_mov", names()), ["v_mov", "s_mov"]);
+        let names = ("name", "names");
         assert_eq!(
-            did_you_mean(&["a", "b", "c"]),
-            "; did you mean `a`, `b` or `c`?"
+            similar(names, &["a", "b", "c"]).map(|h| h.to_string()),
+            Some("similar names exist: `a`, `b` or `c`".to_owned())
         );
-        assert_eq!(did_you_mean(&["a"]), "; did you mean `a`?");
+        let one = similar(names, &["a"]).expect("a help");
+        assert_eq!(one.replacement.as_deref(), Some("a"));
+        assert_eq!(one.to_string(), "a similar name exists: `a`");
+        assert_eq!(similar(names, &[]), None);
         assert_eq!(mnemonics("V_ADD_F23"), ["v_add_f32"]);
         assert_eq!(mnemonics("V_ADD_F23"), ["v_add_f32"]);
         assert_eq!(distance("kitten", "sitting"), Some(3));

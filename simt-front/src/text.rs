@@ -2,8 +2,8 @@
 //! from a string, with diagnostics located in that text and rendered as rustc
 //! renders its own (through `annotate-snippets`).
 
-use crate::diagnostic::{Diagnostic, Kind, Label, Location};
-use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+use crate::diagnostic::{Diagnostic, Help, Kind, Label, Location};
+use annotate_snippets::{AnnotationKind, Group, Level, Patch, Renderer, Snippet};
 use proc_macro2::{TokenStream, TokenTree};
 use simt_lang::Kernel;
 use std::fmt;
@@ -205,10 +205,24 @@ impl Diagnostics {
                     Level::NOTE.secondary_title(note.as_str()),
                 ));
             }
-            if let Some(help) = &d.help {
-                report.push(Group::with_title(
+            match &d.help {
+                // A replacement is shown written into the source line, as
+                // rustc shows a suggestion.
+                Some(Help {
+                    message,
+                    replacement: Some(replacement),
+                }) => report.push(
+                    Level::HELP.secondary_title(message.as_str()).element(
+                        Snippet::source(self.source.as_str())
+                            .path(self.file.as_str())
+                            .fold(true)
+                            .patch(Patch::new(d.at.bytes.clone(), replacement.as_str())),
+                    ),
+                ),
+                Some(help) => report.push(Group::with_title(
                     Level::HELP.secondary_title(help.to_string()),
-                ));
+                )),
+                None => {}
             }
             out.push_str(&renderer.render(&report));
             out.push_str("\n\n");

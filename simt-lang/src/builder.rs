@@ -108,6 +108,11 @@ impl ProgramBuilder {
         LdsIdx(last_index(self.lds.len()))
     }
 
+    /// The LDS array declared as `index`.
+    pub fn lds_decl(&self, index: LdsIdx) -> Option<&LdsDecl> {
+        self.lds.get(usize::from(index.0))
+    }
+
     /// Names a register, for messages and the disassembler.
     pub fn name_register(&mut self, reg: Reg, name: &str) -> &mut Self {
         self.reg_names.retain(|n| n.reg != reg);

@@ -560,7 +560,11 @@ fn names() {
         "unknown name `undeclared`; declare registers",
         "undeclared",
     );
-    assert_error(&e, "unknown name `insid`; did you mean `inside`?", "insid");
+    assert_error(
+        &e,
+        "unknown name `insid`\n= help: a similar name exists: `inside`",
+        "insid",
+    );
     assert_error(
         &e,
         "register `v256` is out of range: the machine has 256 vector registers (v0..v255)",
@@ -607,6 +611,28 @@ fn register_and_lds_limits() {
     ));
     assert_eq!(e.len(), 1, "{e:?}");
     assert_error(&e, "too many mask registers: `n31`", "n31");
+    // A named register past the limit is one error, at its declaration, with
+    // a note at its first use; its uses add none.
+    let e = errors(&format!(
+        "kernel k() {{ mreg {}; v_cmp_eq_u32 m5, lane_id, 0 v_cmp_eq_u32 n31, lane_id, 0 v_cmp_eq_u32 n31, lane_id, 1 }}",
+        names.join(", ")
+    ));
+    assert_eq!(e.len(), 2, "{e:?}");
+    assert_error(&e, "too many mask registers: `n31`", "n31");
+    assert_error(&e, "note: `n31` used here", "v_cmp_eq_u32");
+    // A numbered register past the limit is an error at each use, as written,
+    // wherever it stands (a memory operand's index too), even a number past
+    // what a register index holds.
+    let e = errors(
+        "kernel k(out: &mut [u32]) { global_store out[v300], 1 v_mov v70000, 1 v_mov v1, v300 }",
+    );
+    assert_eq!(e.len(), 3, "{e:?}");
+    assert_error(
+        &e,
+        "register `v300` is out of range: the machine has 256 vector registers (v0..v255)",
+        "v300",
+    );
+    assert_error(&e, "register `v70000` is out of range", "v70000");
     let e = errors("kernel k() { lds a: [f32; 16384]; lds b: [u8; 1]; lds c: [u8; 0]; }");
     assert_error(
         &e,
@@ -661,17 +687,17 @@ fn operand_counts_and_mnemonics() {
     );
     assert_error(
         &e,
-        "unknown mnemonic `v_ad_u32`; did you mean `v_add_u32` or `v_mad_u32`?",
+        "unknown mnemonic `v_ad_u32`\n= help: similar mnemonics exist: `v_add_u32` or `v_mad_u32`",
         "v_ad_u32",
     );
     assert_error(
         &e,
-        "unknown mnemonic `v_add`; did you mean `v_add_u32`, `v_add_i32` or `v_add_f32`?",
+        "unknown mnemonic `v_add`\n= help: similar mnemonics exist: `v_add_u32`, `v_add_i32` or `v_add_f32`",
         "v_add",
     );
     assert_error(
         &e,
-        "unknown mnemonic `endfi`; did you mean `endif`?",
+        "unknown mnemonic `endfi`\n= help: a similar mnemonic exists: `endif`",
         "endfi",
     );
     assert_error(
@@ -748,7 +774,11 @@ fn a_word_after_a_complete_or_short_instruction_may_still_be_a_mnemonic() {
         }",
     );
     assert_error(&e, "`v_add_u32` takes 3 operands", "v_add_u32");
-    assert_error(&e, "unknown mnemonic `v_ad_u32`; did you mean", "v_ad_u32");
+    assert_error(
+        &e,
+        "unknown mnemonic `v_ad_u32`\n= help: similar mnemonics",
+        "v_ad_u32",
+    );
     // After a complete instruction, an operand is one too many.
     let e = errors("kernel k() { vreg a; v_mov a, 1 a }");
     assert_error(
@@ -769,16 +799,16 @@ fn suggestions_for_spellings_of_other_languages() {
             v_mov v0, frob()
         }",
     );
-    assert_error(&e, "unknown field `.byte`; did you mean `.bytes`?", "byte");
+    assert_error(&e, "unknown field `.byte`\n= note: `raw.bytes[i]` indexes bytes, `raw[i]` elements\n= help: a similar field exists: `bytes`", "byte");
     assert_error(&e, "unknown field `.y` before `[`", "y");
     assert_error(
         &e,
-        "operands are not calls: did you mean the special value `local_id.y`?",
+        "operands are not calls\n= help: the special value of that meaning is: `local_id.y`",
         "get_local_id",
     );
     assert_error(
         &e,
-        "operands are not calls: did you mean the special value `local_id`?",
+        "operands are not calls\n= help: the special value of that meaning is: `local_id`",
         "get_local_id",
     );
     assert_error(
@@ -798,32 +828,32 @@ fn suggestions_for_spellings_of_other_languages() {
     );
     assert_error(
         &e,
-        "unknown mnemonic `V_MOV`; did you mean `v_mov`?",
+        "unknown mnemonic `V_MOV`\n= help: a similar mnemonic exists: `v_mov`",
         "V_MOV",
     );
     assert_error(
         &e,
-        "unknown name `threadIdx.z`; did you mean the special value `local_id.z`?",
+        "unknown name `threadIdx.z`\n= help: the special value of that meaning is: `local_id.z`",
         "threadIdx.z",
     );
     assert_error(
         &e,
-        "unknown name `GRIDDIM`; did you mean the special value `num_groups`?",
+        "unknown name `GRIDDIM`\n= help: the special value of that meaning is: `num_groups`",
         "GRIDDIM",
     );
     assert_error(
         &e,
-        "unknown name `laneid.x`; did you mean the special value `lane_id`?",
+        "unknown name `laneid.x`\n= help: the special value of that meaning is: `lane_id`",
         "laneid.x",
     );
     assert_error(
         &e,
-        "`raw` has no field `byte`; did you mean `raw.bytes[index]`?",
+        "`raw` has no field `byte`\n= help: address bytes with `raw.bytes[index]`",
         "byte",
     );
     assert_error(
         &e,
-        "unknown name `Lane_ID`; did you mean `lane_id`?",
+        "unknown name `Lane_ID`\n= help: a similar name exists: `lane_id`",
         "Lane_ID",
     );
 }
@@ -960,7 +990,7 @@ fn floods_are_bounded_by_kind_not_by_message() {
     assert!(errors.iter().all(|d| d.kind == front::Kind::UnknownName));
     assert_eq!(
         errors.last().map(|d| d.message.as_str()),
-        Some("... and 10 more errors like this: unknown name `frobnicat`; did you mean `frobnicate`?")
+        Some("... and 10 more errors like this: unknown name `frobnicat`")
     );
 }
 

@@ -29,6 +29,26 @@ fn a_mistake_is_located_and_rendered_as_rustc_does() {
     assert!(text.contains("^^^^"), "{text}");
 }
 
+#[test]
+fn a_suggestion_is_data_and_is_shown_written_into_the_line() {
+    let src = "kernel k(x: &mut [u32]) {\n    vreg inside;\n    v_mov insid, 1\n    global_store x[0], inside\n}\n";
+    let e = compile_file("k.simt", src).expect_err("an unknown name is an error");
+    let d = e.iter().next().expect("one diagnostic");
+    assert_eq!(d.message, "unknown name `insid`");
+    let help = d.help.as_ref().expect("a help");
+    assert_eq!(help.replacement.as_deref(), Some("inside"));
+    assert_eq!(&src[d.at.bytes.clone()], "insid");
+    let text = e.to_string();
+    assert!(text.contains("help: a similar name exists"), "{text}");
+    // The source line again under the help, with the replacement in place
+    // of the mistake (rustc's rendering marks the one inserted letter).
+    let help_at = text.find("help: a similar name exists").expect("help");
+    assert!(
+        text[help_at..].contains("3 |     v_mov inside, 1"),
+        "{text}"
+    );
+}
+
 /// One error of a trybuild `.stderr` file: `error: MESSAGE` (or
 /// `error[CODE]: MESSAGE`), its message's further lines, then
 /// ` --> FILE:LINE:COLUMN`.

@@ -1,6 +1,6 @@
 //! Validation errors, located by instruction index so the macro can map them to spans.
 
-use crate::ir::{MReg, Reg, Uniformity};
+use crate::ir::{LdsIdx, MReg, Reg, Uniformity};
 use std::fmt;
 use thiserror::Error;
 
@@ -288,7 +288,23 @@ pub enum ValidationErrorKind {
         /// The declared count.
         count: u16,
     },
-    /// A declared register count over the machine's limit.
+    /// A register numbered at or past the machine's limit for its class:
+    /// at each instruction using it, or, for a named register, once for the
+    /// whole program.
+    #[error(
+        "register {}{} is out of range: the machine has {limit} {} registers",
+        .reg.parts().0,
+        .reg.parts().1,
+        .reg.parts().0
+    )]
+    RegisterPastLimit {
+        /// The register.
+        reg: Reg,
+        /// The machine's number of registers of its class.
+        limit: u16,
+    },
+    /// A declared register count over the machine's limit, with no register
+    /// past the limit named or used (a count set by hand).
     #[error("{count} {class} registers exceed the machine's limit of {limit}")]
     TooManyRegisters {
         /// `v`, `s` or `m`.
@@ -306,13 +322,16 @@ pub enum ValidationErrorKind {
         /// The limit.
         limit: u16,
     },
-    /// LDS over the machine's size, or `lds_bytes` not matching the declarations.
+    /// LDS over the machine's size: an array ending past it, or a declared
+    /// `lds_bytes` over it.
     #[error("LDS of {bytes} bytes exceeds the machine's {limit} bytes")]
     LdsTooLarge {
-        /// Bytes declared.
+        /// The bytes needed: up to the end of `array`, or `lds_bytes`.
         bytes: u64,
         /// The limit.
         limit: u32,
+        /// The first array, in declaration order, ending past the limit.
+        array: Option<LdsIdx>,
     },
     /// LDS declarations that overlap, are misaligned, or disagree with `lds_bytes`.
     #[error("LDS array `{name}`: {reason}")]

@@ -4,7 +4,8 @@
 
 use super::error::{NoteKind, Part, ValidationError, ValidationErrorKind as Kind};
 use crate::ir::{
-    Addressing, ElemType, GlobalRef, LdsRef, Operand, ParamIdx, ParamKind, Program, Reg, Uniformity,
+    Addressing, ElemType, GlobalRef, LdsDecl, LdsIdx, LdsRef, Operand, ParamIdx, ParamKind,
+    Program, Reg, Uniformity,
 };
 use crate::isa::{AtomicOp, Field, Fields, Inst, MemRef, Op, Role, Unit};
 use crate::limits::{MAX_LDS_BYTES, MAX_MREGS, MAX_PARAMS, MAX_SREGS, MAX_VREGS};
@@ -22,28 +23,39 @@ pub(super) fn check_program(program: &Program, errors: &mut Vec<ValidationError>
         ('s', program.sregs, MAX_SREGS),
         ('m', program.mregs, MAX_MREGS),
     ] {
-        if count > limit {
-            let mut error = ValidationError::program(Kind::TooManyRegisters {
+        // A named register past the limit is one error, at its declaration
+        // (`check_operands` leaves its uses alone); numbered ones are errors
+        // where they are used.
+        let mut past = false;
+        for named in program.reg_names.iter() {
+            if reg_class(named.reg) == class && r_index(named.reg) >= limit {
+                past = true;
+                let mut error = ValidationError::program(Kind::RegisterPastLimit {
+                    reg: named.reg,
+                    limit,
+                });
+                let used = program
+                    .insts
+                    .iter()
+                    .position(|inst| registers(inst).any(|r| r == named.reg));
+                if let Some(i) = used {
+                    error = error.note(i, NoteKind::RegisterUsed { reg: named.reg });
+                }
+                errors.push(error);
+            }
+        }
+        past |= program
+            .insts
+            .iter()
+            .any(|inst| registers(inst).any(|r| reg_class(r) == class && r_index(r) >= limit));
+        // Only a program whose counts were set by hand declares more
+        // registers than it names or uses.
+        if count > limit && !past {
+            errors.push(ValidationError::program(Kind::TooManyRegisters {
                 class,
                 count,
                 limit,
-            });
-            // Point at the first use of a register past the limit: that is the token
-            // a kernel author has to change.
-            let first = program.insts.iter().enumerate().find_map(|(i, inst)| {
-                registers(inst)
-                    .find(|&r| reg_class(r) == class && r_index(r) >= limit)
-                    .map(|r| (i, r_index(r)))
-            });
-            if let Some((i, index)) = first {
-                error = error.note(
-                    i,
-                    NoteKind::RegisterUsed {
-                        reg: first_reg(class, index),
-                    },
-                );
-            }
-            errors.push(error);
+            }));
         }
     }
     if program.params.len() > usize::from(MAX_PARAMS) {
@@ -63,11 +75,12 @@ fn r_index(r: Reg) -> u16 {
     r.parts().1
 }
 
-fn first_reg(class: char, index: u16) -> Reg {
-    match class {
-        'v' => Reg::V(crate::ir::VReg(index)),
-        's' => Reg::S(crate::ir::SReg(index)),
-        _ => Reg::M(crate::ir::MReg(index)),
+/// The machine's number of registers of `reg`'s class.
+fn machine_limit(reg: Reg) -> u16 {
+    match reg {
+        Reg::V(_) => MAX_VREGS,
+        Reg::S(_) => MAX_SREGS,
+        Reg::M(_) => MAX_MREGS,
     }
 }
 
@@ -81,18 +94,26 @@ fn registers(inst: &Inst) -> impl Iterator<Item = Reg> {
 /// LDS arrays must start 4-byte aligned, not overlap, and end within `lds_bytes`,
 /// which must fit the machine.
 fn check_lds_layout(program: &Program, errors: &mut Vec<ValidationError>) {
-    let extent = program
+    let end = |d: &LdsDecl| u64::from(d.offset) + u64::from(d.len) * u64::from(d.elem.size());
+    // The first array that does not fit is the one to shorten or remove.
+    let past = program
         .lds
         .iter()
-        .map(|d| u64::from(d.offset) + u64::from(d.len) * u64::from(d.elem.size()))
-        .max()
-        .unwrap_or(0);
-    let bytes = extent.max(u64::from(program.lds_bytes));
-    if bytes > u64::from(MAX_LDS_BYTES) {
+        .enumerate()
+        .find(|(_, d)| end(d) > u64::from(MAX_LDS_BYTES));
+    let too_large = match past {
+        Some((k, d)) => Some((end(d), u16::try_from(k).ok())),
+        None => (program.lds_bytes > MAX_LDS_BYTES).then_some((u64::from(program.lds_bytes), None)),
+    };
+    if let Some((bytes, array)) = too_large {
         errors.push(ValidationError::program(Kind::LdsTooLarge {
             bytes,
             limit: MAX_LDS_BYTES,
+            array: array.map(LdsIdx),
         }));
+        // Past the machine's size the builder saturates offsets, so the
+        // layout's errors would only restate this one.
+        return;
     }
     let layout = |name: &str, reason: String| {
         ValidationError::program(Kind::LdsLayout {
@@ -175,7 +196,21 @@ pub(super) fn check_operands(program: &Program, errors: &mut Vec<ValidationError
                 Reg::S(_) => program.sregs,
                 Reg::M(_) => program.mregs,
             };
-            if r_index(reg) >= count && !seen.contains(&reg) {
+            if seen.contains(&reg) {
+                continue;
+            }
+            let limit = machine_limit(reg);
+            if r_index(reg) >= limit {
+                seen.push(reg);
+                let named = program.reg_names.iter().any(|n| n.reg == reg);
+                if !named {
+                    let mut error = ValidationError::at(i, Kind::RegisterPastLimit { reg, limit });
+                    if let Some((field, part)) = naming(inst, reg) {
+                        error = error.operand(field, part);
+                    }
+                    errors.push(error);
+                }
+            } else if r_index(reg) >= count {
                 seen.push(reg);
                 let mut error = ValidationError::at(
                     i,
