@@ -60,6 +60,8 @@ struct ShownError {
     line: usize,
     column: usize,
     message: String,
+    /// How many columns its `^^^` underline spans, where it is on one line.
+    width: Option<usize>,
 }
 
 /// The errors `stderr` shows, in order. Warnings and everything below an
@@ -86,6 +88,13 @@ fn shown_errors(stderr: &str) -> Vec<ShownError> {
                 None => message.push(next.trim().to_owned()),
             }
         };
+        // The first underline below the location: `  |     ^^^^`; a span
+        // over several lines is drawn with `_` and is not compared.
+        let width = lines.clone().take_while(|l| !l.is_empty()).find_map(|l| {
+            let (_, after) = l.split_once('|')?;
+            let marks = after.trim();
+            (!marks.is_empty() && marks.chars().all(|c| c == '^')).then_some(marks.len())
+        });
         let mut parts = location.rsplitn(3, ':');
         let column = parts.next().and_then(|c| c.parse().ok()).expect("column");
         let line = parts.next().and_then(|l| l.parse().ok()).expect("line");
@@ -96,6 +105,7 @@ fn shown_errors(stderr: &str) -> Vec<ShownError> {
             line,
             column,
             message: message.join("\n"),
+            width,
         });
     }
     errors
@@ -112,7 +122,7 @@ fn unindented(message: &str) -> String {
 }
 
 /// Every compile-fail case of `tests/ui`, compiled from its file's text, gives
-/// exactly the errors (file, line, column, message, in order) that its
+/// exactly the errors (file, line, column, underline width, message, in order) that its
 /// `.stderr` shows rustc giving for the `simt_kernel!` invocation, so that the
 /// macro and the text path word and place every mistake alike, whatever the
 /// `.stderr` files say.
@@ -134,6 +144,7 @@ fn every_ui_case_gives_the_errors_its_stderr_shows() {
     let mut mismatches = Vec::new();
     let mut rustc_only = Vec::new();
     let mut compared = 0;
+    let (mut errors, mut underlined) = (0, 0);
     for case in &cases {
         let name = format!(
             "tests/ui/{}",
@@ -144,15 +155,21 @@ fn every_ui_case_gives_the_errors_its_stderr_shows() {
             .unwrap_or_else(|e| panic!("{name} has no .stderr: {e}"));
         let shown = shown_errors(&stderr);
         assert!(!shown.is_empty(), "{name}: its .stderr shows no error");
-        let expected: Vec<(String, usize, usize, String)> = shown
+        type Shown = (String, usize, usize, Option<usize>, String);
+        let expected: Vec<Shown> = shown
             .iter()
             .filter(|e| e.code.is_none())
-            .map(|e| (e.file.clone(), e.line, e.column, unindented(&e.message)))
+            .map(|e| {
+                let message = unindented(&e.message);
+                (e.file.clone(), e.line, e.column, e.width, message)
+            })
             .collect();
         if expected.is_empty() {
             rustc_only.push(name.clone());
         }
-        let got: Vec<(String, usize, usize, String)> = match compile_rust_file(&name, &source) {
+        errors += expected.len();
+        underlined += expected.iter().filter(|e| e.3.is_some()).count();
+        let got: Vec<Shown> = match compile_rust_file(&name, &source) {
             Ok(kernels) => {
                 assert!(!kernels.is_empty(), "{name}: no kernel found");
                 Vec::new()
@@ -160,7 +177,11 @@ fn every_ui_case_gives_the_errors_its_stderr_shows() {
             Err(d) => d
                 .as_errors()
                 .iter()
-                .map(|(at, m)| (name.clone(), at.line, at.column, unindented(m)))
+                .map(|(at, m)| {
+                    let text = &source[at.bytes.clone()];
+                    let width = (!text.contains('\n')).then(|| text.chars().count().max(1));
+                    (name.clone(), at.line, at.column, width, unindented(m))
+                })
                 .collect(),
         };
         if got != expected {
@@ -179,5 +200,7 @@ fn every_ui_case_gives_the_errors_its_stderr_shows() {
     // Nearly every case is about the kernel, not the Rust around it.
     assert!(compared >= 80, "only {compared} cases");
     assert!(rustc_only.len() * 10 < compared, "{rustc_only:?}");
+    // Nearly every error's underline is on one line, and compared.
+    assert!(underlined * 10 > errors * 9, "{underlined} of {errors}");
     println!("{compared} cases; rustc's own errors only: {rustc_only:?}");
 }
