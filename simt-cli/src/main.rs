@@ -11,6 +11,7 @@ mod run;
 use args::{Cli, Command};
 use clap::Parser;
 use simt::core::Program;
+use simt_kernels::cli;
 use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
@@ -53,7 +54,7 @@ fn check(file: &Path) -> ExitCode {
     match compile(file) {
         Ok(kernels) => {
             for kernel in &kernels {
-                println!("{}", summary(kernel.program()));
+                cli::print(&format!("{}\n", summary(kernel.program())));
             }
             ExitCode::SUCCESS
         }

@@ -6,6 +6,7 @@ use crate::args::{OutFormat, Run};
 use crate::inputs::{self, Given, Value};
 use crate::{compile, failure, npy, usage};
 use simt::core::{Kernel, LaunchConfig, Program};
+use simt_kernels::cli;
 use simt_kernels::report::{self, Results};
 use simt_kernels::studies::has_major_findings;
 use simt_kernels::{html, metrics};
@@ -126,8 +127,7 @@ fn choose<'k>(
 /// findings.
 fn print(results: &Results, options: &Run) {
     let row = &results.rows[0];
-    println!(
-        "{} from {}: {} workgroup{} of {} work-items, wave{}, model {}, seed {}; speed of one launch on one thread\n",
+    cli::print(&format!("{} from {}: {} workgroup{} of {} work-items, wave{}, model {}, seed {}; speed of one launch on one thread\n\n",
         row.kernel,
         options.file.display(),
         options.groups,
@@ -136,14 +136,14 @@ fn print(results: &Results, options: &Run) {
         row.wave_width,
         results.model.name,
         results.seed
-    );
-    print!("{}", report::table(&results.rows));
+    ));
+    cli::print(&report::table(&results.rows));
     if let Some(line) = report::occupancy_note(&results.rows) {
-        println!("\n{line}");
+        cli::print(&format!("\n{line}\n"));
     }
-    print!("\n{}", row.listing);
+    cli::print(&format!("\n{}", row.listing));
     if let Some(list) = report::findings_list(&results.rows) {
-        print!("\n{list}");
+        cli::print(&format!("\n{list}"));
     }
 }
 
@@ -152,7 +152,7 @@ fn print(results: &Results, options: &Run) {
 fn write_outputs(results: &Results, program: &Program, values: &[Value], options: &Run) -> bool {
     let mut ok = true;
     let mut wrote = |path: &Path, written: std::io::Result<()>| match written {
-        Ok(()) => println!("wrote {}", path.display()),
+        Ok(()) => cli::print(&format!("wrote {}\n", path.display())),
         Err(e) => {
             eprintln!("error: cannot write {}: {e}", path.display());
             ok = false;

@@ -318,3 +318,26 @@ fn a_default_run_leaves_the_committed_results_alone() {
     assert_eq!(json["rows"][0]["kernel"], "vecadd_i32", "{json}");
     assert_eq!(std::fs::read(&committed).ok(), before);
 }
+
+/// A reader that stops early (`report | head -1`) ends the report quietly:
+/// status 0 and nothing on standard error, where `print!` would panic.
+#[test]
+fn a_closed_standard_output_ends_the_report_quietly() {
+    let out = temp_json("closed-pipe");
+    let mut child = report()
+        .args(["--kernels", "vecadd_i32", "--width", "32", "--launches", "1"])
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Closing the only reader before the report writes makes its first write
+    // fail with a broken pipe.
+    drop(child.stdout.take());
+    let result = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(result.status.success(), "{:?}\n{stderr}", result.status);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let _ = std::fs::remove_dir_all(out.parent().unwrap());
+}

@@ -22,7 +22,7 @@ fn main() -> ExitCode {
     let command = match cli::parse(std::env::args_os().skip(1)) {
         Ok(command) => command,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
-            print!("{e}");
+            cli::print(&e.to_string());
             return ExitCode::SUCCESS;
         }
         Err(e) => {
@@ -80,27 +80,27 @@ impl Progress {
 }
 
 fn run(options: &Options) -> ExitCode {
-    println!(
-        "seed {}, model {}, median of {} launches per row on one thread\n",
+    cli::print(&format!(
+        "seed {}, model {}, median of {} launches per row on one thread\n\n",
         options.seed, options.model.name, options.launches
-    );
+    ));
     let mut progress = Progress::new();
     let results = report::run_with_progress(options, |done, total, next| {
         progress.update(done, total, next)
     });
     progress.finish();
-    print!("{}", report::table(&results.rows));
+    cli::print(&report::table(&results.rows));
     if let Some(line) = report::occupancy_note(&results.rows) {
-        println!("\n{line}");
+        cli::print(&format!("\n{line}\n"));
     }
     if let Some(line) = report::reference_summary(&results.rows) {
-        println!("\n{line}");
+        cli::print(&format!("\n{line}\n"));
     }
     if let Some(list) = report::findings_list(&results.rows) {
-        print!("\n{list}");
+        cli::print(&format!("\n{list}"));
     }
     for study in &results.studies {
-        print!("\n{}", study.table());
+        cli::print(&format!("\n{}", study.table()));
     }
     for row in results.rows.iter().filter(|r| !r.oracle_pass) {
         eprintln!(
@@ -143,7 +143,7 @@ fn run(options: &Options) -> ExitCode {
     }
     let mut ok = results.all_passed();
     match report::write_json(&results, &options.out) {
-        Ok(()) => println!("\nwrote {}", options.out.display()),
+        Ok(()) => cli::print(&format!("\nwrote {}\n", options.out.display())),
         Err(e) => {
             eprintln!("report: cannot write {}: {e}", options.out.display());
             ok = false;
@@ -151,7 +151,7 @@ fn run(options: &Options) -> ExitCode {
     }
     if let Some(path) = &options.html {
         match html::write(&results, options, path) {
-            Ok(()) => println!("wrote {}", path.display()),
+            Ok(()) => cli::print(&format!("wrote {}\n", path.display())),
             Err(e) => {
                 eprintln!("report: cannot write {}: {e}", path.display());
                 ok = false;
@@ -172,9 +172,9 @@ fn annotate(spec: &KernelSpec, options: &Options) -> ExitCode {
         match spec.run(options.seed, &config) {
             Ok(run) => {
                 if i > 0 {
-                    println!();
+                    cli::print("\n");
                 }
-                print!("{}", run.stats.listing(spec.program));
+                cli::print(run.stats.listing(spec.program));
                 if let Some(mismatch) = run.mismatch() {
                     eprintln!(
                         "report: {} at wave{width} differs from its oracle: {mismatch}",
