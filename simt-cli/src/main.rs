@@ -54,7 +54,7 @@ fn check(file: &Path) -> ExitCode {
     match compile(file) {
         Ok(kernels) => {
             for kernel in &kernels {
-                cli::print(&format!("{}\n", summary(kernel.program())));
+                cli::print(format!("{}\n", summary(kernel.program())));
             }
             ExitCode::SUCCESS
         }

@@ -127,7 +127,7 @@ fn choose<'k>(
 /// findings.
 fn print(results: &Results, options: &Run) {
     let row = &results.rows[0];
-    cli::print(&format!("{} from {}: {} workgroup{} of {} work-items, wave{}, model {}, seed {}; speed of one launch on one thread\n\n",
+    cli::print(format!("{} from {}: {} workgroup{} of {} work-items, wave{}, model {}, seed {}; speed of one launch on one thread\n\n",
         row.kernel,
         options.file.display(),
         options.groups,
@@ -137,13 +137,13 @@ fn print(results: &Results, options: &Run) {
         results.model.name,
         results.seed
     ));
-    cli::print(&report::table(&results.rows));
+    cli::print(report::table(&results.rows));
     if let Some(line) = report::occupancy_note(&results.rows) {
-        cli::print(&format!("\n{line}\n"));
+        cli::print(format!("\n{line}\n"));
     }
-    cli::print(&format!("\n{}", row.listing));
+    cli::print(format!("\n{}", row.listing));
     if let Some(list) = report::findings_list(&results.rows) {
-        cli::print(&format!("\n{list}"));
+        cli::print(format!("\n{list}"));
     }
 }
 
@@ -152,7 +152,7 @@ fn print(results: &Results, options: &Run) {
 fn write_outputs(results: &Results, program: &Program, values: &[Value], options: &Run) -> bool {
     let mut ok = true;
     let mut wrote = |path: &Path, written: std::io::Result<()>| match written {
-        Ok(()) => cli::print(&format!("wrote {}\n", path.display())),
+        Ok(()) => cli::print(format!("wrote {}\n", path.display())),
         Err(e) => {
             eprintln!("error: cannot write {}: {e}", path.display());
             ok = false;

@@ -288,6 +288,21 @@ fn parse_launches(value: &str) -> Result<usize, String> {
     }
 }
 
+/// Writes `text` to standard output. A reader that has gone (`report | head`)
+/// ends the command quietly with status 0, as it ends a C program, instead of
+/// the panic of `print!`; any other failure to write ends it with status 1.
+pub fn print(text: impl std::fmt::Display) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = write!(out, "{text}").and_then(|()| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write to standard output: {e}");
+        std::process::exit(1);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -470,20 +485,5 @@ mod tests {
         assert!(message.contains("matmul_tiled_f32"), "{message}");
         let message = parse(["--model", "amd"]).unwrap_err().to_string();
         assert!(message.contains("reference, nvidia, cdna3"), "{message}");
-    }
-}
-
-/// Writes `text` to standard output. A reader that has gone (`report | head`)
-/// ends the command quietly with status 0, as it ends a C program, instead of
-/// the panic of `print!`; any other failure to write ends it with status 1.
-pub fn print(text: impl std::fmt::Display) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    if let Err(e) = write!(out, "{text}").and_then(|()| out.flush()) {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
-        }
-        eprintln!("error: cannot write to standard output: {e}");
-        std::process::exit(1);
     }
 }

@@ -325,7 +325,14 @@ fn a_default_run_leaves_the_committed_results_alone() {
 fn a_closed_standard_output_ends_the_report_quietly() {
     let out = temp_json("closed-pipe");
     let mut child = report()
-        .args(["--kernels", "vecadd_i32", "--width", "32", "--launches", "1"])
+        .args([
+            "--kernels",
+            "vecadd_i32",
+            "--width",
+            "32",
+            "--launches",
+            "1",
+        ])
         .arg("--out")
         .arg(&out)
         .stdout(std::process::Stdio::piped())

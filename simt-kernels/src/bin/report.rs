@@ -22,7 +22,7 @@ fn main() -> ExitCode {
     let command = match cli::parse(std::env::args_os().skip(1)) {
         Ok(command) => command,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
-            cli::print(&e.to_string());
+            cli::print(&e);
             return ExitCode::SUCCESS;
         }
         Err(e) => {
@@ -80,7 +80,7 @@ impl Progress {
 }
 
 fn run(options: &Options) -> ExitCode {
-    cli::print(&format!(
+    cli::print(format!(
         "seed {}, model {}, median of {} launches per row on one thread\n\n",
         options.seed, options.model.name, options.launches
     ));
@@ -89,18 +89,18 @@ fn run(options: &Options) -> ExitCode {
         progress.update(done, total, next)
     });
     progress.finish();
-    cli::print(&report::table(&results.rows));
+    cli::print(report::table(&results.rows));
     if let Some(line) = report::occupancy_note(&results.rows) {
-        cli::print(&format!("\n{line}\n"));
+        cli::print(format!("\n{line}\n"));
     }
     if let Some(line) = report::reference_summary(&results.rows) {
-        cli::print(&format!("\n{line}\n"));
+        cli::print(format!("\n{line}\n"));
     }
     if let Some(list) = report::findings_list(&results.rows) {
-        cli::print(&format!("\n{list}"));
+        cli::print(format!("\n{list}"));
     }
     for study in &results.studies {
-        cli::print(&format!("\n{}", study.table()));
+        cli::print(format!("\n{}", study.table()));
     }
     for row in results.rows.iter().filter(|r| !r.oracle_pass) {
         eprintln!(
@@ -143,7 +143,7 @@ fn run(options: &Options) -> ExitCode {
     }
     let mut ok = results.all_passed();
     match report::write_json(&results, &options.out) {
-        Ok(()) => cli::print(&format!("\nwrote {}\n", options.out.display())),
+        Ok(()) => cli::print(format!("\nwrote {}\n", options.out.display())),
         Err(e) => {
             eprintln!("report: cannot write {}: {e}", options.out.display());
             ok = false;
@@ -151,7 +151,7 @@ fn run(options: &Options) -> ExitCode {
     }
     if let Some(path) = &options.html {
         match html::write(&results, options, path) {
-            Ok(()) => cli::print(&format!("wrote {}\n", path.display())),
+            Ok(()) => cli::print(format!("wrote {}\n", path.display())),
             Err(e) => {
                 eprintln!("report: cannot write {}: {e}", path.display());
                 ok = false;
