@@ -18,7 +18,7 @@
 //!   [`Hardware`] description.
 #![deny(missing_docs)]
 
-pub use simt_lang::{ir, isa, limits};
+pub use simt_lang::{facts, ir, isa, limits};
 
 mod cache;
 mod error;
@@ -27,6 +27,7 @@ mod findings;
 mod launch;
 mod listing;
 mod model;
+mod prediction;
 pub mod occupancy;
 mod snapshot;
 mod stats;
@@ -40,13 +41,14 @@ pub use findings::{BufferByte, Finding, FindingKind, Findings, RaceClass, Site, 
 pub use launch::{Arg, Dim3, LaneOrder, LaunchConfig, Order, Schedule, Threads};
 pub use listing::{Hint, HintKind, Line, Listing, MAX_HINTS};
 pub use model::MemoryModel;
+pub use prediction::{predictions, Prediction};
 pub use occupancy::{occupancy, Hardware, Limiter, Occupancy, Usage};
 pub use simt_lang::ir::*;
 pub use simt_lang::isa::{
     AtomicOp, BinOp, CmpOp, CmpType, Inst, MaskOp, Opcode, ShuffleOp, TernOp, UnOp, WaveOp, Width,
 };
 pub use simt_lang::{
-    link, register_counts, uniformity, validate, Element, Kernel, Note, NoteKind, ProgramBuilder,
+    link, register_counts, uniformity, Facts, validate, Element, Kernel, Note, NoteKind, ProgramBuilder,
     UniformityInfo, ValidationError, ValidationErrorKind, ValidationErrors,
 };
 pub use snapshot::{NonZero, Snapshot, SnapshotLine};

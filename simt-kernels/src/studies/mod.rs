@@ -148,6 +148,15 @@ pub struct VariantRow {
     /// What the sanitizers found in its launch; left out of the JSON when nothing.
     #[serde(skip_serializing_if = "Findings::is_empty")]
     pub findings: Findings,
+    /// The kernel it ran, for what is checked per instruction (the static facts).
+    #[serde(skip)]
+    pub program: Program,
+    /// The counters of each of its instructions.
+    #[serde(skip)]
+    pub per_instruction: Vec<Counters>,
+    /// The workgroup shape it ran with.
+    #[serde(skip)]
+    pub workgroup: Dim3,
 }
 
 /// A claim: a figure the text states and the one the counters give.
@@ -392,11 +401,13 @@ pub fn format_figure(x: f64) -> String {
 pub(crate) fn row(
     name: impl Into<String>,
     program: &Program,
-    workgroup_size: u32,
+    workgroup: impl Into<Dim3>,
     stats: &Stats,
     oracle_ok: bool,
     region: Option<&[usize]>,
 ) -> VariantRow {
+    let workgroup = workgroup.into();
+    let workgroup_size = workgroup.x * workgroup.y * workgroup.z;
     VariantRow {
         name: name.into(),
         model: stats.model.clone(),
@@ -405,6 +416,9 @@ pub(crate) fn row(
         region: region.map(|r| sum(stats, r)),
         occupancy: occupancy(program, workgroup_size),
         findings: stats.findings.clone(),
+        program: program.clone(),
+        per_instruction: stats.per_instruction.clone(),
+        workgroup,
     }
 }
 

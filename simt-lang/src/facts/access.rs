@@ -11,7 +11,7 @@
 //! evaluated for every base the known residue allows, giving an exact count
 //! when all agree and a range when they do not.
 
-use super::affine::{wrap, Lin, Sym, SymNames, Val};
+use super::affine::{launch_values, wrap, Lin, Sym, SymNames, Val};
 use super::walk::{Guard, Site};
 use crate::ir::{LdsIdx, ParamIdx};
 use serde::Serialize;
@@ -320,6 +320,7 @@ pub fn fact(
     let Val::Known(a) = &access.addr else {
         return unknown(Why::NotAffine);
     };
+    let a = &a.substitute(&launch_values(shape, Some(width)));
     let mut assumptions = Vec::new();
     if a.per_lane[1..].iter().any(|c| !c.is_zero()) {
         let assumption = Assumption::GroupXMultipleOf(lanes);

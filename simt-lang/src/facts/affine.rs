@@ -146,6 +146,16 @@ impl Lin {
     pub fn syms(&self) -> impl Iterator<Item = Sym> + '_ {
         self.terms.iter().map(|&(s, _)| s)
     }
+
+    /// The form with each symbol `f` knows replaced by its form.
+    pub fn substitute(&self, f: &impl Fn(Sym) -> Option<Lin>) -> Lin {
+        let mut out = Lin::constant(self.c);
+        for &(s, k) in &self.terms {
+            let term = f(s).unwrap_or_else(|| Lin::sym(s));
+            out = out.add(&term.scale(k));
+        }
+        out
+    }
 }
 
 /// The per-lane bases of a form, in [`Affine::per_lane`] order.
@@ -211,6 +221,14 @@ impl Affine {
         }
     }
 
+    /// The form with each symbol `f` knows replaced by its form.
+    pub fn substitute(&self, f: &impl Fn(Sym) -> Option<Lin>) -> Affine {
+        Affine {
+            per_lane: std::array::from_fn(|b| self.per_lane[b].substitute(f)),
+            uni: self.uni.substitute(f),
+        }
+    }
+
     /// The symbols the form reads.
     pub fn syms(&self) -> impl Iterator<Item = Sym> + '_ {
         self.per_lane
@@ -266,6 +284,23 @@ pub(crate) fn special(s: Special) -> Affine {
         Special::NumGroups(a) => uni(SpecialSym::NumGroups(AxisSym::of(a))),
         Special::WaveId => uni(SpecialSym::WaveId),
         Special::WaveWidth => uni(SpecialSym::WaveWidth),
+    }
+}
+
+/// What a launch's workgroup shape and wave width say of the uniform symbols:
+/// `group_size` and `wave_width` are constants, `group_id * group_size` a
+/// multiple of the size.
+pub fn launch_values(shape: Option<[u32; 3]>, width: Option<u32>) -> impl Fn(Sym) -> Option<Lin> {
+    move |s| match s {
+        Sym::Special(SpecialSym::GroupSize(a)) => {
+            shape.map(|sh| Lin::constant(i64::from(sh[usize::from(a.0).min(2)])))
+        }
+        Sym::Special(SpecialSym::WaveWidth) => width.map(|w| Lin::constant(i64::from(w))),
+        Sym::GroupBase(a) => shape.map(|sh| {
+            Lin::sym(Sym::Special(SpecialSym::GroupId(a)))
+                .scale(i64::from(sh[usize::from(a.0).min(2)]))
+        }),
+        _ => None,
     }
 }
 
