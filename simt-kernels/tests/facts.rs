@@ -20,12 +20,22 @@ struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, p: &[Prediction]) {
+    fn add(&mut self, name: &str, program: &Program, p: &[Prediction]) {
         for p in p {
             match p.fact.value {
                 Degree::Exact(_) => self.exact += 1,
                 Degree::Range(..) => self.range += 1,
-                _ => self.other += 1,
+                _ => {
+                    self.other += 1;
+                    if std::env::var("FACTS_DEBUG").is_ok() {
+                        eprintln!(
+                            "other: {name} {} {:?} {:?}",
+                            program.display_inst(&program.insts[p.inst]),
+                            p.what,
+                            p.fact.value
+                        );
+                    }
+                }
             }
             if p.agrees().is_some() {
                 self.compared += 1;
@@ -58,7 +68,7 @@ fn facts_agree_with_the_counters_of_every_reference_kernel() {
             let run = spec.run(7, &config).expect("the kernel runs");
             let f = facts(spec.program, Some([spec.workgroup, 1, 1]));
             let preds = predictions(spec.program, &f, &run.stats, &model);
-            tally.add(&preds);
+            tally.add(spec.name, spec.program, &preds);
             bad.extend(disagreements(spec.name, width, &preds));
         }
     }
@@ -92,7 +102,7 @@ fn facts_agree_with_the_counters_of_every_study_variant() {
                 let f = facts(&v.program, Some(shape));
                 let stats = variant_stats(&v.per_instruction, width, &v.model);
                 let preds = predictions(&v.program, &f, &stats, &model);
-                tally.add(&preds);
+                tally.add(&v.name, &v.program, &preds);
                 bad.extend(disagreements(&v.name, width, &preds));
             }
         }

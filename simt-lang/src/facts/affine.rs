@@ -194,28 +194,29 @@ impl Affine {
 
     /// `k · self`.
     pub fn scale(&self, k: i64) -> Affine {
-        self.scale_lin(&Lin::constant(k)).unwrap_or_default()
+        self.scale_lin(&Lin::constant(k), None).unwrap_or_default()
     }
 
-    /// `self · k` for a uniform linear `k`, when every product stays linear.
-    fn scale_lin(&self, k: &Lin) -> Option<Affine> {
+    /// `self · k` for a uniform linear `k`, when every per-lane coefficient
+    /// stays linear; a uniform part that does not is named `opaque`.
+    fn scale_lin(&self, k: &Lin, opaque: Option<Sym>) -> Option<Affine> {
         let mut per_lane: [Lin; 4] = Default::default();
         for (dst, src) in per_lane.iter_mut().zip(&self.per_lane) {
             *dst = src.mul(k)?;
         }
-        Some(Affine {
-            per_lane,
-            uni: self.uni.mul(k)?,
-        })
+        let uni = self.uni.mul(k).or_else(|| opaque.map(Lin::sym))?;
+        Some(Affine { per_lane, uni })
     }
 
     /// `self · other`, when it stays affine: one side uniform, and the products
-    /// of coefficients linear.
-    pub fn mul(&self, other: &Affine) -> Option<Affine> {
+    /// of per-lane coefficients linear. A product of two symbolic uniform parts
+    /// (`group_id.x * stride`) is uniform but not linear: it is named `opaque`
+    /// when given.
+    pub fn mul(&self, other: &Affine, opaque: Option<Sym>) -> Option<Affine> {
         if other.is_uniform() {
-            self.scale_lin(&other.uni)
+            self.scale_lin(&other.uni, opaque)
         } else if self.is_uniform() {
-            other.scale_lin(&self.uni)
+            other.scale_lin(&self.uni, opaque)
         } else {
             None
         }
@@ -370,10 +371,10 @@ mod tests {
     fn products_stay_affine_only_with_a_uniform_side() {
         let lane = special(Special::LaneId);
         let pitch = Affine::uniform(Lin::sym(Sym::Arg(ParamIdx(1))));
-        let p = lane.mul(&pitch).expect("lane * pitch is affine");
+        let p = lane.mul(&pitch, None).expect("lane * pitch is affine");
         assert_eq!(p.per_lane[0], Lin::sym(Sym::Arg(ParamIdx(1))));
-        assert!(lane.mul(&lane).is_none());
+        assert!(lane.mul(&lane, None).is_none());
         // (lane * pitch) * pitch is quadratic in the symbol.
-        assert!(p.mul(&pitch).is_none());
+        assert!(p.mul(&pitch, None).is_none());
     }
 }

@@ -57,6 +57,9 @@ pub enum RaceAssumption {
     OneDimensionalGrid,
     /// No address wraps past 2^32 (every access that runs is in bounds).
     NoWrap,
+    /// Workgroups of this shape, at wave32 and wave64: every pair of
+    /// work-items was tried.
+    Shape([u32; 3]),
 }
 
 /// What the analysis decided for a pair.
@@ -217,12 +220,10 @@ impl Ctx<'_> {
         if let Some(free) = self.prove_free(i, a, j, b, lds, shape) {
             return Verdict::Free(free);
         }
-        match shape {
-            Some(shape) => match search(a, b, lds, shape) {
-                Some(w) => Verdict::Race(w),
-                None => Verdict::Unknown,
-            },
-            None => Verdict::Unknown,
+        match shape.map(|shape| (shape, search(a, b, lds, shape))) {
+            Some((_, Search::Found(w))) => Verdict::Race(w),
+            Some((shape, Search::Exhausted)) => Verdict::Free(vec![RaceAssumption::Shape(shape)]),
+            _ => Verdict::Unknown,
         }
     }
 
@@ -558,10 +559,48 @@ fn guards_hold(guards: &[Guard], item: &WorkItem, shape: [u32; 3], width: u32) -
 /// The most work-items of a workgroup the witness search tries pairwise.
 const MAX_SEARCH: u32 = 512;
 
+/// What the witness search found.
+enum Search {
+    /// Two work-items that race.
+    Found(Witness),
+    /// Every pair was tried, with every guard and address decided: none races.
+    Exhausted,
+    /// The search could not decide (loops, unknown values, too many work-items).
+    Undecided,
+}
+
 /// Two work-items of a launch with workgroups of `shape` the sanitizer would not
-/// order that touch one byte, trying wave widths 32 and 64; `None` when none is
-/// found or the accesses sit in loops (whose iterations the search does not follow).
-fn search(a: &Access, b: &Access, lds: bool, shape: [u32; 3]) -> Option<Witness> {
+/// order that touch one byte, trying wave widths 32 and 64. The accesses must
+/// sit in no loop (the search does not follow iterations: outside loops, each
+/// runs once per work-item, so the pairs tried are every pair that can run).
+///
+/// Only a search over one workgroup's LDS whose addresses and guards do not
+/// depend on the workgroup's id is exhaustive; across workgroups only the
+/// first two along x are tried.
+fn search(a: &Access, b: &Access, lds: bool, shape: [u32; 3]) -> Search {
+    let per_group = |s: Sym| {
+        matches!(
+            s,
+            Sym::Special(SpecialSym::GroupId(_) | SpecialSym::NumGroups(_)) | Sym::GroupBase(_)
+        )
+    };
+    let reads_group = [a, b].iter().any(|x| {
+        let guards = x.guards.iter().filter_map(|g| g.cond.as_ref());
+        let forms = x
+            .addr
+            .affine()
+            .into_iter()
+            .chain(guards.flat_map(|c| [&c.a, &c.b]));
+        forms.flat_map(Affine::syms).any(per_group)
+    });
+    match try_search(a, b, lds, shape) {
+        Some(Some(w)) => Search::Found(w),
+        Some(None) if lds && !reads_group => Search::Exhausted,
+        _ => Search::Undecided,
+    }
+}
+
+fn try_search(a: &Access, b: &Access, lds: bool, shape: [u32; 3]) -> Option<Option<Witness>> {
     let (Val::Known(fa), Val::Known(fb)) = (&a.addr, &b.addr) else {
         return None;
     };
@@ -585,7 +624,7 @@ fn search(a: &Access, b: &Access, lds: bool, shape: [u32; 3]) -> Option<Witness>
     };
     for width in [32, 64] {
         for p in items(groups[0]) {
-            if guards_hold(&a.guards, &p, shape, width) != Some(true) {
+            if !guards_hold(&a.guards, &p, shape, width)? {
                 continue;
             }
             let pa = eval(fa, &p, shape, width)?;
@@ -595,20 +634,24 @@ fn search(a: &Access, b: &Access, lds: bool, shape: [u32; 3]) -> Option<Witness>
                 if lds && wave_p == wave_q {
                     continue;
                 }
-                if guards_hold(&b.guards, &q, shape, width) != Some(true) {
+                if !guards_hold(&b.guards, &q, shape, width)? {
                     continue;
                 }
                 let qb = eval(fb, &q, shape, width)?;
-                let (lo, hi) = (pa.max(qb), (pa + a.bytes()).min(qb + b.bytes()));
+                let (pa, qb) = (u64::from(pa), u64::from(qb));
+                let (lo, hi) = (
+                    pa.max(qb),
+                    (pa + u64::from(a.bytes())).min(qb + u64::from(b.bytes())),
+                );
                 if lo < hi {
-                    return Some(Witness {
+                    return Some(Some(Witness {
                         width,
                         items: [p, q],
-                        address: u64::from(lo),
-                    });
+                        address: lo,
+                    }));
                 }
             }
         }
     }
-    None
+    Some(None)
 }

@@ -333,16 +333,29 @@ impl<'a> Walk<'a> {
         }
         let val = |op: Operand| self.operand(st, op);
         let known = |v: &Val| v.affine().cloned();
+        // The name a uniform product of two symbols gets.
+        let named = fields
+            .written()
+            .next()
+            .and_then(|r| self.slot(r))
+            .map(|slot| Sym::Value {
+                inst: pc as u32,
+                slot: slot as u16,
+            });
         let result: Option<(Reg, Val)> = match *inst {
-            Inst::VBinary { op, dst, a, b } => Some((Reg::V(dst), binary(op, &val(a), &val(b)))),
-            Inst::SBinary { op, dst, a, b } => Some((Reg::S(dst), binary(op, &val(a), &val(b)))),
+            Inst::VBinary { op, dst, a, b } => {
+                Some((Reg::V(dst), binary(op, &val(a), &val(b), named)))
+            }
+            Inst::SBinary { op, dst, a, b } => {
+                Some((Reg::S(dst), binary(op, &val(a), &val(b), named)))
+            }
             Inst::VUnary { op, dst, a } => Some((Reg::V(dst), unary(op, &val(a)))),
             Inst::SUnary { op, dst, a } => Some((Reg::S(dst), unary(op, &val(a)))),
             Inst::VTernary { op, dst, a, b, c } => {
-                Some((Reg::V(dst), ternary(op, &val(a), &val(b), &val(c))))
+                Some((Reg::V(dst), ternary(op, &val(a), &val(b), &val(c), named)))
             }
             Inst::STernary { op, dst, a, b, c } => {
-                Some((Reg::S(dst), ternary(op, &val(a), &val(b), &val(c))))
+                Some((Reg::S(dst), ternary(op, &val(a), &val(b), &val(c), named)))
             }
             Inst::VSelect {
                 dst,
@@ -433,14 +446,14 @@ fn join_val(x: &Val, y: &Val, at: usize, slot: usize) -> Val {
     }
 }
 
-fn binary(op: BinOp, a: &Val, b: &Val) -> Val {
+fn binary(op: BinOp, a: &Val, b: &Val, named: Option<Sym>) -> Val {
     let (Some(x), Some(y)) = (a.affine(), b.affine()) else {
         return Val::Unknown;
     };
     let r = match op {
         BinOp::AddU32 => Some(x.add(y)),
         BinOp::SubU32 => Some(x.add(&y.scale(-1))),
-        BinOp::MulU32 => x.mul(y),
+        BinOp::MulU32 => x.mul(y, named),
         BinOp::Shl => y
             .is_uniform()
             .then(|| y.uni.as_const())
@@ -464,9 +477,9 @@ fn unary(op: UnOp, a: &Val) -> Val {
     }
 }
 
-fn ternary(op: TernOp, a: &Val, b: &Val, c: &Val) -> Val {
+fn ternary(op: TernOp, a: &Val, b: &Val, c: &Val, named: Option<Sym>) -> Val {
     match op {
-        TernOp::MadU32 => match (binary(BinOp::MulU32, a, b), c.affine()) {
+        TernOp::MadU32 => match (binary(BinOp::MulU32, a, b, named), c.affine()) {
             (Val::Known(p), Some(c)) => Val::Known(p.add(c)),
             _ => Val::Unknown,
         },
