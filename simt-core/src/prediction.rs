@@ -11,7 +11,7 @@
 //! recorded it, must be inside the fact too. Launches with a partial phase are
 //! not compared: the facts speak of full phases only.
 
-use crate::facts::{Degree, Fact, Facts, What};
+use crate::facts::{Degree, Fact, Facts, SymNames, Verdict, What};
 use crate::ir::Program;
 use crate::model::MemoryModel;
 use crate::stats::Stats;
@@ -120,4 +120,133 @@ pub fn predictions(
         );
     }
     out
+}
+
+/// What the static facts say of instructions `insts`, for a listing line: each
+/// memory instruction's prediction beside the measurement, then its races.
+pub(crate) fn notes(
+    program: &Program,
+    facts: &Facts,
+    predictions: &[Prediction],
+    insts: &[usize],
+) -> Vec<String> {
+    let names = SymNames {
+        params: &program.params,
+    };
+    let mut out = Vec::new();
+    for &inst in insts {
+        let mine: Vec<&Prediction> = predictions.iter().filter(|p| p.inst == inst).collect();
+        let lds = mine.iter().find(|p| p.what == What::LdsCycles);
+        if let Some(p) = lds {
+            out.push(format!(
+                "LDS conflicts: predicted {}, measured {}{}",
+                ways(&p.fact.value, &names),
+                measured(p, |m| if m == 0.0 {
+                    "conflict-free".to_owned()
+                } else {
+                    format!("{}-way", figure(m + 1.0))
+                }),
+                assumptions(&p.fact)
+            ));
+        }
+        let lines = mine.iter().find(|p| p.what == What::Lines);
+        let sectors = mine.iter().find(|p| p.what == What::Sectors);
+        if let (Some(l), Some(s)) = (lines, sectors) {
+            let predicted = match (&l.fact.value, &s.fact.value) {
+                (Degree::Condition(cl), Degree::Condition(cs)) => {
+                    let [(one, l1), (many, lm)] = cl.cases();
+                    let [(_, s1), (_, sm)] = cs.cases();
+                    let show = |d: Option<Degree>| d.map_or("?".to_owned(), |d| d.to_string());
+                    format!(
+                        "by the lane stride {} bytes: {} lines, {} sectors when its symbols are {one}; {} lines, {} sectors when they are {many}",
+                        names.lin(&cl.stride),
+                        show(l1),
+                        show(s1),
+                        show(lm),
+                        show(sm)
+                    )
+                }
+                (lv, sv) => format!("{lv} lines, {sv} sectors"),
+            };
+            out.push(format!(
+                "global: predicted {predicted}; measured {}, {}{}",
+                measured(l, |m| format!("{} lines", figure(m))),
+                measured(s, |m| format!("{} sectors", figure(m))),
+                assumptions(&l.fact)
+            ));
+        }
+        for pair in facts.pairs_of(inst) {
+            let other = if pair.a as usize == inst {
+                pair.b
+            } else {
+                pair.a
+            };
+            let with = if other as usize == inst {
+                "itself in another work-item".to_owned()
+            } else {
+                format!("line {}", program.loc(other as usize).line)
+            };
+            match &pair.verdict {
+                Verdict::Race(w) => {
+                    let [p, q] = w.items;
+                    out.push(format!(
+                        "race with {with}: work-items {:?} of group {:?} and {:?} of group {:?} (wave{}) touch byte {}",
+                        p.local, p.group, q.local, q.group, w.width, w.address
+                    ));
+                }
+                Verdict::Unknown => out.push(format!(
+                    "may race with {with}: not decided, left to the run-time sanitizer"
+                )),
+                Verdict::Free(_) => {}
+            }
+        }
+    }
+    out
+}
+
+/// A fact on conflict cycles, as ways (`n` cycles are `n + 1`-way).
+fn ways(d: &Degree, names: &SymNames<'_>) -> String {
+    match d {
+        Degree::Exact(0) => "conflict-free".to_owned(),
+        Degree::Exact(n) => format!("{}-way", n + 1),
+        Degree::Range(a, b) => format!("{}- to {}-way", a + 1, b + 1),
+        Degree::Condition(c) => {
+            let [(one, a), (many, b)] = c.cases();
+            let show = |d: Option<Degree>| d.map_or("?".to_owned(), |d| ways(&d, names));
+            format!(
+                "by the lane stride {} bytes: {} when its symbols are {one}, {} when they are {many}",
+                names.lin(&c.stride),
+                show(a),
+                show(b)
+            )
+        }
+        Degree::Unknown(why) => format!("unknown ({why:?})"),
+    }
+}
+
+fn measured(p: &Prediction, show: impl Fn(f64) -> String) -> String {
+    if p.phases == 0 {
+        "nothing (no phase ran)".to_owned()
+    } else if p.full {
+        show(p.per_phase())
+    } else {
+        format!("{} on average over partly active phases", show(p.per_phase()))
+    }
+}
+
+fn figure(x: f64) -> String {
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+fn assumptions(f: &Fact) -> String {
+    if f.assumptions.is_empty() {
+        String::new()
+    } else {
+        let a: Vec<String> = f.assumptions.iter().map(|a| a.to_string()).collect();
+        format!(" (if {})", a.join(" and "))
+    }
 }

@@ -222,7 +222,10 @@ pub fn measure(
             &Usage::of(spec.program, spec.workgroup),
         ),
         findings: std::mem::take(&mut stats.findings),
-        listing: stats.listing(spec.program),
+        listing: stats.listing_with_facts(
+            spec.program,
+            &simt::core::facts(spec.program, Some([spec.workgroup, 1, 1])),
+        ),
         worst_phases: std::mem::take(&mut stats.worst_phases),
         trace: stats.trace.take(),
     })

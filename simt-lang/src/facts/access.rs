@@ -11,7 +11,7 @@
 //! evaluated for every base the known residue allows, giving an exact count
 //! when all agree and a range when they do not.
 
-use super::affine::{launch_values, wrap, Lin, Sym, SymNames, Val};
+use super::affine::{launch_values, wrap, AxisSym, Lin, Sym, Val};
 use super::walk::{Guard, Site};
 use crate::ir::{LdsIdx, ParamIdx};
 use serde::Serialize;
@@ -188,17 +188,11 @@ impl Condition {
         ))
     }
 
-    /// The condition in words, for a listing: the cost with the stride's
-    /// symbols at 1 and at a multiple of the bank count.
-    pub fn describe(&self, names: &SymNames<'_>) -> String {
-        let stride = names.lin(&self.stride);
+    /// Two telling cases, for a listing: the cost with the stride's symbols at
+    /// 1 and at the bank count (32 on every preset).
+    pub fn cases(&self) -> [(i64, Option<Degree>); 2] {
         let m = i64::from(self.geometry.lds_banks.max(1));
-        let show = |d: Option<Degree>| d.map_or("?".to_owned(), |d| d.to_string());
-        let one = show(self.at(|_| Some(1)));
-        let many = show(self.at(|_| Some(m)));
-        format!(
-            "lane stride {stride} bytes: {one} when its symbols are 1, {many} when multiples of {m}"
-        )
+        [1, m].map(|v| (v, self.at(|_| Some(v))))
     }
 }
 
@@ -339,7 +333,21 @@ pub fn fact(
     let m = u64::from(modulus);
     // The unknown parts of the base: its symbols, the phase's first lane
     // (a multiple of `lanes`), its first `local_id.x` (likewise) and its y and z.
-    let mut step = lin_gcd(&a.uni, m);
+    // `group_id.x * group_size.x` is a multiple of `lanes` too when the x size is.
+    let group_base = Sym::GroupBase(AxisSym(0));
+    let mut step = m;
+    for &(sym, k) in &a.uni.terms {
+        let n = if sym == group_base {
+            let assumption = Assumption::GroupXMultipleOf(lanes);
+            if !assumptions.contains(&assumption) {
+                assumptions.push(assumption);
+            }
+            lanes
+        } else {
+            1
+        };
+        step = gcd(step, phase_step(&Lin::constant(k), n, m));
+    }
     if width > lanes {
         step = gcd(step, phase_step(&a.per_lane[0], lanes, m));
     }
