@@ -119,3 +119,108 @@ impl Facts {
             .filter(move |p| p.a as usize == inst || p.b as usize == inst)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Axis, ElemType, GlobalRef, LdsRef, Operand, ScalarType, Special, VReg};
+    use crate::isa::{BinOp, Inst};
+    use crate::ProgramBuilder;
+
+    const LANE: Operand = Operand::Special(Special::LaneId);
+    const X: Operand = Operand::Special(Special::LocalId(Axis::X));
+    const GID: Operand = Operand::Special(Special::GlobalId(Axis::X));
+
+    /// `lds_load v1, tile[a * b]`: the facts and the load's index.
+    fn lds_product(a: Operand, b: impl Fn(&mut ProgramBuilder) -> Operand) -> (Facts, usize) {
+        let mut pb = ProgramBuilder::new("k");
+        let k = b(&mut pb);
+        let tile = pb.lds("tile", ElemType::U32, 4096);
+        pb.push(Inst::VBinary {
+            op: BinOp::MulU32,
+            dst: VReg(0),
+            a,
+            b: k,
+        });
+        pb.push(Inst::LdsLoad {
+            ty: ElemType::U32,
+            dst: VReg(1),
+            src: LdsRef::element(tile, Operand::V(VReg(0))),
+        });
+        let kernel = pb.build().expect("valid");
+        (facts(kernel.program(), None), 1)
+    }
+
+    #[test]
+    fn a_lane_stride_of_32_words_is_a_32_way_conflict_and_33_is_free() {
+        let g = Geometry::REFERENCE;
+        for (k, cycles) in [(32, 31), (33, 0), (16, 15), (1, 0)] {
+            let (f, at) = lds_product(LANE, |_| Operand::Imm(k));
+            let fact = f.lds_conflicts(at, &g, 32).expect("an LDS access");
+            // Stride k words on 32 banks: gcd(k, 32)-way, gcd - 1 extra cycles.
+            assert_eq!(fact.value, Degree::Exact(cycles), "stride {k}");
+            assert!(fact.assumptions.is_empty(), "lane_id needs no shape");
+        }
+    }
+
+    #[test]
+    fn a_symbolic_pitch_gives_a_condition_on_its_value() {
+        let (f, at) = lds_product(X, |pb| Operand::Arg(pb.scalar("pitch", ScalarType::U32)));
+        let fact = f
+            .lds_conflicts(at, &Geometry::REFERENCE, 32)
+            .expect("an LDS access");
+        assert_eq!(fact.assumptions, [Assumption::GroupXMultipleOf(32)]);
+        let Degree::Condition(c) = &fact.value else {
+            panic!("{fact:?}");
+        };
+        // gcd(pitch, 32)-way: odd pitches are conflict-free, multiples of 32
+        // put every lane on one bank.
+        for (pitch, cycles) in [(1, 0), (3, 0), (33, 0), (2, 1), (48, 15), (32, 31), (64, 31)] {
+            assert_eq!(c.at(|_| Some(pitch)), Some(Degree::Exact(cycles)), "{pitch}");
+        }
+    }
+
+    /// `global_load v0, x[global_id.x + off]` under the NVIDIA geometry.
+    fn contiguous(off: impl Fn(&mut ProgramBuilder) -> Operand, shape: Option<[u32; 3]>) -> Fact {
+        let mut pb = ProgramBuilder::new("k");
+        let x = pb.buffer::<u32>("x");
+        let offset = off(&mut pb);
+        pb.push(Inst::GlobalLoad {
+            ty: ElemType::U32,
+            dst: VReg(0),
+            src: GlobalRef {
+                offset,
+                ..GlobalRef::element(x, GID)
+            },
+        });
+        let kernel = pb.build().expect("valid");
+        let geo = Geometry {
+            line_bytes: 128,
+            sector_bytes: 32,
+            ..Geometry::REFERENCE
+        };
+        facts(kernel.program(), shape)
+            .global_sectors(0, &geo, 32)
+            .expect("a global access")
+    }
+
+    #[test]
+    fn contiguous_lanes_touch_four_or_five_sectors_by_their_alignment() {
+        // 32 lanes x 4 bytes = 128 bytes: 4 sectors of 32 when the phase starts
+        // on a 128-byte boundary (a multiple of 32 work-items per row), 5 when
+        // it starts one element later, either when the offset is unknown.
+        let aligned = contiguous(|_| Operand::Imm(0), None);
+        assert_eq!(aligned.value, Degree::Exact(4));
+        assert_eq!(aligned.assumptions, [Assumption::GroupXMultipleOf(32)]);
+        assert_eq!(contiguous(|_| Operand::Imm(1), None).value, Degree::Exact(5));
+        let unknown = contiguous(|pb| Operand::Arg(pb.scalar("n", ScalarType::U32)), None);
+        assert_eq!(unknown.value, Degree::Range(4, 5));
+        // A shape decides the assumption: 48 work-items a row put a phase on
+        // two rows.
+        let decided = contiguous(|_| Operand::Imm(0), Some([64, 2, 1]));
+        assert_eq!(decided.value, Degree::Exact(4));
+        assert!(decided.assumptions.is_empty());
+        let split = contiguous(|_| Operand::Imm(0), Some([48, 2, 1]));
+        assert_eq!(split.value, Degree::Unknown(Why::PhaseSpansRows));
+    }
+}
