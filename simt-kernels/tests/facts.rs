@@ -5,42 +5,82 @@
 //! per-instruction counters); and a kernel whose pairs are all proved free
 //! gets no race finding from the sanitizer.
 
-use simt::core::facts::{Degree, Verdict};
+use simt::core::facts::{Degree, Space, Verdict, What};
 use simt::core::{facts, predictions, Counters, LaunchConfig, MemoryModel, Prediction, Program};
 use simt_kernels::registry::KERNELS;
 use simt_kernels::studies::STUDIES;
 
-/// What the cross-check saw, for the shares the tests print.
+/// What the cross-check saw, for the shares the tests print: memory
+/// instructions by the kind of their fact (LDS: conflict cycles; global:
+/// sectors), and LDS pairs by verdict.
 #[derive(Default)]
 struct Tally {
     exact: usize,
     range: usize,
-    other: usize,
+    condition: usize,
+    unknown: usize,
     compared: usize,
+    /// LDS pairs proved free, raced, undecided: with the launch's shape, and
+    /// for any shape.
+    pairs: [usize; 3],
+    pairs_any_shape: [usize; 3],
 }
 
 impl Tally {
     fn add(&mut self, name: &str, program: &Program, p: &[Prediction]) {
         for p in p {
-            match p.fact.value {
-                Degree::Exact(_) => self.exact += 1,
-                Degree::Range(..) => self.range += 1,
-                _ => {
-                    self.other += 1;
-                    if std::env::var("FACTS_DEBUG").is_ok() {
-                        eprintln!(
-                            "other: {name} {} {:?} {:?}",
-                            program.display_inst(&program.insts[p.inst]),
-                            p.what,
-                            p.fact.value
-                        );
-                    }
-                }
-            }
             if p.agrees().is_some() {
                 self.compared += 1;
             }
+            if p.what == What::Lines {
+                continue;
+            }
+            match p.fact.value {
+                Degree::Exact(_) => self.exact += 1,
+                Degree::Range(..) => self.range += 1,
+                Degree::Condition(_) => self.condition += 1,
+                Degree::Unknown(_) => self.unknown += 1,
+            }
+            if std::env::var("FACTS_DEBUG").is_ok() {
+                eprintln!(
+                    "{name} {} {:?} {:?}",
+                    program.display_inst(&program.insts[p.inst]),
+                    p.what,
+                    p.fact.value
+                );
+            }
         }
+    }
+
+    fn add_pairs(&mut self, program: &Program, shape: [u32; 3]) {
+        let count = |f: &simt::core::Facts, into: &mut [usize; 3]| {
+            for p in f.pairs.iter().filter(|p| matches!(p.space, Space::Lds(_))) {
+                into[match p.verdict {
+                    Verdict::Free(_) => 0,
+                    Verdict::Race(_) => 1,
+                    Verdict::Unknown => 2,
+                }] += 1;
+            }
+        };
+        count(&facts(program, Some(shape)), &mut self.pairs);
+        count(&facts(program, None), &mut self.pairs_any_shape);
+    }
+
+    fn report(&self, what: &str) {
+        let total = (self.exact + self.range + self.condition + self.unknown).max(1) as f64;
+        let pct = |n: usize| 100.0 * n as f64 / total;
+        println!(
+            "{what}: memory instructions (each at each width) {:.0}% exact, {:.0}% range, {:.0}% condition, {:.0}% unknown of {total}; {} predictions compared",
+            pct(self.exact),
+            pct(self.range),
+            pct(self.condition),
+            pct(self.unknown),
+            self.compared
+        );
+        println!(
+            "{what}: LDS pairs free/race/unknown: {:?} with the launch's shape, {:?} for any shape",
+            self.pairs, self.pairs_any_shape
+        );
     }
 }
 
@@ -76,10 +116,10 @@ fn facts_agree_with_the_counters_of_every_reference_kernel() {
     // Most reference kernels run full phases: the check must have compared
     // something, or it proves nothing.
     assert!(tally.compared >= 20, "only {} compared", tally.compared);
-    println!(
-        "reference kernels: {} exact, {} ranges, {} other; {} compared",
-        tally.exact, tally.range, tally.other, tally.compared
-    );
+    for spec in KERNELS {
+        tally.add_pairs(spec.program, [spec.workgroup, 1, 1]);
+    }
+    tally.report("reference kernels");
 }
 
 /// The counters of a study variant as a launch's statistics.
@@ -109,10 +149,11 @@ fn facts_agree_with_the_counters_of_every_study_variant() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     assert!(tally.compared >= 40, "only {} compared", tally.compared);
-    println!(
-        "studies: {} exact, {} ranges, {} other; {} compared",
-        tally.exact, tally.range, tally.other, tally.compared
-    );
+    let result = STUDIES.iter().flat_map(|s| (s.run)(11, 32).expect("runs").variants);
+    for v in result {
+        tally.add_pairs(&v.program, [v.workgroup.x, v.workgroup.y, v.workgroup.z]);
+    }
+    tally.report("studies");
 }
 
 /// Whether every pair of `program` is proved free.
