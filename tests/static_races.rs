@@ -110,8 +110,7 @@ fn races(program: &Program, size: u32) -> Vec<(Pair, Witness)> {
 fn all_free(program: &Program, shape: Option<[u32; 3]>) -> bool {
     let f = facts(program, shape);
     !f.pairs.is_empty()
-        && f
-            .pairs
+        && f.pairs
             .iter()
             .all(|p| matches!(p.verdict, Verdict::Free(_)))
 }
@@ -170,7 +169,10 @@ fn a_tree_reading_past_its_half_races_and_the_sanitizer_agrees() {
     );
 
     assert!(all_free(&tree_upper_half::PROGRAM, Some([128, 1, 1])));
-    assert!(all_free(&tree_upper_half::PROGRAM, None), "proved for any shape");
+    assert!(
+        all_free(&tree_upper_half::PROGRAM, None),
+        "proved for any shape"
+    );
     let stats = tree_upper_half::launch(&config, &input, &mut out).unwrap();
     assert!(sanitizer_races(&stats).is_empty());
 }

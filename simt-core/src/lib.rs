@@ -27,8 +27,8 @@ mod findings;
 mod launch;
 mod listing;
 mod model;
-mod prediction;
 pub mod occupancy;
+mod prediction;
 mod snapshot;
 mod stats;
 
@@ -41,15 +41,15 @@ pub use findings::{BufferByte, Finding, FindingKind, Findings, RaceClass, Site, 
 pub use launch::{Arg, Dim3, LaneOrder, LaunchConfig, Order, Schedule, Threads};
 pub use listing::{Hint, HintKind, Line, Listing, MAX_HINTS};
 pub use model::MemoryModel;
-pub use prediction::{predictions, Prediction};
 pub use occupancy::{occupancy, Hardware, Limiter, Occupancy, Usage};
+pub use prediction::{predictions, Prediction};
 pub use simt_lang::ir::*;
 pub use simt_lang::isa::{
     AtomicOp, BinOp, CmpOp, CmpType, Inst, MaskOp, Opcode, ShuffleOp, TernOp, UnOp, WaveOp, Width,
 };
 pub use simt_lang::{
-    link, register_counts, uniformity, Facts, validate, Element, Kernel, Note, NoteKind, ProgramBuilder,
-    UniformityInfo, ValidationError, ValidationErrorKind, ValidationErrors,
+    link, register_counts, uniformity, validate, Element, Facts, Kernel, Note, NoteKind,
+    ProgramBuilder, UniformityInfo, ValidationError, ValidationErrorKind, ValidationErrors,
 };
 pub use snapshot::{NonZero, Snapshot, SnapshotLine};
 pub use stats::{Counters, Issue, Stats, Trace, WorstPhase, MAX_TRACE_ISSUES};

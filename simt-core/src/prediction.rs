@@ -230,7 +230,10 @@ fn measured(p: &Prediction, show: impl Fn(f64) -> String) -> String {
     } else if p.full {
         show(p.per_phase())
     } else {
-        format!("{} on average over partly active phases", show(p.per_phase()))
+        format!(
+            "{} on average over partly active phases",
+            show(p.per_phase())
+        )
     }
 }
 

@@ -149,7 +149,9 @@ fn facts_agree_with_the_counters_of_every_study_variant() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     assert!(tally.compared >= 40, "only {} compared", tally.compared);
-    let result = STUDIES.iter().flat_map(|s| (s.run)(11, 32).expect("runs").variants);
+    let result = STUDIES
+        .iter()
+        .flat_map(|s| (s.run)(11, 32).expect("runs").variants);
     for v in result {
         tally.add_pairs(&v.program, [v.workgroup.x, v.workgroup.y, v.workgroup.z]);
     }
@@ -191,9 +193,7 @@ fn kernels_proved_free_get_no_race_finding() {
         }
         proved += 1;
         for width in [32, 64] {
-            let config: LaunchConfig = spec
-                .config(width, MemoryModel::reference())
-                .sanitize(true);
+            let config: LaunchConfig = spec.config(width, MemoryModel::reference()).sanitize(true);
             let run = spec.run(3, &config).expect("the kernel runs");
             let races: Vec<_> = run
                 .stats

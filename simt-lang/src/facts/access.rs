@@ -243,7 +243,7 @@ impl Assumption {
     /// Whether the assumption holds for a workgroup of `shape`.
     pub fn holds(&self, shape: [u32; 3]) -> bool {
         match *self {
-            Assumption::GroupXMultipleOf(n) => n != 0 && shape[0] % n == 0,
+            Assumption::GroupXMultipleOf(n) => n != 0 && shape[0].is_multiple_of(n),
         }
     }
 }
@@ -398,7 +398,8 @@ fn evaluate(
     for _ in 0..(base.modulus / base.step.max(1)).max(1) {
         let b = (r % u64::from(base.modulus)) as u32;
         r += u64::from(base.step);
-        if b % base.align.max(1) != 0 || (stride as u32) % base.align.max(1) != 0 {
+        let align = base.align.max(1);
+        if !b.is_multiple_of(align) || !(stride as u32).is_multiple_of(align) {
             continue;
         }
         let cost = phase_cost(what, b, stride as u32, size, elems, geo, lanes);

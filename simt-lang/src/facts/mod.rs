@@ -18,8 +18,7 @@ pub mod race;
 mod walk;
 
 pub use access::{
-    phase_cost, Access, AccessKind, Assumption, Condition, Degree, Fact, Geometry, Space, What,
-    Why,
+    phase_cost, Access, AccessKind, Assumption, Condition, Degree, Fact, Geometry, Space, What, Why,
 };
 pub use affine::{Affine, Lin, Sym, SymNames, Val};
 pub use race::{Pair, Verdict, Witness};
@@ -73,7 +72,10 @@ pub fn facts(program: &Program, shape: Option<[u32; 3]>) -> Facts {
                 MemRef::Lds(l) => (
                     Space::Lds(l.lds),
                     l.addressing,
-                    program.lds.get(usize::from(l.lds.0)).map_or(0, |d| d.offset),
+                    program
+                        .lds
+                        .get(usize::from(l.lds.0))
+                        .map_or(0, |d| d.offset),
                 ),
             };
             let element = addressing == Addressing::Element;
@@ -175,8 +177,20 @@ mod tests {
         };
         // gcd(pitch, 32)-way: odd pitches are conflict-free, multiples of 32
         // put every lane on one bank.
-        for (pitch, cycles) in [(1, 0), (3, 0), (33, 0), (2, 1), (48, 15), (32, 31), (64, 31)] {
-            assert_eq!(c.at(|_| Some(pitch)), Some(Degree::Exact(cycles)), "{pitch}");
+        for (pitch, cycles) in [
+            (1, 0),
+            (3, 0),
+            (33, 0),
+            (2, 1),
+            (48, 15),
+            (32, 31),
+            (64, 31),
+        ] {
+            assert_eq!(
+                c.at(|_| Some(pitch)),
+                Some(Degree::Exact(cycles)),
+                "{pitch}"
+            );
         }
     }
 
@@ -212,7 +226,10 @@ mod tests {
         let aligned = contiguous(|_| Operand::Imm(0), None);
         assert_eq!(aligned.value, Degree::Exact(4));
         assert_eq!(aligned.assumptions, [Assumption::GroupXMultipleOf(32)]);
-        assert_eq!(contiguous(|_| Operand::Imm(1), None).value, Degree::Exact(5));
+        assert_eq!(
+            contiguous(|_| Operand::Imm(1), None).value,
+            Degree::Exact(5)
+        );
         let unknown = contiguous(|pb| Operand::Arg(pb.scalar("n", ScalarType::U32)), None);
         assert_eq!(unknown.value, Degree::Range(4, 5));
         // A shape decides the assumption: 48 work-items a row put a phase on

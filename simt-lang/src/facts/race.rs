@@ -269,9 +269,7 @@ impl Ctx<'_> {
             _ => at,
         };
         ![i, j].iter().any(|&from| {
-            reach_without(&self.intervals.succ, &self.intervals.barrier, from)
-                .iter()
-                .any(|&pc| pc == point)
+            reach_without(&self.intervals.succ, &self.intervals.barrier, from).contains(&point)
         })
     }
 
@@ -288,10 +286,13 @@ impl Ctx<'_> {
         let (Val::Known(fa), Val::Known(fb)) = (&a.addr, &b.addr) else {
             return None;
         };
-        let flat = shape.is_some_and(|s| s[1] == 1 && s[2] == 1);
+        // The proofs below read `local_id.x` as the work-item: a shape with
+        // rows is left to the search.
         let mut assumptions = vec![RaceAssumption::NoWrap];
-        if !flat {
-            assumptions.push(RaceAssumption::OneDimensionalGroups);
+        match shape {
+            Some(s) if s[1] != 1 || s[2] != 1 => return None,
+            Some(_) => {}
+            None => assumptions.push(RaceAssumption::OneDimensionalGroups),
         }
         // Forms `c·local_id.x + u`, with nothing else per lane.
         let x_coef = |f: &Affine| -> Option<i64> {
@@ -614,7 +615,11 @@ fn try_search(a: &Access, b: &Access, lds: bool, shape: [u32; 3]) -> Option<Opti
     let items = |group: [u32; 3]| {
         (0..total).map(move |n| WorkItem {
             group,
-            local: [n % shape[0], n / shape[0] % shape[1], n / (shape[0] * shape[1])],
+            local: [
+                n % shape[0],
+                n / shape[0] % shape[1],
+                n / (shape[0] * shape[1]),
+            ],
         })
     };
     let groups: [[u32; 3]; 2] = if lds {

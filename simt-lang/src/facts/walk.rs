@@ -416,11 +416,9 @@ impl<'a> Walk<'a> {
         // itself uniform: name it.
         let v = match v {
             Val::Unknown => {
-                let uniform = fields.operands().all(|(o, _)| {
-                    self.operand(st, o)
-                        .affine()
-                        .is_some_and(Affine::is_uniform)
-                });
+                let uniform = fields
+                    .operands()
+                    .all(|(o, _)| self.operand(st, o).affine().is_some_and(Affine::is_uniform));
                 self.opaque(pc, dst, uniform || matches!(dst, Reg::S(_)))
             }
             v => v,
