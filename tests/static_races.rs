@@ -83,6 +83,14 @@ simt_kernel! {
         endif
     }
 
+    /// Every work-item of a workgroup stores to the workgroup's word: two
+    /// waves of one workgroup race on it.
+    kernel partial_every_item(input: &[u32], partial: &mut [u32]) {
+        vreg x;
+        global_load x, input[global_id.x]
+        global_store partial[group_id.x], x
+    }
+
     /// Each workgroup's partial sum to its own word.
     kernel partial_per_group(input: &[u32], partial: &mut [u32]) {
         vreg x;
@@ -220,4 +228,23 @@ fn a_partial_sum_every_workgroup_stores_to_one_word_races() {
     assert!(all_free(&partial_per_group::PROGRAM, None));
     let stats = partial_per_group::launch(&config, &input, &mut partial).unwrap();
     assert!(sanitizer_races(&stats).is_empty());
+}
+
+#[test]
+fn one_word_per_workgroup_stored_by_every_work_item_is_not_proved_free() {
+    let program = &partial_every_item::PROGRAM;
+    for shape in [None, Some([64, 1, 1])] {
+        let f = facts(program, shape);
+        let store = f
+            .pairs
+            .iter()
+            .find(|p| p.a == p.b)
+            .expect("the store's pair");
+        assert!(!matches!(store.verdict, Verdict::Free(_)), "{store:?}");
+    }
+    let input: Vec<u32> = (0..128).collect();
+    let mut partial = vec![0u32; 2];
+    let config = LaunchConfig::new(2, 64).sanitize(true);
+    let stats = partial_every_item::launch(&config, &input, &mut partial).unwrap();
+    assert!(!sanitizer_races(&stats).is_empty());
 }

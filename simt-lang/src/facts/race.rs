@@ -357,6 +357,18 @@ impl Ctx<'_> {
         if !injective {
             return None;
         }
+        // One word per workgroup: the workgroup's own work-items must not
+        // race on it either, so both accesses must run in its first 32
+        // work-items only (one wave, ordered by issue).
+        let first_wave = |g: &[Guard]| {
+            bounds(g)
+                .hi
+                .iter()
+                .any(|h| h.as_const().is_some_and(|c| (0..32).contains(&c)))
+        };
+        if ca == 0 && !(first_wave(&a.guards) && first_wave(&b.guards)) {
+            return None;
+        }
         assumptions.push(RaceAssumption::OneDimensionalGrid);
         Some(assumptions)
     }
