@@ -6,9 +6,9 @@
 //! gets no race finding from the sanitizer.
 
 use simt::core::facts::{Degree, Space, Verdict, What};
-use simt::core::{facts, predictions, Counters, LaunchConfig, MemoryModel, Prediction, Program};
+use simt::core::{facts, predictions, LaunchConfig, MemoryModel, Prediction, Program};
 use simt_kernels::registry::KERNELS;
-use simt_kernels::studies::STUDIES;
+use simt_kernels::studies::{VariantRow, STUDIES};
 
 /// What the cross-check saw, for the shares the tests print: memory
 /// instructions by the kind of their fact (LDS: conflict cycles; global:
@@ -123,9 +123,10 @@ fn facts_agree_with_the_counters_of_every_reference_kernel() {
 }
 
 /// The counters of a study variant as a launch's statistics.
-fn variant_stats(per_instruction: &[Counters], width: u32, model: &str) -> simt::core::Stats {
-    let mut stats = simt::core::Stats::new("variant", width, model, per_instruction.len());
-    stats.per_instruction = per_instruction.to_vec();
+fn variant_stats(v: &VariantRow, width: u32) -> simt::core::Stats {
+    let mut stats = simt::core::Stats::new("variant", width, &v.model, v.per_instruction.len());
+    stats.per_instruction = v.per_instruction.clone();
+    stats.worst_phases = v.worst_phases.clone();
     stats
 }
 
@@ -140,7 +141,12 @@ fn facts_agree_with_the_counters_of_every_study_variant() {
                 let model = MemoryModel::preset(&v.model).expect("studies use preset models");
                 let shape = [v.workgroup.x, v.workgroup.y, v.workgroup.z];
                 let f = facts(&v.program, Some(shape));
-                let stats = variant_stats(&v.per_instruction, width, &v.model);
+                let stats = variant_stats(v, width);
+                assert!(
+                    !stats.worst_phases.is_empty(),
+                    "{}: worst phases recorded",
+                    v.name
+                );
                 let preds = predictions(&v.program, &f, &stats, &model);
                 tally.add(&v.name, &v.program, &preds);
                 bad.extend(disagreements(&v.name, width, &preds));

@@ -34,7 +34,9 @@
 //! ```
 
 use serde::Serialize;
-use simt::core::{Counters, Dim3, Findings, Hardware, Inst, LaunchConfig, Program, Stats, Usage};
+use simt::core::{
+    Counters, Dim3, Findings, Hardware, Inst, LaunchConfig, Program, Stats, Usage, WorstPhase,
+};
 use std::fmt::Write as _;
 
 pub mod atomics;
@@ -102,7 +104,8 @@ pub fn find(name: &str) -> Option<&'static Study> {
 
 /// The launch every study variant starts from: `grid` workgroups of `workgroup`
 /// work-items at wave width `width`, under the reference model, with the
-/// sanitizers on.
+/// sanitizers on and each memory instruction's costliest phase recorded (for
+/// the static facts' cross-check).
 pub(crate) fn config(
     grid: impl Into<Dim3>,
     workgroup: impl Into<Dim3>,
@@ -111,6 +114,7 @@ pub(crate) fn config(
     LaunchConfig::new(grid, workgroup)
         .wave_width(width)
         .sanitize(true)
+        .record_worst_phases()
 }
 
 /// What one run of a study shows.
@@ -157,6 +161,9 @@ pub struct VariantRow {
     /// The workgroup shape it ran with.
     #[serde(skip)]
     pub workgroup: Dim3,
+    /// The costliest phase of each memory instruction.
+    #[serde(skip)]
+    pub worst_phases: Vec<WorstPhase>,
 }
 
 /// A claim: a figure the text states and the one the counters give.
@@ -419,6 +426,7 @@ pub(crate) fn row(
         program: program.clone(),
         per_instruction: stats.per_instruction.clone(),
         workgroup,
+        worst_phases: stats.worst_phases.clone(),
     }
 }
 
