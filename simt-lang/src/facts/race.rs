@@ -21,10 +21,11 @@
 use super::access::{Access, AccessKind, Space};
 use super::affine::{Affine, AxisSym, Lin, SpecialSym, Sym, Val};
 use super::walk::{Cond, Guard};
-use crate::ir::{Program, Uniformity};
+use crate::ir::{Program, Reg, Uniformity};
 use crate::isa::{CmpOp, CmpType, Inst};
 use crate::validate::UniformityInfo;
 use serde::Serialize;
+use std::cell::{Cell, OnceCell};
 
 /// A work-item of a witness.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -94,10 +95,28 @@ pub(super) fn pairs(
     shape: Option<[u32; 3]>,
 ) -> Vec<Pair> {
     let intervals = Intervals::of(program);
+    let vregs = usize::from(program.vregs);
+    let mut uniform_slots = vec![true; vregs + usize::from(program.sregs)];
+    for (k, inst) in program.insts.iter().enumerate() {
+        let uniform = uniformity.values.get(k) == Some(&Some(Uniformity::Workgroup))
+            && uniformity.control.get(k) == Some(&Uniformity::Workgroup);
+        for r in inst.fields().written() {
+            let slot = match r {
+                Reg::V(v) => usize::from(v.0),
+                Reg::S(s) => vregs + usize::from(s.0),
+                Reg::M(_) => continue,
+            };
+            if let Some(u) = uniform_slots.get_mut(slot) {
+                *u &= uniform;
+            }
+        }
+    }
     let ctx = Ctx {
         program,
-        uniformity,
         intervals: &intervals,
+        uniform_slots,
+        reach: (0..program.insts.len()).map(|_| OnceCell::new()).collect(),
+        budget: Cell::new(SEARCH_BUDGET),
     };
     let mut out = Vec::new();
     let list: Vec<(usize, &Access)> = accesses
@@ -195,8 +214,16 @@ impl Intervals {
 
 struct Ctx<'a> {
     program: &'a Program,
-    uniformity: &'a UniformityInfo,
     intervals: &'a Intervals,
+    /// Per register slot (vector registers, then scalar), whether every write
+    /// of it is a workgroup-uniform value under workgroup-uniform control.
+    uniform_slots: Vec<bool>,
+    /// Per instruction, once asked, the instructions reachable from it
+    /// before a barrier.
+    reach: Vec<OnceCell<Vec<bool>>>,
+    /// Work-item pairs the witness searches may still try: a kernel with
+    /// many accesses gets unknown verdicts rather than a slow build.
+    budget: Cell<u64>,
 }
 
 /// Bounds a work-item's `local_id.x` may take: any lower bound and any upper
@@ -220,7 +247,7 @@ impl Ctx<'_> {
         if let Some(free) = self.prove_free(i, a, j, b, lds, shape) {
             return Verdict::Free(free);
         }
-        match shape.map(|shape| (shape, search(a, b, lds, shape))) {
+        match shape.map(|shape| (shape, search(a, b, lds, shape, &self.budget))) {
             Some((_, Search::Found(w))) => Verdict::Race(w),
             Some((shape, Search::Exhausted)) => Verdict::Free(vec![RaceAssumption::Shape(shape)]),
             _ => Verdict::Unknown,
@@ -246,30 +273,27 @@ impl Ctx<'_> {
     /// next barrier: then both work-items see its latest value before the
     /// interval began, or the same later one.
     fn stable(&self, at: usize, slot: u16, i: usize, j: usize) -> bool {
-        let insts = &self.program.insts;
-        let vregs = usize::from(self.program.vregs);
-        let reg = |r: crate::ir::Reg| match r {
-            crate::ir::Reg::V(v) => Some(usize::from(v.0)),
-            crate::ir::Reg::S(s) => Some(vregs + usize::from(s.0)),
-            crate::ir::Reg::M(_) => None,
-        };
-        let uniform_writes = insts.iter().enumerate().all(|(k, inst)| {
-            !inst
-                .fields()
-                .written()
-                .any(|r| reg(r) == Some(usize::from(slot)))
-                || (self.uniformity.values.get(k) == Some(&Some(Uniformity::Workgroup))
-                    && self.uniformity.control.get(k) == Some(&Uniformity::Workgroup))
-        });
-        if !uniform_writes {
+        if !self
+            .uniform_slots
+            .get(usize::from(slot))
+            .copied()
+            .unwrap_or(false)
+        {
             return false;
         }
-        let point = match insts.get(at) {
+        let point = match self.program.insts.get(at) {
             Some(Inst::Loop { end }) => end.get(),
             _ => at,
         };
         ![i, j].iter().any(|&from| {
-            reach_without(&self.intervals.succ, &self.intervals.barrier, from).contains(&point)
+            let reach = self.reach[from].get_or_init(|| {
+                let mut seen = vec![false; self.program.insts.len()];
+                for pc in reach_without(&self.intervals.succ, &self.intervals.barrier, from) {
+                    seen[pc] = true;
+                }
+                seen
+            });
+            reach.get(point).copied().unwrap_or(false)
         })
     }
 
@@ -572,6 +596,10 @@ fn guards_hold(guards: &[Guard], item: &WorkItem, shape: [u32; 3], width: u32) -
 /// The most work-items of a workgroup the witness search tries pairwise.
 const MAX_SEARCH: u32 = 512;
 
+/// The most work-item pairs the searches of one program try in all (a few
+/// tenths of a second).
+const SEARCH_BUDGET: u64 = 1 << 24;
+
 /// What the witness search found.
 enum Search {
     /// Two work-items that race.
@@ -590,7 +618,7 @@ enum Search {
 /// Only a search over one workgroup's LDS whose addresses and guards do not
 /// depend on the workgroup's id is exhaustive; across workgroups only the
 /// first two along x are tried.
-fn search(a: &Access, b: &Access, lds: bool, shape: [u32; 3]) -> Search {
+fn search(a: &Access, b: &Access, lds: bool, shape: [u32; 3], budget: &Cell<u64>) -> Search {
     let per_group = |s: Sym| {
         matches!(
             s,
@@ -606,14 +634,20 @@ fn search(a: &Access, b: &Access, lds: bool, shape: [u32; 3]) -> Search {
             .chain(guards.flat_map(|c| [&c.a, &c.b]));
         forms.flat_map(Affine::syms).any(per_group)
     });
-    match try_search(a, b, lds, shape) {
+    match try_search(a, b, lds, shape, budget) {
         Some(Some(w)) => Search::Found(w),
         Some(None) if lds && !reads_group => Search::Exhausted,
         _ => Search::Undecided,
     }
 }
 
-fn try_search(a: &Access, b: &Access, lds: bool, shape: [u32; 3]) -> Option<Option<Witness>> {
+fn try_search(
+    a: &Access,
+    b: &Access,
+    lds: bool,
+    shape: [u32; 3],
+    budget: &Cell<u64>,
+) -> Option<Option<Witness>> {
     let (Val::Known(fa), Val::Known(fb)) = (&a.addr, &b.addr) else {
         return None;
     };
@@ -621,9 +655,11 @@ fn try_search(a: &Access, b: &Access, lds: bool, shape: [u32; 3]) -> Option<Opti
         return None;
     }
     let total = shape[0] * shape[1] * shape[2];
-    if total > MAX_SEARCH {
+    let cost = 2 * u64::from(total) * u64::from(total);
+    if total > MAX_SEARCH || cost > budget.get() {
         return None;
     }
+    budget.set(budget.get() - cost);
     let items = |group: [u32; 3]| {
         (0..total).map(move |n| WorkItem {
             group,
