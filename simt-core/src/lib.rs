@@ -20,6 +20,7 @@
 
 pub use simt_lang::{facts, ir, isa, limits};
 
+mod args;
 mod cache;
 mod error;
 mod exec;
@@ -32,6 +33,7 @@ mod prediction;
 mod snapshot;
 mod stats;
 
+pub use args::Args;
 pub use cache::{
     CacheGeometry, DramSectors, Lookup, SectoredCache, MAX_CACHE_LINES, MAX_SECTORS_PER_LINE,
 };

@@ -1017,7 +1017,8 @@ fn operand_kinds() {
             (
                 Some(0),
                 Kind::StoreToReadOnly {
-                    name: "x".to_owned()
+                    name: "x".to_owned(),
+                    elem: "f32"
                 }
             ),
             (
@@ -1060,7 +1061,7 @@ fn operand_kinds() {
     );
     assert_eq!(
         errs[0].to_string(),
-        "instruction 0: store to read-only buffer `x` (declare it `&mut [T]`)"
+        "instruction 0: store to read-only buffer `x` (declare it `&mut [f32]`)"
     );
 }
 
