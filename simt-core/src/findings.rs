@@ -54,6 +54,17 @@ pub enum FindingKind {
         /// lower level.
         same_value: bool,
     },
+    /// A race the static facts prove for the launch's workgroup shape and wave
+    /// width before it runs, whether or not its inputs lead both work-items to
+    /// the two instructions: `at` and `other` are the witness's work-items
+    /// (at its second and first instruction), `address` the first byte both
+    /// touch. Reported by launches with the sanitizers on.
+    ProvedRace {
+        /// The memory.
+        space: Space,
+        /// Whether the two work-items are in different workgroups.
+        across_workgroups: bool,
+    },
     /// Two active lanes of one store write different values to one word.
     LanesDisagree {
         /// The memory.
@@ -208,6 +219,21 @@ impl std::fmt::Display for Finding {
                 let same = if same_value { " (same value)" } else { "" };
                 format!("{space} race, {class}{same}, {scope}")
             }
+            FindingKind::ProvedRace {
+                space,
+                across_workgroups,
+            } => {
+                let space = match space {
+                    Space::Lds => "LDS",
+                    Space::Global => "global",
+                };
+                let scope = if across_workgroups {
+                    "across workgroups"
+                } else {
+                    "between waves with no barrier"
+                };
+                format!("{space} race proved for this launch's shape, {scope}, whatever the inputs")
+            }
             FindingKind::LanesDisagree { .. } => {
                 "two lanes of one store write different values to one word".to_owned()
             }
@@ -228,6 +254,9 @@ impl std::fmt::Display for Finding {
         }
         if let Some(a) = self.address {
             write!(f, ", address {a:#x}")?;
+        }
+        if let Some(b) = &self.byte {
+            write!(f, ", byte {} of `{}`", b.offset, b.buffer)?;
         }
         write!(f, ", {} time(s)", self.occurrences)
     }
@@ -254,6 +283,15 @@ impl Findings {
     /// The findings that are not [minor](FindingKind::is_minor).
     pub fn major(&self) -> impl Iterator<Item = &Finding> {
         self.list.iter().filter(|f| !f.kind.is_minor())
+    }
+
+    /// Puts `found` (found before the launch ran) ahead of what it found,
+    /// within the cap.
+    pub(crate) fn prepend(&mut self, found: Vec<Finding>) {
+        let ran = std::mem::take(&mut self.list);
+        for f in found.into_iter().chain(ran) {
+            self.add(f);
+        }
     }
 
     /// Records one occurrence.

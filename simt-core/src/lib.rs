@@ -30,6 +30,7 @@ mod listing;
 mod model;
 pub mod occupancy;
 mod prediction;
+mod proved;
 mod snapshot;
 mod stats;
 

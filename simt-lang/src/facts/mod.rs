@@ -21,7 +21,7 @@ pub use access::{
     phase_cost, Access, AccessKind, Assumption, Condition, Degree, Fact, Geometry, Space, What, Why,
 };
 pub use affine::{Affine, Lin, Sym, SymNames, Val};
-pub use race::{Pair, Verdict, Witness};
+pub use race::{LaunchRace, Pair, RaceAssumption, Verdict, Witness, WorkItem};
 pub use walk::{Cond, Guard};
 
 use crate::ir::{Addressing, Program};
@@ -112,6 +112,18 @@ impl Facts {
     /// The distinct sectors a fully active phase of global access `inst` touches.
     pub fn global_sectors(&self, inst: usize, geo: &Geometry, width: u32) -> Option<Fact> {
         self.query(inst, What::Sectors, geo, width)
+    }
+
+    /// The byte distance between neighbouring lanes of a phase of memory
+    /// instruction `inst` in waves of `width` lanes, when it is a constant
+    /// (lanes of a phase differ only in `lane_id` and `local_id.x`).
+    pub fn lane_stride(&self, inst: usize, width: u32) -> Option<i64> {
+        let access = self.accesses.get(inst)?.as_ref()?;
+        let a = access
+            .addr
+            .affine()?
+            .substitute(&affine::launch_values(self.shape, Some(width)));
+        a.per_lane[0].add(&a.per_lane[1]).as_const()
     }
 
     /// The verdicts of the pairs instruction `inst` belongs to.

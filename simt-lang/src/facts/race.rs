@@ -21,6 +21,7 @@
 use super::access::{Access, AccessKind, Space};
 use super::affine::{Affine, AxisSym, Lin, SpecialSym, Sym, Val};
 use super::walk::{Cond, Guard};
+use super::Facts;
 use crate::ir::{Program, Reg, Uniformity};
 use crate::isa::{CmpOp, CmpType, Inst};
 use crate::validate::UniformityInfo;
@@ -150,6 +151,72 @@ pub(super) fn pairs(
     out
 }
 
+/// A race certain for one launch: two of its work-items touch one byte.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LaunchRace {
+    /// The pair's index in [`Facts::pairs`].
+    pub pair: usize,
+    /// Two work-items of the launch that race, at its wave width.
+    pub witness: Witness,
+}
+
+impl RaceAssumption {
+    /// Whether the assumption holds for a launch of `grid` workgroups of `shape`
+    /// (`NoWrap` is about the inputs, which a launch's shape does not decide:
+    /// taken to hold).
+    pub fn holds(&self, grid: [u32; 3], shape: [u32; 3]) -> bool {
+        match *self {
+            RaceAssumption::OneDimensionalGroups => shape[1] == 1 && shape[2] == 1,
+            RaceAssumption::OneDimensionalGrid => grid[1] == 1 && grid[2] == 1,
+            RaceAssumption::NoWrap => true,
+            RaceAssumption::Shape(s) => s == shape,
+        }
+    }
+}
+
+impl Facts {
+    /// The races certain for a launch of `grid` workgroups of `shape` at wave
+    /// width `width`, should it run both instructions of a pair: the pairs
+    /// not proved free under assumptions this launch meets, searched under
+    /// its shape and width, taking an LDS pair's workgroup-uniform `if`s
+    /// whose conditions the inputs decide as taken. Two work-items of
+    /// different workgroups race only where the grid has two along x. Pure
+    /// data: no input is read.
+    pub fn races_at(&self, grid: [u32; 3], shape: [u32; 3], width: u32) -> Vec<LaunchRace> {
+        let budget = Cell::new(SEARCH_BUDGET);
+        let mut out = Vec::new();
+        for (n, pair) in self.pairs.iter().enumerate() {
+            if let Verdict::Free(assumptions) = &pair.verdict {
+                if assumptions.iter().all(|a| a.holds(grid, shape)) {
+                    continue;
+                }
+            }
+            let lds = matches!(pair.space, Space::Lds(_));
+            if !lds && grid[0] < 2 {
+                continue;
+            }
+            let access = |i: u32| self.accesses.get(i as usize).and_then(Option::as_ref);
+            let (Some(a), Some(b)) = (access(pair.a), access(pair.b)) else {
+                continue;
+            };
+            // Two arms of one workgroup-uniform `if` never both run in a workgroup.
+            let exclusive = a
+                .guards
+                .iter()
+                .any(|g| g.uniform && b.guards.iter().any(|h| h.at == g.at && h.holds != g.holds));
+            if lds && exclusive {
+                continue;
+            }
+            // Across workgroups, a uniform guard may differ between the two:
+            // only within one is it taken alike by both work-items.
+            if let Some(Some(witness)) = try_search(a, b, lds, shape, &[width], lds, &budget) {
+                out.push(LaunchRace { pair: n, witness });
+            }
+        }
+        out
+    }
+}
+
 /// Which barrier intervals each instruction may run in: the barriers (and the
 /// entry) from which it is reachable without passing another barrier.
 struct Intervals {
@@ -247,7 +314,7 @@ impl Ctx<'_> {
         if let Some(free) = self.prove_free(i, a, j, b, lds, shape) {
             return Verdict::Free(free);
         }
-        match shape.map(|shape| (shape, search(a, b, lds, shape, &self.budget))) {
+        match shape.map(|shape| (shape, search(a, b, lds, shape, &[32, 64], &self.budget))) {
             Some((_, Search::Found(w))) => Verdict::Race(w),
             Some((shape, Search::Exhausted)) => Verdict::Free(vec![RaceAssumption::Shape(shape)]),
             _ => Verdict::Unknown,
@@ -565,17 +632,34 @@ fn eval(f: &Affine, item: &WorkItem, shape: [u32; 3], width: u32) -> Option<u32>
 }
 
 /// Whether every guard is decided and holds for `item`; `None` when one cannot
-/// be decided.
-fn guards_hold(guards: &[Guard], item: &WorkItem, shape: [u32; 3], width: u32) -> Option<bool> {
+/// be decided. With `reached`, a guard whose arm every work-item of a
+/// workgroup takes alike, on a condition the launch alone does not decide,
+/// is taken to hold: the question is then what happens should the inputs
+/// lead the workgroup there.
+fn guards_hold(
+    guards: &[Guard],
+    item: &WorkItem,
+    shape: [u32; 3],
+    width: u32,
+    reached: bool,
+) -> Option<bool> {
     for g in guards {
-        let c = g.cond.as_ref()?;
-        let (x, y) = (
-            eval(&c.a, item, shape, width)?,
-            eval(&c.b, item, shape, width)?,
-        );
+        let decided = g.cond.as_ref().and_then(|c| {
+            Some((
+                c,
+                eval(&c.a, item, shape, width)?,
+                eval(&c.b, item, shape, width)?,
+            ))
+        });
+        let (c, x, y) = match decided {
+            Some(d) => d,
+            None if reached && g.uniform => continue,
+            None => return None,
+        };
         let (x, y) = match c.ty {
             CmpType::U32 => (i64::from(x), i64::from(y)),
             CmpType::I32 => (i64::from(x as i32), i64::from(y as i32)),
+            CmpType::F32 if reached && g.uniform => continue,
             CmpType::F32 => return None,
         };
         let r = match c.op {
@@ -611,14 +695,21 @@ enum Search {
 }
 
 /// Two work-items of a launch with workgroups of `shape` the sanitizer would not
-/// order that touch one byte, trying wave widths 32 and 64. The accesses must
+/// order that touch one byte, trying each wave width of `widths`. The accesses must
 /// sit in no loop (the search does not follow iterations: outside loops, each
 /// runs once per work-item, so the pairs tried are every pair that can run).
 ///
 /// Only a search over one workgroup's LDS whose addresses and guards do not
 /// depend on the workgroup's id is exhaustive; across workgroups only the
 /// first two along x are tried.
-fn search(a: &Access, b: &Access, lds: bool, shape: [u32; 3], budget: &Cell<u64>) -> Search {
+fn search(
+    a: &Access,
+    b: &Access,
+    lds: bool,
+    shape: [u32; 3],
+    widths: &[u32],
+    budget: &Cell<u64>,
+) -> Search {
     let per_group = |s: Sym| {
         matches!(
             s,
@@ -634,7 +725,7 @@ fn search(a: &Access, b: &Access, lds: bool, shape: [u32; 3], budget: &Cell<u64>
             .chain(guards.flat_map(|c| [&c.a, &c.b]));
         forms.flat_map(Affine::syms).any(per_group)
     });
-    match try_search(a, b, lds, shape, budget) {
+    match try_search(a, b, lds, shape, widths, false, budget) {
         Some(Some(w)) => Search::Found(w),
         Some(None) if lds && !reads_group => Search::Exhausted,
         _ => Search::Undecided,
@@ -646,6 +737,8 @@ fn try_search(
     b: &Access,
     lds: bool,
     shape: [u32; 3],
+    widths: &[u32],
+    reached: bool,
     budget: &Cell<u64>,
 ) -> Option<Option<Witness>> {
     let (Val::Known(fa), Val::Known(fb)) = (&a.addr, &b.addr) else {
@@ -675,9 +768,9 @@ fn try_search(
     } else {
         [[0; 3], [1, 0, 0]]
     };
-    for width in [32, 64] {
+    for &width in widths {
         for p in items(groups[0]) {
-            if !guards_hold(&a.guards, &p, shape, width)? {
+            if !guards_hold(&a.guards, &p, shape, width, reached)? {
                 continue;
             }
             let pa = eval(fa, &p, shape, width)?;
@@ -687,7 +780,7 @@ fn try_search(
                 if lds && wave_p == wave_q {
                     continue;
                 }
-                if !guards_hold(&b.guards, &q, shape, width)? {
+                if !guards_hold(&b.guards, &q, shape, width, reached)? {
                     continue;
                 }
                 let qb = eval(fb, &q, shape, width)?;

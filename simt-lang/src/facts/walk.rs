@@ -38,6 +38,9 @@ pub struct Guard {
     pub cond: Option<Cond>,
     /// True in the then-arm, false in the else-arm.
     pub holds: bool,
+    /// Whether every work-item of a workgroup takes the same arm (the
+    /// uniformity analysis proves the mask workgroup-uniform).
+    pub uniform: bool,
 }
 
 /// What the walk knows at a memory instruction.
@@ -181,10 +184,13 @@ impl<'a> Walk<'a> {
                         Some(Inst::Else { end }) => (Some(next), end.get()),
                         _ => (None, next),
                     };
+                    let uniform =
+                        self.uniformity.control.get(pc + 1).copied() == Some(Uniformity::Workgroup);
                     let guard = |holds| Guard {
                         at: pc as u32,
                         cond: cond.clone(),
                         holds,
+                        uniform,
                     };
                     self.guards.push(guard(true));
                     let then = self.block(pc + 1, else_at.unwrap_or(endif), st.clone());
