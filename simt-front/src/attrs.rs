@@ -9,7 +9,7 @@ use proc_macro2::Span;
 use simt_lang::limits::MAX_WORKGROUP_SIZE;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Attribute, LitInt, Meta, Token};
+use syn::{Attribute, LitInt, Meta, MetaList, Token};
 
 const CONTRACTS: [ContractKind; 3] = [
     ContractKind::ConflictFree,
@@ -37,6 +37,22 @@ fn error(at: &impl Spanned, message: impl Into<String>) -> Diagnostic {
     Diagnostic::new(Kind::Attribute, Location::token(at.span()), message)
 }
 
+/// An error underlining the whole attribute, `#` to `]`.
+fn whole(attr: &Attribute, message: impl Into<String>) -> Diagnostic {
+    let at = Location::tokens(attr.pound_token.span, attr.bracket_token.span.close());
+    Diagnostic::new(Kind::Attribute, at, message)
+}
+
+/// An error underlining an attribute's arguments, `(` to `)`.
+fn arguments(list: &MetaList, message: impl Into<String>) -> Diagnostic {
+    let span = list.delimiter.span();
+    Diagnostic::new(
+        Kind::Attribute,
+        Location::tokens(span.open(), span.close()),
+        message,
+    )
+}
+
 fn contract(name: &str) -> Option<ContractKind> {
     CONTRACTS.into_iter().find(|c| c.name() == name)
 }
@@ -45,7 +61,7 @@ fn contract(name: &str) -> Option<ContractKind> {
 fn bare(attr: &Attribute, name: &str) -> Result<(), Diagnostic> {
     match attr.meta {
         Meta::Path(_) => Ok(()),
-        _ => Err(error(&attr.meta, format!("`#[{name}]` takes no arguments"))),
+        _ => Err(whole(attr, format!("`#[{name}]` takes no arguments"))),
     }
 }
 
@@ -60,7 +76,7 @@ pub(crate) fn kernel(attrs: Vec<Attribute>, errors: &mut Vec<Diagnostic>) -> Ker
         let path = attr.path().span();
         if word == WORKGROUP_SIZE {
             if out.workgroup_size.is_some() {
-                errors.push(error(&attr, "`#[workgroup_size]` is given twice"));
+                errors.push(whole(&attr, "`#[workgroup_size]` is given twice"));
                 continue;
             }
             match workgroup_size(&attr) {
@@ -69,14 +85,14 @@ pub(crate) fn kernel(attrs: Vec<Attribute>, errors: &mut Vec<Diagnostic>) -> Ker
             }
         } else if word == RACE_FREE {
             if out.race_free.is_some() {
-                errors.push(error(&attr, "`#[race_free]` is given twice"));
+                errors.push(whole(&attr, "`#[race_free]` is given twice"));
             } else if let Err(e) = bare(&attr, RACE_FREE) {
                 errors.push(e);
             } else {
                 out.race_free = Some(path);
             }
         } else if let Some(c) = contract(&word) {
-            errors.push(error(
+            errors.push(whole(
                 &attr,
                 format!(
                     "`#[{}]` is a contract on one instruction: write it on the line before {}, inside the kernel",
@@ -119,8 +135,8 @@ fn workgroup_size(attr: &Attribute) -> Result<[u32; 3], Diagnostic> {
             d
         })?;
     if dims.is_empty() || dims.len() > 3 {
-        return Err(error(
-            &list.tokens,
+        return Err(arguments(
+            list,
             format!(
                 "a workgroup has 1 to 3 dimensions, not {}: {usage}",
                 dims.len()
@@ -132,22 +148,23 @@ fn workgroup_size(attr: &Attribute) -> Result<[u32; 3], Diagnostic> {
         if !matches!(lit.suffix(), "" | "u32") {
             return Err(error(lit, "a workgroup dimension is a `u32`"));
         }
-        *d =
-            match lit.base10_parse::<u32>() {
-                Ok(0) => return Err(error(lit, "a workgroup dimension cannot be zero")),
-                Ok(n) => n,
-                Err(_) => return Err(error(
+        *d = match lit.base10_parse::<u32>() {
+            Ok(0) => return Err(error(lit, "a workgroup dimension cannot be zero")),
+            Ok(n) => n,
+            Err(_) => {
+                return Err(error(
                     lit,
                     format!(
                         "`{lit}` does not fit a workgroup dimension (at most {MAX_WORKGROUP_SIZE})"
                     ),
-                )),
-            };
+                ))
+            }
+        };
     }
     let items = shape.iter().map(|&d| u64::from(d)).product::<u64>();
     if items > u64::from(MAX_WORKGROUP_SIZE) {
-        return Err(error(
-            &list.tokens,
+        return Err(arguments(
+            list,
             format!(
                 "a workgroup of {} is {items} work-items, more than the {MAX_WORKGROUP_SIZE} a workgroup may have",
                 shape.map(|d| d.to_string()).join("x")
@@ -166,7 +183,7 @@ pub(crate) fn body(attrs: Vec<Attribute>, pending: &mut Vec<Contract>) -> Result
         match word.as_deref() {
             Some("doc") => {}
             Some(w @ (WORKGROUP_SIZE | RACE_FREE)) => {
-                return Err(error(
+                return Err(whole(
                     &attr,
                     format!("`#[{w}]` is about the whole kernel: write it before `kernel`"),
                 ))
@@ -176,13 +193,13 @@ pub(crate) fn body(attrs: Vec<Attribute>, pending: &mut Vec<Contract>) -> Result
                 if let Some(kind) = contract(w) {
                     let span = attr.path().span();
                     if pending.iter().any(|c| c.kind == kind) {
-                        return Err(error(&attr, format!("`#[{w}]` is given twice")));
+                        return Err(whole(&attr, format!("`#[{w}]` is given twice")));
                     }
                     pending.push(Contract { kind, span });
                 }
             }
             _ => {
-                return Err(error(
+                return Err(whole(
                     &attr,
                     "unknown attribute: inside a kernel body only the contracts `#[conflict_free]`, `#[coalesced]` and `#[uniform]` go, on the line before an instruction",
                 ))

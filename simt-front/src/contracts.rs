@@ -187,8 +187,12 @@ impl Checker<'_> {
             Kind::Race,
             place(b),
             format!(
-                "{what}: this access and the one at line {} touch {byte} in {}",
-                program.loc(a).line,
+                "{what}: {} touch {byte} in {}",
+                if a == b {
+                    "this access and itself".to_owned()
+                } else {
+                    format!("this access and the one at line {}", program.loc(a).line)
+                },
                 match pair.space {
                     Space::Lds(_) => "two work-items of different waves, with no barrier between",
                     Space::Global(_) => "two work-items of different workgroups",
@@ -231,7 +235,16 @@ impl Checker<'_> {
         certain: &HashSet<usize>,
         at: proc_macro2::Span,
     ) {
-        let stated = |d: Diagnostic| d.label(Location::token(at), "`#[race_free]` is stated here");
+        // The attribute is labelled once: rustc shows an error repeated at
+        // one place once, and the text path must show what rustc does.
+        let mut labelled = false;
+        let mut stated = |d: Diagnostic| {
+            if std::mem::replace(&mut labelled, true) {
+                d
+            } else {
+                d.label(Location::token(at), "`#[race_free]` is stated here")
+            }
+        };
         for (n, pair) in facts.pairs.iter().enumerate() {
             if certain.contains(&n) {
                 continue;
@@ -307,13 +320,15 @@ impl Checker<'_> {
             )
         };
         let (a, b) = (pair.a as usize, pair.b as usize);
+        let which = if a == b {
+            "this access in two work-items".to_owned()
+        } else {
+            format!("this access and the one at line {}", program.loc(a).line)
+        };
         let mut d = Diagnostic::new(
             Kind::Contract,
             place(b),
-            format!(
-                "`#[race_free]` cannot be proved: this access and the one at line {}: {why}",
-                program.loc(a).line
-            ),
+            format!("`#[race_free]` cannot be proved for {which}: {why}"),
         );
         if a != b {
             d = d.label(place(a), "the other access");
