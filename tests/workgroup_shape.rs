@@ -43,6 +43,24 @@ simt_kernel! {
     }
 }
 
+simt_kernel! {
+    /// A workgroup stores `t[i]` or loads `t[63 - i]`, as `store` says, never
+    /// both: the two arms of one workgroup-uniform `if` do not race.
+    kernel either(store: u32, out: &mut [u32]) {
+        lds t: [u32; 64];
+        vreg v, j;
+        mreg on;
+        v_cmp_ne_u32 on, store, 0
+        if on
+            lds_store t[local_id.x], local_id.x
+        else
+            v_sub_u32 j, 63, local_id.x
+            lds_load v, t[j]
+            global_store out[global_id.x], v
+        endif
+    }
+}
+
 fn refused(result: Result<simt::core::Stats, Error>) -> LaunchErrorKind {
     match result {
         Err(Error::Launch(e)) => e.kind,
@@ -158,4 +176,22 @@ fn proved_races_are_sanitizer_findings_off_unless_asked_for() {
     let mut out = vec![0u32; 64];
     let stats = exchange::launch(&LaunchConfig::new(1, 64), 0, &mut out).unwrap();
     assert!(stats.findings.is_empty());
+}
+
+#[test]
+fn two_arms_of_a_workgroup_uniform_if_are_never_a_proved_race() {
+    let mut out = vec![0u32; 64];
+    let config = LaunchConfig::new(1, 64).sanitize(true);
+    for store in [0, 1] {
+        let stats = either::launch(&config, store, &mut out).unwrap();
+        assert!(
+            !stats
+                .findings
+                .list
+                .iter()
+                .any(|f| matches!(f.kind, FindingKind::ProvedRace { .. })),
+            "{:#?}",
+            stats.findings
+        );
+    }
 }

@@ -120,11 +120,15 @@ impl Stats {
     ///
     /// The memory geometry the hints reason with is the preset named like the
     /// launch's model (the reference model's for a model of another name). The
-    /// static facts are decided for any workgroup shape, with their
-    /// assumptions; [`listing_with_facts`](Self::listing_with_facts) takes
-    /// facts decided for the launch's shape.
+    /// static facts are decided for the program's declared workgroup shape,
+    /// or for any shape, with their assumptions;
+    /// [`listing_with_facts`](Self::listing_with_facts) takes facts decided
+    /// for the launch's shape.
     pub fn listing(&self, program: &Program) -> Listing {
-        self.listing_with_facts(program, &crate::facts::facts(program, None))
+        self.listing_with_facts(
+            program,
+            &crate::facts::facts(program, program.workgroup_size),
+        )
     }
 
     /// [`listing`](Self::listing) with the static facts `facts` of `program`.
