@@ -169,6 +169,20 @@ impl Finding {
     }
 }
 
+/// How a race's memory and the two accesses' scope are worded.
+fn race_words(space: Space, across_workgroups: bool) -> (&'static str, &'static str) {
+    let space = match space {
+        Space::Lds => "LDS",
+        Space::Global => "global",
+    };
+    let scope = if across_workgroups {
+        "across workgroups"
+    } else {
+        "between waves with no barrier"
+    };
+    (space, scope)
+}
+
 impl std::fmt::Display for Finding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let site = |s: Site| {
@@ -207,31 +221,15 @@ impl std::fmt::Display for Finding {
                     RaceClass::WriteAfterRead => "write after read",
                     RaceClass::WriteAfterWrite => "write after write",
                 };
-                let space = match space {
-                    Space::Lds => "LDS",
-                    Space::Global => "global",
-                };
-                let scope = if across_workgroups {
-                    "across workgroups"
-                } else {
-                    "between waves with no barrier"
-                };
                 let same = if same_value { " (same value)" } else { "" };
+                let (space, scope) = race_words(space, across_workgroups);
                 format!("{space} race, {class}{same}, {scope}")
             }
             FindingKind::ProvedRace {
                 space,
                 across_workgroups,
             } => {
-                let space = match space {
-                    Space::Lds => "LDS",
-                    Space::Global => "global",
-                };
-                let scope = if across_workgroups {
-                    "across workgroups"
-                } else {
-                    "between waves with no barrier"
-                };
+                let (space, scope) = race_words(space, across_workgroups);
                 format!("{space} race proved for this launch's shape, {scope}, whatever the inputs")
             }
             FindingKind::LanesDisagree { .. } => {

@@ -33,24 +33,28 @@ fn name(attr: &Attribute) -> Option<String> {
     attr.path().get_ident().map(ToString::to_string)
 }
 
-fn error(at: &impl Spanned, message: impl Into<String>) -> Diagnostic {
-    Diagnostic::new(Kind::Attribute, Location::token(at.span()), message)
+fn error(at: &impl Spanned, message: impl Into<String>) -> Box<Diagnostic> {
+    Box::new(Diagnostic::new(
+        Kind::Attribute,
+        Location::token(at.span()),
+        message,
+    ))
 }
 
 /// An error underlining the whole attribute, `#` to `]`.
-fn whole(attr: &Attribute, message: impl Into<String>) -> Diagnostic {
+fn whole(attr: &Attribute, message: impl Into<String>) -> Box<Diagnostic> {
     let at = Location::tokens(attr.pound_token.span, attr.bracket_token.span.close());
-    Diagnostic::new(Kind::Attribute, at, message)
+    Box::new(Diagnostic::new(Kind::Attribute, at, message))
 }
 
 /// An error underlining an attribute's arguments, `(` to `)`.
-fn arguments(list: &MetaList, message: impl Into<String>) -> Diagnostic {
+fn arguments(list: &MetaList, message: impl Into<String>) -> Box<Diagnostic> {
     let span = list.delimiter.span();
-    Diagnostic::new(
+    Box::new(Diagnostic::new(
         Kind::Attribute,
         Location::tokens(span.open(), span.close()),
         message,
-    )
+    ))
 }
 
 fn contract(name: &str) -> Option<ContractKind> {
@@ -58,7 +62,7 @@ fn contract(name: &str) -> Option<ContractKind> {
 }
 
 /// An attribute that must be a bare word (`#[race_free]`), or the error.
-fn bare(attr: &Attribute, name: &str) -> Result<(), Diagnostic> {
+fn bare(attr: &Attribute, name: &str) -> Result<(), Box<Diagnostic>> {
     match attr.meta {
         Meta::Path(_) => Ok(()),
         _ => Err(whole(attr, format!("`#[{name}]` takes no arguments"))),
@@ -76,23 +80,23 @@ pub(crate) fn kernel(attrs: Vec<Attribute>, errors: &mut Vec<Diagnostic>) -> Ker
         let path = attr.path().span();
         if word == WORKGROUP_SIZE {
             if out.workgroup_size.is_some() {
-                errors.push(whole(&attr, "`#[workgroup_size]` is given twice"));
+                errors.push(*whole(&attr, "`#[workgroup_size]` is given twice"));
                 continue;
             }
             match workgroup_size(&attr) {
                 Ok(shape) => out.workgroup_size = Some((shape, path)),
-                Err(e) => errors.push(e),
+                Err(e) => errors.push(*e),
             }
         } else if word == RACE_FREE {
             if out.race_free.is_some() {
-                errors.push(whole(&attr, "`#[race_free]` is given twice"));
+                errors.push(*whole(&attr, "`#[race_free]` is given twice"));
             } else if let Err(e) = bare(&attr, RACE_FREE) {
-                errors.push(e);
+                errors.push(*e);
             } else {
                 out.race_free = Some(path);
             }
         } else if let Some(c) = contract(&word) {
-            errors.push(whole(
+            errors.push(*whole(
                 &attr,
                 format!(
                     "`#[{}]` is a contract on one instruction: write it on the line before {}, inside the kernel",
@@ -107,6 +111,19 @@ pub(crate) fn kernel(attrs: Vec<Attribute>, errors: &mut Vec<Diagnostic>) -> Ker
     out
 }
 
+/// A contract with no instruction after it (`instead` says where it is).
+pub(crate) fn stray(c: Contract, instead: &str) -> Diagnostic {
+    Diagnostic::new(
+        Kind::Attribute,
+        Location::token(c.span),
+        format!(
+            "`#[{}]` goes on the line before {}, {instead}",
+            c.kind.name(),
+            on(c.kind)
+        ),
+    )
+}
+
 /// What a contract goes on, in words.
 pub(crate) fn on(c: ContractKind) -> &'static str {
     match c {
@@ -118,7 +135,7 @@ pub(crate) fn on(c: ContractKind) -> &'static str {
 
 /// `#[workgroup_size(x)]`, `(x, y)` or `(x, y, z)`: positive integers whose
 /// product is a workgroup the machine allows.
-fn workgroup_size(attr: &Attribute) -> Result<[u32; 3], Diagnostic> {
+fn workgroup_size(attr: &Attribute) -> Result<[u32; 3], Box<Diagnostic>> {
     let usage = "write `#[workgroup_size(x)]`, `#[workgroup_size(x, y)]` or `#[workgroup_size(x, y, z)]` with positive integers";
     let Meta::List(list) = &attr.meta else {
         return Err(error(
@@ -132,7 +149,7 @@ fn workgroup_size(attr: &Attribute) -> Result<[u32; 3], Diagnostic> {
             let mut d = Diagnostic::from(e);
             d.kind = Kind::Attribute;
             d.message = format!("{}: {usage}", d.message);
-            d
+            Box::new(d)
         })?;
     if dims.is_empty() || dims.len() > 3 {
         return Err(arguments(
@@ -177,7 +194,10 @@ fn workgroup_size(attr: &Attribute) -> Result<[u32; 3], Diagnostic> {
 /// Reads the attributes inside a kernel body: doc comments are comments,
 /// contracts wait in `pending` for the next instruction, anything else is an
 /// error.
-pub(crate) fn body(attrs: Vec<Attribute>, pending: &mut Vec<Contract>) -> Result<(), Diagnostic> {
+pub(crate) fn body(
+    attrs: Vec<Attribute>,
+    pending: &mut Vec<Contract>,
+) -> Result<(), Box<Diagnostic>> {
     for attr in attrs {
         let word = name(&attr);
         match word.as_deref() {

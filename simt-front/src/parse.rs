@@ -256,17 +256,11 @@ fn statements(
             Ok(Some(mut s)) => {
                 match &mut s {
                     Stmt::Inst(inst) => inst.contracts = std::mem::take(&mut pending),
-                    _ => errors.extend(pending.drain(..).map(|c| {
-                        Diagnostic::new(
-                            Kind::Attribute,
-                            Location::token(c.span),
-                            format!(
-                                "`#[{}]` goes on the line before {}, not before a declaration",
-                                c.kind.name(),
-                                attrs::on(c.kind)
-                            ),
-                        )
-                    })),
+                    _ => errors.extend(
+                        pending
+                            .drain(..)
+                            .map(|c| attrs::stray(c, "not before a declaration")),
+                    ),
                 }
                 stmts.push(s);
                 reported = false;
@@ -289,17 +283,11 @@ fn statements(
             }
         }
     }
-    errors.extend(pending.into_iter().map(|c| {
-        Diagnostic::new(
-            Kind::Attribute,
-            Location::token(c.span),
-            format!(
-                "`#[{}]` has no instruction after it: write it on the line before {}",
-                c.kind.name(),
-                attrs::on(c.kind)
-            ),
-        )
-    }));
+    errors.extend(
+        pending
+            .into_iter()
+            .map(|c| attrs::stray(c, "not at the end of the body")),
+    );
     stmts
 }
 
