@@ -10,8 +10,8 @@ use crate::check::Checker;
 use crate::diagnostic::{Diagnostic, Kind, Location};
 use crate::lower::Written;
 use simt_lang::facts::{
-    AccessKind, Degree, Fact, Facts, Geometry, LaunchRace, Pair, RaceAssumption, Space, Verdict,
-    Why, WorkItem,
+    split_wave, AccessKind, Degree, Fact, Facts, Geometry, LaunchRace, Pair, RaceAssumption, Space,
+    Verdict, Why, WorkItem,
 };
 use simt_lang::isa::MemRef;
 use simt_lang::{Inst, Kernel as ValidKernel, Program, Uniformity};
@@ -90,7 +90,7 @@ impl Checker<'_> {
         let outcome = match c.kind {
             ContractKind::ConflictFree => conflict_free(facts, i),
             ContractKind::Coalesced => coalesced(facts, i),
-            ContractKind::Uniform => uniform(program, i, &mnemonic),
+            ContractKind::Uniform => uniform(program, facts, i, &mnemonic),
         }?;
         let (verb, message) = match &outcome {
             Outcome::Disproved { message, .. } => ("does not hold", message),
@@ -517,7 +517,7 @@ fn coalesced(facts: &Facts, i: usize) -> Option<Outcome> {
     None
 }
 
-fn uniform(program: &Program, i: usize, mnemonic: &str) -> Option<Outcome> {
+fn uniform(program: &Program, facts: &Facts, i: usize, mnemonic: &str) -> Option<Outcome> {
     let info = simt_lang::uniformity(program)?;
     let outside = info.control.get(i).copied()?;
     let inside = info.control.get(i + 1).copied()?;
@@ -535,11 +535,29 @@ fn uniform(program: &Program, i: usize, mnemonic: &str) -> Option<Outcome> {
             "move it out of the divergent `if` or `loop`, or remove `#[uniform]`",
         );
     }
-    Some(Outcome::Disproved {
-        message: format!("{construct} may differ between lanes of a wave"),
-        notes: vec!["the mask is computed from per-lane values (a vector register, `lane_id`, `local_id`, `global_id` or data loaded per lane)".to_owned()],
-        help: "compute the mask from scalar registers, kernel scalars or `group_id`, or remove `#[uniform]`".to_owned(),
-    })
+    let help = "compute the mask from scalar registers, kernel scalars or `group_id`, or remove `#[uniform]`";
+    // A witness: two lanes of one wave the comparison splits, in a launch of
+    // the declared shape, or of one row of that many lanes.
+    let cond = facts.conds.get(i).and_then(Option::as_ref);
+    for width in WIDTHS {
+        let shape = program.workgroup_size.unwrap_or([width, 1, 1]);
+        if let Some([p, q]) = cond.and_then(|c| split_wave(c, shape, width)) {
+            return Some(Outcome::Disproved {
+                message: format!("{construct} differs between lanes of a wave"),
+                notes: vec![format!(
+                    "at wave{width}, in a workgroup of {}: {} and {} of one wave take different arms",
+                    shape.map(|d| d.to_string()).join("x"),
+                    item_text(&p, shape, width),
+                    item_text(&q, shape, width)
+                )],
+                help: help.to_owned(),
+            });
+        }
+    }
+    undecided(
+        format!("{construct} is computed from values that may differ between lanes (a vector register, `lane_id`, `local_id`, `global_id` or data loaded per lane), and no two lanes it splits could be shown"),
+        help,
+    )
 }
 
 /// The memory operand of an instruction, as written.

@@ -1,5 +1,5 @@
-//! An `if` on a comparison of `local_id.x` splits a wave; one nested in
-//! divergent control cannot be decided.
+//! An `if` on a comparison of `local_id.x` splits a wave (lanes 0 and 16);
+//! one nested in divergent control, or on loaded data, cannot be decided.
 use simt::simt_kernel;
 
 simt_kernel! {
@@ -16,6 +16,17 @@ simt_kernel! {
             if first
                 global_store out[global_id.x], 2
             endif
+        endif
+    }
+
+    kernel loaded(flags: &[u32], out: &mut [u32]) {
+        vreg f;
+        mreg on;
+        global_load f, flags[global_id.x]
+        v_cmp_ne_u32 on, f, 0
+        #[uniform]
+        if on
+            global_store out[global_id.x], f
         endif
     }
 }

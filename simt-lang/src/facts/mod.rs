@@ -21,7 +21,7 @@ pub use access::{
     phase_cost, Access, AccessKind, Assumption, Condition, Degree, Fact, Geometry, Space, What, Why,
 };
 pub use affine::{Affine, Lin, Sym, SymNames, Val};
-pub use race::{LaunchRace, Pair, RaceAssumption, Verdict, Witness, WorkItem};
+pub use race::{split_wave, LaunchRace, Pair, RaceAssumption, Verdict, Witness, WorkItem};
 pub use walk::{Cond, Guard};
 
 use crate::ir::{Addressing, Program};
@@ -38,6 +38,9 @@ pub struct Facts {
     pub accesses: Vec<Option<Access>>,
     /// The verdict of every pair of accesses that may race.
     pub pairs: Vec<Pair>,
+    /// Per instruction, for an `if`, the comparison its mask came from, when
+    /// the walk could follow it.
+    pub conds: Vec<Option<Cond>>,
 }
 
 /// The facts of `program`, which must have passed [`validate`](crate::validate),
@@ -49,6 +52,7 @@ pub fn facts(program: &Program, shape: Option<[u32; 3]>) -> Facts {
             shape,
             accesses: vec![None; program.insts.len()],
             pairs: Vec::new(),
+            conds: vec![None; program.insts.len()],
         };
     };
     let walk = walk::Walk::run(program, &uniformity);
@@ -87,6 +91,7 @@ pub fn facts(program: &Program, shape: Option<[u32; 3]>) -> Facts {
         shape,
         accesses,
         pairs,
+        conds: walk.conds,
     }
 }
 

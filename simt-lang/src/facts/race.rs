@@ -644,37 +644,53 @@ fn guards_hold(
     reached: bool,
 ) -> Option<bool> {
     for g in guards {
-        let decided = g.cond.as_ref().and_then(|c| {
-            Some((
-                c,
-                eval(&c.a, item, shape, width)?,
-                eval(&c.b, item, shape, width)?,
-            ))
-        });
-        let (c, x, y) = match decided {
-            Some(d) => d,
-            None if reached && g.uniform => continue,
+        match g.cond.as_ref().and_then(|c| compare(c, item, shape, width)) {
+            Some(r) if r != g.holds => return Some(false),
+            Some(_) => {}
+            None if reached && g.uniform => {}
             None => return None,
-        };
-        let (x, y) = match c.ty {
-            CmpType::U32 => (i64::from(x), i64::from(y)),
-            CmpType::I32 => (i64::from(x as i32), i64::from(y as i32)),
-            CmpType::F32 if reached && g.uniform => continue,
-            CmpType::F32 => return None,
-        };
-        let r = match c.op {
-            CmpOp::Eq => x == y,
-            CmpOp::Ne => x != y,
-            CmpOp::Lt => x < y,
-            CmpOp::Le => x <= y,
-            CmpOp::Gt => x > y,
-            CmpOp::Ge => x >= y,
-        };
-        if r != g.holds {
-            return Some(false);
         }
     }
     Some(true)
+}
+
+/// The comparison `cond` for `item`, when the launch decides it.
+fn compare(cond: &Cond, item: &WorkItem, shape: [u32; 3], width: u32) -> Option<bool> {
+    let (x, y) = (
+        eval(&cond.a, item, shape, width)?,
+        eval(&cond.b, item, shape, width)?,
+    );
+    let (x, y) = match cond.ty {
+        CmpType::U32 => (i64::from(x), i64::from(y)),
+        CmpType::I32 => (i64::from(x as i32), i64::from(y as i32)),
+        CmpType::F32 => return None,
+    };
+    Some(match cond.op {
+        CmpOp::Eq => x == y,
+        CmpOp::Ne => x != y,
+        CmpOp::Lt => x < y,
+        CmpOp::Le => x <= y,
+        CmpOp::Gt => x > y,
+        CmpOp::Ge => x >= y,
+    })
+}
+
+/// Two work-items of the first wave of a workgroup of `shape`, at wave width
+/// `width`, for which `cond` differs: lanes of one wave an `if` on it splits.
+/// `None` when the launch alone does not decide it, or every lane agrees.
+pub fn split_wave(cond: &Cond, shape: [u32; 3], width: u32) -> Option<[WorkItem; 2]> {
+    let total = shape[0].saturating_mul(shape[1]).saturating_mul(shape[2]);
+    let item = |n: u32| WorkItem {
+        group: [0; 3],
+        local: [
+            n % shape[0].max(1),
+            n / shape[0].max(1) % shape[1].max(1),
+            n / (shape[0].max(1) * shape[1].max(1)),
+        ],
+    };
+    let first = compare(cond, &item(0), shape, width)?;
+    (1..width.min(total))
+        .find_map(|n| (compare(cond, &item(n), shape, width)? != first).then(|| [item(0), item(n)]))
 }
 
 /// The most work-items of a workgroup the witness search tries pairwise.

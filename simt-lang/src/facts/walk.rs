@@ -80,6 +80,8 @@ pub(super) struct Walk<'a> {
     pub(super) sites: Vec<Option<Site>>,
     /// The form of each value written (the first register an instruction writes).
     pub(super) written: Vec<Val>,
+    /// The comparison each `if`'s mask came from, from the last walk over it.
+    pub(super) conds: Vec<Option<Cond>>,
 }
 
 /// How many times a loop body is walked before the values still changing at
@@ -102,6 +104,7 @@ impl<'a> Walk<'a> {
             open_loops: Vec::new(),
             sites: vec![None; n],
             written: vec![Val::Unknown; n],
+            conds: vec![None; n],
         };
         // Registers start at zero.
         let state = State {
@@ -179,6 +182,9 @@ impl<'a> Walk<'a> {
             match inst {
                 Inst::If { mask, next } => {
                     let cond = self.mask(&st, mask);
+                    if let Some(slot) = self.conds.get_mut(pc) {
+                        slot.clone_from(&cond);
+                    }
                     let next = next.get();
                     let (else_at, endif) = match insts.get(next) {
                         Some(Inst::Else { end }) => (Some(next), end.get()),
