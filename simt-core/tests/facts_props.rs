@@ -6,7 +6,8 @@
 //!   range contains it (`simt_core::Prediction`);
 //! - phased LDS programs (accesses at affine indices, some under
 //!   `if local_id.x < k`, with or without barriers between them): a program
-//!   whose pairs are all proved free gets no race finding from the sanitizer,
+//!   whose pairs are all proved free gets no race finding from the sanitizer
+//!   (nor a race proved at launch),
 //!   and a program with a pair given a witness gets a race finding.
 
 use proptest::prelude::*;
@@ -338,9 +339,22 @@ proptest! {
                 (f.at.inst.min(other), f.at.inst.max(other))
             })
             .collect();
+        // What the launch proved before it ran, from the kernel's facts for
+        // its own shape and width: each such race the run must show too (the
+        // phased programs' guards are all decided by the launch).
+        let proved = stats
+            .findings
+            .list
+            .iter()
+            .filter(|f| matches!(f.kind, FindingKind::ProvedRace { .. }))
+            .count();
+        if proved > 0 {
+            prop_assert!(!races.is_empty(), "proved {} race(s), yet the run found none: {:?}", proved, stats.findings.list);
+        }
         let all_free = f.pairs.iter().all(|p| matches!(p.verdict, Verdict::Free(_)));
         if all_free {
             prop_assert!(races.is_empty(), "proved free, yet {:?}", stats.findings.list);
+            prop_assert_eq!(proved, 0, "proved free, yet {:?}", stats.findings.list);
         }
         for p in &f.pairs {
             let key = (p.a.min(p.b), p.a.max(p.b));
@@ -353,10 +367,14 @@ proptest! {
                 // only, so a later access of the word by the same wave can
                 // hide the witness's pair behind another one: the launch
                 // must report a race, not necessarily this pair.
-                Verdict::Race(w) if w.width == width => prop_assert!(
-                    !races.is_empty(),
-                    "witness {:?} for {:?}, but the sanitizer found no race", w, key
-                ),
+                Verdict::Race(w) if w.width == width => {
+                    prop_assert!(
+                        !races.is_empty(),
+                        "witness {:?} for {:?}, but the sanitizer found no race", w, key
+                    );
+                    // The launch searches the same pair under its shape and width.
+                    prop_assert!(proved > 0, "witness {:?} for {:?}, but the launch proved no race", w, key);
+                }
                 _ => {}
             }
         }
