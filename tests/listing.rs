@@ -279,3 +279,44 @@ fn the_table_has_one_aligned_row_per_line_in_source_order() {
     assert!(text.contains("* v_add_u32 v, v, v"), "{text}");
     assert!(text.contains("costliest lines (*):"), "{text}");
 }
+
+#[test]
+fn the_listing_prints_the_static_facts_beside_the_measured_costs() {
+    // Rows 32 words apart: lane l reads word 32·l + w, all in bank w.
+    let config = LaunchConfig::new(1, 256);
+    let mut out = vec![0u32; 256];
+    let stats = column::launch(&config, &mut out, 32).unwrap();
+    let listing = stats.listing(&column::PROGRAM);
+    let load = row(&listing, "lds_load");
+    let store = row(&listing, "lds_store");
+    // The stride is the parameter `pitch`: the fact is a condition on it. The
+    // waves' words depend on `wave_id`, which the race proof does not follow.
+    assert_eq!(
+        load.facts,
+        [
+            "LDS conflicts: predicted by the lane stride 4*pitch bytes: conflict-free when its symbols are 1, 32-way when they are 32, measured 32-way".to_owned(),
+            format!("may race with line {}: not decided, left to the run-time sanitizer", store.line),
+        ],
+        "{listing}"
+    );
+    assert!(listing.to_string().contains(&load.facts[0]), "{listing}");
+
+    // 32 lanes store 4 bytes each from a 128-byte boundary: 2 lines of 64
+    // bytes (the reference model's lines and sectors).
+    let mut out = vec![0u32; 128];
+    let stats = ids::launch(&LaunchConfig::new(2, 64), &mut out).unwrap();
+    let listing = stats.listing(&ids::PROGRAM);
+    assert_eq!(
+        row(&listing, "global_store").facts,
+        ["global: predicted 2 lines, 2 sectors; measured 2 lines, 2 sectors (if workgroup x size a multiple of 32)"]
+    );
+    // Decided for the launch's shape, the fact needs no assumption.
+    let shaped = stats.listing_with_facts(
+        &ids::PROGRAM,
+        &simt::core::facts(&ids::PROGRAM, Some([64, 1, 1])),
+    );
+    assert_eq!(
+        row(&shaped, "global_store").facts,
+        ["global: predicted 2 lines, 2 sectors; measured 2 lines, 2 sectors"]
+    );
+}

@@ -89,6 +89,19 @@ pub enum LaunchErrorKind {
         /// What is wrong.
         reason: String,
     },
+    /// The kernel declares its workgroup shape (`#[workgroup_size(..)]`) and
+    /// the launch asks for another: the kernel's facts were proved for the
+    /// declared one only.
+    #[error(
+        "the kernel declares #[workgroup_size({}, {}, {})] but the launch has workgroups of {}x{}x{}; launch with the declared shape or change the attribute",
+        declared[0], declared[1], declared[2], launched[0], launched[1], launched[2]
+    )]
+    WorkgroupShape {
+        /// The shape the kernel declares.
+        declared: [u32; 3],
+        /// The launch's workgroup shape.
+        launched: [u32; 3],
+    },
     /// The number of arguments differs from the number of parameters.
     #[error("expected {expected} arguments, got {got}")]
     ArgCount {

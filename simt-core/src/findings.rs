@@ -54,6 +54,17 @@ pub enum FindingKind {
         /// lower level.
         same_value: bool,
     },
+    /// A race the static facts prove for the launch's workgroup shape and wave
+    /// width before it runs, whether or not its inputs lead both work-items to
+    /// the two instructions: `at` and `other` are the witness's work-items
+    /// (at its second and first instruction), `address` the first byte both
+    /// touch. Reported by launches with the sanitizers on.
+    ProvedRace {
+        /// The memory.
+        space: Space,
+        /// Whether the two work-items are in different workgroups.
+        across_workgroups: bool,
+    },
     /// Two active lanes of one store write different values to one word.
     LanesDisagree {
         /// The memory.
@@ -158,6 +169,20 @@ impl Finding {
     }
 }
 
+/// How a race's memory and the two accesses' scope are worded.
+fn race_words(space: Space, across_workgroups: bool) -> (&'static str, &'static str) {
+    let space = match space {
+        Space::Lds => "LDS",
+        Space::Global => "global",
+    };
+    let scope = if across_workgroups {
+        "across workgroups"
+    } else {
+        "between waves with no barrier"
+    };
+    (space, scope)
+}
+
 impl std::fmt::Display for Finding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let site = |s: Site| {
@@ -196,17 +221,16 @@ impl std::fmt::Display for Finding {
                     RaceClass::WriteAfterRead => "write after read",
                     RaceClass::WriteAfterWrite => "write after write",
                 };
-                let space = match space {
-                    Space::Lds => "LDS",
-                    Space::Global => "global",
-                };
-                let scope = if across_workgroups {
-                    "across workgroups"
-                } else {
-                    "between waves with no barrier"
-                };
                 let same = if same_value { " (same value)" } else { "" };
+                let (space, scope) = race_words(space, across_workgroups);
                 format!("{space} race, {class}{same}, {scope}")
+            }
+            FindingKind::ProvedRace {
+                space,
+                across_workgroups,
+            } => {
+                let (space, scope) = race_words(space, across_workgroups);
+                format!("{space} race proved for this launch's shape, {scope}, whatever the inputs")
             }
             FindingKind::LanesDisagree { .. } => {
                 "two lanes of one store write different values to one word".to_owned()
@@ -228,6 +252,9 @@ impl std::fmt::Display for Finding {
         }
         if let Some(a) = self.address {
             write!(f, ", address {a:#x}")?;
+        }
+        if let Some(b) = &self.byte {
+            write!(f, ", byte {} of `{}`", b.offset, b.buffer)?;
         }
         write!(f, ", {} time(s)", self.occurrences)
     }
@@ -254,6 +281,15 @@ impl Findings {
     /// The findings that are not [minor](FindingKind::is_minor).
     pub fn major(&self) -> impl Iterator<Item = &Finding> {
         self.list.iter().filter(|f| !f.kind.is_minor())
+    }
+
+    /// Puts `found` (found before the launch ran) ahead of what it found,
+    /// within the cap.
+    pub(crate) fn prepend(&mut self, found: Vec<Finding>) {
+        let ran = std::mem::take(&mut self.list);
+        for f in found.into_iter().chain(ran) {
+            self.add(f);
+        }
     }
 
     /// Records one occurrence.

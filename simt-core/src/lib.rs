@@ -18,7 +18,7 @@
 //!   [`Hardware`] description.
 #![deny(missing_docs)]
 
-pub use simt_lang::{ir, isa, limits};
+pub use simt_lang::{facts, ir, isa, limits};
 
 mod args;
 mod cache;
@@ -29,6 +29,8 @@ mod launch;
 mod listing;
 mod model;
 pub mod occupancy;
+mod prediction;
+mod proved;
 mod snapshot;
 mod stats;
 
@@ -43,13 +45,14 @@ pub use launch::{Arg, Dim3, LaneOrder, LaunchConfig, Order, Schedule, Threads};
 pub use listing::{Hint, HintKind, Line, Listing, MAX_HINTS};
 pub use model::MemoryModel;
 pub use occupancy::{occupancy, Hardware, Limiter, Occupancy, Usage};
+pub use prediction::{predictions, Prediction};
 pub use simt_lang::ir::*;
 pub use simt_lang::isa::{
     AtomicOp, BinOp, CmpOp, CmpType, Inst, MaskOp, Opcode, ShuffleOp, TernOp, UnOp, WaveOp, Width,
 };
 pub use simt_lang::{
-    link, register_counts, uniformity, validate, Element, Kernel, Note, NoteKind, ProgramBuilder,
-    UniformityInfo, ValidationError, ValidationErrorKind, ValidationErrors,
+    link, register_counts, uniformity, validate, Element, Facts, Kernel, Note, NoteKind,
+    ProgramBuilder, UniformityInfo, ValidationError, ValidationErrorKind, ValidationErrors,
 };
 pub use snapshot::{NonZero, Snapshot, SnapshotLine};
 pub use stats::{Counters, Issue, Stats, Trace, WorstPhase, MAX_TRACE_ISSUES};

@@ -6,6 +6,7 @@
 //! computed from the counters and from the costliest phase each memory
 //! instruction issued ([`WorstPhase`]).
 
+use crate::facts::Facts;
 use crate::ir::Program;
 use crate::isa::Inst;
 use crate::model::MemoryModel;
@@ -69,6 +70,11 @@ pub struct Line {
     pub atomic_accesses: u64,
     /// Per atomic phase, the most lanes at one address minus one, summed.
     pub atomic_contention: u64,
+    /// The static facts of the line's memory instructions beside what the
+    /// launch measured ("LDS conflicts: predicted 32-way, measured 32-way"),
+    /// and the races the facts found or could not rule out.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub facts: Vec<String>,
     /// The summed counters the figures above come from.
     #[serde(skip)]
     pub counters: Counters,
@@ -113,9 +119,22 @@ impl Stats {
     /// costliest lines.
     ///
     /// The memory geometry the hints reason with is the preset named like the
-    /// launch's model (the reference model's for a model of another name).
+    /// launch's model (the reference model's for a model of another name). The
+    /// static facts are decided for the program's declared workgroup shape,
+    /// or for any shape, with their assumptions;
+    /// [`listing_with_facts`](Self::listing_with_facts) takes facts decided
+    /// for the launch's shape.
     pub fn listing(&self, program: &Program) -> Listing {
+        self.listing_with_facts(
+            program,
+            &crate::facts::facts(program, program.workgroup_size),
+        )
+    }
+
+    /// [`listing`](Self::listing) with the static facts `facts` of `program`.
+    pub fn listing_with_facts(&self, program: &Program, facts: &Facts) -> Listing {
         let model = MemoryModel::preset(&self.model).unwrap_or_default();
+        let predictions = crate::prediction::predictions(program, facts, self, &model);
         let mut rows: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
         for k in 0..program.insts.len().min(self.per_instruction.len()) {
             rows.entry(program.loc(k).line).or_default().push(k);
@@ -136,6 +155,7 @@ impl Stats {
                     text.push_str(&program.display_inst(inst).to_string());
                 }
             }
+            let notes = crate::prediction::notes(program, facts, &predictions, &insts);
             let row = Line {
                 line,
                 text,
@@ -153,6 +173,7 @@ impl Stats {
                 l1_hit_rate: (c.l1_hit_sectors + c.l1_miss_sectors > 0).then(|| c.l1_hit_rate()),
                 atomic_accesses: c.atomic_accesses,
                 atomic_contention: c.atomic_contention,
+                facts: notes,
                 counters: c,
             };
             hints.extend(line_hints(self, program, &model, &row));
@@ -501,6 +522,10 @@ impl fmt::Display for Listing {
                 write!(f, "{cell:>w$}  ")?;
             }
             writeln!(f, "{mark} {}", l.text)?;
+            let indent: usize = widths.iter().map(|w| w + 2).sum::<usize>() + 2;
+            for note in &l.facts {
+                writeln!(f, "{:indent$}{note}", "")?;
+            }
         }
         if !self.hints.is_empty() {
             writeln!(f)?;

@@ -178,6 +178,20 @@ impl MemoryModel {
     }
 }
 
+impl MemoryModel {
+    /// The fields that decide one phase's counters, for the static facts
+    /// ([`Facts`](crate::Facts)) to be evaluated under this model.
+    pub fn geometry(&self) -> crate::facts::Geometry {
+        crate::facts::Geometry {
+            phase_lanes: self.phase_lanes,
+            line_bytes: self.line_bytes,
+            sector_bytes: self.sector_bytes,
+            lds_banks: self.lds_banks,
+            lds_bank_bytes: self.lds_bank_bytes,
+        }
+    }
+}
+
 impl Default for MemoryModel {
     fn default() -> Self {
         Self::reference()

@@ -216,7 +216,11 @@ pub struct Stats {
     pub active_lanes_histogram: Vec<u64>,
     /// Counters of each instruction, indexed like [`Program::insts`](crate::Program::insts).
     pub per_instruction: Vec<Counters>,
-    /// What the sanitizers found (empty unless the launch turned them on).
+    /// What the sanitizers found (empty unless the launch turned them on):
+    /// first the races the kernel's facts prove for the launch's shape and
+    /// wave width before it runs
+    /// ([`FindingKind::ProvedRace`](crate::FindingKind::ProvedRace)), then
+    /// what the run showed.
     pub findings: crate::findings::Findings,
     /// The costliest memory phase of each instruction, indexed like
     /// `per_instruction`, when the launch asked for them (empty otherwise)

@@ -249,6 +249,7 @@ fn barriers_under_divergent_control_are_rejected_before_running() {
             mregs: 1,
             lds_bytes: 0,
             reg_names: Vec::new().into(),
+            workgroup_size: None,
         };
         match Kernel::new(program) {
             Err(e) => assert!(

@@ -7,8 +7,8 @@ mod exec_util;
 
 use exec_util::*;
 use simt_core::{
-    launch, Arg, ElemType, Error, Fault, FaultKind, Kernel, LaunchConfig, LaunchErrorKind, Order,
-    ProgramBuilder,
+    launch, Arg, ElemType, Error, Fault, FaultKind, FindingKind, Kernel, LaunchConfig,
+    LaunchErrorKind, Order, ProgramBuilder, Space,
 };
 
 fn fault(result: Result<simt_core::Stats, Error>) -> Fault {
@@ -120,9 +120,20 @@ fn a_race_in_a_wide_grid_is_found_and_placed() {
     let config = LaunchConfig::new([65536, 2, 1], 1).sanitize(true);
     let mut out = vec![0u32; 1];
     let stats = launch(&program, &config, &mut [Arg::buffer_mut(&mut out)]).expect("runs");
-    let [f] = &stats.findings.list[..] else {
-        panic!("one finding: {:#?}", stats.findings);
+    // The facts prove the race before the launch runs (every workgroup's
+    // work-item 0 stores to byte 0), then the sanitizer sees it.
+    let [proved, f] = &stats.findings.list[..] else {
+        panic!("two findings: {:#?}", stats.findings);
     };
+    assert_eq!(
+        proved.kind,
+        FindingKind::ProvedRace {
+            space: Space::Global,
+            across_workgroups: true
+        }
+    );
+    assert_eq!(proved.at.workgroup, [1, 0, 0]);
+    assert_eq!(proved.other.map(|o| o.workgroup), Some([0, 0, 0]));
     assert_eq!(f.at.workgroup, [1, 0, 0]);
     assert_eq!(f.other.as_ref().map(|o| o.workgroup), Some([0, 0, 0]));
     // Workgroups 1 .. 2 * 65536 each race with the one before.

@@ -448,17 +448,22 @@ fn loop_counting_from_wave_id_is_wave_level() {
     );
 }
 
-#[test]
-fn loaded_values_are_per_lane() {
+/// A barrier under `if` on a value loaded from `buffer[index]`; `Ok` when it
+/// validates, else the level the barrier's error names.
+fn barrier_under_loaded_value(writable: bool, index: Operand) -> Result<(), Uniformity> {
     let mut b = ProgramBuilder::new("k");
-    let x = b.buffer::<u32>("x");
+    let x = if writable {
+        b.buffer_mut::<u32>("x")
+    } else {
+        b.buffer::<u32>("x")
+    };
     b.extend([
         Inst::GlobalLoad {
             ty: ElemType::U32,
             dst: VReg(0),
             src: GlobalRef {
                 buffer: x,
-                index: imm(0),
+                index,
                 offset: simt_core::Operand::Imm(0),
                 addressing: Addressing::Element,
             },
@@ -468,9 +473,45 @@ fn loaded_values_are_per_lane() {
         Inst::Barrier,
         endif(),
     ]);
-    let e = single(b.build().unwrap_err().errors);
-    assert_eq!(e.inst, Some(3));
-    assert_eq!(note_insts(&e), [2, 1]);
+    match b.build() {
+        Ok(_) => Ok(()),
+        Err(errors) => {
+            let e = single(errors.errors);
+            assert_eq!(e.inst, Some(3));
+            assert_eq!(note_insts(&e), [2, 1]);
+            match e.kind {
+                Kind::BarrierUnderDivergentControl { level } => Err(level),
+                other => panic!("unexpected error {other:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn loaded_values_follow_their_address() {
+    let group = Operand::Special(Special::GroupId(Axis::X));
+    let lane = Operand::Special(Special::LocalId(Axis::X));
+    let wave = Operand::Special(Special::WaveId);
+    // A read-only buffer at a workgroup-uniform index: every wave reads the
+    // same word, which nothing writes during the launch.
+    assert_eq!(barrier_under_loaded_value(false, imm(0)), Ok(()));
+    assert_eq!(barrier_under_loaded_value(false, group), Ok(()));
+    // A writable buffer: another wave may write the word between two waves'
+    // reads, so only the wave's lanes are sure to agree.
+    assert_eq!(
+        barrier_under_loaded_value(true, imm(0)),
+        Err(Uniformity::Wave)
+    );
+    // A wave-uniform index: one word per wave, but waves differ.
+    assert_eq!(
+        barrier_under_loaded_value(false, wave),
+        Err(Uniformity::Wave)
+    );
+    // A per-lane index: per-lane values.
+    assert_eq!(
+        barrier_under_loaded_value(false, lane),
+        Err(Uniformity::Lane)
+    );
 }
 
 #[test]

@@ -239,6 +239,7 @@ prop_compose! {
             mregs,
             lds_bytes,
             reg_names: std::borrow::Cow::Borrowed(&[]),
+            workgroup_size: None,
         }
     }
 }
@@ -579,6 +580,7 @@ fn raw_program(insts: Vec<Inst>) -> Program {
         mregs,
         lds_bytes: 0,
         reg_names: std::borrow::Cow::Borrowed(&[]),
+        workgroup_size: None,
     }
 }
 

@@ -12,6 +12,11 @@ pub struct Kernel {
     pub vis: Visibility,
     /// The kernel's name, also the module's.
     pub name: Ident,
+    /// `#[workgroup_size(x, y, z)]`: the shape every launch must have, and
+    /// the attribute's tokens.
+    pub workgroup_size: Option<([u32; 3], Span)>,
+    /// `#[race_free]`: the attribute's name, when the kernel states it.
+    pub race_free: Option<Span>,
     /// The parameters, in order.
     pub params: Vec<Param>,
     /// Declarations and instructions, in order.
@@ -112,6 +117,42 @@ pub struct Instruction {
     /// A `,` after the last operand, which the checker rejects once the
     /// operand count is right (a short count is the more useful error).
     pub trailing_comma: Option<Span>,
+    /// The performance contracts written on the lines before it.
+    pub contracts: Vec<Contract>,
+}
+
+/// What a performance contract on an instruction states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContractKind {
+    /// `#[conflict_free]` on an LDS access: no bank conflict in any fully
+    /// active phase.
+    ConflictFree,
+    /// `#[coalesced]` on a global access: the fewest sectors its element
+    /// size allows, up to the base's alignment.
+    Coalesced,
+    /// `#[uniform]` on an `if` or `loop`: its mask is the same in every lane
+    /// of a wave.
+    Uniform,
+}
+
+impl ContractKind {
+    /// The attribute's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ContractKind::ConflictFree => "conflict_free",
+            ContractKind::Coalesced => "coalesced",
+            ContractKind::Uniform => "uniform",
+        }
+    }
+}
+
+/// A performance contract and where it is written.
+#[derive(Clone, Copy, Debug)]
+pub struct Contract {
+    /// What it states.
+    pub kind: ContractKind,
+    /// The attribute's name.
+    pub span: Span,
 }
 
 /// An operand, before name resolution.

@@ -43,6 +43,9 @@ pub fn check(kernel: &Kernel) -> Result<ValidKernel, Vec<Diagnostic>> {
         lds: Vec::new(),
         reg_names: HashMap::new(),
     };
+    if let Some((shape, _)) = kernel.workgroup_size {
+        cx.builder.workgroup_size(shape);
+    }
     cx.check_name();
     cx.declare_params();
     cx.declare_body();

@@ -110,6 +110,16 @@ pub enum Kind {
     Nesting,
     /// A barrier that some waves of a workgroup may not reach.
     Barrier,
+    /// An attribute that is unknown, misplaced or malformed
+    /// (`#[workgroup_size(0)]`, a contract on the kernel).
+    Attribute,
+    /// A performance contract (`#[conflict_free]`, `#[coalesced]`,
+    /// `#[race_free]`, `#[uniform]`) the static facts disprove or cannot
+    /// decide, or one written on an instruction it says nothing about.
+    Contract,
+    /// Two accesses that race in every launch that runs them under the
+    /// declared workgroup shape (primary at one, labelled at the other).
+    Race,
     /// A program the validator refuses for a reason no kernel text can cause
     /// (a jump target, an LDS layout, a location table): a front-end defect.
     Internal,

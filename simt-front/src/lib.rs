@@ -13,7 +13,9 @@
 //! and `text` locates and renders it in kernel text read at run time.
 
 pub mod ast;
+mod attrs;
 mod check;
+mod contracts;
 mod diagnostic;
 mod literal;
 mod lower;

@@ -29,11 +29,11 @@ fn loc(span: Span) -> SourceLoc {
 
 /// One instruction as pushed to the builder: where it is written, and the
 /// operand written for each of its fields.
-struct Written<'a> {
-    inst: Option<&'a ast::Instruction>,
+pub(super) struct Written<'a> {
+    pub(super) inst: Option<&'a ast::Instruction>,
     /// The instruction lowered (its template after an error).
-    lowered: Inst,
-    operands: [Option<&'a Operand>; Fields::MAX],
+    pub(super) lowered: Inst,
+    pub(super) operands: [Option<&'a Operand>; Fields::MAX],
     /// Whether it lowered as written (or is its mnemonic's template, standing
     /// in after an error so that the nesting checks still see it).
     complete: bool,
@@ -87,7 +87,10 @@ impl<'a> Checker<'a> {
         });
         if self.errors.is_empty() {
             match self.builder.build() {
-                Ok(kernel) => return Some(kernel),
+                Ok(kernel) => {
+                    self.contracts(&kernel, &written);
+                    return Some(kernel);
+                }
                 Err(errors) => {
                     for e in &errors.errors {
                         self.validation_error(e, &written);

@@ -14,9 +14,10 @@
 //! call such as `get_global_id(0)`) are reported where they are and parsed as
 //! what was meant, so that what follows is read as intended.
 
-use super::{suggest, words};
+use super::{attrs, suggest, words};
 use crate::ast::{
-    BinOp, Expr, Instruction, Kernel, LdsDecl, Operand, Param, ParamType, RegClass, RegDecl, Stmt,
+    BinOp, Contract, Expr, Instruction, Kernel, LdsDecl, Operand, Param, ParamType, RegClass,
+    RegDecl, Stmt,
 };
 use crate::check::SPECIALS;
 use crate::diagnostic::{Diagnostic, Kind, Location};
@@ -94,6 +95,7 @@ fn kernel(input: ParseStream) -> Result<Parsed> {
     let body;
     let brace = braced!(body in input);
     let mut errors = Vec::new();
+    let attrs = attrs::kernel(attrs, &mut errors);
     let names = declared_names(&params, &body);
     let body = statements(&body, &name, &names, &mut errors);
     if errors.is_empty() {
@@ -101,9 +103,11 @@ fn kernel(input: ParseStream) -> Result<Parsed> {
     }
     Ok(Parsed {
         kernel: Kernel {
-            attrs,
+            attrs: attrs.rest,
             vis,
             name,
+            workgroup_size: attrs.workgroup_size,
+            race_free: attrs.race_free,
             params,
             body,
             close: brace.span.close(),
@@ -244,10 +248,20 @@ fn statements(
     let mut stmts = Vec::new();
     // Whether the last statement kept was already blamed for an error.
     let mut reported = false;
+    // Contracts read and not yet attached to an instruction.
+    let mut pending: Vec<Contract> = Vec::new();
     while !input.is_empty() {
         let before = input.cursor();
-        match stmt(input, open, names, errors) {
-            Ok(Some(s)) => {
+        match stmt(input, open, names, errors, &mut pending) {
+            Ok(Some(mut s)) => {
+                match &mut s {
+                    Stmt::Inst(inst) => inst.contracts = std::mem::take(&mut pending),
+                    _ => errors.extend(
+                        pending
+                            .drain(..)
+                            .map(|c| attrs::stray(c, "not before a declaration")),
+                    ),
+                }
                 stmts.push(s);
                 reported = false;
             }
@@ -269,6 +283,11 @@ fn statements(
             }
         }
     }
+    errors.extend(
+        pending
+            .into_iter()
+            .map(|c| attrs::stray(c, "not at the end of the body")),
+    );
     stmts
 }
 
@@ -353,6 +372,7 @@ fn stmt(
     open: &Ident,
     names: &HashSet<String>,
     errors: &mut Vec<Diagnostic>,
+    pending: &mut Vec<Contract>,
 ) -> std::result::Result<Option<Stmt>, Box<Diagnostic>> {
     if input.peek(Token![;]) {
         input.parse::<Token![;]>()?;
@@ -360,15 +380,7 @@ fn stmt(
     }
     if input.peek(Token![#]) {
         // `///` comments arrive as `#[doc]` attributes: they are comments here.
-        for attr in input.call(Attribute::parse_outer)? {
-            if !attr.path().is_ident("doc") {
-                return Err(Error::new_spanned(
-                    attr,
-                    "attributes are not allowed inside a kernel body",
-                )
-                .into());
-            }
-        }
+        attrs::body(input.call(Attribute::parse_outer)?, pending)?;
         return Ok(None);
     }
     let Some((word, _)) = input.cursor().ident() else {
@@ -526,6 +538,7 @@ fn instruction(
         mnemonic,
         operands,
         trailing_comma,
+        contracts: Vec::new(),
     })
 }
 

@@ -251,7 +251,13 @@ pub fn row(
             &Usage::of(program, workgroup_size),
         ),
         findings: std::mem::take(&mut stats.findings),
-        listing: stats.listing(program),
+        listing: stats.listing_with_facts(
+            program,
+            &simt::core::facts(
+                program,
+                Some([config.workgroup.x, config.workgroup.y, config.workgroup.z]),
+            ),
+        ),
         worst_phases: std::mem::take(&mut stats.worst_phases),
         trace: stats.trace.take(),
     }

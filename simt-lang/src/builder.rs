@@ -38,6 +38,7 @@ pub struct ProgramBuilder {
     insts: Vec<Inst>,
     locs: Vec<SourceLoc>,
     reg_names: Vec<RegName>,
+    workgroup_size: Option<[u32; 3]>,
 }
 
 impl ProgramBuilder {
@@ -51,6 +52,7 @@ impl ProgramBuilder {
             insts: Vec::new(),
             locs: Vec::new(),
             reg_names: Vec::new(),
+            workgroup_size: None,
         }
     }
 
@@ -113,6 +115,13 @@ impl ProgramBuilder {
         self.lds.get(usize::from(index.0))
     }
 
+    /// Declares the workgroup shape every launch must have
+    /// ([`Program::workgroup_size`]).
+    pub fn workgroup_size(&mut self, shape: [u32; 3]) -> &mut Self {
+        self.workgroup_size = Some(shape);
+        self
+    }
+
     /// Names a register, for messages and the disassembler.
     pub fn name_register(&mut self, reg: Reg, name: &str) -> &mut Self {
         self.reg_names.retain(|n| n.reg != reg);
@@ -167,6 +176,7 @@ impl ProgramBuilder {
             mregs,
             lds_bytes: self.lds_bytes,
             reg_names: Cow::Owned(self.reg_names.clone()),
+            workgroup_size: self.workgroup_size,
         }
     }
 

@@ -7,12 +7,15 @@
 //! - [`Kernel`], [`validate()`] and [`link`]: nesting, operand kinds, limits and
 //!   uniformity checks, shared by the macro and run-time builders
 //!   ([`ProgramBuilder`]); a [`Kernel`] is a program that passed them;
+//! - [`facts`]: what a kernel's memory accesses cost and whether they race,
+//!   proved from the program for every launch;
 //! - [`limits`]: the register and nesting limits every program obeys;
 //! - [`Element`]: the Rust types a buffer parameter may hold.
 #![deny(missing_docs)]
 
 mod builder;
 mod element;
+pub mod facts;
 pub mod ir;
 pub mod isa;
 pub mod limits;
@@ -20,6 +23,7 @@ mod validate;
 
 pub use builder::{register_counts, ProgramBuilder};
 pub use element::Element;
+pub use facts::{facts, Facts};
 pub use ir::*;
 pub use isa::{
     AtomicOp, BinOp, CmpOp, CmpType, Inst, MaskOp, Opcode, ShuffleOp, TernOp, UnOp, WaveOp, Width,

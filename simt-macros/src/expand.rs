@@ -103,6 +103,10 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
         let name = n.name.as_ref();
         quote!(#rt::RegName { reg: #rt::Reg::#ctor(#rt::#reg_ty(#number)), name: #rt::Cow::Borrowed(#name) })
     });
+    let workgroup_size = match program.and_then(|p| p.workgroup_size) {
+        Some([x, y, z]) => quote!(::core::option::Option::Some([#x, #y, #z])),
+        None => quote!(::core::option::Option::None),
+    };
     let lds_bytes_doc = format!(" Bytes of LDS per workgroup: {lds_bytes}.");
     // A rejected kernel's parameter names may be what it was rejected for (an
     // uppercase name would be read as a pattern): its stub names them apart.
@@ -166,6 +170,7 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
                 mregs: #mregs,
                 lds_bytes: #lds_bytes,
                 reg_names: #rt::Cow::Borrowed(&[#(#reg_names),*]),
+                workgroup_size: #workgroup_size,
             };
             /// The kernel, ready to launch: the macro validated `PROGRAM`.
             #[allow(dead_code)]

@@ -182,7 +182,20 @@ impl Machine {
         args: &mut [Arg<'_>],
     ) -> Result<Stats, Error> {
         let program = kernel.program();
-        self.launch_prepared(program, &bind::prepare(program), config, args)
+        crate::proved::check_shape(kernel, config).map_err(|kind| {
+            Error::Launch(LaunchError {
+                kernel: program.name.to_string(),
+                kind,
+            })
+        })?;
+        let proved = if config.sanitize {
+            crate::proved::races(kernel, config)
+        } else {
+            Vec::new()
+        };
+        let mut stats = self.launch_prepared(program, &bind::prepare(program), config, args)?;
+        stats.findings.prepend(proved);
+        Ok(stats)
     }
 
     /// Runs a launch of a program whose facts `prepared` holds.

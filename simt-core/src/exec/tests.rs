@@ -31,6 +31,7 @@ fn program(body: &[Inst]) -> Program {
         mregs,
         lds_bytes: 0,
         reg_names: Cow::Owned(Vec::new()),
+        workgroup_size: None,
     }
 }
 
@@ -287,6 +288,7 @@ fn static_program(insts: &'static [Inst], locs: &'static [SourceLoc]) -> Program
         mregs: 0,
         lds_bytes: 0,
         reg_names: Cow::Borrowed(&[]),
+        workgroup_size: None,
     }
 }
 

@@ -16,6 +16,34 @@ fn a_kernel_as_text_compiles_to_its_program() {
 }
 
 #[test]
+fn a_declared_shape_and_contracts_compile_from_text_as_from_the_macro() {
+    let k = compile("#[workgroup_size(64)]\n#[race_free]\nkernel k(y: &[u32], x: &mut [u32]) {\n    vreg v;\n    #[coalesced]\n    global_load v, y[lane_id]\n    global_store x[global_id.x], v\n}\n")
+        .expect("compiles");
+    assert_eq!(k.workgroup_size, Some([64, 1, 1]));
+    // Four rows of 16: work-items (x, 0) and (x, 2), in two waves at wave32,
+    // store to one `x[global_id.x]`; the contract is not accepted.
+    let e = compile("#[workgroup_size(16, 4)]\n#[race_free]\nkernel k(x: &mut [u32]) {\n    global_store x[global_id.x], 0\n}\n")
+        .expect_err("rows of one workgroup store to one element");
+    assert!(
+        e.iter()
+            .any(|d| d.message.starts_with("`#[race_free]` cannot be proved")),
+        "{e}"
+    );
+    // The contract is proved from the same facts: lanes 4 bytes apart.
+    let e = compile("kernel k(x: &mut [u32]) {\n    vreg v, j;\n    v_mul_u32 j, lane_id, 2\n    #[coalesced]\n    global_load v, x[j]\n    global_store x[global_id.x], v\n}\n")
+        .expect_err("lanes 8 bytes apart are not coalesced");
+    let d = e.iter().next().expect("one diagnostic");
+    assert_eq!((d.at.line, d.at.column), (5, 20));
+    assert!(
+        d.message.starts_with(
+            "`#[coalesced]` does not hold: lanes are 8 bytes apart for 4-byte accesses"
+        ),
+        "{}",
+        d.message
+    );
+}
+
+#[test]
 fn a_mistake_is_located_and_rendered_as_rustc_does() {
     let src = "kernel k(x: &mut [u32]) {\n    vreg v;\n    v_add_u32 v, v, frob\n    global_store x[0], v\n}\n";
     let e = compile_file("k.simt", src).expect_err("an unknown name is an error");

@@ -103,6 +103,7 @@ th, td { border: 1px solid #ced4da; padding: 2px 6px; text-align: right; white-s
 th { background: #f1f3f5; }
 td.text, th.text { text-align: left; font-family: monospace; }
 tr.hot td { background: #fff4e6; }
+div.fact { color: #555; font-size: 90%; }
 ol.hints { font-size: 13px; }
 section.kernel { border-top: 2px solid #adb5bd; margin-top: 24px; }
 figure { margin: 8px 0; }
@@ -329,6 +330,15 @@ fn kernel_section(out: &mut String, row: &Row, program: &Program, model: &Memory
     out.push_str("</section>\n");
 }
 
+/// The static facts of a listing line, under its instruction: what each
+/// memory instruction should cost beside what it measured, and its races.
+fn facts_of(line: &simt::core::Line) -> String {
+    line.facts
+        .iter()
+        .map(|f| format!("<div class=\"fact\">{}</div>", esc(f)))
+        .collect()
+}
+
 fn listing(out: &mut String, row: &Row) {
     let l = &row.listing;
     out.push_str("<h3>Listing</h3>\n<table class=\"listing\">\n<tr>");
@@ -370,7 +380,7 @@ fn listing(out: &mut String, row: &Row) {
             if global { format!("{:.2}", line.sectors_per_access) } else { String::new() },
             line.l1_hit_rate.map_or(String::new(), |r| format!("{:.1}", r * 100.0)),
             num(line.atomic_contention),
-            esc(&line.text)
+            esc(&line.text) + &facts_of(line)
         );
     }
     out.push_str("</table>\n");

@@ -34,7 +34,9 @@
 //! ```
 
 use serde::Serialize;
-use simt::core::{Counters, Dim3, Findings, Hardware, Inst, LaunchConfig, Program, Stats, Usage};
+use simt::core::{
+    Counters, Dim3, Findings, Hardware, Inst, LaunchConfig, Program, Stats, Usage, WorstPhase,
+};
 use std::fmt::Write as _;
 
 pub mod atomics;
@@ -102,7 +104,8 @@ pub fn find(name: &str) -> Option<&'static Study> {
 
 /// The launch every study variant starts from: `grid` workgroups of `workgroup`
 /// work-items at wave width `width`, under the reference model, with the
-/// sanitizers on.
+/// sanitizers on and each memory instruction's costliest phase recorded (for
+/// the static facts' cross-check).
 pub(crate) fn config(
     grid: impl Into<Dim3>,
     workgroup: impl Into<Dim3>,
@@ -111,6 +114,7 @@ pub(crate) fn config(
     LaunchConfig::new(grid, workgroup)
         .wave_width(width)
         .sanitize(true)
+        .record_worst_phases()
 }
 
 /// What one run of a study shows.
@@ -148,6 +152,18 @@ pub struct VariantRow {
     /// What the sanitizers found in its launch; left out of the JSON when nothing.
     #[serde(skip_serializing_if = "Findings::is_empty")]
     pub findings: Findings,
+    /// The kernel it ran, for what is checked per instruction (the static facts).
+    #[serde(skip)]
+    pub program: Program,
+    /// The counters of each of its instructions.
+    #[serde(skip)]
+    pub per_instruction: Vec<Counters>,
+    /// The workgroup shape it ran with.
+    #[serde(skip)]
+    pub workgroup: Dim3,
+    /// The costliest phase of each memory instruction.
+    #[serde(skip)]
+    pub worst_phases: Vec<WorstPhase>,
 }
 
 /// A claim: a figure the text states and the one the counters give.
@@ -392,11 +408,13 @@ pub fn format_figure(x: f64) -> String {
 pub(crate) fn row(
     name: impl Into<String>,
     program: &Program,
-    workgroup_size: u32,
+    workgroup: impl Into<Dim3>,
     stats: &Stats,
     oracle_ok: bool,
     region: Option<&[usize]>,
 ) -> VariantRow {
+    let workgroup = workgroup.into();
+    let workgroup_size = workgroup.x * workgroup.y * workgroup.z;
     VariantRow {
         name: name.into(),
         model: stats.model.clone(),
@@ -405,6 +423,10 @@ pub(crate) fn row(
         region: region.map(|r| sum(stats, r)),
         occupancy: occupancy(program, workgroup_size),
         findings: stats.findings.clone(),
+        program: program.clone(),
+        per_instruction: stats.per_instruction.clone(),
+        workgroup,
+        worst_phases: stats.worst_phases.clone(),
     }
 }
 

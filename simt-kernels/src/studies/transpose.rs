@@ -124,7 +124,7 @@ fn run_transpose(seed: u64, width: u32) -> Result<StudyResult, Error> {
     let input = SplitMix64::new(seed).f32_vec((N * N) as usize, -1.0, 1.0);
     let expected = oracle::transpose(&input, N as usize);
     let cfg = config([N / 32, N / 32], [32, 8], width).model(MemoryModel::nvidia());
-    let group = 32 * 8;
+    let group = [32, 8];
     let mut out = vec![0.0; input.len()];
     let mut rows = Vec::new();
     // The global stores, whose sectors the tile exists to coalesce.

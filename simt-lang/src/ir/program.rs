@@ -111,6 +111,9 @@ pub struct Program {
     pub lds_bytes: u32,
     /// The names the kernel gave its registers (for messages and the disassembler).
     pub reg_names: Cow<'static, [RegName]>,
+    /// The workgroup shape the kernel declared (`#[workgroup_size(x, y, z)]`):
+    /// its facts are decided under it and a launch of another shape is refused.
+    pub workgroup_size: Option<[u32; 3]>,
 }
 
 impl Program {

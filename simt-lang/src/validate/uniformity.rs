@@ -25,8 +25,8 @@
 //! levels of every construct around it.
 
 use super::error::{NoteKind, ValidationError, ValidationErrorKind as Kind};
-use crate::ir::{MReg, Operand, Program, Reg, SReg, Uniformity, VReg};
-use crate::isa::{Field, Inst, ResultLevel, Unit};
+use crate::ir::{MReg, Operand, ParamKind, Program, Reg, SReg, Uniformity, VReg};
+use crate::isa::{Field, Inst, MemRef, ResultLevel, Role, Unit};
 use crate::limits::{MAX_MREGS, MAX_SREGS, MAX_VREGS};
 
 /// No instruction: a register's initial value.
@@ -195,6 +195,8 @@ impl Frame {
 
 pub(super) struct Analysis<'a> {
     insts: &'a [Inst],
+    /// Per parameter, whether it is a read-only buffer.
+    read_only: Vec<bool>,
     layout: Layout,
     /// Each construct's own level, indexed by its opening instruction.
     own: Vec<Own>,
@@ -216,6 +218,19 @@ impl<'a> Analysis<'a> {
         let n = insts.len();
         let mut analysis = Analysis {
             insts,
+            read_only: program
+                .params
+                .iter()
+                .map(|p| {
+                    matches!(
+                        p.kind,
+                        ParamKind::Buffer {
+                            writable: false,
+                            ..
+                        }
+                    )
+                })
+                .collect(),
             layout: Layout {
                 vregs: usize::from(program.vregs.min(MAX_VREGS)),
                 sregs: usize::from(program.sregs.min(MAX_SREGS)),
@@ -308,7 +323,7 @@ impl<'a> Analysis<'a> {
         let opcode = inst.opcode();
         let level = match opcode.result() {
             ResultLevel::None => return,
-            ResultLevel::Lane => Uniformity::Lane,
+            ResultLevel::Lane => self.load_level(state, inst),
             ResultLevel::Wave => Uniformity::Wave,
             ResultLevel::Join => {
                 let values = fields.operands().map(|(op, _)| self.operand(state, op));
@@ -336,6 +351,34 @@ impl<'a> Analysis<'a> {
                 level.max(vector_ctl)
             };
             self.define(state, pc, slot, level);
+        }
+    }
+
+    /// The level of what a per-lane instruction writes: a plain load's (not an
+    /// atomic's, whose lanes update one after another) follows its address.
+    fn load_level(&self, state: &State, inst: &Inst) -> Uniformity {
+        let fields = inst.fields();
+        let Some((role, mem)) = fields.memory() else {
+            return Uniformity::Lane;
+        };
+        if !matches!(role, Role::GlobalLoad | Role::LdsLoad) {
+            return Uniformity::Lane;
+        }
+        let address = self
+            .operand(state, mem.index())
+            .max(self.operand(state, mem.offset()));
+        let read_only = match mem {
+            MemRef::Global(g) => self
+                .read_only
+                .get(usize::from(g.buffer.0))
+                .copied()
+                .unwrap_or(false),
+            MemRef::Lds(_) => false,
+        };
+        match address {
+            Uniformity::Workgroup if read_only => Uniformity::Workgroup,
+            Uniformity::Workgroup | Uniformity::Wave => Uniformity::Wave,
+            Uniformity::Lane => Uniformity::Lane,
         }
     }
 

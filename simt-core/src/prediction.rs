@@ -1,0 +1,255 @@
+//! The static facts beside a launch's measured counters: for each memory
+//! instruction, what the facts predict a fully active phase costs and what the
+//! launch measured, and whether the two agree.
+//!
+//! The counters are per instruction, summed over its phases. A phase is fully
+//! active when all its lanes are; the instruction's phases all were exactly when
+//! its active lanes equal its phases times the phase's lanes (a counted phase
+//! has at least one active lane and at most that many). Then an exact fact `n`
+//! must give a total of `phases · n`, and a range `lo..=hi` a total between
+//! `phases · lo` and `phases · hi`; the costliest phase, where the launch
+//! recorded it, must be inside the fact too. Launches with a partial phase are
+//! not compared: the facts speak of full phases only.
+
+use crate::facts::{Degree, Fact, Facts, SymNames, Verdict, What};
+use crate::ir::Program;
+use crate::model::MemoryModel;
+use crate::stats::Stats;
+
+/// A fact and what one launch measured for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prediction {
+    /// The instruction.
+    pub inst: usize,
+    /// What is counted.
+    pub what: What,
+    /// The fact.
+    pub fact: Fact,
+    /// The launch's phases of the instruction (LDS or global accesses).
+    pub phases: u64,
+    /// The launch's total of the counted cost over those phases.
+    pub total: u64,
+    /// Whether every phase was fully active.
+    pub full: bool,
+    /// The costliest phase's cost, where the launch recorded it.
+    pub worst: Option<u64>,
+}
+
+impl Prediction {
+    /// Whether the measurement agrees with the fact; `None` when nothing can be
+    /// compared (no phase ran, one was partial, or the fact is unknown or
+    /// symbolic).
+    pub fn agrees(&self) -> Option<bool> {
+        if self.phases == 0 || !self.full {
+            return None;
+        }
+        let (lo, hi) = match self.fact.value {
+            Degree::Exact(n) => (n, n),
+            Degree::Range(lo, hi) => (lo, hi),
+            _ => return None,
+        };
+        let total_ok = (self.phases * lo..=self.phases * hi).contains(&self.total);
+        let worst_ok = self.worst.is_none_or(|w| (lo..=hi).contains(&w));
+        Some(total_ok && worst_ok)
+    }
+
+    /// The measured cost per phase, as a mean (0 when no phase ran).
+    pub fn per_phase(&self) -> f64 {
+        if self.phases == 0 {
+            0.0
+        } else {
+            self.total as f64 / self.phases as f64
+        }
+    }
+}
+
+/// The prediction of every memory instruction of `program` for a launch that
+/// gave `stats` under `model`, from `facts` (decided for the launch's
+/// workgroup shape). Global instructions give two: lines and sectors.
+pub fn predictions(
+    program: &Program,
+    facts: &Facts,
+    stats: &Stats,
+    model: &MemoryModel,
+) -> Vec<Prediction> {
+    let geo = model.geometry();
+    let width = stats.wave_width;
+    let lanes = u64::from(geo.lanes(width));
+    let mut out = Vec::new();
+    for inst in 0..program.insts.len() {
+        let Some(c) = stats.per_instruction.get(inst) else {
+            continue;
+        };
+        let worst = stats
+            .worst_phases
+            .get(inst)
+            .filter(|w| w.is_recorded() && w.active.count_ones() as u64 == lanes);
+        let mut push = |what: What, fact: Option<Fact>, phases: u64, total: u64, w: Option<u64>| {
+            if let Some(fact) = fact {
+                out.push(Prediction {
+                    inst,
+                    what,
+                    fact,
+                    phases,
+                    total,
+                    full: c.active_lanes == phases * lanes,
+                    worst: w,
+                });
+            }
+        };
+        push(
+            What::LdsCycles,
+            facts.lds_conflicts(inst, &geo, width),
+            c.lds_accesses,
+            c.lds_conflict_cycles,
+            worst.map(|w| w.cost),
+        );
+        push(
+            What::Lines,
+            facts.global_lines(inst, &geo, width),
+            c.global_accesses,
+            c.global_transactions,
+            worst.map(|w| w.cost),
+        );
+        push(
+            What::Sectors,
+            facts.global_sectors(inst, &geo, width),
+            c.global_accesses,
+            c.global_sectors,
+            worst.map(|w| w.sectors),
+        );
+    }
+    out
+}
+
+/// What the static facts say of instructions `insts`, for a listing line: each
+/// memory instruction's prediction beside the measurement, then its races.
+pub(crate) fn notes(
+    program: &Program,
+    facts: &Facts,
+    predictions: &[Prediction],
+    insts: &[usize],
+) -> Vec<String> {
+    let names = SymNames {
+        params: &program.params,
+    };
+    let mut out = Vec::new();
+    for &inst in insts {
+        let mine: Vec<&Prediction> = predictions.iter().filter(|p| p.inst == inst).collect();
+        let lds = mine.iter().find(|p| p.what == What::LdsCycles);
+        if let Some(p) = lds {
+            out.push(format!(
+                "LDS conflicts: predicted {}, measured {}{}",
+                ways(&p.fact.value, &names),
+                measured(p, |m| if m == 0.0 {
+                    "conflict-free".to_owned()
+                } else {
+                    format!("{}-way", figure(m + 1.0))
+                }),
+                assumptions(&p.fact)
+            ));
+        }
+        let lines = mine.iter().find(|p| p.what == What::Lines);
+        let sectors = mine.iter().find(|p| p.what == What::Sectors);
+        if let (Some(l), Some(s)) = (lines, sectors) {
+            let predicted = match (&l.fact.value, &s.fact.value) {
+                (Degree::Condition(cl), Degree::Condition(cs)) => {
+                    let [(one, l1), (many, lm)] = cl.cases();
+                    let [(_, s1), (_, sm)] = cs.cases();
+                    let show = |d: Option<Degree>| d.map_or("?".to_owned(), |d| d.to_string());
+                    format!(
+                        "by the lane stride {} bytes: {} lines, {} sectors when its symbols are {one}; {} lines, {} sectors when they are {many}",
+                        names.lin(&cl.stride),
+                        show(l1),
+                        show(s1),
+                        show(lm),
+                        show(sm)
+                    )
+                }
+                (lv, sv) => format!("{lv} lines, {sv} sectors"),
+            };
+            out.push(format!(
+                "global: predicted {predicted}; measured {}, {}{}",
+                measured(l, |m| format!("{} lines", figure(m))),
+                measured(s, |m| format!("{} sectors", figure(m))),
+                assumptions(&l.fact)
+            ));
+        }
+        for pair in facts.pairs_of(inst) {
+            let other = if pair.a as usize == inst {
+                pair.b
+            } else {
+                pair.a
+            };
+            let with = if other as usize == inst {
+                "itself in another work-item".to_owned()
+            } else {
+                format!("line {}", program.loc(other as usize).line)
+            };
+            match &pair.verdict {
+                Verdict::Race(w) => {
+                    let [p, q] = w.items;
+                    out.push(format!(
+                        "race with {with}: work-items {:?} of group {:?} and {:?} of group {:?} (wave{}) touch byte {}",
+                        p.local, p.group, q.local, q.group, w.width, w.address
+                    ));
+                }
+                Verdict::Unknown => out.push(format!(
+                    "may race with {with}: not decided, left to the run-time sanitizer"
+                )),
+                Verdict::Free(_) => {}
+            }
+        }
+    }
+    out
+}
+
+/// A fact on conflict cycles, as ways (`n` cycles are `n + 1`-way).
+fn ways(d: &Degree, names: &SymNames<'_>) -> String {
+    match d {
+        Degree::Exact(0) => "conflict-free".to_owned(),
+        Degree::Exact(n) => format!("{}-way", n + 1),
+        Degree::Range(a, b) => format!("{}- to {}-way", a + 1, b + 1),
+        Degree::Condition(c) => {
+            let [(one, a), (many, b)] = c.cases();
+            let show = |d: Option<Degree>| d.map_or("?".to_owned(), |d| ways(&d, names));
+            format!(
+                "by the lane stride {} bytes: {} when its symbols are {one}, {} when they are {many}",
+                names.lin(&c.stride),
+                show(a),
+                show(b)
+            )
+        }
+        Degree::Unknown(why) => format!("unknown ({why:?})"),
+    }
+}
+
+fn measured(p: &Prediction, show: impl Fn(f64) -> String) -> String {
+    if p.phases == 0 {
+        "nothing (no phase ran)".to_owned()
+    } else if p.full {
+        show(p.per_phase())
+    } else {
+        format!(
+            "{} on average over partly active phases",
+            show(p.per_phase())
+        )
+    }
+}
+
+fn figure(x: f64) -> String {
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+fn assumptions(f: &Fact) -> String {
+    if f.assumptions.is_empty() {
+        String::new()
+    } else {
+        let a: Vec<String> = f.assumptions.iter().map(|a| a.to_string()).collect();
+        format!(" (if {})", a.join(" and "))
+    }
+}

@@ -1,0 +1,80 @@
+//! What a launch checks against the kernel's static facts before it runs: its
+//! workgroup shape against the declared one, and the races the facts prove
+//! for its shape and wave width, reported as findings of their own kind.
+
+use crate::error::LaunchErrorKind;
+use crate::findings::{BufferByte, Finding, FindingKind, Site, Space};
+use crate::launch::LaunchConfig;
+use crate::Kernel;
+use simt_lang::facts::{Space as FactSpace, WorkItem};
+
+/// Refuses a launch whose workgroup shape is not the one `kernel` declares.
+pub(crate) fn check_shape(kernel: &Kernel, config: &LaunchConfig) -> Result<(), LaunchErrorKind> {
+    let launched = config.workgroup.to_array();
+    match kernel.program().workgroup_size {
+        Some(declared) if declared != launched => {
+            Err(LaunchErrorKind::WorkgroupShape { declared, launched })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The races `kernel`'s facts prove for the launch `config` describes, as
+/// [`FindingKind::ProvedRace`] findings.
+pub(crate) fn races(kernel: &Kernel, config: &LaunchConfig) -> Vec<Finding> {
+    let program = kernel.program();
+    let facts = kernel.facts();
+    let width = config.wave_width;
+    let races = kernel.races_at(config.grid.to_array(), config.workgroup.to_array(), width);
+    let shape = config.workgroup.to_array();
+    let site = |inst: u32, item: &WorkItem| {
+        let linear = item.local[0] + shape[0] * (item.local[1] + shape[1] * item.local[2]);
+        Site {
+            inst,
+            line: program.loc(inst as usize).line,
+            workgroup: item.group,
+            wave: linear / width,
+            lane: linear % width,
+        }
+    };
+    races
+        .iter()
+        .filter_map(|race| {
+            let pair = facts.pairs.get(race.pair)?;
+            let w = &race.witness;
+            let bytes = [pair.a, pair.b]
+                .iter()
+                .filter_map(|&i| facts.accesses.get(i as usize)?.as_ref())
+                .map(|a| a.bytes())
+                .min()
+                .unwrap_or(1);
+            let (space, address, byte) = match pair.space {
+                FactSpace::Lds(_) => (Space::Lds, Some(w.address), None),
+                FactSpace::Global(param) => (
+                    Space::Global,
+                    None,
+                    program
+                        .params
+                        .get(usize::from(param.0))
+                        .map(|p| BufferByte {
+                            buffer: p.name.to_string(),
+                            offset: w.address,
+                        }),
+                ),
+            };
+            Some(Finding {
+                kind: FindingKind::ProvedRace {
+                    space,
+                    across_workgroups: w.items[0].group != w.items[1].group,
+                },
+                at: site(pair.b, &w.items[1]),
+                other: Some(site(pair.a, &w.items[0])),
+                address,
+                bytes,
+                occurrences: 1,
+                byte,
+                register: None,
+            })
+        })
+        .collect()
+}

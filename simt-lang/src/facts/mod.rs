@@ -1,0 +1,260 @@
+//! Static facts about a kernel's memory accesses, proved for every launch (under
+//! stated assumptions) from the program alone:
+//!
+//! - [`affine`]: the abstract domain, affine forms over the per-lane bases with
+//!   uniform symbolic coefficients;
+//! - [`access`]: per memory instruction, the LDS conflict cycles and the global
+//!   lines and sectors of a fully active phase;
+//! - [`race`]: per pair of accesses that may run in one barrier interval, whether
+//!   two work-items can touch the same bytes, with a witness when they can.
+//!
+//! [`facts`] is a pure function of a validated program; the queries take the
+//! memory geometry and the wave width, so a contract check is a query
+//! (`facts.lds_conflicts(inst, &geometry, 32)`).
+
+pub mod access;
+pub mod affine;
+pub mod race;
+mod walk;
+
+pub use access::{
+    phase_cost, Access, AccessKind, Assumption, Condition, Degree, Fact, Geometry, Space, What, Why,
+};
+pub use affine::{Affine, Lin, Sym, SymNames, Val};
+pub use race::{split_wave, LaunchRace, Pair, RaceAssumption, Verdict, Witness, WorkItem};
+pub use walk::{Cond, Guard};
+
+use crate::ir::{Addressing, Program};
+use crate::isa::{MemRef, Role};
+use serde::Serialize;
+
+/// The facts of one program.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Facts {
+    /// The workgroup shape the facts were decided under, when one was given.
+    pub shape: Option<[u32; 3]>,
+    /// Per instruction (indexed like [`Program::insts`]), its access when it is a
+    /// memory instruction.
+    pub accesses: Vec<Option<Access>>,
+    /// The verdict of every pair of accesses that may race.
+    pub pairs: Vec<Pair>,
+    /// Per instruction, for an `if`, the comparison its mask came from, when
+    /// the walk could follow it.
+    pub conds: Vec<Option<Cond>>,
+}
+
+/// The facts of `program`, which must have passed [`validate`](crate::validate),
+/// for workgroups of `shape` when it is known (declared or launched), or for any
+/// shape otherwise (facts then carry the assumptions they need).
+pub fn facts(program: &Program, shape: Option<[u32; 3]>) -> Facts {
+    let Some(uniformity) = crate::uniformity(program) else {
+        return Facts {
+            shape,
+            accesses: vec![None; program.insts.len()],
+            pairs: Vec::new(),
+            conds: vec![None; program.insts.len()],
+        };
+    };
+    let walk = walk::Walk::run(program, &uniformity);
+    let accesses: Vec<Option<Access>> = program
+        .insts
+        .iter()
+        .zip(&walk.sites)
+        .map(|(inst, site)| {
+            let site = site.as_ref()?;
+            let fields = inst.fields();
+            let (role, mem) = fields.memory()?;
+            let elems = u32::from(fields.run_length());
+            let size = fields.access().map_or(4, |t| t.size());
+            let kind = match role {
+                Role::GlobalLoad | Role::LdsLoad => AccessKind::Load,
+                Role::GlobalStore | Role::LdsStore => AccessKind::Store,
+                _ => AccessKind::Atomic,
+            };
+            let (space, addressing, origin) = match mem {
+                MemRef::Global(g) => (Space::Global(g.buffer), g.addressing, 0),
+                MemRef::Lds(l) => (
+                    Space::Lds(l.lds),
+                    l.addressing,
+                    program
+                        .lds
+                        .get(usize::from(l.lds.0))
+                        .map_or(0, |d| d.offset),
+                ),
+            };
+            let element = addressing == Addressing::Element;
+            Some(Access::new(site, space, kind, size, elems, element, origin))
+        })
+        .collect();
+    let pairs = race::pairs(program, &uniformity, &accesses, shape);
+    Facts {
+        shape,
+        accesses,
+        pairs,
+        conds: walk.conds,
+    }
+}
+
+impl Facts {
+    fn query(&self, inst: usize, what: What, geo: &Geometry, width: u32) -> Option<Fact> {
+        let access = self.accesses.get(inst)?.as_ref()?;
+        let lds = matches!(access.space, Space::Lds(_));
+        (lds == (what == What::LdsCycles))
+            .then(|| access::fact(access, what, geo, width, self.shape))
+    }
+
+    /// The LDS conflict cycles of a fully active phase of instruction `inst`
+    /// (`n`-way conflicts cost `n - 1` cycles), or `None` when it is not an LDS access.
+    pub fn lds_conflicts(&self, inst: usize, geo: &Geometry, width: u32) -> Option<Fact> {
+        self.query(inst, What::LdsCycles, geo, width)
+    }
+
+    /// The distinct lines a fully active phase of global access `inst` touches.
+    pub fn global_lines(&self, inst: usize, geo: &Geometry, width: u32) -> Option<Fact> {
+        self.query(inst, What::Lines, geo, width)
+    }
+
+    /// The distinct sectors a fully active phase of global access `inst` touches.
+    pub fn global_sectors(&self, inst: usize, geo: &Geometry, width: u32) -> Option<Fact> {
+        self.query(inst, What::Sectors, geo, width)
+    }
+
+    /// The byte distance between neighbouring lanes of a phase of memory
+    /// instruction `inst` in waves of `width` lanes, when it is a constant
+    /// (lanes of a phase differ only in `lane_id` and `local_id.x`).
+    pub fn lane_stride(&self, inst: usize, width: u32) -> Option<i64> {
+        let access = self.accesses.get(inst)?.as_ref()?;
+        let a = access
+            .addr
+            .affine()?
+            .substitute(&affine::launch_values(self.shape, Some(width)));
+        a.per_lane[0].add(&a.per_lane[1]).as_const()
+    }
+
+    /// The verdicts of the pairs instruction `inst` belongs to.
+    pub fn pairs_of(&self, inst: usize) -> impl Iterator<Item = &Pair> {
+        self.pairs
+            .iter()
+            .filter(move |p| p.a as usize == inst || p.b as usize == inst)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Axis, ElemType, GlobalRef, LdsRef, Operand, ScalarType, Special, VReg};
+    use crate::isa::{BinOp, Inst};
+    use crate::ProgramBuilder;
+
+    const LANE: Operand = Operand::Special(Special::LaneId);
+    const X: Operand = Operand::Special(Special::LocalId(Axis::X));
+    const GID: Operand = Operand::Special(Special::GlobalId(Axis::X));
+
+    /// `lds_load v1, tile[a * b]`: the facts and the load's index.
+    fn lds_product(a: Operand, b: impl Fn(&mut ProgramBuilder) -> Operand) -> (Facts, usize) {
+        let mut pb = ProgramBuilder::new("k");
+        let k = b(&mut pb);
+        let tile = pb.lds("tile", ElemType::U32, 4096);
+        pb.push(Inst::VBinary {
+            op: BinOp::MulU32,
+            dst: VReg(0),
+            a,
+            b: k,
+        });
+        pb.push(Inst::LdsLoad {
+            ty: ElemType::U32,
+            dst: VReg(1),
+            src: LdsRef::element(tile, Operand::V(VReg(0))),
+        });
+        let kernel = pb.build().expect("valid");
+        (facts(kernel.program(), None), 1)
+    }
+
+    #[test]
+    fn a_lane_stride_of_32_words_is_a_32_way_conflict_and_33_is_free() {
+        let g = Geometry::REFERENCE;
+        for (k, cycles) in [(32, 31), (33, 0), (16, 15), (1, 0)] {
+            let (f, at) = lds_product(LANE, |_| Operand::Imm(k));
+            let fact = f.lds_conflicts(at, &g, 32).expect("an LDS access");
+            // Stride k words on 32 banks: gcd(k, 32)-way, gcd - 1 extra cycles.
+            assert_eq!(fact.value, Degree::Exact(cycles), "stride {k}");
+            assert!(fact.assumptions.is_empty(), "lane_id needs no shape");
+        }
+    }
+
+    #[test]
+    fn a_symbolic_pitch_gives_a_condition_on_its_value() {
+        let (f, at) = lds_product(X, |pb| Operand::Arg(pb.scalar("pitch", ScalarType::U32)));
+        let fact = f
+            .lds_conflicts(at, &Geometry::REFERENCE, 32)
+            .expect("an LDS access");
+        assert_eq!(fact.assumptions, [Assumption::GroupXMultipleOf(32)]);
+        let Degree::Condition(c) = &fact.value else {
+            panic!("{fact:?}");
+        };
+        // gcd(pitch, 32)-way: odd pitches are conflict-free, multiples of 32
+        // put every lane on one bank.
+        for (pitch, cycles) in [
+            (1, 0),
+            (3, 0),
+            (33, 0),
+            (2, 1),
+            (48, 15),
+            (32, 31),
+            (64, 31),
+        ] {
+            assert_eq!(
+                c.at(|_| Some(pitch)),
+                Some(Degree::Exact(cycles)),
+                "{pitch}"
+            );
+        }
+    }
+
+    /// `global_load v0, x[global_id.x + off]` under the NVIDIA geometry.
+    fn contiguous(off: impl Fn(&mut ProgramBuilder) -> Operand, shape: Option<[u32; 3]>) -> Fact {
+        let mut pb = ProgramBuilder::new("k");
+        let x = pb.buffer::<u32>("x");
+        let offset = off(&mut pb);
+        pb.push(Inst::GlobalLoad {
+            ty: ElemType::U32,
+            dst: VReg(0),
+            src: GlobalRef {
+                offset,
+                ..GlobalRef::element(x, GID)
+            },
+        });
+        let kernel = pb.build().expect("valid");
+        let geo = Geometry {
+            line_bytes: 128,
+            sector_bytes: 32,
+            ..Geometry::REFERENCE
+        };
+        facts(kernel.program(), shape)
+            .global_sectors(0, &geo, 32)
+            .expect("a global access")
+    }
+
+    #[test]
+    fn contiguous_lanes_touch_four_or_five_sectors_by_their_alignment() {
+        // 32 lanes x 4 bytes = 128 bytes: 4 sectors of 32 when the phase starts
+        // on a 128-byte boundary (a multiple of 32 work-items per row), 5 when
+        // it starts one element later, either when the offset is unknown.
+        let aligned = contiguous(|_| Operand::Imm(0), None);
+        assert_eq!(aligned.value, Degree::Exact(4));
+        assert_eq!(aligned.assumptions, [Assumption::GroupXMultipleOf(32)]);
+        assert_eq!(
+            contiguous(|_| Operand::Imm(1), None).value,
+            Degree::Exact(5)
+        );
+        let unknown = contiguous(|pb| Operand::Arg(pb.scalar("n", ScalarType::U32)), None);
+        assert_eq!(unknown.value, Degree::Range(4, 5));
+        // A shape decides the assumption: 48 work-items a row put a phase on
+        // two rows.
+        let decided = contiguous(|_| Operand::Imm(0), Some([64, 2, 1]));
+        assert_eq!(decided.value, Degree::Exact(4));
+        assert!(decided.assumptions.is_empty());
+        let split = contiguous(|_| Operand::Imm(0), Some([48, 2, 1]));
+        assert_eq!(split.value, Degree::Unknown(Why::PhaseSpansRows));
+    }
+}

@@ -1,0 +1,498 @@
+//! The abstract interpretation that gives every memory operand an affine form.
+//!
+//! It follows the program's structure as the uniformity analysis does: an `if`
+//! walks both arms from the state at the `if` and joins them at `endif`; a loop
+//! walks its body from its head until the head stops changing. Where two
+//! different values meet, a uniform one (or one whose per-lane coefficients
+//! agree) becomes a fresh symbol named after the joining instruction, and a
+//! per-lane one becomes unknown. After a construct whose lanes diverge, a vector
+//! register that changed inside it is unknown (lanes that skipped the write keep
+//! their old value).
+
+use super::affine::{special, Affine, Lin, Sym, Val};
+use crate::ir::{MReg, Operand, Program, Reg, Uniformity};
+use crate::isa::{BinOp, CmpOp, CmpType, Inst, TernOp, UnOp};
+use crate::limits::{MAX_MREGS, MAX_SREGS, MAX_VREGS};
+use crate::validate::UniformityInfo;
+use serde::Serialize;
+
+/// A comparison of two affine forms, as a `v_cmp`/`s_cmp` wrote it into a mask.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Cond {
+    /// The comparison.
+    pub op: CmpOp,
+    /// How the operands are read.
+    pub ty: CmpType,
+    /// Left side.
+    pub a: Affine,
+    /// Right side.
+    pub b: Affine,
+}
+
+/// One condition an `if` around an instruction puts on the lanes that reach it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Guard {
+    /// The `if`.
+    pub at: u32,
+    /// The mask's comparison, when the mask came from one.
+    pub cond: Option<Cond>,
+    /// True in the then-arm, false in the else-arm.
+    pub holds: bool,
+    /// Whether every work-item of a workgroup takes the same arm (the
+    /// uniformity analysis proves the mask workgroup-uniform).
+    pub uniform: bool,
+}
+
+/// What the walk knows at a memory instruction.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Site {
+    /// The memory operand's index plus offset, in the operand's unit.
+    pub index: Val,
+    /// The `if`s around the instruction, outermost first.
+    pub guards: Vec<Guard>,
+    /// The loops around the instruction, outermost first.
+    pub loops: Vec<u32>,
+}
+
+/// The register state: vector registers, then scalar registers, then masks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct State {
+    regs: Vec<Val>,
+    masks: Vec<Option<Cond>>,
+}
+
+struct LoopFrame {
+    /// States at the `continue`s of this walk of the body.
+    cont: Vec<State>,
+    /// States at the `break`s.
+    brk: Vec<State>,
+}
+
+pub(super) struct Walk<'a> {
+    program: &'a Program,
+    uniformity: &'a UniformityInfo,
+    vregs: usize,
+    sregs: usize,
+    loops: Vec<LoopFrame>,
+    guards: Vec<Guard>,
+    open_loops: Vec<u32>,
+    /// The site of each memory instruction, from the last walk over it.
+    pub(super) sites: Vec<Option<Site>>,
+    /// The form of each value written (the first register an instruction writes).
+    pub(super) written: Vec<Val>,
+    /// The comparison each `if`'s mask came from, from the last walk over it.
+    pub(super) conds: Vec<Option<Cond>>,
+}
+
+/// How many times a loop body is walked before the values still changing at
+/// its head are given up as unknown.
+const MAX_WALKS: usize = 6;
+
+impl<'a> Walk<'a> {
+    pub(super) fn run(program: &'a Program, uniformity: &'a UniformityInfo) -> Self {
+        let vregs = usize::from(program.vregs.min(MAX_VREGS));
+        let sregs = usize::from(program.sregs.min(MAX_SREGS));
+        let mregs = usize::from(program.mregs.min(MAX_MREGS));
+        let n = program.insts.len();
+        let mut walk = Walk {
+            program,
+            uniformity,
+            vregs,
+            sregs,
+            loops: Vec::new(),
+            guards: Vec::new(),
+            open_loops: Vec::new(),
+            sites: vec![None; n],
+            written: vec![Val::Unknown; n],
+            conds: vec![None; n],
+        };
+        // Registers start at zero.
+        let state = State {
+            regs: vec![Val::constant(0); vregs + sregs],
+            masks: vec![None; mregs],
+        };
+        walk.block(0, n, state);
+        walk
+    }
+
+    fn slot(&self, r: Reg) -> Option<usize> {
+        match r {
+            Reg::V(v) => (usize::from(v.0) < self.vregs).then_some(usize::from(v.0)),
+            Reg::S(s) => (usize::from(s.0) < self.sregs).then_some(self.vregs + usize::from(s.0)),
+            Reg::M(_) => None,
+        }
+    }
+
+    fn is_vector_slot(&self, slot: usize) -> bool {
+        slot < self.vregs
+    }
+
+    fn operand(&self, st: &State, op: Operand) -> Val {
+        match op {
+            Operand::V(r) => self.reg(st, Reg::V(r)),
+            Operand::S(r) => self.reg(st, Reg::S(r)),
+            Operand::Arg(p) => Val::Known(Affine::uniform(Lin::sym(Sym::Arg(p)))),
+            Operand::Imm(v) => Val::constant(i64::from(v)),
+            Operand::Special(s) => Val::Known(special(s)),
+        }
+    }
+
+    fn reg(&self, st: &State, r: Reg) -> Val {
+        self.slot(r)
+            .and_then(|s| st.regs.get(s).cloned())
+            .unwrap_or(Val::Unknown)
+    }
+
+    fn divergent(&self, construct: usize) -> bool {
+        // The control level inside a construct is that of its first instruction
+        // (a closer still belongs to its construct).
+        self.uniformity.control.get(construct + 1).copied() == Some(Uniformity::Lane)
+    }
+
+    /// Joins two states where control flow meets at `at`.
+    fn join(&self, a: &State, b: &State, at: usize, divergent: bool) -> State {
+        let regs = a
+            .regs
+            .iter()
+            .zip(&b.regs)
+            .enumerate()
+            .map(|(slot, (x, y))| {
+                if divergent && self.is_vector_slot(slot) {
+                    // Lanes that did not run a write keep what they held before,
+                    // so only a value alike on both paths is known after.
+                    return if x == y { x.clone() } else { Val::Unknown };
+                }
+                join_val(x, y, at, slot)
+            })
+            .collect();
+        let masks = a
+            .masks
+            .iter()
+            .zip(&b.masks)
+            .map(|(x, y)| if x == y { x.clone() } else { None })
+            .collect();
+        State { regs, masks }
+    }
+
+    /// Walks `pc..end` from `st`, returning the state at `end`.
+    fn block(&mut self, mut pc: usize, end: usize, mut st: State) -> State {
+        let insts = self.program.insts.clone();
+        while pc < end {
+            let Some(&inst) = insts.get(pc) else { break };
+            match inst {
+                Inst::If { mask, next } => {
+                    let cond = self.mask(&st, mask);
+                    if let Some(slot) = self.conds.get_mut(pc) {
+                        slot.clone_from(&cond);
+                    }
+                    let next = next.get();
+                    let (else_at, endif) = match insts.get(next) {
+                        Some(Inst::Else { end }) => (Some(next), end.get()),
+                        _ => (None, next),
+                    };
+                    let uniform =
+                        self.uniformity.control.get(pc + 1).copied() == Some(Uniformity::Workgroup);
+                    let guard = |holds| Guard {
+                        at: pc as u32,
+                        cond: cond.clone(),
+                        holds,
+                        uniform,
+                    };
+                    self.guards.push(guard(true));
+                    let then = self.block(pc + 1, else_at.unwrap_or(endif), st.clone());
+                    self.guards.pop();
+                    let other = match else_at {
+                        Some(e) => {
+                            self.guards.push(guard(false));
+                            let s = self.block(e + 1, endif, st.clone());
+                            self.guards.pop();
+                            s
+                        }
+                        None => st.clone(),
+                    };
+                    st = self.join(&then, &other, endif, self.divergent(pc));
+                    pc = endif + 1;
+                }
+                Inst::Loop { end: endloop } => {
+                    let endloop = endloop.get();
+                    st = self.looped(pc, endloop, st);
+                    pc = endloop + 1;
+                }
+                Inst::Break { .. } => {
+                    if let Some(f) = self.loops.last_mut() {
+                        f.brk.push(st.clone());
+                    }
+                    pc += 1;
+                }
+                Inst::Continue { .. } => {
+                    if let Some(f) = self.loops.last_mut() {
+                        f.cont.push(st.clone());
+                    }
+                    pc += 1;
+                }
+                _ => {
+                    self.transfer(&mut st, pc, &inst);
+                    pc += 1;
+                }
+            }
+        }
+        st
+    }
+
+    /// Walks the loop at `at` (its `endloop` at `endloop`) until its head is
+    /// stable; returns the state after it.
+    fn looped(&mut self, at: usize, endloop: usize, entry: State) -> State {
+        let divergent = self.divergent(at);
+        let mut head = entry.clone();
+        self.open_loops.push(at as u32);
+        let mut walks = 0;
+        let (last, frame) = loop {
+            self.loops.push(LoopFrame {
+                cont: Vec::new(),
+                brk: Vec::new(),
+            });
+            let end = self.block(at + 1, endloop, head.clone());
+            let frame = self.loops.pop().unwrap_or(LoopFrame {
+                cont: Vec::new(),
+                brk: Vec::new(),
+            });
+            let mut back = end.clone();
+            for c in &frame.cont {
+                back = self.join(&back, c, at, false);
+            }
+            let mut next = self.join(&entry, &back, at, false);
+            walks += 1;
+            if walks >= MAX_WALKS && next != head {
+                // Still moving: whatever differs is given up.
+                for (n, h) in next.regs.iter_mut().zip(&head.regs) {
+                    if n != h {
+                        *n = Val::Unknown;
+                    }
+                }
+                for (n, h) in next.masks.iter_mut().zip(&head.masks) {
+                    if n != h {
+                        *n = None;
+                    }
+                }
+            }
+            if next == head {
+                break (end, frame);
+            }
+            head = next;
+        };
+        self.open_loops.pop();
+        let mut exit = last;
+        for b in &frame.brk {
+            exit = self.join(&exit, b, endloop, false);
+        }
+        if divergent {
+            // Lanes leave at different iterations: what the loop changes differs
+            // between them afterwards.
+            for (slot, v) in exit.regs.iter_mut().enumerate() {
+                if self.is_vector_slot(slot) && Some(&*v) != entry.regs.get(slot) {
+                    *v = Val::Unknown;
+                }
+            }
+        }
+        exit
+    }
+
+    fn mask(&self, st: &State, m: MReg) -> Option<Cond> {
+        st.masks.get(usize::from(m.0)).cloned().flatten()
+    }
+
+    fn set(&mut self, st: &mut State, pc: usize, r: Reg, v: Val) {
+        if let Some(s) = self.slot(r) {
+            if let Some(w) = self.written.get_mut(pc) {
+                *w = v.clone();
+            }
+            st.regs[s] = v;
+        }
+    }
+
+    /// An opaque result: a fresh symbol when every lane gets one value, else unknown.
+    fn opaque(&self, pc: usize, r: Reg, uniform: bool) -> Val {
+        match (uniform, self.slot(r)) {
+            (true, Some(slot)) => Val::Known(Affine::uniform(Lin::sym(Sym::Value {
+                inst: pc as u32,
+                slot: slot as u16,
+            }))),
+            _ => Val::Unknown,
+        }
+    }
+
+    fn transfer(&mut self, st: &mut State, pc: usize, inst: &Inst) {
+        let fields = inst.fields();
+        if let Some((_, mem)) = fields.memory() {
+            let index = self.operand(st, mem.index());
+            let offset = self.operand(st, mem.offset());
+            let index = match (index, offset) {
+                (Val::Known(i), Val::Known(o)) => Val::Known(i.add(&o)),
+                _ => Val::Unknown,
+            };
+            let uniform = index.affine().is_some_and(Affine::is_uniform);
+            self.sites[pc] = Some(Site {
+                index,
+                guards: self.guards.clone(),
+                loops: self.open_loops.clone(),
+            });
+            // A load from one address for every lane gives every lane one value.
+            for r in fields.written().collect::<Vec<_>>() {
+                let v = self.opaque(pc, r, uniform);
+                self.set(st, pc, r, v);
+            }
+            return;
+        }
+        let val = |op: Operand| self.operand(st, op);
+        let known = |v: &Val| v.affine().cloned();
+        // The name a uniform product of two symbols gets.
+        let named = fields
+            .written()
+            .next()
+            .and_then(|r| self.slot(r))
+            .map(|slot| Sym::Value {
+                inst: pc as u32,
+                slot: slot as u16,
+            });
+        let result: Option<(Reg, Val)> = match *inst {
+            Inst::VBinary { op, dst, a, b } => {
+                Some((Reg::V(dst), binary(op, &val(a), &val(b), named)))
+            }
+            Inst::SBinary { op, dst, a, b } => {
+                Some((Reg::S(dst), binary(op, &val(a), &val(b), named)))
+            }
+            Inst::VUnary { op, dst, a } => Some((Reg::V(dst), unary(op, &val(a)))),
+            Inst::SUnary { op, dst, a } => Some((Reg::S(dst), unary(op, &val(a)))),
+            Inst::VTernary { op, dst, a, b, c } => {
+                Some((Reg::V(dst), ternary(op, &val(a), &val(b), &val(c), named)))
+            }
+            Inst::STernary { op, dst, a, b, c } => {
+                Some((Reg::S(dst), ternary(op, &val(a), &val(b), &val(c), named)))
+            }
+            Inst::VSelect {
+                dst,
+                on_true,
+                on_false,
+                ..
+            } => {
+                let (t, f) = (val(on_true), val(on_false));
+                Some((Reg::V(dst), if t == f { t } else { Val::Unknown }))
+            }
+            Inst::VReadFirstLane { dst, src } | Inst::VReadLane { dst, src, .. } => {
+                let v = val(src);
+                let v = if v.affine().is_some_and(Affine::is_uniform) {
+                    v
+                } else {
+                    Val::Unknown
+                };
+                Some((Reg::S(dst), v))
+            }
+            Inst::VShuffle { dst, src, .. } => {
+                let v = val(src);
+                let uniform = v.affine().is_some_and(Affine::is_uniform);
+                Some((Reg::V(dst), if uniform { v } else { Val::Unknown }))
+            }
+            Inst::VCmp {
+                op, ty, dst, a, b, ..
+            }
+            | Inst::SCmp {
+                op, ty, dst, a, b, ..
+            } => {
+                let cond = match (known(&val(a)), known(&val(b))) {
+                    (Some(a), Some(b)) => Some(Cond { op, ty, a, b }),
+                    _ => None,
+                };
+                if let Some(m) = st.masks.get_mut(usize::from(dst.0)) {
+                    *m = cond;
+                }
+                None
+            }
+            Inst::MaskBinary { dst, .. } | Inst::MaskNot { dst, .. } => {
+                if let Some(m) = st.masks.get_mut(usize::from(dst.0)) {
+                    *m = None;
+                }
+                None
+            }
+            _ => None,
+        };
+        let Some((dst, v)) = result else {
+            // Scalar results the analysis does not follow (ballots, lane counts)
+            // are still one value per wave.
+            for r in fields.written().collect::<Vec<_>>() {
+                let v = self.opaque(pc, r, matches!(r, Reg::S(_)));
+                self.set(st, pc, r, v);
+            }
+            return;
+        };
+        // A result the domain cannot express, computed from uniform values, is
+        // itself uniform: name it.
+        let v = match v {
+            Val::Unknown => {
+                let uniform = fields
+                    .operands()
+                    .all(|(o, _)| self.operand(st, o).affine().is_some_and(Affine::is_uniform));
+                self.opaque(pc, dst, uniform || matches!(dst, Reg::S(_)))
+            }
+            v => v,
+        };
+        self.set(st, pc, dst, v);
+    }
+}
+
+/// The join of two values meeting at `at` in register slot `slot`.
+fn join_val(x: &Val, y: &Val, at: usize, slot: usize) -> Val {
+    if x == y {
+        return x.clone();
+    }
+    match (x, y) {
+        (Val::Known(a), Val::Known(b)) if a.per_lane == b.per_lane => Val::Known(Affine {
+            per_lane: a.per_lane.clone(),
+            uni: Lin::sym(Sym::Value {
+                inst: at as u32,
+                slot: slot as u16,
+            }),
+        }),
+        _ => Val::Unknown,
+    }
+}
+
+fn binary(op: BinOp, a: &Val, b: &Val, named: Option<Sym>) -> Val {
+    let (Some(x), Some(y)) = (a.affine(), b.affine()) else {
+        return Val::Unknown;
+    };
+    let r = match op {
+        BinOp::AddU32 => Some(x.add(y)),
+        BinOp::SubU32 => Some(x.add(&y.scale(-1))),
+        BinOp::MulU32 => x.mul(y, named),
+        BinOp::Shl => y
+            .is_uniform()
+            .then(|| y.uni.as_const())
+            .flatten()
+            .map(|k| x.scale(1i64 << (k & 31))),
+        _ => None,
+    };
+    r.map_or(Val::Unknown, Val::Known)
+}
+
+fn unary(op: UnOp, a: &Val) -> Val {
+    let Some(x) = a.affine() else {
+        return Val::Unknown;
+    };
+    match op {
+        UnOp::Mov => Val::Known(x.clone()),
+        UnOp::NegI32 => Val::Known(x.scale(-1)),
+        // !x = -x - 1 on 32 bits.
+        UnOp::Not => Val::Known(x.scale(-1).add(&Affine::uniform(Lin::constant(-1)))),
+        _ => Val::Unknown,
+    }
+}
+
+fn ternary(op: TernOp, a: &Val, b: &Val, c: &Val, named: Option<Sym>) -> Val {
+    match op {
+        TernOp::MadU32 => match (binary(BinOp::MulU32, a, b, named), c.affine()) {
+            (Val::Known(p), Some(c)) => Val::Known(p.add(c)),
+            _ => Val::Unknown,
+        },
+        TernOp::FmaF32 => Val::Unknown,
+    }
+}
