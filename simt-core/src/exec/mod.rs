@@ -44,11 +44,14 @@
 
 mod alu;
 mod bind;
+mod decode;
 mod flow;
 mod groups;
+mod instrument;
 mod lanes;
 mod marks;
 mod memory;
+mod ops;
 mod parallel;
 mod sanitize;
 mod wave;
@@ -60,10 +63,12 @@ mod tests;
 use crate::error::{Error, Fault, FaultKind, LaunchError, LaunchErrorKind};
 use crate::ir::Program;
 use crate::launch::{Arg, LaunchConfig, Order, Threads};
-use crate::stats::{Stats, WorstPhase};
+use crate::stats::Stats;
 use crate::Kernel;
-use bind::{Geometry, Prepared, Slot};
+use bind::{Geometry, Slot};
+use decode::Decoded;
 use groups::Groups;
+use instrument::Recorder;
 use memory::Trap;
 use worker::{Job, Worker};
 
@@ -109,12 +114,14 @@ pub struct Machine {
     sanitizer: sanitize::Sanitizer,
     /// The workers whose results the last launch returned.
     workers: usize,
+    /// The last program launched, decoded.
+    decoded: Option<Decoded>,
 }
 
 /// The parts of a launch that stay fixed while it runs, shared by its workers.
 struct Plan<'p> {
     program: &'p Program,
-    prepared: &'p Prepared,
+    decoded: &'p Decoded,
     /// Scalar arguments as bits, by parameter index.
     scalars: &'p [u32],
     geo: Geometry,
@@ -138,11 +145,7 @@ impl Plan<'_> {
     /// Empty statistics for this launch at wave width `W`.
     fn stats<const W: usize>(&self) -> Stats {
         let n = self.program.insts.len();
-        let mut stats = Stats::new(&self.program.name, W as u32, &self.config.model.name, n);
-        if self.config.worst_phases {
-            stats.worst_phases = vec![WorstPhase::default(); n];
-        }
-        stats
+        Stats::new(&self.program.name, W as u32, &self.config.model.name, n)
     }
 
     /// Makes `caches` cold for this launch.
@@ -182,17 +185,26 @@ impl Machine {
         args: &mut [Arg<'_>],
     ) -> Result<Stats, Error> {
         let program = kernel.program();
-        self.launch_prepared(program, &bind::prepare(program), config, args)
+        // Decoded once per program: a machine launching one kernel again
+        // (the common case) reuses it.
+        let decoded = match self.decoded.take() {
+            Some(d) if d.is_of(program) => d,
+            _ => Decoded::new(program),
+        };
+        let result = self.launch_decoded(program, &decoded, config, args);
+        self.decoded = Some(decoded);
+        result
     }
 
-    /// Runs a launch of a program whose facts `prepared` holds.
-    fn launch_prepared(
+    /// Runs a launch of `program`, decoded as `decoded`.
+    fn launch_decoded(
         &mut self,
         program: &Program,
-        prepared: &Prepared,
+        decoded: &Decoded,
         config: &LaunchConfig,
         args: &mut [Arg<'_>],
     ) -> Result<Stats, Error> {
+        let prepared = &decoded.prepared;
         let refuse = |kind| {
             Error::Launch(LaunchError {
                 kernel: program.name.to_string(),
@@ -218,7 +230,7 @@ impl Machine {
         };
         let mut plan = Plan {
             program,
-            prepared,
+            decoded,
             scalars: &scalars,
             geo,
             config,
@@ -307,9 +319,8 @@ impl Machine {
             self.workers = parallel::run::<W>(&mut self.worker, plan, slots, &mut stats)?;
         } else {
             let watching = self.sanitizer.watching();
-            let san = if watching {
-                Some(&mut self.sanitizer)
-            } else if config.sanitize {
+            let sanitizing = config.sanitize && !watching;
+            if sanitizing {
                 let buffers: Vec<&[u8]> = slots
                     .iter()
                     .map(|s| match s {
@@ -324,21 +335,28 @@ impl Machine {
                     plan.nwaves,
                     config.lane_order,
                 );
-                Some(&mut self.sanitizer)
-            } else {
-                None
-            };
+            }
             let job = Job {
                 slots,
                 stats: &mut stats,
                 remaining: &mut config.instruction_budget.clone(),
-                san,
-                marks: None,
                 team: None,
             };
             let groups = Groups::ordered(plan.order, plan.total, 0..plan.total);
-            self.worker.run_groups::<W>(plan, job, groups)?;
-            if config.sanitize && !watching {
+            let recording = config.trace_workgroup.is_some() || config.worst_phases;
+            let w = &mut self.worker;
+            match (watching || sanitizing, recording) {
+                (false, false) => w.run_groups::<W, ()>(plan, job, groups, &mut ())?,
+                (true, false) => w.run_groups::<W, _>(plan, job, groups, &mut self.sanitizer)?,
+                (sanitizer, true) => {
+                    let n = program.insts.len();
+                    let recorder = Recorder::new(config.worst_phases, config.trace_workgroup, n);
+                    let mut both = (sanitizer.then_some(&mut self.sanitizer), recorder);
+                    w.run_groups::<W, _>(plan, job, groups, &mut both)?;
+                    both.1.finish(&mut stats);
+                }
+            }
+            if sanitizing {
                 stats.findings = std::mem::take(&mut self.sanitizer.findings);
             }
         }

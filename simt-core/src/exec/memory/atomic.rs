@@ -8,11 +8,11 @@
 
 use super::super::bind::{Geometry, Slot};
 use super::{
-    count_global, count_lds, each_lane, full, offsets, phases, word_index, BankTable, CuCaches,
-    GlobalTarget, LdsTarget, LdsWords, MemScratch, Space, Through, Trap,
+    count_global, count_lds, each_lane, full, offsets, phases, word_index, BankTable, Count,
+    CuCaches, GlobalTarget, LdsTarget, LdsWords, MemScratch, Request, Space, Through, Trap,
 };
 use crate::isa::AtomicOp;
-use crate::stats::{Counters, WorstPhase};
+use crate::stats::Counters;
 
 /// What an atomic instruction does to each word.
 #[derive(Clone, Copy, Debug)]
@@ -83,8 +83,8 @@ fn count_atomic<const W: usize>(exec: u64, offs: &[u32; W], geo: &Geometry, c: &
 
 /// The operands of one atomic instruction, per lane.
 pub(crate) struct Operands<'a, const W: usize> {
-    /// Word indices.
-    pub(crate) idx: &'a [u32; W],
+    /// The lanes and their word indices.
+    pub(crate) lanes: Request<'a, W>,
     /// The update's value.
     pub(crate) src: &'a [u32; W],
     /// The compared value (compare-and-swap only).
@@ -92,26 +92,32 @@ pub(crate) struct Operands<'a, const W: usize> {
 }
 
 /// A global atomic; `old` gets each active lane's value before its update.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn global<const W: usize>(
     update: Update,
     target: GlobalTarget<'_, '_>,
     ops: Operands<'_, W>,
-    lm: &[u32; W],
-    exec: u64,
     old: &mut [u32; W],
-    geo: &Geometry,
-    c: &mut Counters,
-    worst: Option<&mut WorstPhase>,
+    count: Count<'_>,
     caches: Option<&mut CuCaches<'_>>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
+    let Request { exec, lm, .. } = ops.lanes;
+    let Count { geo, c, worst } = count;
     let exec = exec & full::<W>();
     let base = target.slot.base() as u32;
     let len = target.slot.bytes().len() as u64;
-    offsets(ops.idx, lm, exec, target.addressing, 4, len, 0, &mut s.offs)
-        .map_err(|bad| bad.trap(Space::Global, "atomic", target.name, 4, len, base as u64))?;
+    offsets(
+        ops.lanes.idx,
+        lm,
+        exec,
+        target.addressing,
+        4,
+        len,
+        0,
+        &mut s.offs,
+    )
+    .map_err(|bad| bad.trap(Space::Global, "atomic", target.name, 4, len, base as u64))?;
     count_global(exec, false, &s.offs, base, 4, geo, c, worst, &mut s.keys);
     count_atomic(exec, &s.offs, geo, c);
     super::caches::phases(
@@ -142,27 +148,24 @@ pub(crate) fn global<const W: usize>(
 }
 
 /// An LDS atomic; `old` gets each active lane's value before its update.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn lds<const W: usize>(
     update: Update,
     target: LdsTarget<'_>,
     ops: Operands<'_, W>,
-    lm: &[u32; W],
-    exec: u64,
     old: &mut [u32; W],
     mem: &mut LdsWords,
     table: &mut BankTable<'_>,
-    geo: &Geometry,
-    c: &mut Counters,
-    worst: Option<&mut WorstPhase>,
+    count: Count<'_>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
+    let Request { exec, lm, .. } = ops.lanes;
+    let Count { geo, c, worst } = count;
     let exec = exec & full::<W>();
     let area = target.area;
     let len = u64::from(area.bytes);
     offsets(
-        ops.idx,
+        ops.lanes.idx,
         lm,
         exec,
         target.addressing,

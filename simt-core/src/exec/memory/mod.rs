@@ -681,23 +681,41 @@ pub(super) struct GlobalTarget<'s, 'b> {
     pub(super) addressing: Addressing,
 }
 
+/// The lanes of a memory instruction: whether it stores, its exec mask (as a
+/// mask and as per-lane words) and its indices.
+pub(super) struct Request<'a, const W: usize> {
+    pub(super) store: bool,
+    pub(super) exec: u64,
+    pub(super) lm: &'a [u32; W],
+    pub(super) idx: &'a [u32; W],
+}
+
+/// Where an access is counted: the model's geometry, the instruction's
+/// counters and, when recorded, its costliest phase.
+pub(super) struct Count<'a> {
+    pub(super) geo: &'a Geometry,
+    pub(super) c: &'a mut Counters,
+    pub(super) worst: Option<&'a mut WorstPhase>,
+}
+
 /// A global load (`out` gets the active lanes' values) or store (from `val`).
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(super) fn global<const W: usize>(
-    store: bool,
+    req: Request<'_, W>,
     ty: ElemType,
     target: GlobalTarget<'_, '_>,
-    idx: &[u32; W],
-    lm: &[u32; W],
-    exec: u64,
     val_out: &mut [u32; W],
-    geo: &Geometry,
-    c: &mut Counters,
-    worst: Option<&mut WorstPhase>,
+    count: Count<'_>,
     caches: Option<&mut CuCaches<'_>>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
+    let Request {
+        store,
+        exec,
+        lm,
+        idx,
+    } = req;
+    let Count { geo, c, worst } = count;
     let exec = exec & full::<W>();
     let size = ty.size();
     let base = target.slot.base() as u32;
@@ -751,23 +769,24 @@ pub(super) struct LdsTarget<'s> {
 }
 
 /// An LDS load (`out` gets the active lanes' values) or store (from `val`).
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(super) fn lds<const W: usize>(
-    store: bool,
+    req: Request<'_, W>,
     ty: ElemType,
     target: LdsTarget<'_>,
-    idx: &[u32; W],
-    lm: &[u32; W],
-    exec: u64,
     val_out: &mut [u32; W],
     mem: &mut LdsWords,
     table: &mut BankTable<'_>,
-    geo: &Geometry,
-    c: &mut Counters,
-    worst: Option<&mut WorstPhase>,
+    count: Count<'_>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
+    let Request {
+        store,
+        exec,
+        lm,
+        idx,
+    } = req;
+    let Count { geo, c, worst } = count;
     let exec = exec & full::<W>();
     let size = ty.size();
     let area = target.area;

@@ -8,14 +8,12 @@
 //! NVIDIA serves 64- and 128-bit shared accesses by half- and quarter-warps;
 //! each sub-phase's conflict cycles are its worst bank's distinct words minus one.
 
-use super::super::bind::Geometry;
 use super::super::bind::Slot;
 use super::{
-    each_lane, full, gather, lds_gather, lds_scatter, offsets, phases, scatter, CuCaches,
-    GlobalTarget, LdsTarget, LdsWords, MemScratch, Space, Through, Trap,
+    each_lane, full, gather, lds_gather, lds_scatter, offsets, phases, scatter, Count, CuCaches,
+    GlobalTarget, LdsTarget, LdsWords, MemScratch, Request, Space, Through, Trap,
 };
 use crate::ir::ElemType;
-use crate::stats::Counters;
 
 /// The most lanes of a phase times the most elements per lane.
 const KEYS: usize = 64 * 4;
@@ -58,21 +56,23 @@ fn spans<const W: usize>(
 
 /// A wide global load (`vals[k]` gets element `k` of each active lane) or store
 /// (from `vals`).
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn global<const W: usize>(
-    store: bool,
+    req: Request<'_, W>,
     n: usize,
     target: GlobalTarget<'_, '_>,
-    idx: &[u32; W],
-    lm: &[u32; W],
-    exec: u64,
     vals: &mut [[u32; W]; 4],
-    geo: &Geometry,
-    c: &mut Counters,
+    count: Count<'_>,
     caches: Option<&mut CuCaches<'_>>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
+    let Request {
+        store,
+        exec,
+        lm,
+        idx,
+    } = req;
+    let Count { geo, c, .. } = count;
     let exec = exec & full::<W>();
     let n = n.clamp(1, 4);
     let base = target.slot.base() as u32;
@@ -140,21 +140,23 @@ pub(crate) fn global<const W: usize>(
 }
 
 /// A wide LDS load or store, as [`global`].
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn lds<const W: usize>(
-    store: bool,
+    req: Request<'_, W>,
     n: usize,
     target: LdsTarget<'_>,
-    idx: &[u32; W],
-    lm: &[u32; W],
-    exec: u64,
     vals: &mut [[u32; W]; 4],
     mem: &mut LdsWords,
-    geo: &Geometry,
-    c: &mut Counters,
+    count: Count<'_>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
+    let Request {
+        store,
+        exec,
+        lm,
+        idx,
+    } = req;
+    let Count { geo, c, .. } = count;
     let exec = exec & full::<W>();
     let n = n.clamp(1, 4);
     let area = target.area;
