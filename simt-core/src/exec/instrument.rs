@@ -7,7 +7,7 @@
 //! compiled loop holds no instrument code and tests nothing at run time.
 
 use super::marks::Marks;
-use super::sanitize::{Kind, Lanes, Sanitizer};
+use super::sanitize::{Kind, Sanitizer};
 use crate::ir::Program;
 use crate::stats::{Issue, Stats, Trace, WorstPhase, MAX_TRACE_ISSUES};
 
@@ -182,14 +182,7 @@ impl Instrument for Sanitizer {
         self.registers(program, pc, wave, exec);
     }
     fn memory(&mut self, program: &Program, pc: usize, wave: usize, a: &Access<'_>) {
-        let lanes = Lanes {
-            exec: a.exec,
-            offs: a.offs,
-            size: a.size,
-            count: a.count,
-            values: a.values,
-        };
-        Sanitizer::memory(self, program, pc, wave, a.kind, a.buffer, a.base, &lanes);
+        Sanitizer::memory(self, program, pc, wave, a);
     }
     fn wave_barrier(&mut self, wave: usize, exec: u64) {
         Sanitizer::wave_barrier(self, wave, exec);

@@ -23,21 +23,42 @@
 //! over: `per_instruction[k].skipped_instructions` counts how often instruction `k`
 //! was skipped.
 //!
+//! # Structure
+//!
+//! - `decode.rs`: the program as the loop runs it, decoded once per program
+//!   (operand kinds resolved, offsets and atomics in one shape, the program's
+//!   facts); a [`Machine`] keeps the last decoding between launches;
+//! - `ops/`: the executor context made once per workgroup and the dispatch
+//!   loop, one line per op, into handlers grouped by category
+//!   (`ops/{alu,lanes,memory,control}.rs`); the semantics they apply are in
+//!   `alu.rs`, `lanes.rs`, `flow.rs` and `memory/`;
+//! - `instrument.rs`: the one interface through which the sanitizers, a
+//!   parallel launch's marks and the worst-phase and trace recording watch a
+//!   launch; the plain launch's instrument is `()`, so its loop has no
+//!   instrument code;
+//! - `worker.rs`: the scheduler; `parallel.rs`: spreading workgroups over
+//!   threads.
+//!
 //! # Speed
 //!
 //! Vector registers are lane-contiguous (`[u32; 64]` per register and wave) and
-//! every vector operation computes all lanes into a scratch array, then blends it
-//! into the destination through per-lane exec words, so that each operation is a
-//! straight loop the compiler vectorizes. The scheduler and the dispatch loop are
-//! generic over the wave width and `#[inline(always)]`; on x86-64 they are compiled
-//! twice, once inside a `#[target_feature(enable = "avx2,fma")]` function used when
-//! the CPU reports both features at run time (so `f32::mul_add` is one instruction
-//! instead of a library call, and lane loops use 256-bit vectors), and once plainly
-//! for every other CPU. A worker's state (`worker.rs`: registers, LDS, wave
-//! state, caches) is allocated once per [`Machine`] or pool thread and reused
-//! across launches ([`launch`] uses one machine per thread), never per
-//! workgroup or per instruction. The LDS is a fixed-size word array, so lane loops index it
-//! with masked word indices and no bounds checks.
+//! every vector operation computes all lanes and blends the result into the
+//! destination through per-lane exec words, so that each operation is a
+//! straight loop the compiler vectorizes. Memory accesses classify their lane
+//! offsets while computing them (one block, one broadcast offset, or
+//! scattered); blocks and broadcasts are counted by formula and moved with one
+//! copy. The scheduler, the dispatch loop and its handlers are generic over
+//! the wave width and the instrument and `#[inline(always)]`; on x86-64 they
+//! are compiled twice, once inside a `#[target_feature(enable =
+//! "avx2,fma,bmi1,bmi2,lzcnt,popcnt")]` function used when the CPU reports
+//! those features at run time (so `f32::mul_add` is one instruction instead of
+//! a library call, lane loops use 256-bit vectors and lane counts one
+//! `popcnt`), and once plainly for every other CPU. A worker's state
+//! (`worker.rs`: registers, LDS, wave state, caches) is allocated once per
+//! [`Machine`] or pool thread and reused across launches ([`launch`] uses one
+//! machine per thread), never per workgroup or per instruction. The LDS is a
+//! fixed-size word array, so lane loops index it with masked word indices and
+//! no bounds checks.
 
 // Lane loops index several arrays by lane: the form that vectorizes reliably.
 #![allow(clippy::needless_range_loop)]
@@ -415,11 +436,17 @@ fn fault(
     }))
 }
 
-/// Whether the AVX2 + FMA build of the dispatch loop can run on this CPU.
+/// Whether the AVX2 + FMA build of the dispatch loop (with the bit
+/// instructions every AVX2 CPU has) can run on this CPU.
 fn fast_path_available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+        std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("fma")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("bmi2")
+            && std::is_x86_feature_detected!("lzcnt")
+            && std::is_x86_feature_detected!("popcnt")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {

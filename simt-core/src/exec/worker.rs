@@ -172,7 +172,8 @@ impl Worker {
     ) -> Result<(), Error> {
         #[cfg(target_arch = "x86_64")]
         if plan.fast {
-            // SAFETY: `plan.fast` is true only when the CPU reported AVX2 and FMA.
+            // SAFETY: `plan.fast` is true only when the CPU reported every feature
+            // the function enables.
             return unsafe { run_groups_avx2::<W, I>(self, plan, job, groups, instr) };
         }
         run_groups_plain::<W, I>(self, plan, job, groups, instr)
@@ -180,7 +181,7 @@ impl Worker {
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
+#[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt,popcnt")]
 unsafe fn run_groups_avx2<const W: usize, I: Instrument>(
     w: &mut Worker,
     plan: &Plan<'_>,
@@ -321,6 +322,7 @@ fn run_groups<const W: usize, I: Instrument>(
             active: 0,
             divergent: 0,
             seen: 0,
+            bases: [0; 3],
         };
         let mut done = 0;
         let mut waiting = 0u32;

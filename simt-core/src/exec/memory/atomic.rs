@@ -8,8 +8,8 @@
 
 use super::super::bind::{Geometry, Slot};
 use super::{
-    count_global, count_lds, each_lane, full, offsets, phases, word_index, BankTable, Count,
-    CuCaches, GlobalTarget, LdsTarget, LdsWords, MemScratch, Request, Space, Through, Trap,
+    count_global, count_lds, each_lane, full, offsets, phases, word_index, Area, Count, CuCaches,
+    GlobalTarget, LdsMemory, LdsTarget, MemScratch, Request, Shape, Space, Through, Trap,
 };
 use crate::isa::AtomicOp;
 use crate::stats::Counters;
@@ -107,29 +107,35 @@ pub(crate) fn global<const W: usize>(
     let exec = exec & full::<W>();
     let base = target.slot.base() as u32;
     let len = target.slot.bytes().len() as u64;
-    offsets(
-        ops.lanes.idx,
-        lm,
-        exec,
-        target.addressing,
-        4,
+    let area = Area {
+        addressing: target.addressing,
+        size: 4,
         len,
-        0,
-        &mut s.offs,
-    )
-    .map_err(|bad| bad.trap(Space::Global, "atomic", target.name, 4, len, base as u64))?;
-    count_global(exec, false, &s.offs, base, 4, geo, c, worst, &mut s.keys);
-    count_atomic(exec, &s.offs, geo, c);
-    super::caches::phases(
-        caches,
-        Through::Atomic,
+        origin: 0,
+    };
+    offsets(ops.lanes.idx, lm, exec, area, &mut s.offs)
+        .map_err(|bad| bad.trap(Space::Global, "atomic", target.name, 4, len, base as u64))?;
+    let counted = Count {
+        geo,
+        c: &mut *c,
+        worst,
+    };
+    count_global(
         exec,
+        Shape::Scattered,
         &s.offs,
         base,
-        1,
-        geo.phase_lanes,
-        c,
+        4,
+        counted,
+        &mut s.keys,
     );
+    count_atomic(exec, &s.offs, geo, c);
+    let at = super::caches::Addresses {
+        offs: &s.offs,
+        base,
+        words: 1,
+    };
+    super::caches::phases(caches, Through::Atomic, exec, at, geo.phase_lanes, c);
     // Validation lets atomics at writable buffers only.
     if let Slot::BufferMut { data, .. } = target.slot {
         each_lane(exec, |l| {
@@ -154,27 +160,23 @@ pub(crate) fn lds<const W: usize>(
     target: LdsTarget<'_>,
     ops: Operands<'_, W>,
     old: &mut [u32; W],
-    mem: &mut LdsWords,
-    table: &mut BankTable<'_>,
+    lds: LdsMemory<'_, '_>,
     count: Count<'_>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
+    let LdsMemory { words: mem, table } = lds;
     let Request { exec, lm, .. } = ops.lanes;
     let Count { geo, c, worst } = count;
     let exec = exec & full::<W>();
     let area = target.area;
     let len = u64::from(area.bytes);
-    offsets(
-        ops.lanes.idx,
-        lm,
-        exec,
-        target.addressing,
-        4,
+    let span = Area {
+        addressing: target.addressing,
+        size: 4,
         len,
-        area.offset,
-        &mut s.offs,
-    )
-    .map_err(|bad| {
+        origin: area.offset,
+    };
+    offsets(ops.lanes.idx, lm, exec, span, &mut s.offs).map_err(|bad| {
         bad.trap(
             Space::Lds,
             "atomic",
@@ -184,7 +186,20 @@ pub(crate) fn lds<const W: usize>(
             u64::from(area.offset),
         )
     })?;
-    count_lds(exec, false, &s.offs, 4, geo, table, c, worst, &mut s.banks);
+    let counted = Count {
+        geo,
+        c: &mut *c,
+        worst,
+    };
+    count_lds(
+        exec,
+        Shape::Scattered,
+        &s.offs,
+        4,
+        counted,
+        table,
+        &mut s.banks,
+    );
     count_atomic(exec, &s.offs, geo, c);
     each_lane(exec, |l| {
         let w = &mut mem[word_index(s.offs[l])];

@@ -16,13 +16,12 @@ use super::super::wave::Exit;
 use super::{lanes, lanes_mut, Exec, Flow, Parts, Step};
 
 /// What the instruments are told about an access, besides its lanes.
-struct Seen<'v> {
+struct Seen {
     kind: Kind,
     buffer: Option<usize>,
     base: u64,
     size: u32,
     count: u32,
-    values: &'v [&'v [u32]],
 }
 
 impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
@@ -97,16 +96,26 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     /// Tells the instruments about the access whose lane offsets are in the
     /// memory scratch.
     #[inline(always)]
-    fn observe(&mut self, seen: Seen<'_>) {
+    fn observe(&mut self, seen: Seen) {
+        let s = &*self.s;
+        let w = &s.wide;
+        let wide: [&[u32]; 4] = [&w[0][..], &w[1][..], &w[2][..], &w[3][..]];
+        let out: [&[u32]; 1] = [&s.out[..]];
+        // The values stored: one register's (in `out`) or a wide store's.
+        let values: &[&[u32]] = match (seen.kind, seen.count) {
+            (Kind::Store, 1) => &out,
+            (Kind::Store, n) => &wide[..(n as usize).min(4)],
+            _ => &[],
+        };
         let access = instrument::Access {
             kind: seen.kind,
             buffer: seen.buffer,
             base: seen.base,
             exec: self.exec & full::<W>(),
-            offs: &self.s.mem.offs,
+            offs: &s.mem.offs,
             size: seen.size,
             count: seen.count,
-            values: seen.values,
+            values,
         };
         self.instr.memory(self.program, self.pc, self.wave, &access);
     }
@@ -157,16 +166,12 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             self.caches.as_mut(),
             &mut s.mem,
         )?;
-        let kind = if store { Kind::Store } else { Kind::Load };
-        let out = self.s.out;
-        let values: &[&[u32]] = if store { &[&out[..]] } else { &[] };
         self.observe(Seen {
-            kind,
+            kind: if store { Kind::Store } else { Kind::Load },
             buffer: Some(p),
             base,
             size: x.ty.size(),
             count: 1,
-            values,
         });
         if !store {
             self.write_back(x.reg);
@@ -212,8 +217,10 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             x.ty,
             target,
             &mut s.out,
-            &mut *self.lds,
-            &mut self.table,
+            mem::LdsMemory {
+                words: &mut *self.lds,
+                table: &mut self.table,
+            },
             mem::Count {
                 geo: &self.geo,
                 c: &mut self.counters[pc],
@@ -221,16 +228,12 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             },
             &mut s.mem,
         )?;
-        let kind = if store { Kind::Store } else { Kind::Load };
-        let out = self.s.out;
-        let values: &[&[u32]] = if store { &[&out[..]] } else { &[] };
         self.observe(Seen {
-            kind,
+            kind: if store { Kind::Store } else { Kind::Load },
             buffer: None,
             base: 0,
             size: x.ty.size(),
             count: 1,
-            values,
         });
         if !store {
             self.write_back(x.reg);
@@ -343,15 +346,12 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     /// Tells the instruments about a wide access of `n` elements per lane.
     #[inline(always)]
     fn observe_wide(&mut self, store: bool, buffer: Option<usize>, base: u64, n: usize) {
-        let w = self.s.wide;
-        let values: [&[u32]; 4] = [&w[0][..], &w[1][..], &w[2][..], &w[3][..]];
         self.observe(Seen {
             kind: if store { Kind::Store } else { Kind::Load },
             buffer,
             base,
             size: 4,
             count: n as u32,
-            values: if store { &values[..] } else { &[] },
         });
     }
 
@@ -402,7 +402,6 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             base,
             size: 4,
             count: 1,
-            values: &[],
         });
         if let Some(d) = x.dst {
             self.write_back(d);
@@ -439,8 +438,10 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
                 cmp: &s.c,
             },
             &mut s.out,
-            &mut *self.lds,
-            &mut self.table,
+            mem::LdsMemory {
+                words: &mut *self.lds,
+                table: &mut self.table,
+            },
             mem::Count {
                 geo: &self.geo,
                 c: &mut self.counters[pc],
@@ -454,7 +455,6 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             base: 0,
             size: 4,
             count: 1,
-            values: &[],
         });
         if let Some(d) = x.dst {
             self.write_back(d);

@@ -120,6 +120,8 @@ pub(super) struct Exec<'x, 'b, const W: usize, I: Instrument> {
     pub(super) divergent: u64,
     /// The exec mask `lm`, `active` and `divergent` were computed from.
     pub(super) seen: u64,
+    /// Where the running wave's vector, scalar and mask registers start.
+    pub(super) bases: [usize; 3],
 }
 
 /// A register's first `W` lanes.
@@ -262,7 +264,7 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
     pub(super) fn mreg(&self, m: u16) -> u64 {
         self.regs
             .m
-            .get(self.wave * self.regs.mstride + m as usize)
+            .get(self.bases[2] + m as usize)
             .copied()
             .unwrap_or(0)
     }
@@ -356,6 +358,11 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
         let wave = &self.waves[w];
         self.wave = w;
         self.u.wave = w as u32;
+        self.bases = [
+            w * self.regs.vstride,
+            w * self.regs.sstride,
+            w * self.regs.mstride,
+        ];
         self.pc = wave.pc;
         self.exec = wave.exec;
         self.launch = wave.launch;
@@ -367,7 +374,7 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
         let reserve = *remaining - left;
         let ops = self.ops;
         loop {
-            let Some(&op) = ops.get(self.pc) else {
+            let Some(op) = ops.get(self.pc) else {
                 // Linking guarantees an `end` last; running off the end ends the wave.
                 self.waves[w].status = Status::Done;
                 *remaining = left + reserve;
@@ -391,7 +398,7 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
             self.counters[self.pc].instructions += 1;
             self.instr
                 .issue(self.program, self.pc, self.wave, self.exec);
-            let step = match op {
+            let step = match *op {
                 Op::VBinary(x) => self.v_binary(x),
                 Op::VUnary(x) => self.v_unary(x),
                 Op::VTernary(x) => self.v_ternary(x),
