@@ -4,6 +4,14 @@
 pub use simt_core as core;
 pub use simt_macros::simt_kernel;
 
+/// Kernels given as text at run time, in the language of `simt_kernel!`, with
+/// diagnostics rendered as rustc renders its own (the `text` feature: it
+/// brings the front end, and syn, into the program).
+#[cfg(feature = "text")]
+pub use simt_front::{
+    compile, compile_file, compile_rust_file, Diagnostics, Place, PlacedLabel, TextDiagnostic,
+};
+
 /// The kernel language, its operands and every instruction (`docs/language.md`).
 #[doc = include_str!("../docs/language.md")]
 pub mod language {}

@@ -109,6 +109,30 @@ pub enum LaunchErrorKind {
         /// The argument's type.
         got: String,
     },
+    /// An argument given by name ([`Args`](crate::Args)) names no parameter.
+    #[error("no parameter is named `{name}`; the kernel's parameters are {}", params.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "))]
+    UnknownArg {
+        /// The name given.
+        name: String,
+        /// The kernel's parameters, in order.
+        params: Vec<String>,
+    },
+    /// Two arguments given by name name one parameter.
+    #[error("argument {index} (`{name}`) is given twice")]
+    ArgTwice {
+        /// 0-based position of the parameter.
+        index: usize,
+        /// The parameter's name.
+        name: String,
+    },
+    /// A parameter has no argument among those given by name.
+    #[error("argument {index} (`{name}`) is missing")]
+    ArgMissing {
+        /// 0-based position of the parameter.
+        index: usize,
+        /// The parameter's name.
+        name: String,
+    },
     /// A buffer's length is not a multiple of its element size, or buffers do not fit
     /// in the 32-bit global address space.
     #[error("argument {index} (`{name}`): {reason}")]

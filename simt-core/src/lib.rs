@@ -20,6 +20,7 @@
 
 pub use simt_lang::{ir, isa, limits};
 
+mod args;
 mod cache;
 mod error;
 mod exec;
@@ -31,6 +32,7 @@ pub mod occupancy;
 mod snapshot;
 mod stats;
 
+pub use args::Args;
 pub use cache::{
     CacheGeometry, DramSectors, Lookup, SectoredCache, MAX_CACHE_LINES, MAX_SECTORS_PER_LINE,
 };

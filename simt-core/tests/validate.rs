@@ -976,7 +976,8 @@ fn operand_kinds() {
             (
                 Some(0),
                 Kind::StoreToReadOnly {
-                    name: "x".to_owned()
+                    name: "x".to_owned(),
+                    elem: "f32"
                 }
             ),
             (
@@ -1019,7 +1020,7 @@ fn operand_kinds() {
     );
     assert_eq!(
         errs[0].to_string(),
-        "instruction 0: store to read-only buffer `x` (declare it `&mut [T]`)"
+        "instruction 0: store to read-only buffer `x` (declare it `&mut [f32]`)"
     );
 }
 

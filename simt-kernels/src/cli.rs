@@ -257,12 +257,14 @@ fn parse_width(value: &str) -> Result<Widths, String> {
     }
 }
 
-fn parse_model(name: &str) -> Result<MemoryModel, String> {
+/// The memory model preset called `name`; the error lists the presets.
+pub fn parse_model(name: &str) -> Result<MemoryModel, String> {
     MemoryModel::preset(name)
         .ok_or_else(|| format!("expected one of {}", MemoryModel::PRESETS.join(", ")))
 }
 
-fn parse_schedule(name: &str) -> Result<Schedule, String> {
+/// The schedule called `name` (`until-barrier` or `round-robin`).
+pub fn parse_schedule(name: &str) -> Result<Schedule, String> {
     match name {
         "until-barrier" => Ok(Schedule::UntilBarrier),
         "round-robin" => Ok(Schedule::RoundRobin),
@@ -270,7 +272,8 @@ fn parse_schedule(name: &str) -> Result<Schedule, String> {
     }
 }
 
-fn parse_path(value: &str) -> Result<PathBuf, String> {
+/// A path, which must not be empty.
+pub fn parse_path(value: &str) -> Result<PathBuf, String> {
     if value.is_empty() {
         Err("expected a path".to_owned())
     } else {

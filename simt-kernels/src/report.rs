@@ -8,8 +8,8 @@ use crate::registry::KernelSpec;
 use crate::studies::{finding_count, has_major_findings, StudyResult};
 use serde::Serialize;
 use simt::core::{
-    Counters, Error, Findings, Hardware, Limiter, Listing, MemoryModel, Occupancy, Schedule, Trace,
-    Usage, WorstPhase,
+    Counters, Error, Findings, Hardware, LaunchConfig, Limiter, Listing, MemoryModel, Occupancy,
+    Program, Schedule, Stats, Trace, Usage, WorstPhase,
 };
 use std::fmt::Write as _;
 use std::io;
@@ -34,6 +34,9 @@ pub struct Row {
     pub kernel: String,
     /// The wave width.
     pub wave_width: u32,
+    /// Whether an oracle checked the output: false for a kernel given as
+    /// text, which has none (its `oracle_pass` is then vacuously true).
+    pub has_oracle: bool,
     /// Whether the output equals the oracle's bit for bit.
     pub oracle_pass: bool,
     /// The first differing element when it does not.
@@ -173,12 +176,7 @@ pub fn measure(
     // The checked launch, untimed, also records the worst phases for the hints
     // and the pictures, and one workgroup for the timeline, and runs the
     // sanitizers.
-    let detailed = config
-        .clone()
-        .record_worst_phases()
-        .trace_workgroup(TRACED_WORKGROUP)
-        .sanitize(true);
-    let mut stats = workload.launch(&detailed)?;
+    let stats = workload.launch(&detailed(&config).sanitize(true))?;
     let output = workload.output();
     let expected = workload.expected();
     let mismatch = output.first_mismatch(&expected).map(|m| m.to_string());
@@ -191,14 +189,46 @@ pub fn measure(
         workload.launch(&timed)?;
         times.push(start.elapsed());
     }
-    let median = median(&mut times);
+    let mut row = row(spec.name, spec.program, &config, stats, &mut times);
+    row.has_oracle = true;
+    row.oracle_pass = mismatch.is_none();
+    row.mismatch = mismatch;
+    row.matches_reference_memory = (*model == MemoryModel::reference())
+        .then(|| reference::find(spec.name).is_some_and(|p| p.memory_matches(&row.totals)));
+    Ok(row)
+}
+
+/// `config` recording what a row shows beyond the counters: the costliest
+/// phase of each memory instruction (for the hints and the pictures) and the
+/// issues of [`TRACED_WORKGROUP`] (for the timeline).
+pub fn detailed(config: &LaunchConfig) -> LaunchConfig {
+    config
+        .clone()
+        .record_worst_phases()
+        .trace_workgroup(TRACED_WORKGROUP)
+}
+
+/// The row of `kernel` (whose IR is `program`), launched with `config`, from
+/// the statistics of a [`detailed`] launch and the times of plain launches:
+/// without an oracle (`has_oracle` false) and not compared with the reference
+/// simulator's figures, which [`measure`] adds for the reference kernels.
+pub fn row(
+    kernel: &str,
+    program: &Program,
+    config: &LaunchConfig,
+    mut stats: Stats,
+    times: &mut [Duration],
+) -> Row {
+    let median = median(times);
     let secs = median.as_secs_f64();
     let t = &stats.totals;
-    Ok(Row {
-        kernel: spec.name.to_owned(),
-        wave_width,
-        oracle_pass: mismatch.is_none(),
-        mismatch,
+    let workgroup_size = u32::try_from(config.workgroup.count()).unwrap_or(u32::MAX);
+    Row {
+        kernel: kernel.to_owned(),
+        wave_width: config.wave_width,
+        has_oracle: false,
+        oracle_pass: true,
+        mismatch: None,
         workgroups: stats.workgroups,
         waves: stats.waves,
         totals: *t,
@@ -206,8 +236,7 @@ pub fn measure(
         simd_efficiency: t.simd_efficiency(),
         transactions_per_access: t.transactions_per_access(),
         active_lanes_histogram: stats.active_lanes_histogram.clone(),
-        matches_reference_memory: (*model == MemoryModel::reference())
-            .then(|| reference::find(spec.name).is_some_and(|p| p.memory_matches(t))),
+        matches_reference_memory: None,
         timing: Timing {
             launches: times.len(),
             median_launch_ns: u64::try_from(median.as_nanos()).unwrap_or(u64::MAX),
@@ -218,14 +247,14 @@ pub fn measure(
             },
         },
         occupancy: simt::core::occupancy(
-            hardware_for(model, wave_width),
-            &Usage::of(spec.program, spec.workgroup),
+            hardware_for(&config.model, config.wave_width),
+            &Usage::of(program, workgroup_size),
         ),
         findings: std::mem::take(&mut stats.findings),
-        listing: stats.listing(spec.program),
+        listing: stats.listing(program),
         worst_phases: std::mem::take(&mut stats.worst_phases),
         trace: stats.trace.take(),
-    })
+    }
 }
 
 /// The median of `times` (the mean of the two middle ones for an even count).
@@ -351,6 +380,15 @@ pub fn occupancy_cell(occupancy: &Occupancy) -> String {
     )
 }
 
+/// The oracle column: `pass`, `FAIL`, or `none` for a kernel without an oracle.
+pub fn oracle_cell(row: &Row) -> &'static str {
+    match (row.has_oracle, row.oracle_pass) {
+        (false, _) => "none",
+        (true, true) => "pass",
+        (true, false) => "FAIL",
+    }
+}
+
 /// The rows as a Markdown table with aligned columns (numbers right-aligned).
 pub fn table(rows: &[Row]) -> String {
     let cells: Vec<[String; COLUMNS]> = rows
@@ -371,7 +409,7 @@ pub fn table(rows: &[Row]) -> String {
                 format!("{:.2}", r.transactions_per_access),
                 occupancy_cell(&r.occupancy),
                 finding_count(&r.findings).to_string(),
-                if r.oracle_pass { "pass" } else { "FAIL" }.to_owned(),
+                oracle_cell(r).to_owned(),
                 format!("{:.1}", r.timing.wave_instructions_per_second / 1e6),
                 format!("{:.1}", r.timing.median_launch_ns as f64 / 1e3),
             ]
@@ -512,6 +550,7 @@ mod tests {
         Row {
             kernel: kernel.to_owned(),
             wave_width: 32,
+            has_oracle: true,
             oracle_pass,
             mismatch: (!oracle_pass).then(|| "element 0: got 1, expected 2".to_owned()),
             workgroups: 1,
@@ -716,6 +755,20 @@ mod tests {
             studies: vec![],
             study_failures: vec![],
         }
+    }
+
+    #[test]
+    fn a_row_without_an_oracle_says_none_and_passes() {
+        let mut without = row("from_a_file", true);
+        without.has_oracle = false;
+        let table = table(&[without.clone(), row("b", false)]);
+        let cells = |n: usize| -> Vec<String> {
+            let line = table.lines().nth(n).unwrap();
+            line.split('|').map(|c| c.trim().to_owned()).collect()
+        };
+        assert_eq!(cells(2)[14], "none", "{table}");
+        assert_eq!(cells(3)[14], "FAIL", "{table}");
+        assert!(results(vec![without]).all_passed());
     }
 
     #[test]

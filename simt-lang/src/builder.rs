@@ -54,7 +54,8 @@ impl ProgramBuilder {
         }
     }
 
-    fn param(&mut self, name: &str, kind: ParamKind) -> ParamIdx {
+    /// Declares a parameter of `kind` (a front end knows the kind only as data).
+    pub fn param(&mut self, name: &str, kind: ParamKind) -> ParamIdx {
         self.params.push(Param {
             name: Cow::Owned(name.to_owned()),
             kind,

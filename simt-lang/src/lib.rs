@@ -25,6 +25,6 @@ pub use isa::{
     AtomicOp, BinOp, CmpOp, CmpType, Inst, MaskOp, Opcode, ShuffleOp, TernOp, UnOp, WaveOp, Width,
 };
 pub use validate::{
-    link, uniformity, validate, Kernel, Note, NoteKind, UniformityInfo, ValidationError,
-    ValidationErrorKind, ValidationErrors,
+    link, uniformity, validate, wave_uniform, Kernel, Note, NoteKind, OperandAt, Part,
+    UniformityInfo, ValidationError, ValidationErrorKind, ValidationErrors,
 };

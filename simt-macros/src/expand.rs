@@ -5,140 +5,39 @@
 //! `end`) and the same `launch` signature, so code calling it reports only the
 //! kernel's own errors. A kernel named like an earlier one of the invocation
 //! gets no module, so that rustc reports no second definition.
-//!
-//! A kernel's errors are bounded: after [`FLOOD`] errors of one kind (the
-//! message without its quoted names and its numbers), one line counts the
-//! rest, so that a pasted block of mistakes does not print thousands of
-//! errors, and rustc does not spend its time rendering them.
 
-use crate::ast::{Kernel, ParamType};
-use crate::check;
-use crate::parse::{self, Parsed};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned};
+use simt_front::{self as front, ast::Kernel, ast::ParamType, Diagnostic, CRATE};
 use simt_lang::isa::{Field, MemRef, Op};
 use simt_lang::{
     Addressing, Axis, GlobalRef, Inst, LdsRef, Operand, Program, Reg, ScalarType, SourceLoc,
     Special,
 };
-use std::collections::HashMap;
 use std::fmt::Debug;
 use syn::ext::IdentExt;
-
-/// The crate the generated code names, which no kernel's module may shadow.
-const CRATE: &str = "simt";
-
-/// How many errors of one kind a kernel reports before counting the rest.
-pub const FLOOD: usize = 20;
 
 /// Expands a whole `simt_kernel!` invocation. Never panics: every problem
 /// becomes a `compile_error!` at the offending token.
 pub fn expand(input: TokenStream) -> TokenStream {
-    let (parsed, mut errors) = parse::parse(input);
-    let mut modules = TokenStream::new();
-    let mut defined: HashMap<String, Span> = HashMap::new();
-    for Parsed {
-        kernel,
-        errors: syntax,
-    } in parsed
-    {
-        let name = kernel.name.unraw().to_string();
-        let shadows_crate = name == CRATE;
-        let first = defined.get(&name).copied();
-        if let Some(first) = first {
-            errors.push(syn::Error::new(
-                kernel.name.span(),
-                format!("kernel `{name}` is defined twice in this invocation"),
+    let checks = front::check_tokens(input);
+    let mut out: TokenStream = checks.errors.iter().flat_map(compile_errors).collect();
+    for checked in &checks.kernels {
+        if checked.defines {
+            out.extend(module(
+                &checked.kernel,
+                checked.program.as_ref().map(|k| k.program()),
             ));
-            errors.push(syn::Error::new(
-                first,
-                format!("note: `{name}` is first defined here"),
-            ));
-        } else if shadows_crate {
-            // Its module would make `simt::...` ambiguous wherever both are in
-            // scope, the `use simt::simt_kernel;` above it included: no module.
-            errors.push(syn::Error::new(
-                kernel.name.span(),
-                format!("a kernel named `{CRATE}` would shadow the `{CRATE}` crate (the kernel's module is named after it, and `use {CRATE}::...` becomes ambiguous); choose another name"),
-            ));
-        } else {
-            defined.insert(name, kernel.name.span());
-        }
-        let program = if syntax.is_empty() {
-            match check::check(&kernel) {
-                Ok(program) => Some(program),
-                Err(e) => {
-                    errors.extend(bounded(e));
-                    None
-                }
-            }
-        } else {
-            errors.extend(bounded(syntax));
-            None
-        };
-        if first.is_none() && !shadows_crate {
-            modules.extend(module(&kernel, program.as_ref().map(|k| k.program())));
         }
     }
-    let mut out: TokenStream = errors.iter().map(syn::Error::to_compile_error).collect();
-    out.extend(modules);
     out
 }
 
-/// A kernel's errors with at most [`FLOOD`] of each kind: the first one past
-/// that becomes "... and N more errors like this", and the rest are left out.
-/// A note stays with the error before it. Linear in the errors' text.
-pub fn bounded(errors: Vec<syn::Error>) -> Vec<syn::Error> {
-    // Per kind: how many so far, and its summary's index in `summaries`.
-    let mut kinds: HashMap<String, (usize, usize)> = HashMap::new();
-    let mut kept = Vec::new();
-    // Per flooded kind: where its summary goes in `kept`, and what it counts.
-    let mut summaries: Vec<(usize, String, usize)> = Vec::new();
-    let mut leaving_out = false;
-    for error in errors {
-        let message = error.to_string();
-        if message.starts_with("note: ") {
-            if !leaving_out {
-                kept.push(error);
-            }
-            continue;
-        }
-        let (count, summary) = kinds.entry(kind(&message)).or_insert((0, 0));
-        *count += 1;
-        leaving_out = *count > FLOOD;
-        if *count == FLOOD + 1 {
-            *summary = summaries.len();
-            summaries.push((kept.len(), message, 0));
-            kept.push(error);
-        } else if !leaving_out {
-            kept.push(error);
-        }
-        if leaving_out {
-            if let Some((_, _, n)) = summaries.get_mut(*summary) {
-                *n += 1;
-            }
-        }
-    }
-    for (at, message, n) in summaries {
-        if let Some(slot) = kept.get_mut(at) {
-            let errors = if n == 1 { "error" } else { "errors" };
-            *slot = syn::Error::new(
-                slot.span(),
-                format!("... and {n} more {errors} like this: {message}"),
-            );
-        }
-    }
-    kept
-}
-
-/// An error's kind: its message without the backtick-quoted parts and digits
-/// that name what it is about.
-fn kind(message: &str) -> String {
-    message
-        .split('`')
-        .step_by(2)
-        .flat_map(str::chars)
-        .filter(|c| !c.is_ascii_digit())
+/// A diagnostic as `compile_error!`s at its tokens ([`Diagnostic::as_errors`]).
+fn compile_errors(d: &Diagnostic) -> TokenStream {
+    d.as_errors()
+        .into_iter()
+        .map(|(at, message)| syn::Error::new_spanned(at.to_tokens(), message).to_compile_error())
         .collect()
 }
 

@@ -7,6 +7,19 @@ fn f(bits: u32) -> f32 {
     f32::from_bits(bits)
 }
 
+/// An `f32` result's bits, with every NaN written as the one quiet NaN
+/// `0x7fc0_0000`: the host's NaN sign and payload are not specified (they
+/// differ between constant-folded and computed results), and a machine whose
+/// registers are hashed and compared must not depend on them.
+#[inline(always)]
+pub(crate) fn bits(x: f32) -> u32 {
+    if x.is_nan() {
+        0x7fc0_0000
+    } else {
+        x.to_bits()
+    }
+}
+
 fn i(bits: u32) -> i32 {
     bits as i32
 }
@@ -42,12 +55,12 @@ pub fn binary(op: BinOp, a: u32, b: u32) -> u32 {
         BinOp::Shl => a << (b % 32),
         BinOp::ShrU32 => a >> (b % 32),
         BinOp::ShrI32 => (i(a) >> (b % 32)) as u32,
-        BinOp::AddF32 => (f(a) + f(b)).to_bits(),
-        BinOp::SubF32 => (f(a) - f(b)).to_bits(),
-        BinOp::MulF32 => (f(a) * f(b)).to_bits(),
-        BinOp::DivF32 => (f(a) / f(b)).to_bits(),
-        BinOp::MinF32 => f(a).min(f(b)).to_bits(),
-        BinOp::MaxF32 => f(a).max(f(b)).to_bits(),
+        BinOp::AddF32 => bits(f(a) + f(b)),
+        BinOp::SubF32 => bits(f(a) - f(b)),
+        BinOp::MulF32 => bits(f(a) * f(b)),
+        BinOp::DivF32 => bits(f(a) / f(b)),
+        BinOp::MinF32 => bits(f(a).min(f(b))),
+        BinOp::MaxF32 => bits(f(a).max(f(b))),
     }
 }
 
@@ -62,7 +75,7 @@ pub fn unary(op: UnOp, a: u32) -> u32 {
         UnOp::AbsI32 => a,
         UnOp::NegF32 => a ^ 0x8000_0000,
         UnOp::AbsF32 => a & 0x7fff_ffff,
-        UnOp::SqrtF32 => f(a).sqrt().to_bits(),
+        UnOp::SqrtF32 => bits(f(a).sqrt()),
         UnOp::CvtF32U32 => (a as f32).to_bits(),
         UnOp::CvtF32I32 => (i(a) as f32).to_bits(),
         // Truncating and saturating, NaN to 0: Rust's `as`.
@@ -74,7 +87,7 @@ pub fn unary(op: UnOp, a: u32) -> u32 {
 /// `a * b + c`.
 pub fn ternary(op: TernOp, a: u32, b: u32, c: u32) -> u32 {
     match op {
-        TernOp::FmaF32 => f(a).mul_add(f(b), f(c)).to_bits(),
+        TernOp::FmaF32 => bits(f(a).mul_add(f(b), f(c))),
         TernOp::MadU32 => a.wrapping_mul(b).wrapping_add(c),
     }
 }

@@ -728,7 +728,7 @@ fn atomic_update(op: AtomicOp, old: u32, v: u32) -> u32 {
         AtomicOp::Or => old | v,
         AtomicOp::Xor => old ^ v,
         AtomicOp::Exchange => v,
-        AtomicOp::AddF32 => (f32::from_bits(old) + f32::from_bits(v)).to_bits(),
+        AtomicOp::AddF32 => crate::alu::bits(f32::from_bits(old) + f32::from_bits(v)),
     }
 }
 

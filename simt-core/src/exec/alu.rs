@@ -15,6 +15,19 @@ fn f(bits: u32) -> f32 {
     f32::from_bits(bits)
 }
 
+/// An `f32` result's bits, with every NaN written as the one quiet NaN
+/// `0x7fc0_0000`: the host's NaN sign and payload are not specified (they
+/// differ between constant-folded and computed results), and a machine whose
+/// registers are hashed and compared must not depend on them.
+#[inline(always)]
+pub(crate) fn bits(x: f32) -> u32 {
+    if x.is_nan() {
+        0x7fc0_0000
+    } else {
+        x.to_bits()
+    }
+}
+
 /// `op(a, b)` as documented on [`BinOp`].
 #[inline(always)]
 pub(super) fn bin(op: BinOp, a: u32, b: u32) -> u32 {
@@ -50,12 +63,12 @@ pub(super) fn bin(op: BinOp, a: u32, b: u32) -> u32 {
         BinOp::Shl => a.wrapping_shl(b),
         BinOp::ShrU32 => a.wrapping_shr(b),
         BinOp::ShrI32 => (a as i32).wrapping_shr(b) as u32,
-        BinOp::AddF32 => (f(a) + f(b)).to_bits(),
-        BinOp::SubF32 => (f(a) - f(b)).to_bits(),
-        BinOp::MulF32 => (f(a) * f(b)).to_bits(),
-        BinOp::DivF32 => (f(a) / f(b)).to_bits(),
-        BinOp::MinF32 => f(a).min(f(b)).to_bits(),
-        BinOp::MaxF32 => f(a).max(f(b)).to_bits(),
+        BinOp::AddF32 => bits(f(a) + f(b)),
+        BinOp::SubF32 => bits(f(a) - f(b)),
+        BinOp::MulF32 => bits(f(a) * f(b)),
+        BinOp::DivF32 => bits(f(a) / f(b)),
+        BinOp::MinF32 => bits(f(a).min(f(b))),
+        BinOp::MaxF32 => bits(f(a).max(f(b))),
     }
 }
 
@@ -69,7 +82,7 @@ pub(super) fn un(op: UnOp, a: u32) -> u32 {
         UnOp::AbsI32 => (a as i32).wrapping_abs() as u32,
         UnOp::NegF32 => a ^ 0x8000_0000,
         UnOp::AbsF32 => a & 0x7fff_ffff,
-        UnOp::SqrtF32 => f(a).sqrt().to_bits(),
+        UnOp::SqrtF32 => bits(f(a).sqrt()),
         UnOp::CvtF32U32 => (a as f32).to_bits(),
         UnOp::CvtF32I32 => (a as i32 as f32).to_bits(),
         UnOp::CvtU32F32 => f(a) as u32,
@@ -81,7 +94,7 @@ pub(super) fn un(op: UnOp, a: u32) -> u32 {
 #[inline(always)]
 pub(super) fn tern(op: TernOp, a: u32, b: u32, c: u32) -> u32 {
     match op {
-        TernOp::FmaF32 => f(a).mul_add(f(b), f(c)).to_bits(),
+        TernOp::FmaF32 => bits(f(a).mul_add(f(b), f(c))),
         TernOp::MadU32 => a.wrapping_mul(b).wrapping_add(c),
     }
 }

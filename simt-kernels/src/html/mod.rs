@@ -61,13 +61,23 @@ pub const MAX_TIMELINE_ISSUES: usize = 1500;
 /// Writes the page for `results` to `path`, creating its folder; the file is
 /// replaced whole, never left half-written.
 pub fn write(results: &Results, options: &Options, path: &Path) -> io::Result<()> {
+    write_page(&render(results, options), path)
+}
+
+/// Writes `page` to `path` as [`write`] does.
+pub fn write_page(page: &str, path: &Path) -> io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
-    std::fs::write(&tmp, render(results, options))?;
+    std::fs::write(&tmp, page)?;
     std::fs::rename(&tmp, path)
+}
+
+/// The reference kernel called `name`'s program.
+fn registry_program(name: &str) -> Option<&'static Program> {
+    registry::find(name).map(|spec| spec.program)
 }
 
 /// Escapes text for HTML element content and attribute values.
@@ -113,6 +123,16 @@ svg.chart text.heading { font-size: 12px; font-weight: bold; }
 
 /// The whole page.
 pub fn render(results: &Results, options: &Options) -> String {
+    render_with(results, options.launches, &registry_program)
+}
+
+/// The whole page for rows whose timings are medians of `launches` launches,
+/// with a section for each row whose kernel's program `program` finds.
+pub fn render_with<'p>(
+    results: &Results,
+    launches: usize,
+    program: &dyn Fn(&str) -> Option<&'p Program>,
+) -> String {
     let mut out = String::new();
     out.push_str("<!DOCTYPE html>\n");
     out.push_str("<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n");
@@ -124,15 +144,15 @@ pub fn render(results: &Results, options: &Options) -> String {
         "<p>seed {}, model {}, median of {} launches per row on one thread</p>",
         results.seed,
         esc(&results.model.name),
-        options.launches
+        launches
     );
-    contents(&mut out, results);
+    contents(&mut out, results, program);
     summary(&mut out, results);
     for row in &results.rows {
-        let Some(spec) = registry::find(&row.kernel) else {
+        let Some(program) = program(&row.kernel) else {
             continue;
         };
-        kernel_section(&mut out, row, spec.program, &results.model);
+        kernel_section(&mut out, row, program, &results.model);
     }
     for study in &results.studies {
         charts::study_section(&mut out, study);
@@ -151,13 +171,17 @@ pub fn render(results: &Results, options: &Options) -> String {
 }
 
 /// Links to the summary, every kernel section and every study section.
-fn contents(out: &mut String, results: &Results) {
+fn contents<'p>(
+    out: &mut String,
+    results: &Results,
+    program: &dyn Fn(&str) -> Option<&'p Program>,
+) {
     out.push_str("<nav class=\"toc\">\n<h2 id=\"contents\">Contents</h2>\n<ul>\n");
     out.push_str("<li><a href=\"#summary\">Summary</a></li>\n");
     let kernels: Vec<&Row> = results
         .rows
         .iter()
-        .filter(|r| registry::find(&r.kernel).is_some())
+        .filter(|r| program(&r.kernel).is_some())
         .collect();
     if !kernels.is_empty() {
         out.push_str("<li>Kernels<ul>\n");
@@ -238,7 +262,11 @@ fn summary(out: &mut String, results: &Results) {
             } else {
                 findings.to_string()
             },
-            if r.oracle_pass { "pass" } else { "<span class=\"fail\">FAIL</span>" }
+            if r.has_oracle && !r.oracle_pass {
+                "<span class=\"fail\">FAIL</span>"
+            } else {
+                report::oracle_cell(r)
+            }
         );
     }
     out.push_str("</table>\n");

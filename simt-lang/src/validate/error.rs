@@ -108,11 +108,37 @@ impl fmt::Display for NoteKind {
     }
 }
 
+/// Which part of a field's operand an error is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Part {
+    /// The whole operand.
+    Whole,
+    /// A memory operand's buffer or LDS array.
+    Base,
+    /// A memory operand's index.
+    Index,
+    /// A memory operand's added offset.
+    Offset,
+}
+
+/// The operand an error is about: a field of the instruction's row of the
+/// instruction table (its index in [`Fields`](crate::isa::Fields)), and
+/// which part of it. A front end maps it to where that operand is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OperandAt {
+    /// The field's index in the instruction's fields.
+    pub field: u8,
+    /// The part of the field's operand.
+    pub part: Part,
+}
+
 /// One problem found in a program.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ValidationError {
     /// The offending instruction; `None` for problems of the program as a whole.
     pub inst: Option<u32>,
+    /// The operand of `inst` at fault, when the problem is one operand's.
+    pub operand: Option<OperandAt>,
     /// What is wrong.
     pub kind: ValidationErrorKind,
     /// Related instructions.
@@ -124,6 +150,7 @@ impl ValidationError {
     pub fn at(inst: usize, kind: ValidationErrorKind) -> Self {
         ValidationError {
             inst: Some(inst as u32),
+            operand: None,
             kind,
             notes: Vec::new(),
         }
@@ -133,9 +160,18 @@ impl ValidationError {
     pub fn program(kind: ValidationErrorKind) -> Self {
         ValidationError {
             inst: None,
+            operand: None,
             kind,
             notes: Vec::new(),
         }
+    }
+
+    /// Locates the error at `part` of the instruction's field `field`.
+    pub fn operand(mut self, field: usize, part: Part) -> Self {
+        self.operand = u8::try_from(field)
+            .ok()
+            .map(|field| OperandAt { field, part });
+        self
     }
 
     /// Adds a note at instruction `inst`.
@@ -263,7 +299,7 @@ pub enum ValidationErrorKind {
         limit: u16,
     },
     /// More parameters than the machine allows.
-    #[error("{count} parameters exceed the limit of {limit}")]
+    #[error("too many parameters: the machine takes at most {limit}, and this kernel has {count}")]
     TooManyParams {
         /// The number of parameters.
         count: usize,
@@ -309,10 +345,12 @@ pub enum ValidationErrorKind {
         expected: &'static str,
     },
     /// A store to a read-only buffer.
-    #[error("store to read-only buffer `{name}` (declare it `&mut [T]`)")]
+    #[error("store to read-only buffer `{name}` (declare it `&mut [{elem}]`)")]
     StoreToReadOnly {
         /// The buffer's name.
         name: String,
+        /// Its element type.
+        elem: &'static str,
     },
     /// An element-addressed access whose type differs from the element type.
     #[error("{access} of `{name}` moves {ty} but its elements are {elem}")]
@@ -350,7 +388,7 @@ pub enum ValidationErrorKind {
         count: u32,
     },
     /// A scalar instruction reading a value that may differ between lanes.
-    #[error("scalar instruction reads a per-lane value")]
+    #[error("a scalar instruction cannot read a per-lane value")]
     ScalarReadsVector,
     /// A barrier under control flow that may differ between the waves of a workgroup.
     #[error("barrier under {} control flow: every wave of the workgroup must reach it",

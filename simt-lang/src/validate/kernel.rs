@@ -62,6 +62,16 @@ impl Kernel {
         })
     }
 
+    /// The same kernel, its program naming `file` as its source (for a kernel
+    /// compiled from a file at run time).
+    pub fn in_file(self, file: &str) -> Kernel {
+        let mut program = self.program.into_owned();
+        program.file = Cow::Owned(file.to_owned());
+        Kernel {
+            program: Cow::Owned(program),
+        }
+    }
+
     /// The validated program.
     pub fn program(&self) -> &Program {
         &self.program

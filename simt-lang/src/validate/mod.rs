@@ -14,9 +14,12 @@ mod uniformity;
 
 mod kernel;
 
-pub use error::{Note, NoteKind, ValidationError, ValidationErrorKind, ValidationErrors};
+pub use error::{
+    Note, NoteKind, OperandAt, Part, ValidationError, ValidationErrorKind, ValidationErrors,
+};
 pub use kernel::Kernel;
 pub use link::link;
+pub use operands::wave_uniform;
 pub use uniformity::{uniformity, UniformityInfo};
 
 use crate::ir::Program;

@@ -2,7 +2,7 @@
 //! the LDS layout, and each instruction's operands against the program's
 //! registers, parameters and LDS arrays.
 
-use super::error::{NoteKind, ValidationError, ValidationErrorKind as Kind};
+use super::error::{NoteKind, Part, ValidationError, ValidationErrorKind as Kind};
 use crate::ir::{
     Addressing, ElemType, GlobalRef, LdsRef, Operand, ParamIdx, ParamKind, Program, Reg, Uniformity,
 };
@@ -177,36 +177,91 @@ pub(super) fn check_operands(program: &Program, errors: &mut Vec<ValidationError
             };
             if r_index(reg) >= count && !seen.contains(&reg) {
                 seen.push(reg);
-                errors.push(ValidationError::at(
+                let mut error = ValidationError::at(
                     i,
                     Kind::RegisterOutOfRange {
                         class: reg_class(reg),
                         index: r_index(reg),
                         count,
                     },
-                ));
+                );
+                if let Some((field, part)) = naming(inst, reg) {
+                    error = error.operand(field, part);
+                }
+                errors.push(error);
             }
         }
         let fields = inst.fields();
-        for (op, uniform) in fields.operands() {
+        for (field, op, part, uniform) in read(&fields) {
             if let Operand::Arg(p) = op {
-                check_scalar_param(program, i, p, errors);
+                check_scalar_param(program, i, p, errors, field, part);
             }
             if uniform && !wave_uniform(op) {
                 let kind = match inst.opcode().unit() {
                     Unit::Scalar => Kind::ScalarReadsVector,
-                    _ if fields.memory().is_some() => Kind::NonUniformOperand {
+                    _ if part == Part::Offset => Kind::NonUniformOperand {
                         what: "a memory offset",
                     },
                     _ => Kind::NonUniformOperand { what: "the lane" },
                 };
-                errors.push(ValidationError::at(i, kind));
+                errors.push(ValidationError::at(i, kind).operand(field, part));
             }
         }
-        if let Some((role, mem)) = fields.memory() {
-            check_memory(program, i, role, mem, &fields, errors);
+        let memory = fields
+            .as_slice()
+            .iter()
+            .enumerate()
+            .find_map(|(k, f)| match *f {
+                Field::Mem(role, mem) => Some((k, role, mem)),
+                _ => None,
+            });
+        if let Some((field, role, mem)) = memory {
+            check_memory(program, (i, field), role, mem, &fields, errors);
         }
     }
+}
+
+/// Every value operand `fields` read, as [`Fields::operands`] lists them,
+/// with the field it is in, which part of it, and whether it must be
+/// wave-uniform.
+fn read(fields: &Fields) -> impl Iterator<Item = (usize, Operand, Part, bool)> + '_ {
+    fields.as_slice().iter().enumerate().flat_map(|(k, f)| {
+        let read: [Option<(usize, Operand, Part, bool)>; 2] = match *f {
+            Field::Src(o) | Field::Index(o) => [Some((k, o, Part::Whole, false)), None],
+            Field::Uniform(o) | Field::UIndex(o) => [Some((k, o, Part::Whole, true)), None],
+            Field::Mem(_, m) => [
+                Some((k, m.index(), Part::Index, false)),
+                Some((k, m.offset(), Part::Offset, true)),
+            ],
+            _ => [None, None],
+        };
+        read.into_iter().flatten()
+    })
+}
+
+/// The first field of `inst` that names `reg`, and where in it.
+fn naming(inst: &Inst, reg: Reg) -> Option<(usize, Part)> {
+    let fields = inst.fields();
+    let run = fields.run_length();
+    let as_operand = |o: Operand| match o {
+        Operand::V(r) => Some(Reg::V(r)),
+        Operand::S(r) => Some(Reg::S(r)),
+        _ => None,
+    };
+    fields.as_slice().iter().enumerate().find_map(|(k, f)| {
+        let (first, n, part): (Option<Reg>, u16, Part) = match *f {
+            Field::VDst(r) | Field::VDstOpt(Some(r)) => (Some(Reg::V(r)), 1, Part::Whole),
+            Field::SDst(r) => (Some(Reg::S(r)), 1, Part::Whole),
+            Field::MDst(r) | Field::Mask(r) => (Some(Reg::M(r)), 1, Part::Whole),
+            Field::VDstRun(r) | Field::VSrcRun(r) => (Some(Reg::V(r)), run, Part::Whole),
+            Field::Mem(_, m) if as_operand(m.index()) == Some(reg) => (Some(reg), 1, Part::Index),
+            Field::Mem(_, m) => (as_operand(m.offset()), 1, Part::Offset),
+            _ => (f.operand().and_then(as_operand), 1, Part::Whole),
+        };
+        first
+            .is_some_and(|r| r.run(n).any(|x| x == reg))
+            .then_some((k, part))
+    })
 }
 
 /// What a memory instruction moves per lane: a typed access, or 32-bit words
@@ -239,7 +294,7 @@ fn moved(fields: &Fields) -> (ElemType, &'static [ElemType], u32) {
 
 fn check_memory(
     program: &Program,
-    i: usize,
+    (i, field): (usize, usize),
     role: Role,
     mem: MemRef,
     fields: &Fields,
@@ -252,12 +307,20 @@ fn check_memory(
     };
     let (ty, accepted, count) = moved(fields);
     match mem {
-        MemRef::Global(r) => check_global(program, i, r, (ty, accepted), access, errors),
-        MemRef::Lds(r) => check_lds(program, i, r, (ty, accepted, count), access, errors),
+        MemRef::Global(r) => check_global(program, (i, field), r, (ty, accepted), access, errors),
+        MemRef::Lds(r) => check_lds(
+            program,
+            (i, field),
+            r,
+            (ty, accepted, count),
+            access,
+            errors,
+        ),
     }
 }
+
 /// Whether a scalar instruction may read `op`: one value per wave.
-fn wave_uniform(op: Operand) -> bool {
+pub fn wave_uniform(op: Operand) -> bool {
     match op {
         Operand::V(_) => false,
         Operand::Special(s) => s.uniformity() != Uniformity::Lane,
@@ -272,19 +335,30 @@ fn param_is(kind: &ParamKind) -> &'static str {
     }
 }
 
-fn check_scalar_param(program: &Program, i: usize, p: ParamIdx, errors: &mut Vec<ValidationError>) {
+fn check_scalar_param(
+    program: &Program,
+    i: usize,
+    p: ParamIdx,
+    errors: &mut Vec<ValidationError>,
+    field: usize,
+    part: Part,
+) {
     match program.params.get(usize::from(p.0)) {
-        None => errors.push(ValidationError::at(i, Kind::NoSuchParam { index: p.0 })),
+        None => errors
+            .push(ValidationError::at(i, Kind::NoSuchParam { index: p.0 }).operand(field, part)),
         Some(param) => {
             if let ParamKind::Buffer { .. } = param.kind {
-                errors.push(ValidationError::at(
-                    i,
-                    Kind::ParamKind {
-                        name: param.name.to_string(),
-                        is: param_is(&param.kind),
-                        expected: "a scalar",
-                    },
-                ));
+                errors.push(
+                    ValidationError::at(
+                        i,
+                        Kind::ParamKind {
+                            name: param.name.to_string(),
+                            is: param_is(&param.kind),
+                            expected: "a scalar",
+                        },
+                    )
+                    .operand(field, part),
+                );
             }
         }
     }
@@ -292,37 +366,44 @@ fn check_scalar_param(program: &Program, i: usize, p: ParamIdx, errors: &mut Vec
 
 fn check_global(
     program: &Program,
-    i: usize,
+    (i, field): (usize, usize),
     r: GlobalRef,
     (ty, accepted): (ElemType, &[ElemType]),
     access: &'static str,
     errors: &mut Vec<ValidationError>,
 ) {
     let Some(param) = program.params.get(usize::from(r.buffer.0)) else {
-        errors.push(ValidationError::at(
-            i,
-            Kind::NoSuchParam { index: r.buffer.0 },
-        ));
+        errors.push(
+            ValidationError::at(i, Kind::NoSuchParam { index: r.buffer.0 })
+                .operand(field, Part::Base),
+        );
         return;
     };
     let ParamKind::Buffer { elem, writable } = param.kind else {
-        errors.push(ValidationError::at(
-            i,
-            Kind::ParamKind {
-                name: param.name.to_string(),
-                is: param_is(&param.kind),
-                expected: "a buffer",
-            },
-        ));
+        errors.push(
+            ValidationError::at(
+                i,
+                Kind::ParamKind {
+                    name: param.name.to_string(),
+                    is: param_is(&param.kind),
+                    expected: "a buffer",
+                },
+            )
+            .operand(field, Part::Base),
+        );
         return;
     };
     if access != "load" && !writable {
-        errors.push(ValidationError::at(
-            i,
-            Kind::StoreToReadOnly {
-                name: param.name.to_string(),
-            },
-        ));
+        errors.push(
+            ValidationError::at(
+                i,
+                Kind::StoreToReadOnly {
+                    name: param.name.to_string(),
+                    elem: elem.name(),
+                },
+            )
+            .operand(field, Part::Base),
+        );
     }
     check_access_type(
         i,
@@ -337,14 +418,16 @@ fn check_global(
 
 fn check_lds(
     program: &Program,
-    i: usize,
+    (i, field): (usize, usize),
     r: LdsRef,
     (ty, accepted, count): (ElemType, &[ElemType], u32),
     access: &'static str,
     errors: &mut Vec<ValidationError>,
 ) {
     let Some(decl) = program.lds.get(usize::from(r.lds.0)) else {
-        errors.push(ValidationError::at(i, Kind::NoSuchLds { index: r.lds.0 }));
+        errors.push(
+            ValidationError::at(i, Kind::NoSuchLds { index: r.lds.0 }).operand(field, Part::Base),
+        );
         return;
     };
     check_access_type(
@@ -366,19 +449,22 @@ fn check_lds(
         let bytes = i64::from(decl.len) * i64::from(decl.elem.size());
         let end = at * size + i64::from(ty.size()) * i64::from(count);
         if at < 0 || end > bytes {
-            errors.push(ValidationError::at(
-                i,
-                Kind::ConstantIndexOutOfBounds {
-                    name: decl.name.to_string(),
-                    index: at,
-                    len: match r.addressing {
-                        Addressing::Element => u64::from(decl.len),
-                        Addressing::Byte => bytes as u64,
+            errors.push(
+                ValidationError::at(
+                    i,
+                    Kind::ConstantIndexOutOfBounds {
+                        name: decl.name.to_string(),
+                        index: at,
+                        len: match r.addressing {
+                            Addressing::Element => u64::from(decl.len),
+                            Addressing::Byte => bytes as u64,
+                        },
+                        bytes: r.addressing == Addressing::Byte,
+                        count,
                     },
-                    bytes: r.addressing == Addressing::Byte,
-                    count,
-                },
-            ));
+                )
+                .operand(field, Part::Whole),
+            );
         }
     }
 }

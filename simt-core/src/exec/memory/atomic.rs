@@ -46,7 +46,7 @@ fn apply(update: Update, old: u32, v: u32, cmp: u32) -> u32 {
             AtomicOp::Or => old | v,
             AtomicOp::Xor => old ^ v,
             AtomicOp::Exchange => v,
-            AtomicOp::AddF32 => (f(old) + f(v)).to_bits(),
+            AtomicOp::AddF32 => crate::exec::alu::bits(f(old) + f(v)),
         },
     }
 }

@@ -13,14 +13,12 @@
 //! several grid and workgroup shapes (most with a partial last wave), under the
 //! reference, NVIDIA or CDNA3 geometry and either schedule.
 
-mod generate;
-
+use crate::generate::{generate, generate_faulty, Generated, BUFFERS, SCALARS};
 use crate::roundtrip::seeded;
-use crate::{check, parse};
-use generate::{generate, generate_faulty, Generated, BUFFERS, SCALARS};
 use proc_macro2::TokenStream;
 use proptest::prelude::*;
 use simt_core::{Arg, LaunchConfig, MemoryModel, Schedule};
+use simt_front as front;
 use simt_lang::{Kernel, ParamKind, ScalarType};
 use simt_oracle::{Geometry, Launch, Value};
 use std::collections::BTreeSet;
@@ -28,13 +26,13 @@ use std::collections::BTreeSet;
 /// Parses and checks `src` as the macro does; the errors as text.
 fn compile(src: &str) -> Result<Kernel, String> {
     let tokens: TokenStream = src.parse().map_err(|e| format!("{e:?}"))?;
-    let (parsed, errors) = parse::parse(tokens);
+    let (parsed, errors) = front::parse(tokens);
     let mut messages: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
     for p in &parsed {
         messages.extend(p.errors.iter().map(|e| e.to_string()));
     }
     match (parsed.as_slice(), messages.is_empty()) {
-        ([p], true) => check::check(&p.kernel).map_err(|errors| {
+        ([p], true) => front::check(&p.kernel).map_err(|errors| {
             errors
                 .iter()
                 .map(|e| e.to_string())
@@ -542,7 +540,8 @@ fn numbered_registers_only_in_a_wide_list_keep_their_numbers() {
             src: Operand::V(VReg(3)),
         },
     ];
-    let g = generate::from_insts(&insts, &[(Reg::V(VReg(2)), "lo"), (Reg::V(VReg(3)), "hi")]);
+    let g =
+        crate::generate::from_insts(&insts, &[(Reg::V(VReg(2)), "lo"), (Reg::V(VReg(3)), "hi")]);
     let text = g.text();
     assert!(text.contains("vreg lo, hi;"), "{text}");
     assert!(text.contains("global_load_x2 [v0, v1], bu32[0]"), "{text}");

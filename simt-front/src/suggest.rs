@@ -1,7 +1,7 @@
 //! "Did you mean": the closest words to a misspelt one, and what other GPU
 //! languages call this language's special values and keywords.
 
-use crate::isa::MNEMONICS;
+use simt_lang::isa::MNEMONICS;
 use std::cell::RefCell;
 use std::collections::HashMap;
 
@@ -237,7 +237,7 @@ pub fn did_you_mean(suggestions: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::isa::lookup;
+    use simt_lang::isa::lookup;
 
     fn distance(a: &str, b: &str) -> Option<usize> {
         let a: Vec<char> = a.chars().collect();
@@ -295,16 +295,7 @@ mod tests {
             Some("lane_id")
         );
         assert_eq!(special_spelling("frob", None), None);
-        let specials = [
-            "lane_id",
-            "local_id",
-            "global_id",
-            "group_id",
-            "group_size",
-            "num_groups",
-            "wave_id",
-            "wave_width",
-        ];
+        let specials = crate::check::SPECIALS;
         for (theirs, ours) in SPELLINGS {
             assert!(specials.contains(ours), "{theirs} -> {ours}");
             assert!(lookup(theirs).is_none(), "{theirs}");

@@ -1,12 +1,12 @@
-//! The instruction set as the macro sees it: the mnemonic table of `simt_core`,
-//! with the parser's questions about it and suggestions for misspelt words.
+//! The instruction set as the front end sees it: the mnemonic table, with the
+//! parser's questions about it and suggestions for misspelt words.
 //!
 //! The parser asks which mnemonics take operands, the checker takes each
 //! operand's role from the table, and unknown mnemonics are matched against it
 //! for a suggestion. `docs/language.md` is tested against the table so the
 //! reference cannot drift.
 
-pub use simt_lang::isa::{lookup, Mnemonic, MNEMONICS};
+pub use simt_lang::isa::lookup;
 
 /// Whether an instruction starting with `name` has operands to parse. A
 /// misspelt mnemonic is taken to have the operands of what it most likely

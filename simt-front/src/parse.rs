@@ -14,12 +14,14 @@
 //! call such as `get_global_id(0)`) are reported where they are and parsed as
 //! what was meant, so that what follows is read as intended.
 
+use super::{suggest, words};
 use crate::ast::{
     BinOp, Expr, Instruction, Kernel, LdsDecl, Operand, Param, ParamType, RegClass, RegDecl, Stmt,
 };
-use crate::check::{numbered, SPECIALS};
-use crate::{isa, suggest};
-use proc_macro2::{Delimiter, Punct, Spacing, Span, TokenStream, TokenTree};
+use crate::check::SPECIALS;
+use crate::diagnostic::{Diagnostic, Kind, Location};
+use crate::resolve::numbered;
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use quote::ToTokens;
 use simt_lang::{ElemType, ScalarType};
 use std::collections::HashSet;
@@ -36,12 +38,12 @@ pub struct Parsed {
     /// The kernel, with the statements that parsed.
     pub kernel: Kernel,
     /// Syntax errors in the body; when there are any, the body is incomplete.
-    pub errors: Vec<Error>,
+    pub errors: Vec<Diagnostic>,
 }
 
 /// Parses every kernel of an invocation. Kernels whose header does not parse
 /// are left out and their errors returned.
-pub fn parse(tokens: TokenStream) -> (Vec<Parsed>, Vec<Error>) {
+pub fn parse(tokens: TokenStream) -> (Vec<Parsed>, Vec<Diagnostic>) {
     let mut errors = Vec::new();
     let parser = |input: ParseStream| {
         let mut kernels = Vec::new();
@@ -49,7 +51,7 @@ pub fn parse(tokens: TokenStream) -> (Vec<Parsed>, Vec<Error>) {
             match kernel(input) {
                 Ok(k) => kernels.push(k),
                 Err(e) => {
-                    errors.push(e);
+                    errors.push(e.into());
                     skip_item(input);
                 }
             }
@@ -59,7 +61,7 @@ pub fn parse(tokens: TokenStream) -> (Vec<Parsed>, Vec<Error>) {
     match parser.parse2(tokens) {
         Ok(kernels) => (kernels, errors),
         Err(e) => {
-            errors.push(e);
+            errors.push(e.into());
             (Vec::new(), errors)
         }
     }
@@ -216,8 +218,8 @@ fn declared_names(params: &[Param], body: ParseStream) -> HashSet<String> {
         match tt {
             TokenTree::Ident(id) => {
                 let word = id.to_string();
-                let keyword = isa::DECLARATIONS.contains(&word.as_str());
-                if (in_regs || after_lds) && !isa::is_reserved(&word) {
+                let keyword = words::DECLARATIONS.contains(&word.as_str());
+                if (in_regs || after_lds) && !words::is_reserved(&word) {
                     names.insert(word.clone());
                 } else {
                     in_regs = false;
@@ -237,7 +239,7 @@ fn statements(
     input: ParseStream,
     open: &Ident,
     names: &HashSet<String>,
-    errors: &mut Vec<Error>,
+    errors: &mut Vec<Diagnostic>,
 ) -> Vec<Stmt> {
     let mut stmts = Vec::new();
     // Whether the last statement kept was already blamed for an error.
@@ -262,7 +264,7 @@ fn statements(
                     errors.push(near);
                 }
                 reported = true;
-                errors.push(e);
+                errors.push(*e);
                 recover(input, before);
             }
         }
@@ -273,23 +275,24 @@ fn statements(
 /// When a statement that does not parse begins with a word close to a
 /// mnemonic, that word is the likelier mistake: the tokens after a misspelt
 /// mnemonic are read with the operands of what it may mean.
-fn misspelt_start(start: Cursor) -> Option<Error> {
+fn misspelt_start(start: Cursor) -> Option<Diagnostic> {
     misspelt(&start.ident()?.0)
 }
 
 /// "unknown mnemonic" for a word close to one (a Rust keyword is told
 /// apart by [`rust_keyword`]).
-fn misspelt(word: &Ident) -> Option<Error> {
+fn misspelt(word: &Ident) -> Option<Diagnostic> {
     let name = word.to_string();
-    if isa::is_reserved(&name) || rust_keyword(&name).is_some() {
+    if words::is_reserved(&name) || rust_keyword(&name).is_some() {
         return None;
     }
     let suggestions = suggest::mnemonics(&name);
     if suggestions.is_empty() {
         return None;
     }
-    Some(Error::new(
-        word.span(),
+    Some(Diagnostic::new(
+        Kind::UnknownMnemonic,
+        Location::token(word.span()),
         format!(
             "unknown mnemonic `{name}`{}",
             suggest::did_you_mean(&suggestions)
@@ -330,7 +333,7 @@ fn recover(input: ParseStream, before: Cursor) {
                 }
                 if let Some((id, _)) = rest.ident() {
                     let word = id.to_string();
-                    if isa::is_reserved(&word) || rust_keyword(&word).is_some() {
+                    if words::is_reserved(&word) || rust_keyword(&word).is_some() {
                         break;
                     }
                 }
@@ -349,8 +352,8 @@ fn stmt(
     input: ParseStream,
     open: &Ident,
     names: &HashSet<String>,
-    errors: &mut Vec<Error>,
-) -> Result<Option<Stmt>> {
+    errors: &mut Vec<Diagnostic>,
+) -> std::result::Result<Option<Stmt>, Box<Diagnostic>> {
     if input.peek(Token![;]) {
         input.parse::<Token![;]>()?;
         return Ok(None);
@@ -362,13 +365,16 @@ fn stmt(
                 return Err(Error::new_spanned(
                     attr,
                     "attributes are not allowed inside a kernel body",
-                ));
+                )
+                .into());
             }
         }
         return Ok(None);
     }
     let Some((word, _)) = input.cursor().ident() else {
-        return Err(input.error("expected an instruction or a declaration"));
+        return Err(input
+            .error("expected an instruction or a declaration")
+            .into());
     };
     let text = word.to_string();
     let nested = match input.cursor().ident().and_then(|(_, rest)| rest.ident()) {
@@ -376,37 +382,39 @@ fn stmt(
         None => text == "pub",
     };
     if nested {
-        let mut error = Error::new(
-            word.span(),
+        return Err(Box::new(Diagnostic::new(
+            Kind::Syntax,
+            Location::token(word.span()),
             format!(
                 "kernels cannot nest: this kernel starts inside the body of `{open}`, which is still open; close `{open}` with `}}` before it"
             ),
-        );
-        error.combine(Error::new(
-            open.span(),
-            format!("note: the body of `{open}` opens here"),
-        ));
-        return Err(error);
+        )
+        .label(
+            Location::token(open.span()),
+            format!("the body of `{open}` opens here"),
+        )));
     }
     if let Some(instead) = rust_keyword(&text) {
-        return Err(Error::new(
-            word.span(),
+        return Err(Box::new(Diagnostic::new(
+            Kind::Syntax,
+            Location::token(word.span()),
             format!("`{text}` is Rust, and the kernel language has no Rust statements: {instead}"),
-        ));
+        )));
     }
     let names_follow = input
         .cursor()
         .ident()
         .is_some_and(|(_, rest)| rest.ident().is_some());
-    if names_follow && !isa::is_reserved(&text) && suggest::mnemonics(&text).is_empty() {
-        let declarations = suggest::closest(&text, isa::DECLARATIONS.iter().copied());
+    if names_follow && !words::is_reserved(&text) && suggest::mnemonics(&text).is_empty() {
+        let declarations = suggest::closest(&text, words::DECLARATIONS.iter().copied());
         if let Some(declaration) = declarations.first() {
-            return Err(Error::new(
-                word.span(),
+            return Err(Box::new(Diagnostic::new(
+                Kind::UnknownMnemonic,
+                Location::token(word.span()),
                 format!(
                     "unknown word `{text}`; did you mean the declaration `{declaration}`? (declarations and mnemonics are lower case)"
                 ),
-            ));
+            )));
         }
     }
     Ok(Some(match text.as_str() {
@@ -473,13 +481,13 @@ fn lds(input: ParseStream) -> Result<LdsDecl> {
 fn instruction(
     input: ParseStream,
     names: &HashSet<String>,
-    errors: &mut Vec<Error>,
+    errors: &mut Vec<Diagnostic>,
 ) -> Result<Instruction> {
     let mnemonic = input.call(Ident::parse_any)?;
     let word = mnemonic.to_string();
-    let takes_operands = isa::takes_operands(&word);
+    let takes_operands = words::takes_operands(&word);
     // A misspelt mnemonic's count is unknown: any operand-like word may follow.
-    let wanted = isa::lookup(&word).map_or(usize::MAX, |m| m.operands().count());
+    let wanted = words::lookup(&word).map_or(usize::MAX, |m| m.operands().count());
     let mut operands = Vec::new();
     let mut trailing_comma = None;
     if takes_operands && starts_operand(input) {
@@ -523,7 +531,7 @@ fn starts_operand(input: ParseStream) -> bool {
         return false;
     }
     match input.cursor().ident() {
-        Some((id, _)) => !isa::is_reserved(&id.to_string()),
+        Some((id, _)) => !words::is_reserved(&id.to_string()),
         None => true,
     }
 }
@@ -547,7 +555,7 @@ fn missing_comma(input: ParseStream, names: &HashSet<String>) -> bool {
         return false;
     };
     let word = id.to_string();
-    if isa::is_reserved(&word) {
+    if words::is_reserved(&word) {
         return false;
     }
     if names.contains(&word) || numbered(&word).is_some() || SPECIALS.contains(&word.as_str()) {
@@ -563,27 +571,14 @@ fn missing_comma(input: ParseStream, names: &HashSet<String>) -> bool {
 
 /// "expected `,` between `v` and `i`", underlining the gap: from the last
 /// token of the first operand to the first token of the second.
-fn comma_error(previous: &Operand, next: &Operand) -> Error {
+fn comma_error(previous: &Operand, next: &Operand) -> Diagnostic {
     let message = format!(
         "expected `,` between `{}` and `{}`",
         text(previous),
         text(next)
     );
-    spanning(previous.spans().1, next.spans().0, message)
-}
-
-/// An error from `first` to `last`: `Span::join` is unstable, but rustc joins
-/// the spans of the first and last tokens of the `compile_error!` syn emits.
-fn spanning(first: Span, last: Span, message: impl std::fmt::Display) -> Error {
-    let tokens: TokenStream = [first, last]
-        .into_iter()
-        .map(|span| {
-            let mut p = Punct::new('.', Spacing::Alone);
-            p.set_span(span);
-            TokenTree::Punct(p)
-        })
-        .collect();
-    Error::new_spanned(tokens, message)
+    let at = Location::tokens(previous.spans().1, next.spans().0);
+    Diagnostic::new(Kind::Syntax, at, message)
 }
 
 /// An operand as written, for messages.
@@ -645,7 +640,7 @@ fn expr_text(e: &Expr) -> String {
 /// its own. When `if`s are left open, or a closer meets an `if` it does not
 /// close, each `else if` is the likely cause, and is reported with the form
 /// that nests, instead of the unclosed `if` the validator would report.
-fn else_if(stmts: &[Stmt], errors: &mut Vec<Error>) {
+fn else_if(stmts: &[Stmt], errors: &mut Vec<Diagnostic>) {
     // Open constructs: `true` for an `if`, `false` for a `loop`.
     let mut open = Vec::new();
     let mut unbalanced = false;
@@ -680,9 +675,9 @@ fn else_if(stmts: &[Stmt], errors: &mut Vec<Error>) {
     }
     for (else_, if_) in pairs {
         let mask = if_.operands.first().map_or_else(|| "m".to_owned(), text);
-        errors.push(spanning(
-            else_.mnemonic.span(),
-            if_.mnemonic.span(),
+        errors.push(Diagnostic::new(
+            Kind::Nesting,
+            Location::tokens(else_.mnemonic.span(), if_.mnemonic.span()),
             format!(
                 "there is no `else if`: an `if` after `else` is nested in it and needs its own `endif` (`else` / `if {mask}` ... `endif` / `endif`)"
             ),
@@ -692,7 +687,7 @@ fn else_if(stmts: &[Stmt], errors: &mut Vec<Error>) {
 
 /// An operand; `in_index` inside a memory operand's brackets; `errors`
 /// receives the mistakes it recovers from.
-fn operand(input: ParseStream, in_index: bool, errors: &mut Vec<Error>) -> Result<Operand> {
+fn operand(input: ParseStream, in_index: bool, errors: &mut Vec<Diagnostic>) -> Result<Operand> {
     if starts_number(input) {
         return Ok(Operand::Number(const_expr(input)?));
     }
@@ -726,7 +721,11 @@ fn operand(input: ParseStream, in_index: bool, errors: &mut Vec<Error>) -> Resul
             let field = input.call(Ident::parse_any)?;
             if input.peek(token::Bracket) {
                 if field != "bytes" {
-                    errors.push(Error::new(field.span(), bytes_message(&base, &field)));
+                    errors.push(Diagnostic::new(
+                        Kind::Field,
+                        Location::token(field.span()),
+                        bytes_message(&base, &field),
+                    ));
                 }
                 return memory(input, base, true, in_index, errors);
             }
@@ -738,9 +737,9 @@ fn operand(input: ParseStream, in_index: bool, errors: &mut Vec<Error>) -> Resul
         if input.peek(token::Paren) {
             let content;
             let paren = parenthesized!(content in input);
-            errors.push(spanning(
-                base.span(),
-                paren.span.close(),
+            errors.push(Diagnostic::new(
+                Kind::Syntax,
+                Location::tokens(base.span(), paren.span.close()),
                 call_message(&base, &content),
             ));
             skip_rest(&content);
@@ -791,7 +790,7 @@ fn memory(
     base: Ident,
     bytes: bool,
     in_index: bool,
-    errors: &mut Vec<Error>,
+    errors: &mut Vec<Diagnostic>,
 ) -> Result<Operand> {
     let content;
     let bracket = bracketed!(content in input);

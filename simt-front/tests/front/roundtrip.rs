@@ -8,10 +8,10 @@
 //! table, where a silently dropped or rewritten operand would otherwise go
 //! unnoticed.
 
-use crate::ast::Stmt;
-use crate::{check, parse};
 use proc_macro2::TokenStream;
 use proptest::prelude::*;
+use simt_front as front;
+use simt_front::ast::Stmt;
 use simt_lang::isa::{ImmType, Mnemonic, Op, Role, MNEMONICS};
 use simt_lang::{ElemType, Inst, Opcode, Program};
 use std::collections::BTreeSet;
@@ -23,7 +23,7 @@ fn accepted(src: &str) -> Vec<(usize, Program)> {
     let Ok(tokens) = src.parse::<TokenStream>() else {
         return Vec::new();
     };
-    let (parsed, _) = parse::parse(tokens);
+    let (parsed, _) = front::parse(tokens);
     parsed
         .into_iter()
         .filter(|p| p.errors.is_empty())
@@ -34,7 +34,7 @@ fn accepted(src: &str) -> Vec<(usize, Program)> {
                 .iter()
                 .filter(|s| matches!(s, Stmt::Inst(_)))
                 .count();
-            let kernel = check::check(&p.kernel).ok()?;
+            let kernel = front::check(&p.kernel).ok()?;
             Some((written, kernel.program().clone()))
         })
         .collect()
@@ -94,7 +94,7 @@ fn assert_round_trip(src: &str, written: usize, p: &Program) {
 /// Checks both properties for every kernel `src` holds that the macro accepts;
 /// returns how many there were.
 #[track_caller]
-fn round_trip_all(src: &str) -> usize {
+pub(crate) fn round_trip_all(src: &str) -> usize {
     let kernels = accepted(src);
     for (written, p) in &kernels {
         assert_round_trip(src, *written, p);
@@ -113,11 +113,11 @@ fn kernels_of_the_fixed_memory_operand_bug_are_rejected() {
         "kernel oops(out: &mut [u32]) { global_store wave_width.bytes[0], 1 }",
     ];
     for src in cases {
-        let (parsed, errors) = parse::parse(src.parse().expect("tokenizes"));
+        let (parsed, errors) = front::parse(src.parse().expect("tokenizes"));
         assert!(errors.is_empty(), "{src}");
         assert_eq!(parsed.len(), 1, "{src}");
         let p = &parsed[0];
-        let rejected = !p.errors.is_empty() || check::check(&p.kernel).is_err();
+        let rejected = !p.errors.is_empty() || front::check(&p.kernel).is_err();
         assert!(rejected, "accepted: {src}");
     }
 }
@@ -142,7 +142,8 @@ fn typed_stores_read_immediates_as_their_access_type() {
     assert!(accepted(float).is_empty(), "{float}");
 }
 
-use crate::tests::{MUTATED_KERNELS as MUTATED, VOCABULARY};
+use crate::cases::{MUTATED_KERNELS as MUTATED, VOCABULARY};
+use crate::located::located_or_round_trip;
 
 /// Valid instructions for the body of [`ARBITRARY_HEADER`], each a few words.
 const SNIPPETS: &[&str] = &[
@@ -199,7 +200,7 @@ const OPERAND_WORDS: &[&str] = &[
 /// 75 empty ones and 13 that closed the kernel at once), so a round trip of
 /// them checks next to nothing; `tests::arbitrary_tokens_never_panic` still
 /// throws them at the macro.
-fn arbitrary(picks: &[u32]) -> String {
+pub(crate) fn arbitrary(picks: &[u32]) -> String {
     let mut p = Picks { from: picks, at: 0 };
     let mut words: Vec<String> = Vec::new();
     for _ in 0..1 + p.below(5) {
@@ -212,8 +213,8 @@ fn arbitrary(picks: &[u32]) -> String {
         let operand = at > 0
             && words.get(at).is_some_and(|w| {
                 let previous = &words[at - 1];
-                !crate::isa::is_reserved(w.trim_end_matches(','))
-                    && (crate::isa::is_reserved(previous) || previous.ends_with(','))
+                !simt_front::is_reserved(w.trim_end_matches(','))
+                    && (simt_front::is_reserved(previous) || previous.ends_with(','))
             });
         match p.below(6) {
             0..=2 if operand => {
@@ -259,26 +260,26 @@ fn mutated_kernels_round_trip() {
     let mut accepted = 0;
     // The second stores `-1.5` to a `u32` buffer, so only the first is
     // accepted as it stands; their mutations are what the property is about.
-    assert_eq!(round_trip_all(MUTATED[0]), 1);
+    assert_eq!(located_or_round_trip(MUTATED[0]), 1);
     for k in MUTATED {
         let words: Vec<&str> = k.split(' ').collect();
         for i in 0..words.len() {
             let mut w = words.clone();
             w.remove(i);
-            accepted += round_trip_all(&w.join(" "));
+            accepted += located_or_round_trip(&w.join(" "));
             let mut w = words.clone();
             if i + 1 < w.len() {
                 w.swap(i, i + 1);
-                accepted += round_trip_all(&w.join(" "));
+                accepted += located_or_round_trip(&w.join(" "));
             }
-            accepted += round_trip_all(&words[..i].join(" "));
+            accepted += located_or_round_trip(&words[..i].join(" "));
             // Swapping the words around a comma (two operands, two declared
             // names) mostly gives another valid kernel, which the deletions
             // and neighbour swaps above rarely do.
             let mut w = words.clone();
             if i + 2 < w.len() {
                 w.swap(i, i + 2);
-                accepted += round_trip_all(&w.join(" "));
+                accepted += located_or_round_trip(&w.join(" "));
             }
         }
     }
@@ -630,7 +631,7 @@ fn block(p: &mut Picks, depth: usize, in_loop: bool, out: &mut Vec<String>) {
 }
 
 /// A whole kernel from the choices in `picks`.
-fn generated(picks: &[u32]) -> String {
+pub(crate) fn generated(picks: &[u32]) -> String {
     let mut p = Picks::new(picks);
     let mut lines = Vec::new();
     block(&mut p, 0, false, &mut lines);

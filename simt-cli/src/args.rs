@@ -1,0 +1,169 @@
+//! The command line, with clap's derive API as in the report.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use simt::core::{MemoryModel, Schedule};
+use simt_kernels::cli::{parse_model, parse_path, parse_schedule, DEFAULT_SEED};
+use std::num::NonZeroU32;
+use std::path::PathBuf;
+
+const EXAMPLES: &str = "\
+Examples:
+  simt check kernels.simt
+      Prints every mistake as rustc does; exits 1 when there is one.
+  simt run vecadd.simt --groups 4 --size 64
+      Runs the file's one kernel on 4 workgroups of 64 work-items, its buffers
+      of 256 elements filled from seed 42, and prints the counters table and
+      the listing per source line with hints.
+  simt run kernels.simt --kernel saxpy --groups 2 --size 128 --arg a=2.5 \\
+      --arg n=256 --buffer x=x.npy --buffer y=y.raw --out-dir out
+      Picks one of several kernels, gives its scalars, reads `x` from a .npy
+      file and `y` from raw little-endian bytes, and writes every `&mut`
+      buffer after the launch to out/NAME.npy.
+  generate-kernel > gen.simt && simt run gen.simt --groups 1 --size 64 --json gen.json
+      Runs a kernel that a program printed, and writes the report's JSON.
+
+Buffers: each buffer parameter gets groups x size elements unless --buffer
+gives a length or a file. Generated elements come from SplitMix64 seeded with
+the seed plus the parameter's position (0 for the first parameter): integers
+uniform in 0..=99, floats uniform in [-1, 1). Writable (`&mut`) buffers are
+filled the same way, since a kernel may read them before writing. A FILE ending
+in .npy must hold the buffer's element type (u1 i1 u2 i2 u4 i4 f4, either byte
+order, C order); any other file is read as raw little-endian elements.
+
+Exit status: 0 on success; 1 when the file has errors, a launch faults, the
+sanitizers (--sanitize) find a race or an uninitialised read, or an output
+cannot be written; 2 when the command line is wrong (an unknown or repeated
+--arg or --buffer, a bad value, a missing scalar).";
+
+/// `simt`: checks and runs kernels written in files.
+#[derive(Debug, Parser)]
+#[command(
+    name = "simt",
+    about = "Checks and runs kernels written in files (.simt), each exactly as inside \
+             `simt_kernel!`, on the simt interpreter, printing its counters per launch and \
+             per source line.",
+    after_help = EXAMPLES
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Checks every kernel of FILE: prints its errors as rustc does, or one
+    /// line per kernel when there is none.
+    #[command(after_help = EXAMPLES)]
+    Check {
+        /// The kernel file.
+        file: PathBuf,
+    },
+    /// Runs one kernel of FILE and prints its counters table and its listing
+    /// per source line with hints.
+    #[command(after_help = EXAMPLES)]
+    Run(Box<Run>),
+}
+
+/// What `simt run` is given.
+#[derive(Debug, clap::Args)]
+#[command(args_override_self = true)]
+pub struct Run {
+    /// The kernel file.
+    pub file: PathBuf,
+    /// The kernel to run; needed when the file holds several.
+    #[arg(long, value_name = "NAME")]
+    pub kernel: Option<String>,
+    /// Workgroups in the (1-D) grid.
+    #[arg(long, value_name = "N")]
+    pub groups: NonZeroU32,
+    /// Work-items per workgroup.
+    #[arg(long, value_name = "M")]
+    pub size: NonZeroU32,
+    /// Lanes per wave.
+    #[arg(long, value_name = "32|64", default_value = "32", value_parser = parse_width)]
+    pub width: u32,
+    /// Memory model: one of the presets of `simt::core::MemoryModel`.
+    #[arg(long, value_name = "NAME", default_value = "reference", value_parser = parse_model)]
+    pub model: MemoryModel,
+    /// How the waves of a workgroup take turns.
+    #[arg(long, value_name = "ORDER", default_value = "until-barrier", value_parser = parse_schedule)]
+    pub schedule: Schedule,
+    /// Run the sanitizers (races, uninitialised reads) and list what they find.
+    #[arg(long)]
+    pub sanitize: bool,
+    /// Seed of the generated buffers.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+    /// A scalar parameter's value, typed by the kernel (u32 and i32 in decimal
+    /// or 0x hex, f32 as Rust writes it); every scalar needs one.
+    #[arg(long = "arg", value_name = "NAME=VALUE", value_parser = parse_assignment)]
+    pub args: Vec<(String, String)>,
+    /// A buffer's length (filled from the seed), or a file to read it from
+    /// (.npy, or raw little-endian elements).
+    #[arg(long = "buffer", value_name = "NAME=LEN|FILE", value_parser = parse_assignment)]
+    pub buffers: Vec<(String, String)>,
+    /// Also write the report's HTML page (table, listing, pictures).
+    #[arg(long, value_name = "PATH", value_parser = parse_path)]
+    pub html: Option<PathBuf>,
+    /// Also write the report's JSON.
+    #[arg(long, value_name = "PATH", value_parser = parse_path)]
+    pub json: Option<PathBuf>,
+    /// Write each writable (`&mut`) buffer after the launch to DIR/NAME.npy
+    /// (or DIR/NAME.bin with --out-format raw).
+    #[arg(long, value_name = "DIR", value_parser = parse_path)]
+    pub out_dir: Option<PathBuf>,
+    /// The format of --out-dir's files: NumPy's .npy (1-D, little-endian), or
+    /// raw little-endian elements (.bin).
+    #[arg(long, value_name = "FORMAT", default_value = "npy")]
+    pub out_format: OutFormat,
+}
+
+/// How output buffers are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutFormat {
+    /// NumPy's .npy.
+    Npy,
+    /// Raw little-endian elements.
+    Raw,
+}
+
+fn parse_width(value: &str) -> Result<u32, String> {
+    match value {
+        "32" => Ok(32),
+        "64" => Ok(64),
+        _ => Err("expected 32 or 64".to_owned()),
+    }
+}
+
+/// `NAME=VALUE`, split at the first `=`.
+fn parse_assignment(value: &str) -> Result<(String, String), String> {
+    match value.split_once('=') {
+        Some((name, v)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_owned(), v.trim().to_owned()))
+        }
+        _ => Err(format!("expected NAME=VALUE, found `{value}`")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_derived_parser_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn assignments_split_at_the_first_equals_sign() {
+        assert_eq!(
+            parse_assignment("x=a=b.npy"),
+            Ok(("x".to_owned(), "a=b.npy".to_owned()))
+        );
+        assert!(parse_assignment("x").is_err());
+        assert!(parse_assignment("=3").is_err());
+    }
+}

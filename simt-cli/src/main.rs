@@ -1,0 +1,81 @@
+//! `simt`: checks and runs kernels written in files (`.simt`), each exactly as
+//! inside `simt_kernel!`. `simt check FILE` prints the front end's diagnostics
+//! as rustc does; `simt run FILE ...` launches one kernel on the interpreter
+//! and prints the report's counters table and listing (`simt --help`).
+
+mod args;
+mod inputs;
+mod npy;
+mod run;
+
+use args::{Cli, Command};
+use clap::Parser;
+use simt::core::Program;
+use std::io::IsTerminal;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// The exit status of a wrong command line, as clap's own.
+const USAGE: u8 = 2;
+
+fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Check { file } => check(&file),
+        Command::Run(options) => run::run(&options),
+    }
+}
+
+/// An error about the command line: printed, and exit status [`USAGE`].
+fn usage(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(USAGE)
+}
+
+/// Any other failure: printed, and exit status 1.
+fn failure(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::FAILURE
+}
+
+/// Compiles every kernel of `file`, or prints why not: its diagnostics (in
+/// colour on a terminal, unless `NO_COLOR` is set) or why it cannot be read.
+fn compile(file: &Path) -> Result<Vec<simt::core::Kernel>, ExitCode> {
+    let source = std::fs::read_to_string(file)
+        .map_err(|e| failure(&format!("cannot read {}: {e}", file.display())))?;
+    simt_front::compile_file(&file.display().to_string(), &source).map_err(|diagnostics| {
+        let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        eprint!("{}", diagnostics.render(colour));
+        ExitCode::FAILURE
+    })
+}
+
+fn check(file: &Path) -> ExitCode {
+    match compile(file) {
+        Ok(kernels) => {
+            for kernel in &kernels {
+                println!("{}", summary(kernel.program()));
+            }
+            ExitCode::SUCCESS
+        }
+        Err(status) => status,
+    }
+}
+
+/// One line about a checked kernel: its signature and what it takes.
+fn summary(program: &Program) -> String {
+    let params: Vec<String> = program
+        .params
+        .iter()
+        .map(|p| format!("{}: {}", p.name, p.kind.rust_type()))
+        .collect();
+    format!(
+        "ok: kernel {}({}): {} instructions, {} vector, {} scalar and {} mask registers, {} bytes of LDS",
+        program.name,
+        params.join(", "),
+        program.insts.len(),
+        program.vregs,
+        program.sregs,
+        program.mregs,
+        program.lds_bytes
+    )
+}

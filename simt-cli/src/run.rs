@@ -1,0 +1,201 @@
+//! `simt run`: one kernel of a file, launched once with the details the
+//! report records and once plainly, timed, on one thread; printed and written
+//! with the report's own table, listing, JSON and HTML.
+
+use crate::args::{OutFormat, Run};
+use crate::inputs::{self, Given, Value};
+use crate::{compile, failure, npy, usage};
+use simt::core::{Kernel, LaunchConfig, Program};
+use simt_kernels::report::{self, Results};
+use simt_kernels::studies::has_major_findings;
+use simt_kernels::{html, metrics};
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Runs `options`' kernel; prints what the report prints for it.
+pub fn run(options: &Run) -> ExitCode {
+    let kernels = match compile(&options.file) {
+        Ok(kernels) => kernels,
+        Err(status) => return status,
+    };
+    let kernel = match choose(&kernels, options.kernel.as_deref(), &options.file) {
+        Ok(kernel) => kernel,
+        Err(message) => return usage(&message),
+    };
+    let program = kernel.program();
+    let given = Given {
+        scalars: &options.args,
+        buffers: &options.buffers,
+        default_len: u64::from(options.groups.get()) * u64::from(options.size.get()),
+        seed: options.seed,
+    };
+    let mut values = match inputs::bind(program, &given) {
+        Ok(values) => values,
+        Err(message) => return usage(&message),
+    };
+    let config = LaunchConfig::new(options.groups.get(), options.size.get())
+        .wave_width(options.width)
+        .model(options.model.clone())
+        .schedule(options.schedule);
+
+    // The timed launch runs on a copy of the inputs, after the detailed one
+    // has warmed the interpreter up, so that in-place kernels see the same
+    // inputs in both.
+    let mut initial = values.clone();
+    let detailed = report::detailed(&config).sanitize(options.sanitize);
+    let stats = match simt::core::launch(kernel, &detailed, &mut inputs::launch_args(&mut values)) {
+        Ok(stats) => stats,
+        Err(e) => return failure(&e.to_string()),
+    };
+    let start = Instant::now();
+    let timed = simt::core::launch(
+        kernel,
+        &config.clone().threads(1),
+        &mut inputs::launch_args(&mut initial),
+    );
+    let elapsed = start.elapsed();
+    if let Err(e) = timed {
+        return failure(&e.to_string());
+    }
+    let row = report::row(&program.name, program, &config, stats, &mut [elapsed]);
+    let results = Results {
+        version: env!("CARGO_PKG_VERSION"),
+        seed: options.seed,
+        model: options.model.clone(),
+        schedule: options.schedule,
+        metrics: metrics::METRICS,
+        rows: vec![row],
+        failures: Vec::new(),
+        studies: Vec::new(),
+        study_failures: Vec::new(),
+    };
+    print(&results, options);
+    let mut ok = write_outputs(&results, program, &values, options);
+    let row = &results.rows[0];
+    if has_major_findings(&row.findings) {
+        eprintln!(
+            "error: the sanitizers found a race or an uninitialised read in `{}`",
+            row.kernel
+        );
+        ok = false;
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// The kernel called `name`, or the file's only kernel when no name is given.
+fn choose<'k>(
+    kernels: &'k [Kernel],
+    name: Option<&str>,
+    file: &Path,
+) -> Result<&'k Kernel, String> {
+    let names = || {
+        kernels
+            .iter()
+            .map(|k| k.program().name.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match (name, kernels) {
+        (Some(name), _) => kernels
+            .iter()
+            .find(|k| k.program().name == name)
+            .ok_or_else(|| {
+                format!(
+                    "--kernel {name}: {} has no kernel `{name}`; its kernels are: {}",
+                    file.display(),
+                    names()
+                )
+            }),
+        (None, [kernel]) => Ok(kernel),
+        (None, _) => Err(format!(
+            "{} holds {} kernels ({}): choose one with --kernel NAME",
+            file.display(),
+            kernels.len(),
+            names()
+        )),
+    }
+}
+
+/// The report's text for the one row of `results`: the launch, the counters
+/// table, the occupancy note, the listing with hints and the sanitizers'
+/// findings.
+fn print(results: &Results, options: &Run) {
+    let row = &results.rows[0];
+    println!(
+        "{} from {}: {} workgroup{} of {} work-items, wave{}, model {}, seed {}; speed of one launch on one thread\n",
+        row.kernel,
+        options.file.display(),
+        options.groups,
+        if options.groups.get() == 1 { "" } else { "s" },
+        options.size,
+        row.wave_width,
+        results.model.name,
+        results.seed
+    );
+    print!("{}", report::table(&results.rows));
+    if let Some(line) = report::occupancy_note(&results.rows) {
+        println!("\n{line}");
+    }
+    print!("\n{}", row.listing);
+    if let Some(list) = report::findings_list(&results.rows) {
+        print!("\n{list}");
+    }
+}
+
+/// Writes the JSON, the HTML and the output buffers that `options` asks for;
+/// whether all were written.
+fn write_outputs(results: &Results, program: &Program, values: &[Value], options: &Run) -> bool {
+    let mut ok = true;
+    let mut wrote = |path: &Path, written: std::io::Result<()>| match written {
+        Ok(()) => println!("wrote {}", path.display()),
+        Err(e) => {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            ok = false;
+        }
+    };
+    if let Some(path) = &options.json {
+        wrote(path, report::write_json(results, path));
+    }
+    if let Some(path) = &options.html {
+        let find = |name: &str| (name == program.name).then_some(program);
+        wrote(
+            path,
+            html::write_page(&html::render_with(results, 1, &find), path),
+        );
+    }
+    if let Some(dir) = &options.out_dir {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            wrote(dir, Err(e));
+            return false;
+        }
+        for (param, value) in program.params.iter().zip(values) {
+            let Value::Buffer {
+                elem,
+                writable: true,
+                bytes,
+            } = value
+            else {
+                continue;
+            };
+            let (path, written) = match options.out_format {
+                OutFormat::Npy => {
+                    let path = dir.join(format!("{}.npy", param.name));
+                    let written = npy::write(&path, *elem, bytes);
+                    (path, written)
+                }
+                OutFormat::Raw => {
+                    let path = dir.join(format!("{}.bin", param.name));
+                    let written = std::fs::write(&path, bytes);
+                    (path, written)
+                }
+            };
+            wrote(&path, written);
+        }
+    }
+    ok
+}

@@ -1,0 +1,393 @@
+//! `simt run`: arguments, inputs, outputs, counters and errors.
+
+mod common;
+
+use common::{assert_has, cell, simt, table_row, Scratch};
+use std::path::Path;
+
+const VECADD: &str = "\
+kernel vecadd(x: &[u32], y: &[u32], out: &mut [u32]) {
+    vreg a, b;
+    global_load  a, x[global_id.x]
+    global_load  b, y[global_id.x]
+    v_add_u32    a, a, b
+    global_store out[global_id.x], a
+}
+";
+
+/// Two kernels: a copy, and 3i^2 + 2 by Horner's rule.
+const TWO: &str = "\
+kernel copy(x: &[u32], out: &mut [u32]) {
+    vreg v;
+    global_load  v, x[global_id.x]
+    global_store out[global_id.x], v
+}
+
+kernel poly(out: &mut [u32]) {
+    vreg x, acc;
+    v_mov     x, global_id.x
+    v_mov     acc, 0
+    v_mad_u32 acc, acc, x, 3
+    v_mad_u32 acc, acc, x, 0
+    v_mad_u32 acc, acc, x, 2
+    global_store out[global_id.x], acc
+}
+";
+
+fn read_npy<T: npyz::Deserialize>(path: &Path) -> Vec<T> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    npyz::NpyFile::new(&bytes[..]).unwrap().into_vec().unwrap()
+}
+
+fn write_npy<T: npyz::AutoSerialize>(path: &Path, values: &[T]) {
+    use npyz::WriterBuilder;
+    let mut file = std::fs::File::create(path).unwrap();
+    let mut w = npyz::WriteOptions::new()
+        .default_dtype()
+        .shape(&[values.len() as u64])
+        .writer(&mut file)
+        .begin_nd()
+        .unwrap();
+    w.extend(values.iter()).unwrap();
+    w.finish().unwrap();
+}
+
+#[test]
+fn vecadd_writes_the_sum_of_its_inputs_to_the_out_dir() {
+    let dir = Scratch::new("vecadd");
+    dir.write("vecadd.simt", VECADD);
+    // x from raw little-endian bytes, y from a .npy file.
+    let x: Vec<u32> = (0..128).map(|i| 3 * i).collect();
+    let y: Vec<u32> = (0..128).map(|i| 1000 + i).collect();
+    let raw: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(dir.path().join("x.raw"), raw).unwrap();
+    write_npy(&dir.path().join("y.npy"), &y);
+    let args = [
+        "run",
+        "vecadd.simt",
+        "--groups",
+        "2",
+        "--size",
+        "64",
+        "--buffer",
+        "x=x.raw",
+        "--buffer",
+        "y=y.npy",
+    ];
+    let out = simt(dir.path(), &[&args[..], &["--out-dir", "out"]].concat());
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    assert_has(&out.stdout, "wrote out/out.npy");
+    let sum: Vec<u32> = read_npy(&dir.path().join("out/out.npy"));
+    // out[i] = 3i + (1000 + i) = 4i + 1000.
+    assert_eq!(sum, (0..128).map(|i| 4 * i + 1000).collect::<Vec<u32>>());
+    // Read-only buffers are not written back.
+    assert!(!dir.path().join("out/x.npy").exists());
+
+    let out = simt(
+        dir.path(),
+        &[&args[..], &["--out-dir", "raw", "--out-format", "raw"]].concat(),
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let bytes = std::fs::read(dir.path().join("raw/out.bin")).unwrap();
+    let expected: Vec<u8> = sum.iter().flat_map(|v| v.to_le_bytes()).collect();
+    assert_eq!(bytes, expected);
+}
+
+#[test]
+fn a_coalesced_copy_prints_the_hand_computed_counters() {
+    let dir = Scratch::new("copy");
+    dir.write("two.simt", TWO);
+    // 256 u32 at wave32: 8 waves, each issuing a load, a store and `end`: 24
+    // instructions, 16 of them vector. Each wave's load and store is one
+    // access of 32 lanes x 4 bytes = 128 contiguous bytes, two 64-byte lines
+    // of the reference model: 16 accesses, 32 transactions.
+    let out = simt(
+        dir.path(),
+        &[
+            "run", "two.simt", "--kernel", "copy", "--groups", "2", "--size", "128",
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let row = table_row(&out.stdout, "copy");
+    for (column, value) in [
+        ("wave", "32"),
+        ("instr", "24"),
+        ("vector", "16"),
+        ("div %", "0.00"),
+        ("SIMD eff", "32.00"),
+        ("lds acc", "0"),
+        ("lds conflict cyc", "0"),
+        ("glb acc", "16"),
+        ("glb trans", "32"),
+        ("trans/acc", "2.00"),
+        ("findings", "0"),
+        ("oracle", "none"),
+    ] {
+        assert_eq!(cell(&row, column), value, "{column} in {}", out.stdout);
+    }
+    // At wave64, 4 waves issue half as many instructions; a wave64 access
+    // counts as two 32-lane phases, so the memory figures stay.
+    let out = simt(
+        dir.path(),
+        &[
+            "run", "two.simt", "--kernel", "copy", "--groups", "2", "--size", "128", "--width",
+            "64",
+        ],
+    );
+    let row = table_row(&out.stdout, "copy");
+    assert_eq!(
+        ["instr", "vector", "glb acc", "glb trans"].map(|c| cell(&row, c)),
+        ["12", "8", "16", "32"],
+        "{}",
+        out.stdout
+    );
+    // The listing per source line: the load is line 3, issued by 8 waves.
+    let load = out
+        .stdout
+        .lines()
+        .find(|l| l.ends_with("global_load v, x[global_id.x]"))
+        .unwrap_or_else(|| panic!("no listing line in {}", out.stdout));
+    let fields: Vec<&str> = load.split_whitespace().collect();
+    assert_eq!(fields[..2], ["3", "4"], "{load}");
+}
+
+#[test]
+fn scalars_are_typed_by_the_kernel_and_mistakes_are_named() {
+    let dir = Scratch::new("args");
+    dir.write(
+        "fill.simt",
+        "kernel fill(out: &mut [i32], v: i32, n: u32, f: f32) {\n    global_store out[global_id.x], v\n}\n",
+    );
+    let run = |extra: &[&str]| {
+        let base = [
+            "run",
+            "fill.simt",
+            "--groups",
+            "1",
+            "--size",
+            "32",
+            "--out-dir",
+            "o",
+        ];
+        simt(dir.path(), &[&base[..], extra].concat())
+    };
+    let good = ["--arg", "v=-7", "--arg", "n=0x10", "--arg", "f=2.5"];
+    let out = run(&good);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(read_npy::<i32>(&dir.path().join("o/out.npy")), vec![-7; 32]);
+    // Hex gives an i32's bits.
+    let out = run(&["--arg", "v=0xffffffff", "--arg", "n=1", "--arg", "f=0"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(read_npy::<i32>(&dir.path().join("o/out.npy")), vec![-1; 32]);
+
+    for (args, message) in [
+        (
+            &["--arg", "v=1", "--arg", "n=abc", "--arg", "f=0"][..],
+            "error: --arg n=abc: `n` is a u32, and `abc` is not one; expected an integer in 0..=4294967295",
+        ),
+        (
+            &["--arg", "v=1", "--arg", "n=-1", "--arg", "f=0"],
+            "`n` is a u32, and `-1` is not one",
+        ),
+        (
+            &["--arg", "v=1.5", "--arg", "n=1", "--arg", "f=0"],
+            "`v` is an i32, and `1.5` is not one",
+        ),
+        (
+            &["--arg", "v=1", "--arg", "n=1", "--arg", "f=x"],
+            "`f` is an f32, and `x` is not one; expected a number",
+        ),
+        (
+            &["--arg", "v=1", "--arg", "n=1", "--arg", "f=0", "--arg", "m=1"],
+            "--arg m: `fill` has no parameter `m`; its parameters are: out: &mut [i32], v: i32, n: u32, f: f32",
+        ),
+        (
+            &["--arg", "v=1", "--arg", "f=0"],
+            "`fill` needs a value for its scalar `n` (u32): give it with --arg n=VALUE",
+        ),
+        (
+            &["--arg", "v=1", "--arg", "v=2", "--arg", "n=1", "--arg", "f=0"],
+            "--arg v is given twice",
+        ),
+        (
+            &["--arg", "v=1", "--arg", "n=1", "--arg", "f=0", "--arg", "out=3"],
+            "--arg out: `out` is a buffer (&mut [i32]); give it with --buffer out=LEN|FILE",
+        ),
+        (
+            &["--arg", "v=1", "--arg", "n=1", "--buffer", "f=3"],
+            "--buffer f: `f` is a scalar (f32); give it with --arg f=VALUE",
+        ),
+        (&["--arg", "v"], "expected NAME=VALUE, found `v`"),
+    ] {
+        let out = run(args);
+        assert_eq!(out.code, Some(2), "{args:?}: {}", out.stderr);
+        assert_has(&out.stderr, message);
+        assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    }
+}
+
+#[test]
+fn kernel_chooses_among_the_kernels_of_a_file() {
+    let dir = Scratch::new("kernel");
+    dir.write("two.simt", TWO);
+    let base = ["run", "two.simt", "--groups", "2", "--size", "64"];
+    let out = simt(dir.path(), &base);
+    assert_eq!(out.code, Some(2));
+    assert_has(
+        &out.stderr,
+        "two.simt holds 2 kernels (copy, poly): choose one with --kernel NAME",
+    );
+    let out = simt(dir.path(), &[&base[..], &["--kernel", "nope"]].concat());
+    assert_eq!(out.code, Some(2));
+    assert_has(
+        &out.stderr,
+        "two.simt has no kernel `nope`; its kernels are: copy, poly",
+    );
+    let out = simt(
+        dir.path(),
+        &[&base[..], &["--kernel", "poly", "--out-dir", "o"]].concat(),
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    table_row(&out.stdout, "poly");
+    assert!(!out.stdout.contains("| copy "), "{}", out.stdout);
+    let values: Vec<u32> = read_npy(&dir.path().join("o/out.npy"));
+    assert_eq!(
+        values,
+        (0..128).map(|i| 3 * i * i + 2).collect::<Vec<u32>>()
+    );
+}
+
+#[test]
+fn npy_inputs_are_read_as_the_buffer_type() {
+    let dir = Scratch::new("npy");
+    dir.write(
+        "double.simt",
+        "kernel double(x: &[f32], out: &mut [f32]) {\n    vreg v;\n    global_load v, x[global_id.x]\n    v_add_f32 v, v, v\n    global_store out[global_id.x], v\n}\n",
+    );
+    let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.5 - 3.25).collect();
+    write_npy(&dir.path().join("x.npy"), &x);
+    let run = |buffer: &str| {
+        simt(
+            dir.path(),
+            &[
+                "run",
+                "double.simt",
+                "--groups",
+                "1",
+                "--size",
+                "64",
+                "--buffer",
+                buffer,
+                "--out-dir",
+                "o",
+            ],
+        )
+    };
+    let out = run("x=x.npy");
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let doubled: Vec<f32> = read_npy(&dir.path().join("o/out.npy"));
+    // Halves doubled are exact: 2 * (i/2 - 3.25) = i - 6.5.
+    assert_eq!(
+        doubled,
+        (0..64).map(|i| i as f32 - 6.5).collect::<Vec<f32>>()
+    );
+
+    write_npy(&dir.path().join("ints.npy"), &[1i32, 2, 3]);
+    let out = run("x=ints.npy");
+    assert_eq!(out.code, Some(2));
+    assert_has(
+        &out.stderr,
+        "--buffer x: ints.npy holds elements of dtype '<i4', not f32 (expected '<f4')",
+    );
+    dir.write("odd.raw", "12345");
+    let out = run("x=odd.raw");
+    assert_eq!(out.code, Some(2));
+    assert_has(
+        &out.stderr,
+        "odd.raw holds 5 bytes, not a whole number of 4-byte f32 elements",
+    );
+    dir.write("fake.npy", "not numpy");
+    let out = run("x=fake.npy");
+    assert_eq!(out.code, Some(2));
+    assert_has(&out.stderr, "fake.npy is not a .npy file");
+}
+
+#[test]
+fn json_and_html_are_the_reports() {
+    let dir = Scratch::new("json");
+    dir.write("two.simt", TWO);
+    let out = simt(
+        dir.path(),
+        &[
+            "run",
+            "two.simt",
+            "--kernel",
+            "copy",
+            "--groups",
+            "2",
+            "--size",
+            "128",
+            "--json",
+            "r/copy.json",
+            "--html",
+            "r/copy.html",
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let text = std::fs::read_to_string(dir.path().join("r/copy.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let row = &json["rows"][0];
+    assert_eq!(row["kernel"], "copy");
+    assert_eq!(row["has_oracle"], false);
+    // The figures of the copy above: 16 accesses, 32 transactions.
+    assert_eq!(
+        (
+            row["global_accesses"].as_u64(),
+            row["global_transactions"].as_u64()
+        ),
+        (Some(16), Some(32))
+    );
+    assert_eq!(json["seed"], 42);
+    assert_eq!(json["model"]["name"], "reference");
+    let html = std::fs::read_to_string(dir.path().join("r/copy.html")).unwrap();
+    assert_has(&html, "<section class=\"kernel\" id=\"copy-wave32\">");
+    assert_has(&html, "global_load v, x[global_id.x]");
+}
+
+#[test]
+fn a_fault_is_the_typed_error() {
+    let dir = Scratch::new("fault");
+    dir.write("two.simt", TWO);
+    // 64 work-items store into a buffer of 10: lane 10 is the first outside.
+    let out = simt(
+        dir.path(),
+        &[
+            "run", "two.simt", "--kernel", "copy", "--groups", "1", "--size", "64", "--buffer",
+            "out=10",
+        ],
+    );
+    assert_eq!(out.code, Some(1));
+    assert_has(
+        &out.stderr,
+        "error: out-of-bounds store of 4 bytes at index 10",
+    );
+    assert_has(&out.stderr, "(two.simt:4:5)");
+}
+
+#[test]
+fn the_sanitizers_run_when_asked_and_fail_the_run() {
+    let dir = Scratch::new("sanitize");
+    dir.write(
+        "race.simt",
+        "kernel race(out: &mut [u32]) {\n    global_store out[0], global_id.x\n}\n",
+    );
+    let base = ["run", "race.simt", "--groups", "1", "--size", "64"];
+    let out = simt(dir.path(), &base);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(!out.stdout.contains("sanitizer findings"));
+    let out = simt(dir.path(), &[&base[..], &["--sanitize"]].concat());
+    assert_eq!(out.code, Some(1));
+    // Two waves store different values to word 0 with no barrier between.
+    assert_has(&out.stdout, "global race, write after write, between waves");
+    assert_has(&out.stderr, "the sanitizers found a race");
+}

@@ -1,0 +1,253 @@
+//! Kernels given as text at run time: the macro's front end over tokens read
+//! from a string, with diagnostics located in that text and rendered as rustc
+//! renders its own (through `annotate-snippets`).
+
+use crate::diagnostic::{Diagnostic, Kind, Label, Location};
+use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+use proc_macro2::{TokenStream, TokenTree};
+use simt_lang::Kernel;
+use std::fmt;
+use std::ops::Range;
+
+/// Compiles the one kernel of `source`, written exactly as inside
+/// `simt_kernel!` (its signature included). Diagnostics name the file
+/// `<text>`; [`compile_file`] names a real one.
+pub fn compile(source: &str) -> Result<Kernel, Diagnostics> {
+    let mut kernels = compile_file("<text>", source)?;
+    match kernels.len() {
+        1 => Ok(kernels.remove(0)),
+        n => Err(Diagnostics::whole(
+            "<text>",
+            source,
+            format!("expected one kernel, found {n}; use `compile_file` for several"),
+        )),
+    }
+}
+
+/// Compiles every kernel of `source`, the text of the file `file` (which the
+/// kernels' programs and the diagnostics name).
+pub fn compile_file(file: &str, source: &str) -> Result<Vec<Kernel>, Diagnostics> {
+    compile_in(file, source, |tokens| vec![tokens])
+}
+
+/// Compiles the kernels of every `simt_kernel!` invocation in `source`, the
+/// Rust source of the file `file`, as the macro would when that file compiles:
+/// each invocation is checked on its own, and every kernel and diagnostic is
+/// located in the whole file (so `file:line:column` are rustc's). Text outside
+/// the invocations is only tokenized, never checked.
+pub fn compile_rust_file(file: &str, source: &str) -> Result<Vec<Kernel>, Diagnostics> {
+    compile_in(file, source, |tokens| {
+        let mut bodies = Vec::new();
+        invocations(tokens, &mut bodies);
+        bodies
+    })
+}
+
+/// Tokenizes `source`, checks each token stream `units` makes of it as one
+/// invocation, and locates what it finds in `source`.
+fn compile_in(
+    file: &str,
+    source: &str,
+    units: impl FnOnce(TokenStream) -> Vec<TokenStream>,
+) -> Result<Vec<Kernel>, Diagnostics> {
+    let result = match source.parse::<TokenStream>() {
+        Err(e) => {
+            let at = Location::token(e.span());
+            let d = Diagnostic::new(Kind::Syntax, at, e.to_string());
+            Err(Diagnostics::new(file, source, &[d]))
+        }
+        Ok(tokens) => {
+            let mut kernels = Vec::new();
+            let mut errors = Vec::new();
+            for unit in units(tokens) {
+                let checks = crate::check_tokens(unit);
+                errors.extend(checks.errors);
+                kernels.extend(checks.kernels.into_iter().filter_map(|c| c.program));
+            }
+            if errors.is_empty() {
+                Ok(kernels.into_iter().map(|k| k.in_file(file)).collect())
+            } else {
+                Err(Diagnostics::new(file, source, &errors))
+            }
+        }
+    };
+    // Outside a procedural macro, proc-macro2 keeps every text it has read
+    // for its spans' locations; nothing holds a span now.
+    proc_macro2::extra::invalidate_current_thread_spans();
+    result
+}
+
+/// The bodies of the `simt_kernel! { ... }` invocations (by any path, with
+/// any delimiter) in `tokens`, at any depth, in order.
+fn invocations(tokens: TokenStream, out: &mut Vec<TokenStream>) {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, token) in tokens.iter().enumerate() {
+        let TokenTree::Group(group) = token else {
+            continue;
+        };
+        let invoked = i >= 2
+            && matches!(
+                (&tokens[i - 2], &tokens[i - 1]),
+                (TokenTree::Ident(name), TokenTree::Punct(bang))
+                    if name == "simt_kernel" && bang.as_char() == '!'
+            );
+        if invoked {
+            out.push(group.stream());
+        } else {
+            invocations(group.stream(), out);
+        }
+    }
+}
+
+/// A place in the source text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// 1-based line of the first character.
+    pub line: usize,
+    /// 1-based column (in characters) of the first character.
+    pub column: usize,
+    /// Byte offsets in the source, from the first character to past the last.
+    pub bytes: Range<usize>,
+}
+
+/// A related place and what it is to a diagnostic.
+pub type PlacedLabel = Label<Place>;
+
+/// One diagnostic of a text, located in it.
+pub type TextDiagnostic = Diagnostic<Place>;
+
+/// Every diagnostic of one text, rendered (`Display`) as rustc renders errors:
+/// `error: ...`, ` --> file:line:column`, the source line and an underline,
+/// labels, notes and help.
+#[derive(Clone, Debug)]
+pub struct Diagnostics {
+    file: String,
+    source: String,
+    items: Vec<TextDiagnostic>,
+}
+
+impl Diagnostics {
+    fn new(file: &str, source: &str, diagnostics: &[Diagnostic]) -> Diagnostics {
+        Diagnostics {
+            file: file.to_owned(),
+            source: source.to_owned(),
+            items: diagnostics
+                .iter()
+                .map(|d| d.located(|&at| place(source, at)))
+                .collect(),
+        }
+    }
+
+    /// One diagnostic about the text as a whole, at its start.
+    fn whole(file: &str, source: &str, message: String) -> Diagnostics {
+        let at = Place {
+            line: 1,
+            column: 1,
+            bytes: 0..0,
+        };
+        Diagnostics {
+            file: file.to_owned(),
+            source: source.to_owned(),
+            items: vec![Diagnostic::new(Kind::Kernels, at, message)],
+        }
+    }
+
+    /// The diagnostics as the `simt_kernel!` macro shows them, as separate
+    /// errors in order ([`Diagnostic::as_errors`]): each diagnostic's message
+    /// with its notes and help on lines below, at its place, then one error per
+    /// label, starting `note: `, at the label's place. Compiled from a Rust
+    /// file ([`compile_rust_file`]), these are rustc's errors for that file,
+    /// `error: {message}` at ` --> {file}:{line}:{column}`.
+    pub fn as_errors(&self) -> Vec<(Place, String)> {
+        self.items.iter().flat_map(Diagnostic::as_errors).collect()
+    }
+
+    /// The diagnostics, in order.
+    pub fn iter(&self) -> std::slice::Iter<'_, TextDiagnostic> {
+        self.items.iter()
+    }
+
+    /// How many there are (at least one).
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Never true: a failed compile has at least one diagnostic.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The rendering, with ANSI colours when `colour` holds.
+    pub fn render(&self, colour: bool) -> String {
+        let renderer = if colour {
+            Renderer::styled()
+        } else {
+            Renderer::plain()
+        };
+        let mut out = String::new();
+        for d in &self.items {
+            let mut snippet = Snippet::source(self.source.as_str())
+                .path(self.file.as_str())
+                .fold(true)
+                .annotation(AnnotationKind::Primary.span(d.at.bytes.clone()));
+            for l in &d.labels {
+                snippet = snippet.annotation(
+                    AnnotationKind::Context
+                        .span(l.at.bytes.clone())
+                        .label(l.message.as_str()),
+                );
+            }
+            let mut report = vec![Level::ERROR
+                .primary_title(d.message.as_str())
+                .element(snippet)];
+            for note in &d.notes {
+                report.push(Group::with_title(
+                    Level::NOTE.secondary_title(note.as_str()),
+                ));
+            }
+            if let Some(help) = &d.help {
+                report.push(Group::with_title(
+                    Level::HELP.secondary_title(help.to_string()),
+                ));
+            }
+            out.push_str(&renderer.render(&report));
+            out.push_str("\n\n");
+        }
+        let n = self.items.len();
+        let errors = if n == 1 { "error" } else { "errors" };
+        out.push_str(&format!(
+            "error: could not compile `{}` ({n} {errors})\n",
+            self.file
+        ));
+        out
+    }
+}
+
+impl fmt::Display for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render(false))
+    }
+}
+
+impl std::error::Error for Diagnostics {}
+
+impl<'a> IntoIterator for &'a Diagnostics {
+    type Item = &'a TextDiagnostic;
+    type IntoIter = std::slice::Iter<'a, TextDiagnostic>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.iter()
+    }
+}
+
+/// Where `at` lies in `source`, which its spans were read from.
+fn place(source: &str, at: Location) -> Place {
+    let start = at.first.byte_range().start.min(source.len());
+    let end = at.last.byte_range().end.clamp(start, source.len());
+    let first = at.first.start();
+    Place {
+        line: first.line,
+        column: first.column + 1,
+        bytes: start..end,
+    }
+}

@@ -1,0 +1,12 @@
+//! The front end's tests, through its public API: what each kernel lowers to,
+//! the errors and the tokens they point at (`cases`), round trips through the
+//! disassembler over generated and mutated kernels (`roundtrip`), and the
+//! differential property against the independent evaluator (`differential`,
+//! with its program generator in `generate`).
+
+mod cases;
+mod differential;
+mod generate;
+mod located;
+mod roundtrip;
+mod text;
