@@ -10,7 +10,7 @@ use super::bind::Slot;
 use super::flow::SkipLog;
 use super::groups::Groups;
 use super::instrument::Instrument;
-use super::memory::{BankTable, Caches, LdsWords, Trap, LDS_WORDS};
+use super::memory::{BankTable, Caches, Lds, Trap};
 use super::ops::{Exec, Regs, Scratch};
 use super::parallel::Team;
 use super::wave::{Exit, Status, Uniforms, Wave};
@@ -28,8 +28,7 @@ pub(super) struct Worker {
     waves: Vec<Wave>,
     /// Local ids per wave, axis and lane: they depend only on the workgroup shape.
     local: Vec<[[u32; 64]; 3]>,
-    lds: Lds,
-    lds_words: usize,
+    lds: LdsBox,
     /// The bank-conflict counter's word table and its generation.
     stamps: Vec<u32>,
     gen: u32,
@@ -40,18 +39,13 @@ pub(super) struct Worker {
 }
 
 /// The workgroup's LDS, allocated once per worker at the largest size a program
-/// may declare; a launch zeroes only the words its program uses.
-struct Lds(Box<LdsWords>);
+/// may declare; each workgroup zeroes only the blocks the last one wrote.
+#[derive(Debug)]
+struct LdsBox(Box<Lds>);
 
-impl Default for Lds {
+impl Default for LdsBox {
     fn default() -> Self {
-        Lds(Box::new([0; LDS_WORDS]))
-    }
-}
-
-impl std::fmt::Debug for Lds {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Lds({} words)", LDS_WORDS)
+        LdsBox(Lds::new())
     }
 }
 
@@ -86,10 +80,9 @@ impl Worker {
         self.vregs.resize(nwaves * (p.vregs + 1), [0; 64]);
         self.sregs.clear();
         self.sregs.resize(nwaves * (p.sregs + 1), 0);
+        self.lds.0.avx2 = plan.fast;
         self.mregs.clear();
         self.mregs.resize(nwaves * (p.mregs + 1), 0);
-        // Accesses are checked against the arrays, which end within `lds_bytes`.
-        self.lds_words = p.lds_bytes.div_ceil(4).min(LDS_WORDS);
         let words = (p.lds_bytes >> plan.geo.bank_shift) + 1;
         self.stamps.clear();
         self.stamps.resize(words, 0);
@@ -261,7 +254,7 @@ fn run_groups<const W: usize, I: Instrument>(
         }
         m.sregs.fill(0);
         m.mregs.fill(0);
-        m.lds.0[..m.lds_words].fill(0);
+        m.lds.0.zero();
         for (w, wave) in m.waves.iter_mut().enumerate() {
             let lanes = (size - w * W).min(W);
             wave.launch = if lanes >= 64 {
@@ -294,14 +287,14 @@ fn run_groups<const W: usize, I: Instrument>(
                 width: W as u32,
             },
             local: &m.local,
-            regs: Regs {
-                v: &mut m.vregs,
-                s: &mut m.sregs,
-                m: &mut m.mregs,
-                vstride: prepared.vregs + 1,
-                sstride: prepared.sregs + 1,
-                mstride: prepared.mregs + 1,
-            },
+            regs: Regs::per_wave(
+                &mut m.vregs,
+                &mut m.sregs,
+                &mut m.mregs,
+                [prepared.vregs + 1, prepared.sregs + 1, prepared.mregs + 1],
+            ),
+            cur: Regs::default(),
+            ids: m.local.first().unwrap_or(&[[0; 64]; 3]),
             waves: &mut m.waves,
             lds: &mut m.lds.0,
             table: BankTable {
@@ -322,7 +315,6 @@ fn run_groups<const W: usize, I: Instrument>(
             active: 0,
             divergent: 0,
             seen: 0,
-            bases: [0; 3],
         };
         let mut done = 0;
         let mut waiting = 0u32;

@@ -201,8 +201,9 @@ pub(crate) fn lds<const W: usize>(
         &mut s.banks,
     );
     count_atomic(exec, &s.offs, geo, c);
+    mem.written(exec, &s.offs, Shape::Scattered);
     each_lane(exec, |l| {
-        let w = &mut mem[word_index(s.offs[l])];
+        let w = &mut mem.words[word_index(s.offs[l])];
         old[l] = *w;
         *w = apply(update, *w, ops.src[l], ops.cmp[l]);
     });

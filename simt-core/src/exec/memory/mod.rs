@@ -12,9 +12,13 @@
 
 pub(super) mod atomic;
 mod caches;
+mod lds;
+#[cfg(test)]
+mod tests;
 pub(super) mod wide;
 
 pub(super) use caches::{Caches, CuCaches, DramEvent, Through};
+pub(super) use lds::Lds;
 
 use super::bind::{Geometry, LdsArea, Slot};
 use crate::error::FaultKind;
@@ -303,6 +307,10 @@ pub(super) fn count_global<const W: usize>(
     buf: &mut [u32; W],
 ) {
     let Count { geo, c, mut worst } = count;
+    if shape != Shape::Scattered && worst.is_none() {
+        count_global_regular::<W>(exec, shape, offs, base, size, geo, c);
+        return;
+    }
     for phase in phases::<W>(exec, geo.phase_lanes) {
         let bits = phase.2;
         if bits == 0 {
@@ -324,6 +332,49 @@ pub(super) fn count_global<const W: usize>(
             w.offer(lines, sectors, start, n, bits >> start, offs, size);
         }
     }
+}
+
+/// [`count_global`] for a block or a broadcast, by formula: per phase, a
+/// block's lines are the range from its first lane's to its last lane's (as
+/// [`distinct`] counts them), and a broadcast's phases with an active lane
+/// touch one line and one sector each.
+#[inline(always)]
+fn count_global_regular<const W: usize>(
+    exec: u64,
+    shape: Shape,
+    offs: &[u32; W],
+    base: u32,
+    size: u32,
+    geo: &Geometry,
+    c: &mut Counters,
+) {
+    let p = (geo.phase_lanes as usize).min(W);
+    let (mut accesses, mut lines, mut sectors) = (0u64, 0u64, 0u64);
+    if shape == Shape::Contiguous {
+        // A block is taken only when every lane is active (`Shape::of`).
+        let key = |l: usize, shift: u32| base.wrapping_add(offs[l]) >> shift;
+        let mut start = 0;
+        while start < W {
+            let last = start + p - 1;
+            lines += (key(last, geo.line_shift) - key(start, geo.line_shift)) as u64 + 1;
+            sectors += (key(last, geo.sector_shift) - key(start, geo.sector_shift)) as u64 + 1;
+            accesses += 1;
+            start += p;
+        }
+    } else {
+        let one = if p >= 64 { u64::MAX } else { (1u64 << p) - 1 };
+        let mut start = 0;
+        while start < W {
+            accesses += (exec & (one << start) != 0) as u64;
+            start += p;
+        }
+        (lines, sectors) = (accesses, accesses);
+    }
+    c.global_accesses += accesses;
+    c.global_transactions += lines;
+    c.global_sectors += sectors;
+    c.global_bytes_requested += exec.count_ones() as u64 * size as u64;
+    c.global_bytes_moved += lines * geo.line_bytes;
 }
 
 /// The LDS word-deduplication table and its generation.
@@ -592,9 +643,6 @@ pub(super) fn scatter<const W: usize>(
 /// checks. Byte `b` is bits `8 * (b % 4)..` of word `b / 4`.
 pub(super) const LDS_WORDS: usize = MAX_LDS_BYTES as usize / 4;
 
-/// The workgroup's LDS.
-pub(super) type LdsWords = [u32; LDS_WORDS];
-
 /// The word index of LDS byte offset `o`.
 #[inline(always)]
 pub(super) fn word_index(o: u32) -> usize {
@@ -606,12 +654,13 @@ pub(super) fn word_index(o: u32) -> usize {
 /// A fully active wave reading one contiguous block of words copies it.
 #[inline(always)]
 pub(super) fn lds_gather<const W: usize>(
-    mem: &LdsWords,
+    lds: &Lds,
     offs: &[u32; W],
     ty: ElemType,
     out: &mut [u32; W],
     shape: Shape,
 ) {
+    let mem = &lds.words;
     let contiguous = shape == Shape::Contiguous;
     // Accesses are aligned (checked with the bounds), so a value never spans words.
     let part = |l: usize| mem[word_index(offs[l])] >> ((offs[l] & 3) * 8);
@@ -633,9 +682,7 @@ pub(super) fn lds_gather<const W: usize>(
                 out.copy_from_slice(block);
                 return;
             }
-            for l in 0..W {
-                out[l] = mem[word_index(offs[l])];
-            }
+            lds.gather_words(offs, out);
         }
         ElemType::U16 => (0..W).for_each(|l| out[l] = part(l) & 0xffff),
         ElemType::I16 => (0..W).for_each(|l| out[l] = part(l) as u16 as i16 as i32 as u32),
@@ -648,13 +695,15 @@ pub(super) fn lds_gather<const W: usize>(
 /// `offs[l]`, in lane order.
 #[inline(always)]
 pub(super) fn lds_scatter<const W: usize>(
-    mem: &mut LdsWords,
+    lds: &mut Lds,
     exec: u64,
     offs: &[u32; W],
     ty: ElemType,
     val: &[u32; W],
     shape: Shape,
 ) {
+    lds.written(exec, offs, shape);
+    let mem = &mut lds.words;
     let contiguous = shape == Shape::Contiguous;
     // As in `scatter`: one offset keeps the last lane's value.
     let exec = match (shape, exec) {
@@ -870,7 +919,7 @@ pub(super) struct LdsTarget<'s> {
 
 /// The workgroup's LDS words and the conflict counter's word table.
 pub(super) struct LdsMemory<'a, 't> {
-    pub(super) words: &'a mut LdsWords,
+    pub(super) words: &'a mut Lds,
     pub(super) table: &'a mut BankTable<'t>,
 }
 

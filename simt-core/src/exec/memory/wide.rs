@@ -11,7 +11,7 @@
 use super::super::bind::Slot;
 use super::{
     each_lane, full, gather, lds_gather, lds_scatter, offsets, phases, scatter, Area, Count,
-    CuCaches, GlobalTarget, LdsTarget, LdsWords, MemScratch, Request, Shape, Space, Through, Trap,
+    CuCaches, GlobalTarget, Lds, LdsTarget, MemScratch, Request, Shape, Space, Through, Trap,
 };
 use crate::ir::ElemType;
 
@@ -140,7 +140,7 @@ pub(crate) fn lds<const W: usize>(
     n: usize,
     target: LdsTarget<'_>,
     vals: &mut [[u32; W]; 4],
-    mem: &mut LdsWords,
+    mem: &mut Lds,
     count: Count<'_>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {

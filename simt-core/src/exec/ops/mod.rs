@@ -21,7 +21,7 @@ use super::bind::{Geometry, Prepared, Slot};
 use super::decode::{Op, Src};
 use super::flow::SkipLog;
 use super::instrument::Instrument;
-use super::memory::{BankTable, CuCaches, LdsWords, MemScratch, Trap};
+use super::memory::{BankTable, CuCaches, Lds, MemScratch, Trap};
 use super::wave::{Exit, Status, Uniforms, Wave};
 use crate::error::FaultKind;
 use crate::ir::Program;
@@ -56,17 +56,31 @@ impl<const W: usize> Scratch<W> {
     }
 }
 
-/// A workgroup's registers, every wave's side by side: wave `w`'s vector
-/// registers are `v[w * vstride..]`, and so on. Each wave has one register of
-/// each class past the program's (the decoder sends writes to registers past
-/// the counts, which validation rules out, there).
+/// One wave's registers: its vector, scalar and mask registers, with one
+/// register of each class past the program's (the decoder sends writes to
+/// registers past the counts, which validation rules out, there).
+#[derive(Default)]
 pub(super) struct Regs<'x> {
     pub(super) v: &'x mut [[u32; 64]],
     pub(super) s: &'x mut [u32],
     pub(super) m: &'x mut [u64],
-    pub(super) vstride: usize,
-    pub(super) sstride: usize,
-    pub(super) mstride: usize,
+}
+
+impl<'x> Regs<'x> {
+    /// Each wave's registers, from a workgroup's registers laid out wave by
+    /// wave (`vstride` vector registers per wave, and so on).
+    pub(super) fn per_wave(
+        v: &'x mut [[u32; 64]],
+        s: &'x mut [u32],
+        m: &'x mut [u64],
+        strides: [usize; 3],
+    ) -> Vec<Regs<'x>> {
+        v.chunks_exact_mut(strides[0])
+            .zip(s.chunks_exact_mut(strides[1]))
+            .zip(m.chunks_exact_mut(strides[2]))
+            .map(|((v, s), m)| Regs { v, s, m })
+            .collect()
+    }
 }
 
 /// What a handler asks the loop to do next.
@@ -95,9 +109,15 @@ pub(super) struct Exec<'x, 'b, const W: usize, I: Instrument> {
     pub(super) u: Uniforms,
     /// Local ids per wave, axis and lane.
     pub(super) local: &'x [[[u32; 64]; 3]],
-    pub(super) regs: Regs<'x>,
+    /// Every wave's registers but the running wave's, which are in `cur`
+    /// while it runs: a handler reaches them without an index or a bounds
+    /// check.
+    pub(super) regs: Vec<Regs<'x>>,
+    pub(super) cur: Regs<'x>,
+    /// The running wave's local ids.
+    pub(super) ids: &'x [[u32; 64]; 3],
     pub(super) waves: &'x mut [Wave],
-    pub(super) lds: &'x mut LdsWords,
+    pub(super) lds: &'x mut Lds,
     /// LDS word deduplication for the conflict counter.
     pub(super) table: BankTable<'x>,
     /// The caches of the workgroup's compute unit, if the model has them.
@@ -120,8 +140,6 @@ pub(super) struct Exec<'x, 'b, const W: usize, I: Instrument> {
     pub(super) divergent: u64,
     /// The exec mask `lm`, `active` and `divergent` were computed from.
     pub(super) seen: u64,
-    /// Where the running wave's vector, scalar and mask registers start.
-    pub(super) bases: [usize; 3],
 }
 
 /// A register's first `W` lanes.
@@ -245,14 +263,13 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
     /// operand sources, the scratch arrays and the per-lane exec words.
     #[inline(always)]
     pub(super) fn parts(&mut self) -> Parts<'_, W> {
-        let (vb, sb) = (self.wave * self.regs.vstride, self.wave * self.regs.sstride);
         Parts {
-            vr: &mut self.regs.v[vb..vb + self.regs.vstride],
+            vr: &mut *self.cur.v,
             rd: Reads {
-                sr: &self.regs.s[sb..sb + self.regs.sstride],
+                sr: &*self.cur.s,
                 scalars: self.scalars,
                 u: &self.u,
-                local: &self.local[self.wave],
+                local: self.ids,
             },
             s: &mut *self.s,
             lm: &self.lm,
@@ -262,27 +279,19 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
     /// The running wave's mask register `m`.
     #[inline(always)]
     pub(super) fn mreg(&self, m: u16) -> u64 {
-        self.regs
-            .m
-            .get(self.bases[2] + m as usize)
-            .copied()
-            .unwrap_or(0)
+        self.cur.m.get(m as usize).copied().unwrap_or(0)
     }
 
     /// The running wave's mask register `m`, to write.
     #[inline(always)]
     pub(super) fn mreg_mut(&mut self, m: u16) -> Option<&mut u64> {
-        self.regs
-            .m
-            .get_mut(self.wave * self.regs.mstride + m as usize)
+        self.cur.m.get_mut(m as usize)
     }
 
     /// The running wave's scalar register `s`, to write.
     #[inline(always)]
     pub(super) fn sreg_mut(&mut self, s: u16) -> Option<&mut u32> {
-        self.regs
-            .s
-            .get_mut(self.wave * self.regs.sstride + s as usize)
+        self.cur.s.get_mut(s as usize)
     }
 
     /// The counters of the issuing instruction.
@@ -355,14 +364,24 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
         remaining: &mut u64,
         quantum: u64,
     ) -> Result<Exit, (usize, Box<Trap>)> {
+        self.cur = std::mem::take(&mut self.regs[w]);
+        self.ids = &self.local[w];
+        let exit = self.run_wave(w, remaining, quantum);
+        self.regs[w] = std::mem::take(&mut self.cur);
+        exit
+    }
+
+    /// [`run`](Self::run) with the wave's registers in `cur`.
+    #[inline(always)]
+    fn run_wave(
+        &mut self,
+        w: usize,
+        remaining: &mut u64,
+        quantum: u64,
+    ) -> Result<Exit, (usize, Box<Trap>)> {
         let wave = &self.waves[w];
         self.wave = w;
         self.u.wave = w as u32;
-        self.bases = [
-            w * self.regs.vstride,
-            w * self.regs.sstride,
-            w * self.regs.mstride,
-        ];
         self.pc = wave.pc;
         self.exec = wave.exec;
         self.launch = wave.launch;

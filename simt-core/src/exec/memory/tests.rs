@@ -1,0 +1,82 @@
+//! The access counters' formulas for blocks and broadcasts against the
+//! lane-by-lane count of the same offsets.
+
+use super::super::bind::Geometry;
+use super::{count_global, Count, Shape};
+use crate::stats::Counters;
+use proptest::prelude::*;
+
+/// A model's geometry: `phase_lanes` lanes per phase, `2^line_shift`-byte
+/// lines of `2^sector_shift`-byte sectors.
+fn geometry(phase_lanes: u32, line_shift: u32, sector_shift: u32) -> Geometry {
+    Geometry {
+        phase_lanes,
+        line_shift,
+        sector_shift,
+        line_bytes: 1 << line_shift,
+        bank_shift: 2,
+        bank_mask: 31,
+    }
+}
+
+/// The counters of one access of `shape`, and of the same offsets walked lane
+/// by lane (the scattered path, which assumes nothing about them).
+fn both<const W: usize>(
+    exec: u64,
+    shape: Shape,
+    offs: &[u32; W],
+    base: u32,
+    size: u32,
+    geo: &Geometry,
+) -> (Counters, Counters) {
+    let mut buf = [0u32; W];
+    let (mut formula, mut walked) = (Counters::default(), Counters::default());
+    for (c, shape) in [(&mut formula, shape), (&mut walked, Shape::Scattered)] {
+        let count = Count {
+            geo,
+            c,
+            worst: None,
+        };
+        count_global::<W>(exec, shape, offs, base, size, count, &mut buf);
+    }
+    (formula, walked)
+}
+
+fn check<const W: usize>(
+    phase: u32,
+    line: u32,
+    sector: u32,
+    size: u32,
+    base: u32,
+    start: u32,
+    exec: u64,
+) -> Result<(), TestCaseError> {
+    let geo = geometry(1 << phase, line, sector.min(line));
+    let full = if W >= 64 { u64::MAX } else { (1 << W) - 1 };
+    let start = start * size;
+    let block: [u32; W] = std::array::from_fn(|l| start + l as u32 * size);
+    let (formula, walked) = both::<W>(full, Shape::Contiguous, &block, base, size, &geo);
+    prop_assert_eq!(formula, walked, "block");
+    let exec = exec & full;
+    prop_assume!(exec != 0);
+    let broadcast = [start; W];
+    let (formula, walked) = both::<W>(exec, Shape::Uniform, &broadcast, base, size, &geo);
+    prop_assert_eq!(formula, walked, "broadcast");
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn block_and_broadcast_formulas_match_the_lane_walk(
+        phase in 0u32..7,
+        line in 4u32..9,
+        sector in 4u32..9,
+        size in prop::sample::select(vec![1u32, 2, 4]),
+        base in (0u32..64).prop_map(|b| b * 256),
+        start in 0u32..5000,
+        exec in any::<u64>(),
+    ) {
+        check::<32>(phase, line, sector, size, base, start, exec)?;
+        check::<64>(phase, line, sector, size, base, start, exec)?;
+    }
+}
