@@ -366,15 +366,21 @@ impl Machine {
             let groups = Groups::ordered(plan.order, plan.total, 0..plan.total);
             let recording = config.trace_workgroup.is_some() || config.worst_phases;
             let w = &mut self.worker;
+            // One instrumented build of the loop for every watched launch (the
+            // sanitizers, the recording or both), beside the plain one: each
+            // build of the loop is a large function, compiled per wave width
+            // and per CPU build.
             match (watching || sanitizing, recording) {
                 (false, false) => w.run_groups::<W, ()>(plan, job, groups, &mut ())?,
-                (true, false) => w.run_groups::<W, _>(plan, job, groups, &mut self.sanitizer)?,
-                (sanitizer, true) => {
+                (sanitizer, recording) => {
                     let n = program.insts.len();
-                    let recorder = Recorder::new(config.worst_phases, config.trace_workgroup, n);
+                    let recorder = recording
+                        .then(|| Recorder::new(config.worst_phases, config.trace_workgroup, n));
                     let mut both = (sanitizer.then_some(&mut self.sanitizer), recorder);
                     w.run_groups::<W, _>(plan, job, groups, &mut both)?;
-                    both.1.finish(&mut stats);
+                    if let Some(recorder) = both.1 {
+                        recorder.finish(&mut stats);
+                    }
                 }
             }
             if sanitizing {

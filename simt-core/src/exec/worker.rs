@@ -220,6 +220,7 @@ fn run_groups<const W: usize, I: Instrument>(
     // On the heap: kept in memory as arrays, which the lane loops read as vectors
     // (a stack copy may be split into scalars by the optimizer).
     let mut scratch = Box::new(Scratch::<W>::new());
+    scratch.mem.avx2 = plan.fast;
     let quantum = match config.schedule {
         Schedule::UntilBarrier => u64::MAX,
         Schedule::RoundRobin => 1,

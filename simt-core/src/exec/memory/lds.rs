@@ -66,7 +66,7 @@ impl Lds {
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
             // SAFETY: `avx2` is set only when the CPU reported AVX2.
-            unsafe { gather_words_avx2(&self.words, offs, out) };
+            unsafe { super::simd::gather_words(&self.words, offs, out) };
             return;
         }
         for l in 0..W {
@@ -85,34 +85,6 @@ impl Lds {
                     block.fill(0);
                 }
             }
-        }
-    }
-}
-
-/// [`Lds::gather_words`] with AVX2 gathers, eight lanes at a time: the
-/// compiler does not vectorize the indexed loads of the plain loop.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn gather_words_avx2<const W: usize>(
-    words: &[u32; LDS_WORDS],
-    offs: &[u32; W],
-    out: &mut [u32; W],
-) {
-    use std::arch::x86_64::{
-        __m256i, _mm256_and_si256, _mm256_i32gather_epi32, _mm256_loadu_si256, _mm256_set1_epi32,
-        _mm256_srli_epi32, _mm256_storeu_si256,
-    };
-    const { assert!(LDS_WORDS <= i32::MAX as usize) };
-    let mask = _mm256_set1_epi32((LDS_WORDS - 1) as i32);
-    for (o, d) in offs.chunks_exact(8).zip(out.chunks_exact_mut(8)) {
-        // SAFETY: `o` and `d` hold eight `u32`s each; every index is masked
-        // below `LDS_WORDS`, the length of `words` (and positive as an `i32`).
-        unsafe {
-            let v = _mm256_loadu_si256(o.as_ptr() as *const __m256i);
-            let idx = _mm256_and_si256(_mm256_srli_epi32::<2>(v), mask);
-            let g = _mm256_i32gather_epi32::<4>(words.as_ptr() as *const i32, idx);
-            _mm256_storeu_si256(d.as_mut_ptr() as *mut __m256i, g);
         }
     }
 }

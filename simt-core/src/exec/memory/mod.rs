@@ -13,6 +13,8 @@
 pub(super) mod atomic;
 mod caches;
 mod lds;
+#[cfg(target_arch = "x86_64")]
+mod simd;
 #[cfg(test)]
 mod tests;
 pub(super) mod wide;
@@ -537,6 +539,7 @@ pub(super) fn gather<const W: usize>(
     ty: ElemType,
     out: &mut [u32; W],
     shape: Shape,
+    avx2: bool,
 ) {
     let block = if shape == Shape::Contiguous {
         let start = offs[0] as usize;
@@ -549,6 +552,18 @@ pub(super) fn gather<const W: usize>(
         bytemuck::cast_slice_mut::<u32, u8>(&mut out[..]).copy_from_slice(block);
         return;
     }
+    #[cfg(target_arch = "x86_64")]
+    if avx2
+        && ty.size() == 4
+        && shape == Shape::Scattered
+        && (4..=i32::MAX as usize).contains(&data.len())
+    {
+        // SAFETY: `avx2` is set only when the CPU reported AVX2, and the
+        // length is in the range `gather_bytes` asks for.
+        unsafe { simd::gather_bytes(data, offs, out) };
+        return;
+    }
+    let _ = avx2;
     macro_rules! go {
         ($n:literal, $conv:expr) => {{
             if let Some(block) = block {
@@ -801,6 +816,9 @@ pub(super) struct MemScratch<const W: usize> {
     pub(super) keys: [u32; W],
     /// The word each LDS bank was last asked for, in the conflict test.
     pub(super) banks: [u32; 64],
+    /// Whether scattered loads may use AVX2 gathers: set only in the AVX2
+    /// build, which runs only on a CPU that has them.
+    pub(super) avx2: bool,
 }
 
 impl<const W: usize> MemScratch<W> {
@@ -809,6 +827,7 @@ impl<const W: usize> MemScratch<W> {
             offs: [0; W],
             keys: [0; W],
             banks: [0; 64],
+            avx2: false,
         }
     }
 }
@@ -899,7 +918,7 @@ pub(super) fn global<const W: usize>(
     };
     caches::phases(caches, through, exec, at, phase_lanes, c);
     match (store, target.slot) {
-        (false, slot) => gather(slot.bytes(), &s.offs, ty, val_out, shape),
+        (false, slot) => gather(slot.bytes(), &s.offs, ty, val_out, shape, s.avx2),
         (true, Slot::BufferMut { data, .. }) => scatter(data, exec, &s.offs, ty, val_out, shape),
         // A store to a read-only buffer is rejected before the launch starts.
         (true, _) => {}

@@ -80,3 +80,27 @@ proptest! {
         check::<64>(phase, line, sector, size, base, start, exec)?;
     }
 }
+
+proptest! {
+    /// The AVX2 gather of a scattered load reads what the plain loop reads,
+    /// offsets past the end included (both clamp them to the last word).
+    #[test]
+    fn scattered_gathers_read_the_same_with_and_without_avx2(
+        len in 0usize..600,
+        offs in prop::array::uniform32(any::<u32>()),
+        small in prop::array::uniform32(0u32..640),
+        pick in any::<u32>(),
+    ) {
+        let data: Vec<u8> = (0..len).map(|i| (i * 37 + 11) as u8).collect();
+        // Mostly offsets near the buffer, some anywhere in 32 bits.
+        let offs: [u32; 32] = std::array::from_fn(|l| if pick >> l & 1 == 0 { small[l] } else { offs[l] });
+        let (mut plain, mut fast) = ([7u32; 32], [7u32; 32]);
+        super::gather::<32>(&data, &offs, crate::ir::ElemType::U32, &mut plain, Shape::Scattered, false);
+        #[cfg(target_arch = "x86_64")]
+        let avx2 = std::is_x86_feature_detected!("avx2");
+        #[cfg(not(target_arch = "x86_64"))]
+        let avx2 = false;
+        super::gather::<32>(&data, &offs, crate::ir::ElemType::U32, &mut fast, Shape::Scattered, avx2);
+        prop_assert_eq!(plain, fast);
+    }
+}

@@ -125,7 +125,14 @@ pub(crate) fn global<const W: usize>(
             Slot::BufferMut { data, .. } if store => {
                 scatter(data, exec, &offs, ElemType::U32, v, Shape::Scattered)
             }
-            slot if !store => gather(slot.bytes(), &offs, ElemType::U32, v, Shape::Scattered),
+            slot if !store => gather(
+                slot.bytes(),
+                &offs,
+                ElemType::U32,
+                v,
+                Shape::Scattered,
+                s.avx2,
+            ),
             // A store to a read-only buffer is rejected by validation.
             _ => {}
         }
