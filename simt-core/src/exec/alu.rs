@@ -170,7 +170,7 @@ pub(super) enum CmpRhs<'a, const W: usize> {
 /// byte-wise packing stays a scalar chain per lane.
 #[inline(always)]
 fn mask_of<const W: usize>(f: impl Fn(usize) -> bool) -> u64 {
-    const { assert!(W % 32 == 0 && W <= 64) };
+    const { assert!(W.is_multiple_of(32) && W <= 64) };
     let mut mask = 0u64;
     for h in 0..W.div_ceil(32) {
         let mut half = 0u32;

@@ -113,7 +113,7 @@ pub(crate) fn global<const W: usize>(
         len,
         origin: 0,
     };
-    offsets(ops.lanes.idx, lm, exec, area, &mut s.offs)
+    offsets(ops.lanes.idx, lm, exec, area, &mut s.offs, false)
         .map_err(|bad| bad.trap(Space::Global, "atomic", target.name, 4, len, base as u64))?;
     let counted = Count {
         geo,
@@ -176,7 +176,7 @@ pub(crate) fn lds<const W: usize>(
         len,
         origin: area.offset,
     };
-    offsets(ops.lanes.idx, lm, exec, span, &mut s.offs).map_err(|bad| {
+    offsets(ops.lanes.idx, lm, exec, span, &mut s.offs, false).map_err(|bad| {
         bad.trap(
             Space::Lds,
             "atomic",

@@ -99,6 +99,9 @@ impl std::fmt::Debug for Lds {
 mod tests {
     use super::*;
 
+    /// Lane `l`'s byte offset.
+    type Placement = fn(usize) -> u32;
+
     /// Every word written in any shape is zero again after `zero`, and words
     /// never written stay zero throughout.
     #[test]
@@ -107,7 +110,7 @@ mod tests {
         let mut offs = [0u32; 32];
         // A block of 32 words from byte 4 * 1000, a broadcast, scattered lanes
         // at a stride of 33 words, and sub-word bytes.
-        let cases: [(Shape, fn(usize) -> u32); 4] = [
+        let cases: [(Shape, Placement); 4] = [
             (Shape::Contiguous, |l| 4 * (1000 + l as u32)),
             (Shape::Uniform, |_| 4 * 5000),
             (Shape::Scattered, |l| 4 * 33 * l as u32),

@@ -78,6 +78,7 @@ pub(super) fn offsets<const W: usize>(
     exec: u64,
     area: Area,
     offs: &mut [u32; W],
+    stepped: bool,
 ) -> Result<Shape, BadLane> {
     let Area {
         addressing,
@@ -90,6 +91,21 @@ pub(super) fn offsets<const W: usize>(
         Addressing::Element => (size.trailing_zeros(), len >> size.trailing_zeros(), 0),
         Addressing::Byte => (0, len.saturating_sub(size - 1), size - 1),
     };
+    // An index known to step by one from lane to lane, every lane active and
+    // elements addressed: the first and last lanes' indices bound the others
+    // and the offsets form one block. Anything else (a faulting lane
+    // included) takes the general pass.
+    if stepped && exec == full::<W>() && align == 0 {
+        let last = idx[0].wrapping_add(W as u32 - 1);
+        if last >= idx[0] && last < limit {
+            debug_assert!((0..W).all(|l| idx[l] == idx[0] + l as u32));
+            let first = idx[0].wrapping_shl(shift).wrapping_add(origin);
+            for l in 0..W {
+                offs[l] = first.wrapping_add((l as u32) << shift);
+            }
+            return Ok(Shape::Contiguous);
+        }
+    }
     let wrong = |i: u32| (i >= limit) | (i & align != 0);
     let first = idx[0].wrapping_shl(shift).wrapping_add(origin);
     let step = size.trailing_zeros();
@@ -849,6 +865,10 @@ pub(super) struct Request<'a, const W: usize> {
     pub(super) exec: u64,
     pub(super) lm: &'a [u32; W],
     pub(super) idx: &'a [u32; W],
+    /// Whether lane `l`'s index is known to be lane 0's plus `l` (modulo
+    /// 2^32), a fact of the index operand and the launch (see
+    /// `Exec::stepped`).
+    pub(super) stepped: bool,
 }
 
 /// Where an access is counted: the model's geometry, the instruction's
@@ -875,6 +895,7 @@ pub(super) fn global<const W: usize>(
         exec,
         lm,
         idx,
+        stepped,
     } = req;
     let Count { geo, c, worst } = count;
     let exec = exec & full::<W>();
@@ -887,7 +908,7 @@ pub(super) fn global<const W: usize>(
         len,
         origin: 0,
     };
-    let shape = match offsets(idx, lm, exec, area, &mut s.offs) {
+    let shape = match offsets(idx, lm, exec, area, &mut s.offs, stepped) {
         Ok(shape) => shape.of::<W>(exec),
         Err(bad) => {
             return Err(bad.trap(
@@ -959,6 +980,7 @@ pub(super) fn lds<const W: usize>(
         exec,
         lm,
         idx,
+        stepped,
     } = req;
     let Count { geo, c, worst } = count;
     let exec = exec & full::<W>();
@@ -970,7 +992,7 @@ pub(super) fn lds<const W: usize>(
         len: area.bytes as u64,
         origin: area.offset,
     };
-    let shape = match offsets(idx, lm, exec, span, &mut s.offs) {
+    let shape = match offsets(idx, lm, exec, span, &mut s.offs, stepped) {
         Ok(shape) => shape.of::<W>(exec),
         Err(bad) => {
             return Err(bad.trap(

@@ -104,3 +104,40 @@ proptest! {
         prop_assert_eq!(plain, fast);
     }
 }
+
+proptest! {
+    /// An index known to step by one takes the shortcut in `offsets`; it gives
+    /// the offsets, shape and faulting lane of the general pass, at the end
+    /// of the 32-bit range and past the buffer's end too.
+    #[test]
+    fn stepped_indices_take_the_general_pass_s_result(
+        first in prop_oneof![0u32..2000, (u32::MAX - 100)..=u32::MAX],
+        len in 0u64..5000,
+        size in prop::sample::select(vec![1u32, 2, 4]),
+        origin in 0u32..64,
+        byte in any::<bool>(),
+    ) {
+        let idx: [u32; 32] = std::array::from_fn(|l| first.wrapping_add(l as u32));
+        let area = super::Area {
+            addressing: if byte { crate::ir::Addressing::Byte } else { crate::ir::Addressing::Element },
+            size,
+            len,
+            origin,
+        };
+        let lm = [u32::MAX; 32];
+        let (mut general, mut stepped) = ([0u32; 32], [0u32; 32]);
+        let a = super::offsets::<32>(&idx, &lm, u32::MAX as u64, area, &mut general, false);
+        let b = super::offsets::<32>(&idx, &lm, u32::MAX as u64, area, &mut stepped, true);
+        match (a, b) {
+            (Ok(a), Ok(b)) => {
+                prop_assert_eq!(a, b);
+                prop_assert_eq!(general, stepped);
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(
+                (a.lane, a.index, a.offset, a.misaligned),
+                (b.lane, b.index, b.offset, b.misaligned)
+            ),
+            (a, b) => prop_assert!(false, "{:?} / {:?}", a.is_ok(), b.is_ok()),
+        }
+    }
+}

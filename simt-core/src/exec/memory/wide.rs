@@ -42,7 +42,7 @@ fn spans<const W: usize>(
         len: area.len.saturating_sub(tail),
         ..area
     };
-    offsets(idx, lm, exec, first, &mut s.offs)?;
+    offsets(idx, lm, exec, first, &mut s.offs, false)?;
     Ok(())
 }
 
@@ -63,6 +63,7 @@ pub(crate) fn global<const W: usize>(
         exec,
         lm,
         idx,
+        ..
     } = req;
     let Count { geo, c, .. } = count;
     let exec = exec & full::<W>();
@@ -156,6 +157,7 @@ pub(crate) fn lds<const W: usize>(
         exec,
         lm,
         idx,
+        ..
     } = req;
     let Count { geo, c, .. } = count;
     let exec = exec & full::<W>();

@@ -40,6 +40,19 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         }
     }
 
+    /// Whether index operand `src` steps by one from lane to lane in every
+    /// full wave: the lane id always; the local and global id along x when a
+    /// row of the workgroup holds whole waves (work-items are numbered x
+    /// fastest, so a wave's lanes are consecutive x ids of one row).
+    #[inline(always)]
+    fn stepped(&self, src: Src) -> bool {
+        match src {
+            Src::LaneId => true,
+            Src::Local(0) | Src::Global(0) => (self.u.size[0] as usize).is_multiple_of(W),
+            _ => false,
+        }
+    }
+
     /// Reads `src` into the scratch array `out` (the value a store writes).
     #[inline(always)]
     fn value(&mut self, src: Src) {
@@ -134,6 +147,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             self.value(x.src);
         }
         self.index(x.at);
+        let stepped = self.stepped(x.at.index);
         let (pc, p) = (self.pc, x.at.target as usize);
         let (Some(slot), Some(param)) = (self.slots.get_mut(p), self.program.params.get(p)) else {
             return Ok(Step::Leave(Exit::Done(pc)));
@@ -154,6 +168,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
                 exec: self.exec,
                 lm: &self.lm,
                 idx: &s.idx,
+                stepped,
             },
             x.ty,
             target,
@@ -197,6 +212,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             self.value(x.src);
         }
         self.index(x.at);
+        let stepped = self.stepped(x.at.index);
         let (pc, i) = (self.pc, x.at.target as usize);
         let (Some(&area), Some(decl)) = (self.prepared.lds.get(i), self.program.lds.get(i)) else {
             return Ok(Step::Leave(Exit::Done(pc)));
@@ -213,6 +229,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
                 exec: self.exec,
                 lm: &self.lm,
                 idx: &s.idx,
+                stepped,
             },
             x.ty,
             target,
@@ -280,6 +297,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
                 exec: self.exec,
                 lm: &self.lm,
                 idx: &s.idx,
+                stepped: false,
             },
             n,
             target,
@@ -324,6 +342,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
                 exec: self.exec,
                 lm: &self.lm,
                 idx: &s.idx,
+                stepped: false,
             },
             n,
             target,
@@ -383,6 +402,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
                     exec: self.exec,
                     lm: &self.lm,
                     idx: &s.idx,
+                    stepped: false,
                 },
                 src: &s.b,
                 cmp: &s.c,
@@ -433,6 +453,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
                     exec: self.exec,
                     lm: &self.lm,
                     idx: &s.idx,
+                    stepped: false,
                 },
                 src: &s.b,
                 cmp: &s.c,
