@@ -163,16 +163,21 @@ pub(super) enum CmpRhs<'a, const W: usize> {
     Uniform(u32),
 }
 
-/// The mask whose bit `l` is `f(l)`, for `l < W` (a multiple of 8).
+/// The mask whose bit `l` is `f(l)`, for `l < W` (a multiple of 32).
+///
+/// Built 32 lanes at a time in a `u32`: the compiler turns that OR of shifted
+/// bits into vector shifts and one reduction, where a `u64` accumulator or
+/// byte-wise packing stays a scalar chain per lane.
 #[inline(always)]
 fn mask_of<const W: usize>(f: impl Fn(usize) -> bool) -> u64 {
+    const { assert!(W.is_multiple_of(32) && W <= 64) };
     let mut mask = 0u64;
-    for c in 0..W / 8 {
-        let mut byte = 0u64;
-        for j in 0..8 {
-            byte |= (f(c * 8 + j) as u64) << j;
+    for h in 0..W.div_ceil(32) {
+        let mut half = 0u32;
+        for j in 0..32 {
+            half |= (f(h * 32 + j) as u32) << j;
         }
-        mask |= byte << (c * 8);
+        mask |= (half as u64) << (h * 32);
     }
     mask
 }
@@ -180,8 +185,11 @@ fn mask_of<const W: usize>(f: impl Fn(usize) -> bool) -> u64 {
 /// Expands a mask into per-lane all-ones / zero words.
 #[inline(always)]
 pub(super) fn expand<const W: usize>(mask: u64, out: &mut [u32; W]) {
-    for (l, o) in out.iter_mut().enumerate() {
-        *o = 0u32.wrapping_sub(((mask >> l) & 1) as u32);
+    for (h, chunk) in out.chunks_exact_mut(32).enumerate() {
+        let half = (mask >> (h * 32)) as u32;
+        for (j, o) in chunk.iter_mut().enumerate() {
+            *o = 0u32.wrapping_sub((half >> j) & 1);
+        }
     }
 }
 

@@ -23,32 +23,56 @@
 //! over: `per_instruction[k].skipped_instructions` counts how often instruction `k`
 //! was skipped.
 //!
+//! # Structure
+//!
+//! - `decode.rs`: the program as the loop runs it, decoded once per program
+//!   (operand kinds resolved, offsets and atomics in one shape, the program's
+//!   facts); a [`Machine`] keeps the last decoding between launches;
+//! - `ops/`: the executor context made once per workgroup and the dispatch
+//!   loop, one line per op, into handlers grouped by category
+//!   (`ops/{alu,lanes,memory,control}.rs`); the semantics they apply are in
+//!   `alu.rs`, `lanes.rs`, `flow.rs` and `memory/`;
+//! - `instrument.rs`: the one interface through which the sanitizers, a
+//!   parallel launch's marks and the worst-phase and trace recording watch a
+//!   launch; the plain launch's instrument is `()`, so its loop has no
+//!   instrument code;
+//! - `worker.rs`: the scheduler; `parallel.rs`: spreading workgroups over
+//!   threads.
+//!
 //! # Speed
 //!
 //! Vector registers are lane-contiguous (`[u32; 64]` per register and wave) and
-//! every vector operation computes all lanes into a scratch array, then blends it
-//! into the destination through per-lane exec words, so that each operation is a
-//! straight loop the compiler vectorizes. The scheduler and the dispatch loop are
-//! generic over the wave width and `#[inline(always)]`; on x86-64 they are compiled
-//! twice, once inside a `#[target_feature(enable = "avx2,fma")]` function used when
-//! the CPU reports both features at run time (so `f32::mul_add` is one instruction
-//! instead of a library call, and lane loops use 256-bit vectors), and once plainly
-//! for every other CPU. A worker's state (`worker.rs`: registers, LDS, wave
-//! state, caches) is allocated once per [`Machine`] or pool thread and reused
-//! across launches ([`launch`] uses one machine per thread), never per
-//! workgroup or per instruction. The LDS is a fixed-size word array, so lane loops index it
-//! with masked word indices and no bounds checks.
+//! every vector operation computes all lanes and blends the result into the
+//! destination through per-lane exec words, so that each operation is a
+//! straight loop the compiler vectorizes. Memory accesses classify their lane
+//! offsets while computing them (one block, one broadcast offset, or
+//! scattered); blocks and broadcasts are counted by formula and moved with one
+//! copy. The scheduler, the dispatch loop and its handlers are generic over
+//! the wave width and the instrument and `#[inline(always)]`; on x86-64 they
+//! are compiled twice, once inside a `#[target_feature(enable =
+//! "avx2,fma,bmi1,bmi2,lzcnt,popcnt")]` function used when the CPU reports
+//! those features at run time (so `f32::mul_add` is one instruction instead of
+//! a library call, lane loops use 256-bit vectors and lane counts one
+//! `popcnt`), and once plainly for every other CPU. A worker's state
+//! (`worker.rs`: registers, LDS, wave state, caches) is allocated once per
+//! [`Machine`] or pool thread and reused across launches ([`launch`] uses one
+//! machine per thread), never per workgroup or per instruction. The LDS is a
+//! fixed-size word array, so lane loops index it with masked word indices and
+//! no bounds checks.
 
 // Lane loops index several arrays by lane: the form that vectorizes reliably.
 #![allow(clippy::needless_range_loop)]
 
 mod alu;
 mod bind;
+mod decode;
 mod flow;
 mod groups;
+mod instrument;
 mod lanes;
 mod marks;
 mod memory;
+mod ops;
 mod parallel;
 mod sanitize;
 mod wave;
@@ -60,10 +84,12 @@ mod tests;
 use crate::error::{Error, Fault, FaultKind, LaunchError, LaunchErrorKind};
 use crate::ir::Program;
 use crate::launch::{Arg, LaunchConfig, Order, Threads};
-use crate::stats::{Stats, WorstPhase};
+use crate::stats::Stats;
 use crate::Kernel;
-use bind::{Geometry, Prepared, Slot};
+use bind::{Geometry, Slot};
+use decode::Decoded;
 use groups::Groups;
+use instrument::Recorder;
 use memory::Trap;
 use worker::{Job, Worker};
 
@@ -109,12 +135,14 @@ pub struct Machine {
     sanitizer: sanitize::Sanitizer,
     /// The workers whose results the last launch returned.
     workers: usize,
+    /// The last program launched, decoded.
+    decoded: Option<Decoded>,
 }
 
 /// The parts of a launch that stay fixed while it runs, shared by its workers.
 struct Plan<'p> {
     program: &'p Program,
-    prepared: &'p Prepared,
+    decoded: &'p Decoded,
     /// Scalar arguments as bits, by parameter index.
     scalars: &'p [u32],
     geo: Geometry,
@@ -138,11 +166,7 @@ impl Plan<'_> {
     /// Empty statistics for this launch at wave width `W`.
     fn stats<const W: usize>(&self) -> Stats {
         let n = self.program.insts.len();
-        let mut stats = Stats::new(&self.program.name, W as u32, &self.config.model.name, n);
-        if self.config.worst_phases {
-            stats.worst_phases = vec![WorstPhase::default(); n];
-        }
-        stats
+        Stats::new(&self.program.name, W as u32, &self.config.model.name, n)
     }
 
     /// Makes `caches` cold for this launch.
@@ -193,19 +217,28 @@ impl Machine {
         } else {
             Vec::new()
         };
-        let mut stats = self.launch_prepared(program, &bind::prepare(program), config, args)?;
+        // Decoded once per program: a machine launching one kernel again
+        // (the common case) reuses it.
+        let decoded = match self.decoded.take() {
+            Some(d) if d.is_of(program) => d,
+            _ => Decoded::new(program),
+        };
+        let result = self.launch_decoded(program, &decoded, config, args);
+        self.decoded = Some(decoded);
+        let mut stats = result?;
         stats.findings.prepend(proved);
         Ok(stats)
     }
 
-    /// Runs a launch of a program whose facts `prepared` holds.
-    fn launch_prepared(
+    /// Runs a launch of `program`, decoded as `decoded`.
+    fn launch_decoded(
         &mut self,
         program: &Program,
-        prepared: &Prepared,
+        decoded: &Decoded,
         config: &LaunchConfig,
         args: &mut [Arg<'_>],
     ) -> Result<Stats, Error> {
+        let prepared = &decoded.prepared;
         let refuse = |kind| {
             Error::Launch(LaunchError {
                 kernel: program.name.to_string(),
@@ -231,7 +264,7 @@ impl Machine {
         };
         let mut plan = Plan {
             program,
-            prepared,
+            decoded,
             scalars: &scalars,
             geo,
             config,
@@ -320,9 +353,8 @@ impl Machine {
             self.workers = parallel::run::<W>(&mut self.worker, plan, slots, &mut stats)?;
         } else {
             let watching = self.sanitizer.watching();
-            let san = if watching {
-                Some(&mut self.sanitizer)
-            } else if config.sanitize {
+            let sanitizing = config.sanitize && !watching;
+            if sanitizing {
                 let buffers: Vec<&[u8]> = slots
                     .iter()
                     .map(|s| match s {
@@ -337,21 +369,34 @@ impl Machine {
                     plan.nwaves,
                     config.lane_order,
                 );
-                Some(&mut self.sanitizer)
-            } else {
-                None
-            };
+            }
             let job = Job {
                 slots,
                 stats: &mut stats,
                 remaining: &mut config.instruction_budget.clone(),
-                san,
-                marks: None,
                 team: None,
             };
             let groups = Groups::ordered(plan.order, plan.total, 0..plan.total);
-            self.worker.run_groups::<W>(plan, job, groups)?;
-            if config.sanitize && !watching {
+            let recording = config.trace_workgroup.is_some() || config.worst_phases;
+            let w = &mut self.worker;
+            // One instrumented build of the loop for every watched launch (the
+            // sanitizers, the recording or both), beside the plain one: each
+            // build of the loop is a large function, compiled per wave width
+            // and per CPU build.
+            match (watching || sanitizing, recording) {
+                (false, false) => w.run_groups::<W, ()>(plan, job, groups, &mut ())?,
+                (sanitizer, recording) => {
+                    let n = program.insts.len();
+                    let recorder = recording
+                        .then(|| Recorder::new(config.worst_phases, config.trace_workgroup, n));
+                    let mut both = (sanitizer.then_some(&mut self.sanitizer), recorder);
+                    w.run_groups::<W, _>(plan, job, groups, &mut both)?;
+                    if let Some(recorder) = both.1 {
+                        recorder.finish(&mut stats);
+                    }
+                }
+            }
+            if sanitizing {
                 stats.findings = std::mem::take(&mut self.sanitizer.findings);
             }
         }
@@ -410,11 +455,17 @@ fn fault(
     }))
 }
 
-/// Whether the AVX2 + FMA build of the dispatch loop can run on this CPU.
+/// Whether the AVX2 + FMA build of the dispatch loop (with the bit
+/// instructions every AVX2 CPU has) can run on this CPU.
 fn fast_path_available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+        std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("fma")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("bmi2")
+            && std::is_x86_feature_detected!("lzcnt")
+            && std::is_x86_feature_detected!("popcnt")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {

@@ -106,7 +106,7 @@ pub(super) fn run<const W: usize>(
 ) -> Result<usize, Error> {
     let mut remaining = plan.config.instruction_budget;
     let first = Groups::ordered(Order::Normal, plan.total, 0..1);
-    main.run_groups::<W>(plan, job(slots, stats, &mut remaining), first)?;
+    main.run_groups::<W, ()>(plan, job(slots, stats, &mut remaining), first, &mut ())?;
     let rest = plan.total - 1;
     let expected = issued(stats).saturating_mul(rest);
     let units = plan.cache_units.max(1);
@@ -139,11 +139,11 @@ pub(super) fn run<const W: usize>(
         main.restore(checkpoint);
     }
     let rest = Groups::ordered(Order::Normal, plan.total, 1..plan.total);
-    main.run_groups::<W>(plan, job(slots, stats, &mut remaining), rest)?;
+    main.run_groups::<W, ()>(plan, job(slots, stats, &mut remaining), rest, &mut ())?;
     Ok(1)
 }
 
-/// A job without sanitizers or marks.
+/// A job on the calling thread alone.
 fn job<'j, 'b>(
     slots: &'j mut [Slot<'b>],
     stats: &'j mut Stats,
@@ -153,8 +153,6 @@ fn job<'j, 'b>(
         slots,
         stats,
         remaining,
-        san: None,
-        marks: None,
         team: None,
     }
 }
@@ -218,11 +216,12 @@ fn spread<const W: usize>(
             slots: &mut *slots,
             stats: &mut *stats,
             remaining: &mut main_remaining,
-            san: None,
-            marks: Some(&mut main_marks),
             team: Some(team),
         };
-        if main.run_groups::<W>(plan, job, share(0)).is_err() {
+        if main
+            .run_groups::<W, _>(plan, job, share(0), &mut main_marks)
+            .is_err()
+        {
             team.stop();
         }
     });
@@ -282,11 +281,9 @@ fn work<const W: usize>(
                 slots: &mut *slots,
                 stats: &mut stats,
                 remaining: &mut remaining.clone(),
-                san: None,
-                marks: Some(&mut marks),
                 team: Some(team),
             };
-            w.run_groups::<W>(plan, job, groups)
+            w.run_groups::<W, _>(plan, job, groups, &mut marks)
         });
         if result.is_err() {
             team.stop();

@@ -11,6 +11,7 @@
 //! (its bytes the union, its site the newer): a later conflict with the older
 //! bytes is still found, attributed to the newer write.
 
+use super::instrument::Access as Lanes;
 use crate::findings::{Finding, FindingKind, Findings, RaceClass, Site, Space};
 use crate::ir::{Program, Reg};
 use crate::isa::Unit;
@@ -157,19 +158,6 @@ pub(crate) struct Sanitizer {
     watch: Option<(usize, u32)>,
     pub(crate) watched: Option<Site>,
     pub(crate) findings: Findings,
-}
-
-/// One memory instruction's lanes, for the shadow.
-pub(super) struct Lanes<'a> {
-    pub(super) exec: u64,
-    /// Byte offsets of each lane's first byte (global: within the buffer; LDS:
-    /// within the workgroup's LDS).
-    pub(super) offs: &'a [u32],
-    /// Bytes per element and elements per lane.
-    pub(super) size: u32,
-    pub(super) count: u32,
-    /// The values stored, per element (stores only).
-    pub(super) values: &'a [&'a [u32]],
 }
 
 /// The generation after `g`; 0 is never used, so zeroed shadows are empty.
@@ -434,20 +422,11 @@ impl Sanitizer {
         }
     }
 
-    /// Checks and records the accesses of one memory instruction. `buffer` is
-    /// the buffer parameter (global) or `None` (LDS); `base` the address the
-    /// findings report offsets from.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn memory(
-        &mut self,
-        program: &Program,
-        pc: usize,
-        wave: usize,
-        kind: Kind,
-        buffer: Option<usize>,
-        base: u64,
-        lanes: &Lanes<'_>,
-    ) {
+    /// Checks and records the accesses of one memory instruction (its
+    /// `buffer` is the buffer parameter, or `None` for the LDS; `base` the
+    /// address the findings report offsets from).
+    pub(super) fn memory(&mut self, program: &Program, pc: usize, wave: usize, lanes: &Lanes<'_>) {
+        let (kind, buffer, base) = (lanes.kind, lanes.buffer, lanes.base);
         if let Some((b, byte)) = self.watch {
             if buffer == Some(b) && kind != Kind::Load {
                 self.spot(program, pc, wave, byte, lanes);

@@ -9,15 +9,15 @@
 use super::bind::Slot;
 use super::flow::SkipLog;
 use super::groups::Groups;
-use super::marks::Marks;
-use super::memory::{BankTable, Caches, LdsWords, Trap, LDS_WORDS};
+use super::instrument::Instrument;
+use super::memory::{BankTable, Caches, Lds, Trap};
+use super::ops::{Exec, Regs, Scratch};
 use super::parallel::Team;
-use super::sanitize::Sanitizer;
-use super::wave::{self, Exit, Status, Uniforms, Wave, WaveRun};
+use super::wave::{Exit, Status, Uniforms, Wave};
 use super::Plan;
 use crate::error::{Error, FaultKind};
 use crate::launch::Schedule;
-use crate::stats::{Stats, Trace};
+use crate::stats::Stats;
 
 /// The state a thread runs workgroups with.
 #[derive(Debug, Default)]
@@ -28,8 +28,7 @@ pub(super) struct Worker {
     waves: Vec<Wave>,
     /// Local ids per wave, axis and lane: they depend only on the workgroup shape.
     local: Vec<[[u32; 64]; 3]>,
-    lds: Lds,
-    lds_words: usize,
+    lds: LdsBox,
     /// The bank-conflict counter's word table and its generation.
     stamps: Vec<u32>,
     gen: u32,
@@ -40,18 +39,13 @@ pub(super) struct Worker {
 }
 
 /// The workgroup's LDS, allocated once per worker at the largest size a program
-/// may declare; a launch zeroes only the words its program uses.
-struct Lds(Box<LdsWords>);
+/// may declare; each workgroup zeroes only the blocks the last one wrote.
+#[derive(Debug)]
+struct LdsBox(Box<Lds>);
 
-impl Default for Lds {
+impl Default for LdsBox {
     fn default() -> Self {
-        Lds(Box::new([0; LDS_WORDS]))
-    }
-}
-
-impl std::fmt::Debug for Lds {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Lds({} words)", LDS_WORDS)
+        LdsBox(Lds::new())
     }
 }
 
@@ -70,10 +64,6 @@ pub(super) struct Job<'j, 'b> {
     pub(super) stats: &'j mut Stats,
     /// Instructions the launch may still issue.
     pub(super) remaining: &'j mut u64,
-    /// The sanitizers' state, when they run.
-    pub(super) san: Option<&'j mut Sanitizer>,
-    /// The bytes of writable buffers read and written, on a parallel launch.
-    pub(super) marks: Option<&'j mut Marks>,
     /// The other workers of a parallel launch.
     pub(super) team: Option<&'j Team>,
 }
@@ -81,18 +71,18 @@ pub(super) struct Job<'j, 'b> {
 impl Worker {
     /// Sizes the buffers for a launch of `plan` with waves of `W` lanes.
     pub(super) fn setup<const W: usize>(&mut self, plan: &Plan<'_>) {
-        let p = &plan.prepared;
+        let p = &plan.decoded.prepared;
         let wg = plan.config.workgroup.to_array();
         let size = plan.config.workgroup.count() as usize;
         let nwaves = plan.nwaves;
+        // One register of each class past the program's per wave: see `Regs`.
         self.vregs.clear();
-        self.vregs.resize(nwaves * p.vregs, [0; 64]);
+        self.vregs.resize(nwaves * (p.vregs + 1), [0; 64]);
         self.sregs.clear();
-        self.sregs.resize(nwaves * p.sregs, 0);
+        self.sregs.resize(nwaves * (p.sregs + 1), 0);
+        self.lds.0.avx2 = plan.fast;
         self.mregs.clear();
-        self.mregs.resize(nwaves * p.mregs, 0);
-        // Accesses are checked against the arrays, which end within `lds_bytes`.
-        self.lds_words = p.lds_bytes.div_ceil(4).min(LDS_WORDS);
+        self.mregs.resize(nwaves * (p.mregs + 1), 0);
         let words = (p.lds_bytes >> plan.geo.bank_shift) + 1;
         self.stamps.clear();
         self.stamps.resize(words, 0);
@@ -165,66 +155,59 @@ impl Worker {
     }
 
     /// Runs workgroups `groups` (linear indices, x fastest) in their order with
-    /// the best build of the interpreter the CPU allows.
-    pub(super) fn run_groups<const W: usize>(
+    /// the best build of the interpreter the CPU allows, watched by `instr`.
+    pub(super) fn run_groups<const W: usize, I: Instrument>(
         &mut self,
         plan: &Plan<'_>,
         job: Job<'_, '_>,
         groups: Groups,
+        instr: &mut I,
     ) -> Result<(), Error> {
-        if plan.config.trace_workgroup.is_some() || plan.config.worst_phases {
-            // The recording copy is compiled only here, plainly: such a launch is
-            // one to look at, not to time.
-            return run_groups::<W, true>(self, plan, job, groups);
-        }
         #[cfg(target_arch = "x86_64")]
         if plan.fast {
-            // SAFETY: `plan.fast` is true only when the CPU reported AVX2 and FMA.
-            return unsafe { run_groups_avx2::<W>(self, plan, job, groups) };
+            // SAFETY: `plan.fast` is true only when the CPU reported every feature
+            // the function enables.
+            return unsafe { run_groups_avx2::<W, I>(self, plan, job, groups, instr) };
         }
-        run_groups_plain::<W>(self, plan, job, groups)
+        run_groups_plain::<W, I>(self, plan, job, groups, instr)
     }
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn run_groups_avx2<const W: usize>(
+#[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt,popcnt")]
+unsafe fn run_groups_avx2<const W: usize, I: Instrument>(
     w: &mut Worker,
     plan: &Plan<'_>,
     job: Job<'_, '_>,
     groups: Groups,
+    instr: &mut I,
 ) -> Result<(), Error> {
-    run_groups::<W, false>(w, plan, job, groups)
+    run_groups::<W, I>(w, plan, job, groups, instr)
 }
 
-fn run_groups_plain<const W: usize>(
+fn run_groups_plain<const W: usize, I: Instrument>(
     w: &mut Worker,
     plan: &Plan<'_>,
     job: Job<'_, '_>,
     groups: Groups,
+    instr: &mut I,
 ) -> Result<(), Error> {
-    run_groups::<W, false>(w, plan, job, groups)
+    run_groups::<W, I>(w, plan, job, groups, instr)
 }
 
-/// Runs workgroups `groups`: the scheduler around [`wave::run`].
-///
-/// With `DETAIL`, the waves run through the recording copy of the dispatch loop:
-/// each memory instruction keeps its costliest phase in `stats.worst_phases`, and
-/// the issues of the workgroup `config.trace_workgroup` names land in
-/// `stats.trace`.
+/// Runs workgroups `groups`: the scheduler around [`Exec::run`].
 #[inline(always)]
-fn run_groups<const W: usize, const DETAIL: bool>(
+fn run_groups<const W: usize, I: Instrument>(
     m: &mut Worker,
     plan: &Plan<'_>,
     job: Job<'_, '_>,
     groups: Groups,
+    instr: &mut I,
 ) -> Result<(), Error> {
     let Job {
         slots,
         stats,
         remaining,
-        mut san,
-        mut marks,
         team,
     } = job;
     let program = plan.program;
@@ -233,14 +216,11 @@ fn run_groups<const W: usize, const DETAIL: bool>(
     let size = config.workgroup.count() as usize;
     let grid = config.grid.to_array();
     let wg = config.workgroup.to_array();
-    let (nv, ns, nm) = (
-        plan.prepared.vregs,
-        plan.prepared.sregs,
-        plan.prepared.mregs,
-    );
+    let prepared = &plan.decoded.prepared;
     // On the heap: kept in memory as arrays, which the lane loops read as vectors
     // (a stack copy may be split into scalars by the optimizer).
-    let mut scratch = Box::new(wave::Scratch::<W>::new());
+    let mut scratch = Box::new(Scratch::<W>::new());
+    scratch.mem.avx2 = plan.fast;
     let quantum = match config.schedule {
         Schedule::UntilBarrier => u64::MAX,
         Schedule::RoundRobin => 1,
@@ -263,15 +243,7 @@ fn run_groups<const W: usize, const DETAIL: bool>(
         // Workgroup `g` (x fastest) runs on compute unit `g % units`.
         let unit = (linear % units) as usize;
         m.caches.set_group(linear);
-        if let Some(z) = san.as_deref_mut() {
-            z.workgroup(linear as u32, group);
-        }
-        let traced = DETAIL && config.trace_workgroup == Some(linear);
-        let mut trace = traced.then(|| Trace {
-            workgroup: group,
-            waves: nwaves as u32,
-            ..Trace::default()
-        });
+        instr.workgroup_begin(linear, group, nwaves);
         // Lanes past `W` are never read: zero only the wave's lanes (in
         // one pass when that is the whole register).
         if W >= 64 {
@@ -283,7 +255,7 @@ fn run_groups<const W: usize, const DETAIL: bool>(
         }
         m.sregs.fill(0);
         m.mregs.fill(0);
-        m.lds.0[..m.lds_words].fill(0);
+        m.lds.0.zero();
         for (w, wave) in m.waves.iter_mut().enumerate() {
             let lanes = (size - w * W).min(W);
             wave.launch = if lanes >= 64 {
@@ -296,62 +268,68 @@ fn run_groups<const W: usize, const DETAIL: bool>(
             wave.status = Status::Ready;
             wave.stack.clear();
         }
+        let mut exec = Exec {
+            program,
+            ops: &plan.decoded.ops,
+            prepared,
+            slots: &mut *slots,
+            scalars: plan.scalars,
+            geo: plan.geo,
+            u: Uniforms {
+                group,
+                size: wg,
+                groups: grid,
+                global_base: [
+                    gx.wrapping_mul(wg[0]),
+                    gy.wrapping_mul(wg[1]),
+                    gz.wrapping_mul(wg[2]),
+                ],
+                wave: 0,
+                width: W as u32,
+            },
+            local: &m.local,
+            regs: Regs::per_wave(
+                &mut m.vregs,
+                &mut m.sregs,
+                &mut m.mregs,
+                [prepared.vregs + 1, prepared.sregs + 1, prepared.mregs + 1],
+            ),
+            cur: Regs::default(),
+            ids: m.local.first().unwrap_or(&[[0; 64]; 3]),
+            waves: &mut m.waves,
+            lds: &mut m.lds.0,
+            table: BankTable {
+                stamps: &mut m.stamps,
+                gen: &mut m.gen,
+            },
+            caches: m.caches.unit(unit),
+            counters: &mut stats.per_instruction,
+            hist: &mut stats.active_lanes_histogram,
+            skips: SkipLog(&mut m.skips),
+            instr: &mut *instr,
+            s: &mut scratch,
+            wave: 0,
+            pc: 0,
+            exec: 0,
+            launch: 0,
+            lm: [0; W],
+            active: 0,
+            divergent: 0,
+            seen: 0,
+        };
         let mut done = 0;
         let mut waiting = 0u32;
-        // Built once per workgroup: only the wave index changes between runs.
-        let mut uniforms = Uniforms {
-            group,
-            size: wg,
-            groups: grid,
-            global_base: [
-                gx.wrapping_mul(wg[0]),
-                gy.wrapping_mul(wg[1]),
-                gz.wrapping_mul(wg[2]),
-            ],
-            wave: 0,
-            width: W as u32,
-        };
         while done < nwaves {
             for &w in &wave_order {
-                if m.waves[w].status != Status::Ready {
+                if exec.waves[w].status != Status::Ready {
                     continue;
                 }
-                uniforms.wave = w as u32;
-                let run = WaveRun {
-                    program,
-                    prepared: plan.prepared,
-                    slots,
-                    scalars: plan.scalars,
-                    geo: plan.geo,
-                    uniforms: &uniforms,
-                    local: &m.local[w],
-                    vr: &mut m.vregs[w * nv..(w + 1) * nv],
-                    sr: &mut m.sregs[w * ns..(w + 1) * ns],
-                    mr: &mut m.mregs[w * nm..(w + 1) * nm],
-                    wave: &mut m.waves[w],
-                    lds: &mut m.lds.0,
-                    table: BankTable {
-                        stamps: &mut m.stamps,
-                        gen: &mut m.gen,
-                    },
-                    counters: &mut stats.per_instruction,
-                    worsts: &mut stats.worst_phases,
-                    hist: &mut stats.active_lanes_histogram,
-                    skips: SkipLog(&mut m.skips),
-                    remaining,
-                    quantum,
-                    caches: m.caches.unit(unit),
-                    san: san.as_deref_mut(),
-                    marks: marks.as_deref_mut(),
-                    wave_index: w,
-                    trace: trace.as_mut(),
-                };
                 let fault =
                     |pc: usize, trap: Trap| super::fault(program, config, group, w, pc, trap);
-                match wave::run::<W, DETAIL>(run, &mut scratch) {
+                match exec.run(w, remaining, quantum) {
                     Err((pc, trap)) => return Err(fault(pc, *trap)),
                     Ok(Exit::Done(pc)) => {
-                        m.waves[w].status = Status::Done;
+                        exec.waves[w].status = Status::Done;
                         done += 1;
                         if waiting > 0 {
                             return Err(fault(pc, stranded(waiting)));
@@ -365,10 +343,8 @@ fn run_groups<const W: usize, const DETAIL: bool>(
                         }
                         if waiting as usize == nwaves {
                             waiting = 0;
-                            if let Some(z) = san.as_deref_mut() {
-                                z.barrier();
-                            }
-                            for wave in &mut m.waves {
+                            exec.instr.barrier();
+                            for wave in exec.waves.iter_mut() {
                                 wave.status = Status::Ready;
                             }
                         }
@@ -380,9 +356,6 @@ fn run_groups<const W: usize, const DETAIL: bool>(
         stats.waves += nwaves as u64;
         if let Some(t) = team {
             t.issued(before - *remaining);
-        }
-        if trace.is_some() {
-            stats.trace = trace;
         }
     }
     Ok(())

@@ -8,11 +8,11 @@
 
 use super::super::bind::{Geometry, Slot};
 use super::{
-    count_global, count_lds, each_lane, full, offsets, phases, word_index, BankTable, CuCaches,
-    GlobalTarget, LdsTarget, LdsWords, MemScratch, Space, Through, Trap,
+    count_global, count_lds, each_lane, full, offsets, phases, word_index, Area, Count, CuCaches,
+    GlobalTarget, LdsMemory, LdsTarget, MemScratch, Request, Shape, Space, Through, Trap,
 };
 use crate::isa::AtomicOp;
-use crate::stats::{Counters, WorstPhase};
+use crate::stats::Counters;
 
 /// What an atomic instruction does to each word.
 #[derive(Clone, Copy, Debug)]
@@ -83,8 +83,8 @@ fn count_atomic<const W: usize>(exec: u64, offs: &[u32; W], geo: &Geometry, c: &
 
 /// The operands of one atomic instruction, per lane.
 pub(crate) struct Operands<'a, const W: usize> {
-    /// Word indices.
-    pub(crate) idx: &'a [u32; W],
+    /// The lanes and their word indices.
+    pub(crate) lanes: Request<'a, W>,
     /// The update's value.
     pub(crate) src: &'a [u32; W],
     /// The compared value (compare-and-swap only).
@@ -92,38 +92,50 @@ pub(crate) struct Operands<'a, const W: usize> {
 }
 
 /// A global atomic; `old` gets each active lane's value before its update.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn global<const W: usize>(
     update: Update,
     target: GlobalTarget<'_, '_>,
     ops: Operands<'_, W>,
-    lm: &[u32; W],
-    exec: u64,
     old: &mut [u32; W],
-    geo: &Geometry,
-    c: &mut Counters,
-    worst: Option<&mut WorstPhase>,
+    count: Count<'_>,
     caches: Option<&mut CuCaches<'_>>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
+    let Request { exec, lm, .. } = ops.lanes;
+    let Count { geo, c, worst } = count;
     let exec = exec & full::<W>();
     let base = target.slot.base() as u32;
     let len = target.slot.bytes().len() as u64;
-    offsets(ops.idx, lm, exec, target.addressing, 4, len, 0, &mut s.offs)
+    let area = Area {
+        addressing: target.addressing,
+        size: 4,
+        len,
+        origin: 0,
+    };
+    offsets(ops.lanes.idx, lm, exec, area, &mut s.offs, false)
         .map_err(|bad| bad.trap(Space::Global, "atomic", target.name, 4, len, base as u64))?;
-    count_global(exec, false, &s.offs, base, 4, geo, c, worst, &mut s.keys);
-    count_atomic(exec, &s.offs, geo, c);
-    super::caches::phases(
-        caches,
-        Through::Atomic,
+    let counted = Count {
+        geo,
+        c: &mut *c,
+        worst,
+    };
+    count_global(
         exec,
+        Shape::Scattered,
         &s.offs,
         base,
-        1,
-        geo.phase_lanes,
-        c,
+        4,
+        counted,
+        &mut s.keys,
     );
+    count_atomic(exec, &s.offs, geo, c);
+    let at = super::caches::Addresses {
+        offs: &s.offs,
+        base,
+        words: 1,
+    };
+    super::caches::phases(caches, Through::Atomic, exec, at, geo.phase_lanes, c);
     // Validation lets atomics at writable buffers only.
     if let Slot::BufferMut { data, .. } = target.slot {
         each_lane(exec, |l| {
@@ -142,36 +154,29 @@ pub(crate) fn global<const W: usize>(
 }
 
 /// An LDS atomic; `old` gets each active lane's value before its update.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn lds<const W: usize>(
     update: Update,
     target: LdsTarget<'_>,
     ops: Operands<'_, W>,
-    lm: &[u32; W],
-    exec: u64,
     old: &mut [u32; W],
-    mem: &mut LdsWords,
-    table: &mut BankTable<'_>,
-    geo: &Geometry,
-    c: &mut Counters,
-    worst: Option<&mut WorstPhase>,
+    lds: LdsMemory<'_, '_>,
+    count: Count<'_>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
+    let LdsMemory { words: mem, table } = lds;
+    let Request { exec, lm, .. } = ops.lanes;
+    let Count { geo, c, worst } = count;
     let exec = exec & full::<W>();
     let area = target.area;
     let len = u64::from(area.bytes);
-    offsets(
-        ops.idx,
-        lm,
-        exec,
-        target.addressing,
-        4,
+    let span = Area {
+        addressing: target.addressing,
+        size: 4,
         len,
-        area.offset,
-        &mut s.offs,
-    )
-    .map_err(|bad| {
+        origin: area.offset,
+    };
+    offsets(ops.lanes.idx, lm, exec, span, &mut s.offs, false).map_err(|bad| {
         bad.trap(
             Space::Lds,
             "atomic",
@@ -181,10 +186,24 @@ pub(crate) fn lds<const W: usize>(
             u64::from(area.offset),
         )
     })?;
-    count_lds(exec, false, &s.offs, 4, geo, table, c, worst, &mut s.banks);
+    let counted = Count {
+        geo,
+        c: &mut *c,
+        worst,
+    };
+    count_lds(
+        exec,
+        Shape::Scattered,
+        &s.offs,
+        4,
+        counted,
+        table,
+        &mut s.banks,
+    );
     count_atomic(exec, &s.offs, geo, c);
+    mem.written(exec, &s.offs, Shape::Scattered);
     each_lane(exec, |l| {
-        let w = &mut mem[word_index(s.offs[l])];
+        let w = &mut mem.words[word_index(s.offs[l])];
         old[l] = *w;
         *w = apply(update, *w, ops.src[l], ops.cmp[l]);
     });

@@ -217,21 +217,27 @@ impl CuCaches<'_> {
     }
 }
 
-/// Counts each phase of an access of `words` 4-byte words per lane at byte
-/// offsets `offs` from `base` through the caches, if the model has them.
-#[allow(clippy::too_many_arguments)]
+/// The bytes an access touches: `words` 4-byte words per lane from byte
+/// offset `offs[l]` of a buffer at `base`.
+pub(crate) struct Addresses<'a, const W: usize> {
+    pub(crate) offs: &'a [u32; W],
+    pub(crate) base: u32,
+    pub(crate) words: u32,
+}
+
+/// Counts each phase of an access of the lanes of `exec` through the caches,
+/// if the model has them.
 #[inline(always)]
 pub(crate) fn phases<const W: usize>(
     caches: Option<&mut CuCaches<'_>>,
     through: Through,
     exec: u64,
-    offs: &[u32; W],
-    base: u32,
-    words: u32,
+    at: Addresses<'_, W>,
     phase_lanes: u32,
     c: &mut Counters,
 ) {
     let Some(caches) = caches else { return };
+    let Addresses { offs, base, words } = at;
     for (_, _, bits) in super::phases::<W>(exec, phase_lanes) {
         if bits == 0 {
             continue;

@@ -12,9 +12,15 @@
 
 pub(super) mod atomic;
 mod caches;
+mod lds;
+#[cfg(target_arch = "x86_64")]
+mod simd;
+#[cfg(test)]
+mod tests;
 pub(super) mod wide;
 
 pub(super) use caches::{Caches, CuCaches, DramEvent, Through};
+pub(super) use lds::Lds;
 
 use super::bind::{Geometry, LdsArea, Slot};
 use crate::error::FaultKind;
@@ -62,43 +68,68 @@ pub(super) struct BadLane {
 /// offsets fit in 32 bits; the check is made on the index (before scaling, so it
 /// cannot wrap): an index is valid below `limit` and when aligned.
 ///
-/// Returns whether lane `l` accesses `offs[0] + l * size` in every lane (one
-/// contiguous block), computed in the same pass: reading the offsets back in a
-/// second loop, at lane positions shifted from the vector stores that wrote them,
-/// stalls on store forwarding.
-#[allow(clippy::too_many_arguments)]
+/// Returns the offsets' [`Shape`] over every lane, computed in the same pass:
+/// reading the offsets back in a second loop, at lane positions shifted from
+/// the vector stores that wrote them, stalls on store forwarding.
 #[inline(always)]
 pub(super) fn offsets<const W: usize>(
     idx: &[u32; W],
     lm: &[u32; W],
     exec: u64,
-    addressing: Addressing,
-    size: u32,
-    len: u64,
-    origin: u32,
+    area: Area,
     offs: &mut [u32; W],
-) -> Result<bool, BadLane> {
+    stepped: bool,
+) -> Result<Shape, BadLane> {
+    let Area {
+        addressing,
+        size,
+        len,
+        origin,
+    } = area;
     let len = len.min(u32::MAX as u64) as u32;
     let (shift, limit, align) = match addressing {
         Addressing::Element => (size.trailing_zeros(), len >> size.trailing_zeros(), 0),
         Addressing::Byte => (0, len.saturating_sub(size - 1), size - 1),
     };
+    // An index known to step by one from lane to lane, every lane active and
+    // elements addressed: the first and last lanes' indices bound the others
+    // and the offsets form one block. Anything else (a faulting lane
+    // included) takes the general pass.
+    if stepped && exec == full::<W>() && align == 0 {
+        let last = idx[0].wrapping_add(W as u32 - 1);
+        if last >= idx[0] && last < limit {
+            debug_assert!((0..W).all(|l| idx[l] == idx[0] + l as u32));
+            let first = idx[0].wrapping_shl(shift).wrapping_add(origin);
+            for l in 0..W {
+                offs[l] = first.wrapping_add((l as u32) << shift);
+            }
+            return Ok(Shape::Contiguous);
+        }
+    }
     let wrong = |i: u32| (i >= limit) | (i & align != 0);
     let first = idx[0].wrapping_shl(shift).wrapping_add(origin);
     let step = size.trailing_zeros();
     let mut any = 0u32;
     let mut diff = 0u32;
+    let mut same = 0u32;
     for l in 0..W {
         let o = idx[l].wrapping_shl(shift).wrapping_add(origin);
         offs[l] = o;
         any |= wrong(idx[l]) as u32 & lm[l];
         diff |= o.wrapping_sub(first) ^ ((l as u32) << step);
+        same |= o ^ first;
     }
-    // The opaque read keeps the optimizer from turning `diff == 0` back into a
+    // The opaque reads keep the optimizer from turning `diff == 0` back into a
     // chain of per-lane comparisons, which it lowers poorly.
-    let contiguous = std::hint::black_box(diff) == 0;
+    let shape = if std::hint::black_box(diff) == 0 {
+        Shape::Contiguous
+    } else if std::hint::black_box(same) == 0 {
+        Shape::Uniform
+    } else {
+        Shape::Scattered
+    };
     if any == 0 {
-        return Ok(contiguous);
+        return Ok(shape);
     }
     match lanes(exec).find(|&l| wrong(idx[l])) {
         Some(l) => {
@@ -114,7 +145,42 @@ pub(super) fn offsets<const W: usize>(
                 misaligned: idx[l] & align != 0,
             })
         }
-        None => Ok(contiguous),
+        None => Ok(shape),
+    }
+}
+
+/// What an access addresses: a buffer or LDS array of `len` bytes whose
+/// element 0 is at byte `origin`, indexed by elements or bytes, with `size`
+/// bytes per element.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Area {
+    pub(super) addressing: Addressing,
+    pub(super) size: u32,
+    pub(super) len: u64,
+    pub(super) origin: u32,
+}
+
+/// How a memory instruction's lane offsets lie, over every lane of the wave.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Shape {
+    /// Lane `l` at `offs[0] + l * size`: one block. The access paths take it
+    /// only when every lane is active (see [`Shape::of`]).
+    Contiguous,
+    /// Every lane at one offset: a broadcast, counted and moved once.
+    Uniform,
+    /// Anything else.
+    Scattered,
+}
+
+impl Shape {
+    /// The shape an access of the lanes of `exec` takes: a block only when
+    /// every lane of the wave reads its part of it.
+    #[inline(always)]
+    pub(super) fn of<const W: usize>(self, exec: u64) -> Shape {
+        match self {
+            Shape::Contiguous if exec != full::<W>() => Shape::Scattered,
+            shape => shape,
+        }
     }
 }
 
@@ -192,7 +258,7 @@ pub(super) fn phases<const W: usize>(
 #[inline(always)]
 fn distinct<const W: usize>(
     phase: (usize, usize, u64),
-    contiguous: bool,
+    shape: Shape,
     offs: &[u32; W],
     base: u32,
     shift: u32,
@@ -201,8 +267,10 @@ fn distinct<const W: usize>(
     let (start, n, bits) = phase;
     // Addresses fit in 32 bits: the launch lays buffers out below 4 GiB.
     let key = |l: usize| base.wrapping_add(offs[l]) >> shift;
-    if contiguous {
-        return (key((start + n - 1) % W) - key(start % W)) as u64 + 1;
+    match shape {
+        Shape::Contiguous => return (key((start + n - 1) % W) - key(start % W)) as u64 + 1,
+        Shape::Uniform => return (bits != 0) as u64,
+        Shape::Scattered => {}
     }
     let one = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
     if n <= W && bits == one << start {
@@ -246,29 +314,31 @@ fn distinct<const W: usize>(
 }
 
 /// Counts a global access: per phase, distinct lines and sectors.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(super) fn count_global<const W: usize>(
     exec: u64,
-    contiguous: bool,
+    shape: Shape,
     offs: &[u32; W],
     base: u32,
     size: u32,
-    geo: &Geometry,
-    c: &mut Counters,
-    mut worst: Option<&mut WorstPhase>,
+    count: Count<'_>,
     buf: &mut [u32; W],
 ) {
+    let Count { geo, c, mut worst } = count;
+    if shape != Shape::Scattered && worst.is_none() {
+        count_global_regular::<W>(exec, shape, offs, base, size, geo, c);
+        return;
+    }
     for phase in phases::<W>(exec, geo.phase_lanes) {
         let bits = phase.2;
         if bits == 0 {
             continue;
         }
-        let lines = distinct(phase, contiguous, offs, base, geo.line_shift, buf);
+        let lines = distinct(phase, shape, offs, base, geo.line_shift, buf);
         let sectors = if geo.sector_shift == geo.line_shift {
             lines
         } else {
-            distinct(phase, contiguous, offs, base, geo.sector_shift, buf)
+            distinct(phase, shape, offs, base, geo.sector_shift, buf)
         };
         c.global_accesses += 1;
         c.global_transactions += lines;
@@ -282,6 +352,49 @@ pub(super) fn count_global<const W: usize>(
     }
 }
 
+/// [`count_global`] for a block or a broadcast, by formula: per phase, a
+/// block's lines are the range from its first lane's to its last lane's (as
+/// [`distinct`] counts them), and a broadcast's phases with an active lane
+/// touch one line and one sector each.
+#[inline(always)]
+fn count_global_regular<const W: usize>(
+    exec: u64,
+    shape: Shape,
+    offs: &[u32; W],
+    base: u32,
+    size: u32,
+    geo: &Geometry,
+    c: &mut Counters,
+) {
+    let p = (geo.phase_lanes as usize).min(W);
+    let (mut accesses, mut lines, mut sectors) = (0u64, 0u64, 0u64);
+    if shape == Shape::Contiguous {
+        // A block is taken only when every lane is active (`Shape::of`).
+        let key = |l: usize, shift: u32| base.wrapping_add(offs[l]) >> shift;
+        let mut start = 0;
+        while start < W {
+            let last = start + p - 1;
+            lines += (key(last, geo.line_shift) - key(start, geo.line_shift)) as u64 + 1;
+            sectors += (key(last, geo.sector_shift) - key(start, geo.sector_shift)) as u64 + 1;
+            accesses += 1;
+            start += p;
+        }
+    } else {
+        let one = if p >= 64 { u64::MAX } else { (1u64 << p) - 1 };
+        let mut start = 0;
+        while start < W {
+            accesses += (exec & (one << start) != 0) as u64;
+            start += p;
+        }
+        (lines, sectors) = (accesses, accesses);
+    }
+    c.global_accesses += accesses;
+    c.global_transactions += lines;
+    c.global_sectors += sectors;
+    c.global_bytes_requested += exec.count_ones() as u64 * size as u64;
+    c.global_bytes_moved += lines * geo.line_bytes;
+}
+
 /// The LDS word-deduplication table and its generation.
 pub(super) struct BankTable<'a> {
     /// Per LDS word, the generation that last saw it.
@@ -291,26 +404,24 @@ pub(super) struct BankTable<'a> {
 }
 
 /// Counts an LDS access: per phase, the worst bank's distinct words minus one.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(super) fn count_lds<const W: usize>(
     exec: u64,
-    contiguous: bool,
+    shape: Shape,
     addrs: &[u32; W],
     size: u32,
-    geo: &Geometry,
+    count: Count<'_>,
     table: &mut BankTable<'_>,
-    c: &mut Counters,
-    mut worst: Option<&mut WorstPhase>,
     banks: &mut [u32; 64],
 ) {
+    let Count { geo, c, mut worst } = count;
     for (start, n, bits) in phases::<W>(exec, geo.phase_lanes) {
         if bits == 0 {
             continue;
         }
         c.lds_accesses += 1;
         c.lds_bytes_requested += bits.count_ones() as u64 * size as u64;
-        let cycles = lds_phase_cycles::<W>((start, n, bits), contiguous, addrs, geo, table, banks);
+        let cycles = lds_phase_cycles::<W>((start, n, bits), shape, addrs, geo, table, banks);
         c.lds_conflict_cycles += cycles;
         if let Some(w) = worst.as_deref_mut() {
             w.offer(cycles, 0, start, n, bits >> start, addrs, size);
@@ -322,14 +433,18 @@ pub(super) fn count_lds<const W: usize>(
 #[inline(always)]
 fn lds_phase_cycles<const W: usize>(
     (start, n, bits): (usize, usize, u64),
-    contiguous: bool,
+    shape: Shape,
     addrs: &[u32; W],
     geo: &Geometry,
     table: &mut BankTable<'_>,
     banks: &mut [u32; 64],
 ) -> u64 {
     {
-        if contiguous {
+        if shape == Shape::Uniform {
+            // Every lane reads one word: a broadcast.
+            return 0;
+        }
+        if shape == Shape::Contiguous {
             // One block of bytes: `k` consecutive words, spread over the banks as
             // evenly as possible (an access never spans two words: it is aligned
             // and no wider than a bank word).
@@ -439,14 +554,32 @@ pub(super) fn gather<const W: usize>(
     offs: &[u32; W],
     ty: ElemType,
     out: &mut [u32; W],
-    contiguous: bool,
+    shape: Shape,
+    avx2: bool,
 ) {
-    let block = if contiguous {
+    let block = if shape == Shape::Contiguous {
         let start = offs[0] as usize;
         data.get(start..start + W * ty.size() as usize)
     } else {
         None
     };
+    if let (4, Some(block)) = (ty.size(), block) {
+        // Native-endian words, as `u32::from_ne_bytes` reads them: one copy.
+        bytemuck::cast_slice_mut::<u32, u8>(&mut out[..]).copy_from_slice(block);
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if avx2
+        && ty.size() == 4
+        && shape == Shape::Scattered
+        && (4..=i32::MAX as usize).contains(&data.len())
+    {
+        // SAFETY: `avx2` is set only when the CPU reported AVX2, and the
+        // length is in the range `gather_bytes` asks for.
+        unsafe { simd::gather_bytes(data, offs, out) };
+        return;
+    }
+    let _ = avx2;
     macro_rules! go {
         ($n:literal, $conv:expr) => {{
             if let Some(block) = block {
@@ -458,6 +591,14 @@ pub(super) fn gather<const W: usize>(
             let Some(top) = data.len().checked_sub($n) else {
                 return;
             };
+            if shape == Shape::Uniform {
+                let o = (offs[0] as usize).min(top);
+                let v = data
+                    .get(o..o + $n)
+                    .map_or(0, |b| <[u8; $n]>::try_from(b).map_or(0, $conv));
+                *out = [v; W];
+                return;
+            }
             for l in 0..W {
                 let o = (offs[l] as usize).min(top);
                 out[l] = data
@@ -483,9 +624,24 @@ pub(super) fn scatter<const W: usize>(
     offs: &[u32; W],
     ty: ElemType,
     val: &[u32; W],
-    contiguous: bool,
+    shape: Shape,
 ) {
     let start = offs[0] as usize;
+    let contiguous = shape == Shape::Contiguous;
+    // Every lane at one offset: lanes store in order, so the last one's value
+    // stays.
+    let exec = match (shape, exec) {
+        (_, 0) => return,
+        (Shape::Uniform, e) => 1u64 << (63 - e.leading_zeros()),
+        (_, e) => e,
+    };
+    if let (4, true) = (ty.size(), contiguous) {
+        if let Some(block) = data.get_mut(start..start + W * 4) {
+            // Native-endian words, as `u32::to_ne_bytes` writes them: one copy.
+            block.copy_from_slice(bytemuck::cast_slice::<u32, u8>(&val[..]));
+            return;
+        }
+    }
     macro_rules! go {
         ($n:literal, $conv:expr) => {{
             if contiguous {
@@ -518,9 +674,6 @@ pub(super) fn scatter<const W: usize>(
 /// checks. Byte `b` is bits `8 * (b % 4)..` of word `b / 4`.
 pub(super) const LDS_WORDS: usize = MAX_LDS_BYTES as usize / 4;
 
-/// The workgroup's LDS.
-pub(super) type LdsWords = [u32; LDS_WORDS];
-
 /// The word index of LDS byte offset `o`.
 #[inline(always)]
 pub(super) fn word_index(o: u32) -> usize {
@@ -532,14 +685,27 @@ pub(super) fn word_index(o: u32) -> usize {
 /// A fully active wave reading one contiguous block of words copies it.
 #[inline(always)]
 pub(super) fn lds_gather<const W: usize>(
-    mem: &LdsWords,
+    lds: &Lds,
     offs: &[u32; W],
     ty: ElemType,
     out: &mut [u32; W],
-    contiguous: bool,
+    shape: Shape,
 ) {
+    let mem = &lds.words;
+    let contiguous = shape == Shape::Contiguous;
     // Accesses are aligned (checked with the bounds), so a value never spans words.
     let part = |l: usize| mem[word_index(offs[l])] >> ((offs[l] & 3) * 8);
+    if shape == Shape::Uniform {
+        let v = part(0);
+        *out = [match ty {
+            ElemType::U32 | ElemType::I32 | ElemType::F32 => v,
+            ElemType::U16 => v & 0xffff,
+            ElemType::I16 => v as u16 as i16 as i32 as u32,
+            ElemType::U8 => v & 0xff,
+            ElemType::I8 => v as u8 as i8 as i32 as u32,
+        }; W];
+        return;
+    }
     match ty {
         ElemType::U32 | ElemType::I32 | ElemType::F32 => {
             let first = word_index(offs[0]);
@@ -547,9 +713,7 @@ pub(super) fn lds_gather<const W: usize>(
                 out.copy_from_slice(block);
                 return;
             }
-            for l in 0..W {
-                out[l] = mem[word_index(offs[l])];
-            }
+            lds.gather_words(offs, out);
         }
         ElemType::U16 => (0..W).for_each(|l| out[l] = part(l) & 0xffff),
         ElemType::I16 => (0..W).for_each(|l| out[l] = part(l) as u16 as i16 as i32 as u32),
@@ -562,13 +726,22 @@ pub(super) fn lds_gather<const W: usize>(
 /// `offs[l]`, in lane order.
 #[inline(always)]
 pub(super) fn lds_scatter<const W: usize>(
-    mem: &mut LdsWords,
+    lds: &mut Lds,
     exec: u64,
     offs: &[u32; W],
     ty: ElemType,
     val: &[u32; W],
-    contiguous: bool,
+    shape: Shape,
 ) {
+    lds.written(exec, offs, shape);
+    let mem = &mut lds.words;
+    let contiguous = shape == Shape::Contiguous;
+    // As in `scatter`: one offset keeps the last lane's value.
+    let exec = match (shape, exec) {
+        (_, 0) => return,
+        (Shape::Uniform, e) => 1u64 << (63 - e.leading_zeros()),
+        (_, e) => e,
+    };
     match ty.size() {
         4 => {
             if contiguous {
@@ -659,6 +832,9 @@ pub(super) struct MemScratch<const W: usize> {
     pub(super) keys: [u32; W],
     /// The word each LDS bank was last asked for, in the conflict test.
     pub(super) banks: [u32; 64],
+    /// Whether scattered loads may use AVX2 gathers: set only in the AVX2
+    /// build, which runs only on a CPU that has them.
+    pub(super) avx2: bool,
 }
 
 impl<const W: usize> MemScratch<W> {
@@ -667,6 +843,7 @@ impl<const W: usize> MemScratch<W> {
             offs: [0; W],
             keys: [0; W],
             banks: [0; 64],
+            avx2: false,
         }
     }
 }
@@ -681,29 +858,58 @@ pub(super) struct GlobalTarget<'s, 'b> {
     pub(super) addressing: Addressing,
 }
 
+/// The lanes of a memory instruction: whether it stores, its exec mask (as a
+/// mask and as per-lane words) and its indices.
+pub(super) struct Request<'a, const W: usize> {
+    pub(super) store: bool,
+    pub(super) exec: u64,
+    pub(super) lm: &'a [u32; W],
+    pub(super) idx: &'a [u32; W],
+    /// Whether lane `l`'s index is known to be lane 0's plus `l` (modulo
+    /// 2^32), a fact of the index operand and the launch (see
+    /// `Exec::stepped`).
+    pub(super) stepped: bool,
+}
+
+/// Where an access is counted: the model's geometry, the instruction's
+/// counters and, when recorded, its costliest phase.
+pub(super) struct Count<'a> {
+    pub(super) geo: &'a Geometry,
+    pub(super) c: &'a mut Counters,
+    pub(super) worst: Option<&'a mut WorstPhase>,
+}
+
 /// A global load (`out` gets the active lanes' values) or store (from `val`).
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(super) fn global<const W: usize>(
-    store: bool,
+    req: Request<'_, W>,
     ty: ElemType,
     target: GlobalTarget<'_, '_>,
-    idx: &[u32; W],
-    lm: &[u32; W],
-    exec: u64,
     val_out: &mut [u32; W],
-    geo: &Geometry,
-    c: &mut Counters,
-    worst: Option<&mut WorstPhase>,
+    count: Count<'_>,
     caches: Option<&mut CuCaches<'_>>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
+    let Request {
+        store,
+        exec,
+        lm,
+        idx,
+        stepped,
+    } = req;
+    let Count { geo, c, worst } = count;
     let exec = exec & full::<W>();
     let size = ty.size();
     let base = target.slot.base() as u32;
     let len = target.slot.bytes().len() as u64;
-    let all = match offsets(idx, lm, exec, target.addressing, size, len, 0, &mut s.offs) {
-        Ok(all) => all,
+    let area = Area {
+        addressing: target.addressing,
+        size,
+        len,
+        origin: 0,
+    };
+    let shape = match offsets(idx, lm, exec, area, &mut s.offs, stepped) {
+        Ok(shape) => shape.of::<W>(exec),
         Err(bad) => {
             return Err(bad.trap(
                 Space::Global,
@@ -715,25 +921,26 @@ pub(super) fn global<const W: usize>(
             ))
         }
     };
-    let contiguous = exec == full::<W>() && all;
+    let phase_lanes = geo.phase_lanes;
     count_global(
         exec,
-        contiguous,
+        shape,
         &s.offs,
         base,
         size,
-        geo,
-        c,
-        worst,
+        Count { geo, c, worst },
         &mut s.keys,
     );
     let through = if store { Through::Store } else { Through::Load };
-    caches::phases(caches, through, exec, &s.offs, base, 1, geo.phase_lanes, c);
+    let at = caches::Addresses {
+        offs: &s.offs,
+        base,
+        words: 1,
+    };
+    caches::phases(caches, through, exec, at, phase_lanes, c);
     match (store, target.slot) {
-        (false, slot) => gather(slot.bytes(), &s.offs, ty, val_out, contiguous),
-        (true, Slot::BufferMut { data, .. }) => {
-            scatter(data, exec, &s.offs, ty, val_out, contiguous)
-        }
+        (false, slot) => gather(slot.bytes(), &s.offs, ty, val_out, shape, s.avx2),
+        (true, Slot::BufferMut { data, .. }) => scatter(data, exec, &s.offs, ty, val_out, shape),
         // A store to a read-only buffer is rejected before the launch starts.
         (true, _) => {}
     }
@@ -750,38 +957,43 @@ pub(super) struct LdsTarget<'s> {
     pub(super) addressing: Addressing,
 }
 
+/// The workgroup's LDS words and the conflict counter's word table.
+pub(super) struct LdsMemory<'a, 't> {
+    pub(super) words: &'a mut Lds,
+    pub(super) table: &'a mut BankTable<'t>,
+}
+
 /// An LDS load (`out` gets the active lanes' values) or store (from `val`).
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(super) fn lds<const W: usize>(
-    store: bool,
+    req: Request<'_, W>,
     ty: ElemType,
     target: LdsTarget<'_>,
-    idx: &[u32; W],
-    lm: &[u32; W],
-    exec: u64,
     val_out: &mut [u32; W],
-    mem: &mut LdsWords,
-    table: &mut BankTable<'_>,
-    geo: &Geometry,
-    c: &mut Counters,
-    worst: Option<&mut WorstPhase>,
+    lds: LdsMemory<'_, '_>,
+    count: Count<'_>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
+    let LdsMemory { words: mem, table } = lds;
+    let Request {
+        store,
+        exec,
+        lm,
+        idx,
+        stepped,
+    } = req;
+    let Count { geo, c, worst } = count;
     let exec = exec & full::<W>();
     let size = ty.size();
     let area = target.area;
-    let all = match offsets(
-        idx,
-        lm,
-        exec,
-        target.addressing,
+    let span = Area {
+        addressing: target.addressing,
         size,
-        area.bytes as u64,
-        area.offset,
-        &mut s.offs,
-    ) {
-        Ok(all) => all,
+        len: area.bytes as u64,
+        origin: area.offset,
+    };
+    let shape = match offsets(idx, lm, exec, span, &mut s.offs, stepped) {
+        Ok(shape) => shape.of::<W>(exec),
         Err(bad) => {
             return Err(bad.trap(
                 Space::Lds,
@@ -793,22 +1005,19 @@ pub(super) fn lds<const W: usize>(
             ))
         }
     };
-    let contiguous = exec == full::<W>() && all;
     count_lds(
         exec,
-        contiguous,
+        shape,
         &s.offs,
         size,
-        geo,
+        Count { geo, c, worst },
         table,
-        c,
-        worst,
         &mut s.banks,
     );
     if store {
-        lds_scatter(mem, exec, &s.offs, ty, val_out, contiguous);
+        lds_scatter(mem, exec, &s.offs, ty, val_out, shape);
     } else {
-        lds_gather(mem, &s.offs, ty, val_out, contiguous);
+        lds_gather(mem, &s.offs, ty, val_out, shape);
     }
     Ok(())
 }

@@ -8,14 +8,12 @@
 //! NVIDIA serves 64- and 128-bit shared accesses by half- and quarter-warps;
 //! each sub-phase's conflict cycles are its worst bank's distinct words minus one.
 
-use super::super::bind::Geometry;
 use super::super::bind::Slot;
 use super::{
-    each_lane, full, gather, lds_gather, lds_scatter, offsets, phases, scatter, CuCaches,
-    GlobalTarget, LdsTarget, LdsWords, MemScratch, Space, Through, Trap,
+    each_lane, full, gather, lds_gather, lds_scatter, offsets, phases, scatter, Area, Count,
+    CuCaches, GlobalTarget, Lds, LdsTarget, MemScratch, Request, Shape, Space, Through, Trap,
 };
 use crate::ir::ElemType;
-use crate::stats::Counters;
 
 /// The most lanes of a phase times the most elements per lane.
 const KEYS: usize = 64 * 4;
@@ -28,58 +26,59 @@ fn distinct(keys: &mut [u32]) -> u64 {
 
 /// Checks every active lane's span of `n` 4-byte elements; the byte offsets of
 /// the first elements go to `s.offs`.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn spans<const W: usize>(
     idx: &[u32; W],
     lm: &[u32; W],
     exec: u64,
-    addressing: crate::ir::Addressing,
+    area: Area,
     n: usize,
-    len: u64,
-    origin: u32,
     s: &mut MemScratch<W>,
 ) -> Result<(), super::BadLane> {
     // The span fits when its first element does in the buffer shortened by the
     // elements after it.
     let tail = 4 * (n as u64 - 1);
-    offsets(
-        idx,
-        lm,
-        exec,
-        addressing,
-        4,
-        len.saturating_sub(tail),
-        origin,
-        &mut s.offs,
-    )?;
+    let first = Area {
+        len: area.len.saturating_sub(tail),
+        ..area
+    };
+    offsets(idx, lm, exec, first, &mut s.offs, false)?;
     Ok(())
 }
 
 /// A wide global load (`vals[k]` gets element `k` of each active lane) or store
 /// (from `vals`).
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn global<const W: usize>(
-    store: bool,
+    req: Request<'_, W>,
     n: usize,
     target: GlobalTarget<'_, '_>,
-    idx: &[u32; W],
-    lm: &[u32; W],
-    exec: u64,
     vals: &mut [[u32; W]; 4],
-    geo: &Geometry,
-    c: &mut Counters,
+    count: Count<'_>,
     caches: Option<&mut CuCaches<'_>>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
+    let Request {
+        store,
+        exec,
+        lm,
+        idx,
+        ..
+    } = req;
+    let Count { geo, c, .. } = count;
     let exec = exec & full::<W>();
     let n = n.clamp(1, 4);
     let base = target.slot.base() as u32;
     let len = target.slot.bytes().len() as u64;
     let size = 4 * n as u32;
     let access = if store { "store" } else { "load" };
-    spans(idx, lm, exec, target.addressing, n, len, 0, s)
+    let area = Area {
+        addressing: target.addressing,
+        size: 4,
+        len,
+        origin: 0,
+    };
+    spans(idx, lm, exec, area, n, s)
         .map_err(|bad| bad.trap(Space::Global, access, target.name, size, len, base as u64))?;
     let mut keys = [0u32; KEYS];
     for (_, _, bits) in phases::<W>(exec, geo.phase_lanes) {
@@ -112,16 +111,12 @@ pub(crate) fn global<const W: usize>(
         c.global_bytes_moved += lines * geo.line_bytes;
     }
     let through = if store { Through::Store } else { Through::Load };
-    super::caches::phases(
-        caches,
-        through,
-        exec,
-        &s.offs,
+    let at = super::caches::Addresses {
+        offs: &s.offs,
         base,
-        n as u32,
-        geo.phase_lanes,
-        c,
-    );
+        words: n as u32,
+    };
+    super::caches::phases(caches, through, exec, at, geo.phase_lanes, c);
     let mut offs = s.offs;
     for (k, v) in vals.iter_mut().enumerate().take(n) {
         for (o, &first) in offs.iter_mut().zip(s.offs.iter()) {
@@ -129,9 +124,16 @@ pub(crate) fn global<const W: usize>(
         }
         match &mut *target.slot {
             Slot::BufferMut { data, .. } if store => {
-                scatter(data, exec, &offs, ElemType::U32, v, false)
+                scatter(data, exec, &offs, ElemType::U32, v, Shape::Scattered)
             }
-            slot if !store => gather(slot.bytes(), &offs, ElemType::U32, v, false),
+            slot if !store => gather(
+                slot.bytes(),
+                &offs,
+                ElemType::U32,
+                v,
+                Shape::Scattered,
+                s.avx2,
+            ),
             // A store to a read-only buffer is rejected by validation.
             _ => {}
         }
@@ -140,28 +142,37 @@ pub(crate) fn global<const W: usize>(
 }
 
 /// A wide LDS load or store, as [`global`].
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn lds<const W: usize>(
-    store: bool,
+    req: Request<'_, W>,
     n: usize,
     target: LdsTarget<'_>,
-    idx: &[u32; W],
-    lm: &[u32; W],
-    exec: u64,
     vals: &mut [[u32; W]; 4],
-    mem: &mut LdsWords,
-    geo: &Geometry,
-    c: &mut Counters,
+    mem: &mut Lds,
+    count: Count<'_>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
+    let Request {
+        store,
+        exec,
+        lm,
+        idx,
+        ..
+    } = req;
+    let Count { geo, c, .. } = count;
     let exec = exec & full::<W>();
     let n = n.clamp(1, 4);
     let area = target.area;
     let size = 4 * n as u32;
     let access = if store { "store" } else { "load" };
     let len = u64::from(area.bytes);
-    spans(idx, lm, exec, target.addressing, n, len, area.offset, s).map_err(|bad| {
+    let span = Area {
+        addressing: target.addressing,
+        size: 4,
+        len,
+        origin: area.offset,
+    };
+    spans(idx, lm, exec, span, n, s).map_err(|bad| {
         bad.trap(
             Space::Lds,
             access,
@@ -213,9 +224,9 @@ pub(crate) fn lds<const W: usize>(
             *o = first.wrapping_add(4 * k as u32);
         }
         if store {
-            lds_scatter(mem, exec, &offs, ElemType::U32, v, false);
+            lds_scatter(mem, exec, &offs, ElemType::U32, v, Shape::Scattered);
         } else {
-            lds_gather(mem, &offs, ElemType::U32, v, false);
+            lds_gather(mem, &offs, ElemType::U32, v, Shape::Scattered);
         }
     }
     Ok(())

@@ -1,0 +1,143 @@
+//! The access counters' formulas for blocks and broadcasts against the
+//! lane-by-lane count of the same offsets.
+
+use super::super::bind::Geometry;
+use super::{count_global, Count, Shape};
+use crate::stats::Counters;
+use proptest::prelude::*;
+
+/// A model's geometry: `phase_lanes` lanes per phase, `2^line_shift`-byte
+/// lines of `2^sector_shift`-byte sectors.
+fn geometry(phase_lanes: u32, line_shift: u32, sector_shift: u32) -> Geometry {
+    Geometry {
+        phase_lanes,
+        line_shift,
+        sector_shift,
+        line_bytes: 1 << line_shift,
+        bank_shift: 2,
+        bank_mask: 31,
+    }
+}
+
+/// The counters of one access of `shape`, and of the same offsets walked lane
+/// by lane (the scattered path, which assumes nothing about them).
+fn both<const W: usize>(
+    exec: u64,
+    shape: Shape,
+    offs: &[u32; W],
+    base: u32,
+    size: u32,
+    geo: &Geometry,
+) -> (Counters, Counters) {
+    let mut buf = [0u32; W];
+    let (mut formula, mut walked) = (Counters::default(), Counters::default());
+    for (c, shape) in [(&mut formula, shape), (&mut walked, Shape::Scattered)] {
+        let count = Count {
+            geo,
+            c,
+            worst: None,
+        };
+        count_global::<W>(exec, shape, offs, base, size, count, &mut buf);
+    }
+    (formula, walked)
+}
+
+fn check<const W: usize>(
+    phase: u32,
+    line: u32,
+    sector: u32,
+    size: u32,
+    base: u32,
+    start: u32,
+    exec: u64,
+) -> Result<(), TestCaseError> {
+    let geo = geometry(1 << phase, line, sector.min(line));
+    let full = if W >= 64 { u64::MAX } else { (1 << W) - 1 };
+    let start = start * size;
+    let block: [u32; W] = std::array::from_fn(|l| start + l as u32 * size);
+    let (formula, walked) = both::<W>(full, Shape::Contiguous, &block, base, size, &geo);
+    prop_assert_eq!(formula, walked, "block");
+    let exec = exec & full;
+    prop_assume!(exec != 0);
+    let broadcast = [start; W];
+    let (formula, walked) = both::<W>(exec, Shape::Uniform, &broadcast, base, size, &geo);
+    prop_assert_eq!(formula, walked, "broadcast");
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn block_and_broadcast_formulas_match_the_lane_walk(
+        phase in 0u32..7,
+        line in 4u32..9,
+        sector in 4u32..9,
+        size in prop::sample::select(vec![1u32, 2, 4]),
+        base in (0u32..64).prop_map(|b| b * 256),
+        start in 0u32..5000,
+        exec in any::<u64>(),
+    ) {
+        check::<32>(phase, line, sector, size, base, start, exec)?;
+        check::<64>(phase, line, sector, size, base, start, exec)?;
+    }
+}
+
+proptest! {
+    /// The AVX2 gather of a scattered load reads what the plain loop reads,
+    /// offsets past the end included (both clamp them to the last word).
+    #[test]
+    fn scattered_gathers_read_the_same_with_and_without_avx2(
+        len in 0usize..600,
+        offs in prop::array::uniform32(any::<u32>()),
+        small in prop::array::uniform32(0u32..640),
+        pick in any::<u32>(),
+    ) {
+        let data: Vec<u8> = (0..len).map(|i| (i * 37 + 11) as u8).collect();
+        // Mostly offsets near the buffer, some anywhere in 32 bits.
+        let offs: [u32; 32] = std::array::from_fn(|l| if pick >> l & 1 == 0 { small[l] } else { offs[l] });
+        let (mut plain, mut fast) = ([7u32; 32], [7u32; 32]);
+        super::gather::<32>(&data, &offs, crate::ir::ElemType::U32, &mut plain, Shape::Scattered, false);
+        #[cfg(target_arch = "x86_64")]
+        let avx2 = std::is_x86_feature_detected!("avx2");
+        #[cfg(not(target_arch = "x86_64"))]
+        let avx2 = false;
+        super::gather::<32>(&data, &offs, crate::ir::ElemType::U32, &mut fast, Shape::Scattered, avx2);
+        prop_assert_eq!(plain, fast);
+    }
+}
+
+proptest! {
+    /// An index known to step by one takes the shortcut in `offsets`; it gives
+    /// the offsets, shape and faulting lane of the general pass, at the end
+    /// of the 32-bit range and past the buffer's end too.
+    #[test]
+    fn stepped_indices_take_the_general_pass_s_result(
+        first in prop_oneof![0u32..2000, (u32::MAX - 100)..=u32::MAX],
+        len in 0u64..5000,
+        size in prop::sample::select(vec![1u32, 2, 4]),
+        origin in 0u32..64,
+        byte in any::<bool>(),
+    ) {
+        let idx: [u32; 32] = std::array::from_fn(|l| first.wrapping_add(l as u32));
+        let area = super::Area {
+            addressing: if byte { crate::ir::Addressing::Byte } else { crate::ir::Addressing::Element },
+            size,
+            len,
+            origin,
+        };
+        let lm = [u32::MAX; 32];
+        let (mut general, mut stepped) = ([0u32; 32], [0u32; 32]);
+        let a = super::offsets::<32>(&idx, &lm, u32::MAX as u64, area, &mut general, false);
+        let b = super::offsets::<32>(&idx, &lm, u32::MAX as u64, area, &mut stepped, true);
+        match (a, b) {
+            (Ok(a), Ok(b)) => {
+                prop_assert_eq!(a, b);
+                prop_assert_eq!(general, stepped);
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(
+                (a.lane, a.index, a.offset, a.misaligned),
+                (b.lane, b.index, b.offset, b.misaligned)
+            ),
+            (a, b) => prop_assert!(false, "{:?} / {:?}", a.is_ok(), b.is_ok()),
+        }
+    }
+}
