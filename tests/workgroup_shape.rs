@@ -44,6 +44,55 @@ simt_kernel! {
 }
 
 simt_kernel! {
+    /// Proved race-free for one-dimensional grids: each work-item stores its
+    /// own element of a row of workgroups along x.
+    #[workgroup_size(64)]
+    #[race_free]
+    kernel row_free(out: &mut [u32]) {
+        global_store out[global_id.x], local_id.x
+    }
+}
+
+/// `#[race_free]` was proved for one-dimensional grids: a launch with
+/// workgroups along y would have two workgroups store every element
+/// (groups [0, 0, 0] and [0, 1, 0] both store `out[0..64]`), so it is
+/// refused before it runs, and a grid along x alone runs.
+#[test]
+fn a_race_free_kernel_refuses_a_grid_its_proof_does_not_cover() {
+    assert!(row_free::PROGRAM.race_free);
+    let mut out = vec![7u32; 256];
+    let two_d = LaunchConfig::new([2u32, 2, 1], 64);
+    match row_free::launch(&two_d, &mut out) {
+        Err(Error::Launch(e)) => {
+            assert!(
+                matches!(
+                    &e.kind,
+                    LaunchErrorKind::RaceFreeAssumption {
+                        grid: [2, 2, 1],
+                        shape: [64, 1, 1],
+                        ..
+                    }
+                ),
+                "{e:?}"
+            );
+            assert!(
+                e.to_string().contains("proved for one-dimensional grids"),
+                "{e}"
+            );
+        }
+        other => panic!("expected a refused launch, got {other:?}"),
+    }
+    assert!(out.iter().all(|&v| v == 7), "nothing ran");
+    let stats = row_free::launch(&LaunchConfig::new(4u32, 64), &mut out).expect("runs");
+    assert_eq!(
+        stats.totals.instructions,
+        4 * 2 * 2,
+        "4 workgroups of 2 waves, a store and `end` each"
+    );
+    assert_eq!(out[0..64], (0..64).collect::<Vec<u32>>()[..]);
+}
+
+simt_kernel! {
     /// A workgroup stores `t[i]` or loads `t[63 - i]`, as `store` says, never
     /// both: the two arms of one workgroup-uniform `if` do not race.
     kernel either(store: u32, out: &mut [u32]) {

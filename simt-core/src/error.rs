@@ -102,6 +102,20 @@ pub enum LaunchErrorKind {
         /// The launch's workgroup shape.
         launched: [u32; 3],
     },
+    /// The kernel states `#[race_free]`, which the build proved under an
+    /// assumption about the launch that this launch breaks.
+    #[error(
+        "the kernel states #[race_free], proved {assumption}; this launch has a grid of {}x{}x{} workgroups of {}x{}x{}",
+        grid[0], grid[1], grid[2], shape[0], shape[1], shape[2]
+    )]
+    RaceFreeAssumption {
+        /// What the proof assumed ("for one-dimensional grids").
+        assumption: String,
+        /// The launch's grid.
+        grid: [u32; 3],
+        /// The launch's workgroup shape.
+        shape: [u32; 3],
+    },
     /// The number of arguments differs from the number of parameters.
     #[error("expected {expected} arguments, got {got}")]
     ArgCount {

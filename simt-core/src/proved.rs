@@ -6,17 +6,37 @@ use crate::error::LaunchErrorKind;
 use crate::findings::{BufferByte, Finding, FindingKind, Site, Space};
 use crate::launch::LaunchConfig;
 use crate::Kernel;
-use simt_lang::facts::{Space as FactSpace, WorkItem};
+use simt_lang::facts::{Space as FactSpace, Verdict, WorkItem};
 
-/// Refuses a launch whose workgroup shape is not the one `kernel` declares.
+/// Refuses a launch whose workgroup shape is not the one `kernel` declares,
+/// or which breaks an assumption its `#[race_free]` was proved under.
 pub(crate) fn check_shape(kernel: &Kernel, config: &LaunchConfig) -> Result<(), LaunchErrorKind> {
     let launched = config.workgroup.to_array();
-    match kernel.program().workgroup_size {
-        Some(declared) if declared != launched => {
-            Err(LaunchErrorKind::WorkgroupShape { declared, launched })
+    let program = kernel.program();
+    if let Some(declared) = program.workgroup_size {
+        if declared != launched {
+            return Err(LaunchErrorKind::WorkgroupShape { declared, launched });
         }
-        _ => Ok(()),
     }
+    if program.race_free {
+        let grid = config.grid.to_array();
+        let broken = kernel
+            .facts()
+            .pairs
+            .iter()
+            .find_map(|pair| match &pair.verdict {
+                Verdict::Free(assumptions) => assumptions.iter().find(|a| !a.holds(grid, launched)),
+                _ => None,
+            });
+        if let Some(assumption) = broken {
+            return Err(LaunchErrorKind::RaceFreeAssumption {
+                assumption: assumption.to_string(),
+                grid,
+                shape: launched,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The races `kernel`'s facts prove for the launch `config` describes, as

@@ -240,6 +240,7 @@ prop_compose! {
             lds_bytes,
             reg_names: std::borrow::Cow::Borrowed(&[]),
             workgroup_size: None,
+            race_free: false,
         }
     }
 }
@@ -581,6 +582,7 @@ fn raw_program(insts: Vec<Inst>) -> Program {
         lds_bytes: 0,
         reg_names: std::borrow::Cow::Borrowed(&[]),
         workgroup_size: None,
+        race_free: false,
     }
 }
 

@@ -46,6 +46,9 @@ pub fn check(kernel: &Kernel) -> Result<ValidKernel, Vec<Diagnostic>> {
     if let Some((shape, _)) = kernel.workgroup_size {
         cx.builder.workgroup_size(shape);
     }
+    if kernel.race_free.is_some() {
+        cx.builder.race_free();
+    }
     cx.check_name();
     cx.declare_params();
     cx.declare_body();

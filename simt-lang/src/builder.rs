@@ -39,6 +39,7 @@ pub struct ProgramBuilder {
     locs: Vec<SourceLoc>,
     reg_names: Vec<RegName>,
     workgroup_size: Option<[u32; 3]>,
+    race_free: bool,
 }
 
 impl ProgramBuilder {
@@ -53,6 +54,7 @@ impl ProgramBuilder {
             locs: Vec::new(),
             reg_names: Vec::new(),
             workgroup_size: None,
+            race_free: false,
         }
     }
 
@@ -122,6 +124,12 @@ impl ProgramBuilder {
         self
     }
 
+    /// States that the kernel is race-free ([`Program::race_free`]).
+    pub fn race_free(&mut self) -> &mut Self {
+        self.race_free = true;
+        self
+    }
+
     /// Names a register, for messages and the disassembler.
     pub fn name_register(&mut self, reg: Reg, name: &str) -> &mut Self {
         self.reg_names.retain(|n| n.reg != reg);
@@ -177,6 +185,7 @@ impl ProgramBuilder {
             lds_bytes: self.lds_bytes,
             reg_names: Cow::Owned(self.reg_names.clone()),
             workgroup_size: self.workgroup_size,
+            race_free: self.race_free,
         }
     }
 

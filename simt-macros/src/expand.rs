@@ -107,6 +107,7 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
         Some([x, y, z]) => quote!(::core::option::Option::Some([#x, #y, #z])),
         None => quote!(::core::option::Option::None),
     };
+    let race_free = program.is_some_and(|p| p.race_free);
     let lds_bytes_doc = format!(" Bytes of LDS per workgroup: {lds_bytes}.");
     // A rejected kernel's parameter names may be what it was rejected for (an
     // uppercase name would be read as a pattern): its stub names them apart.
@@ -171,6 +172,7 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
                 lds_bytes: #lds_bytes,
                 reg_names: #rt::Cow::Borrowed(&[#(#reg_names),*]),
                 workgroup_size: #workgroup_size,
+                race_free: #race_free,
             };
             /// The kernel, ready to launch: the macro validated `PROGRAM`.
             #[allow(dead_code)]

@@ -257,4 +257,54 @@ mod tests {
         let split = contiguous(|_| Operand::Imm(0), Some([48, 2, 1]));
         assert_eq!(split.value, Degree::Unknown(Why::PhaseSpansRows));
     }
+
+    /// Forty nested loops: each walk of a loop walks the loops inside it
+    /// again, so without the walk's budget this would take 2^40 walks. Past
+    /// the budget a loop takes what its body writes as unknown, so what it
+    /// does not write stays known.
+    #[test]
+    fn deeply_nested_loops_are_walked_within_a_budget() {
+        const DEPTH: usize = 40;
+        let mut pb = ProgramBuilder::new("k");
+        let x = pb.buffer::<u32>("x");
+        let unlinked = crate::ir::InstIdx::UNLINKED;
+        for _ in 0..DEPTH {
+            pb.push(Inst::Loop { end: unlinked });
+            pb.push(Inst::VBinary {
+                op: BinOp::AddU32,
+                dst: VReg(1),
+                a: Operand::V(VReg(1)),
+                b: Operand::Imm(1),
+            });
+        }
+        let load = |index| Inst::GlobalLoad {
+            ty: ElemType::U32,
+            dst: VReg(0),
+            src: GlobalRef::element(x, index),
+        };
+        pb.push(load(GID));
+        pb.push(load(Operand::V(VReg(1))));
+        for _ in 0..DEPTH {
+            pb.push(Inst::EndLoop {
+                mask: crate::ir::MReg(0),
+                start: unlinked,
+            });
+        }
+        let kernel = pb.build().expect("valid");
+        let f = facts(kernel.program(), Some([64, 1, 1]));
+        let geo = Geometry::REFERENCE;
+        let at = 2 * DEPTH;
+        let by_id = f.global_sectors(at, &geo, 32).expect("a global access");
+        assert!(
+            !matches!(by_id.value, Degree::Unknown(_)),
+            "{:?}",
+            by_id.value
+        );
+        let by_counter = f.global_sectors(at + 1, &geo, 32).expect("a global access");
+        assert!(
+            matches!(by_counter.value, Degree::Unknown(_)),
+            "{:?}",
+            by_counter.value
+        );
+    }
 }

@@ -160,6 +160,19 @@ pub struct LaunchRace {
     pub witness: Witness,
 }
 
+impl std::fmt::Display for RaceAssumption {
+    /// The assumption as a proof is said to hold under it: "for
+    /// one-dimensional grids".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RaceAssumption::OneDimensionalGroups => f.write_str("for one-dimensional workgroups"),
+            RaceAssumption::OneDimensionalGrid => f.write_str("for one-dimensional grids"),
+            RaceAssumption::NoWrap => f.write_str("for addresses that do not wrap past 2^32"),
+            RaceAssumption::Shape([x, y, z]) => write!(f, "for workgroups of {x}x{y}x{z}"),
+        }
+    }
+}
+
 impl RaceAssumption {
     /// Whether the assumption holds for a launch of `grid` workgroups of `shape`
     /// (`NoWrap` is about the inputs, which a launch's shape does not decide:

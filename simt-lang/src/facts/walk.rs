@@ -82,11 +82,22 @@ pub(super) struct Walk<'a> {
     pub(super) written: Vec<Val>,
     /// The comparison each `if`'s mask came from, from the last walk over it.
     pub(super) conds: Vec<Option<Cond>>,
+    /// Instructions walked so far, against [`Walk::budget`].
+    steps: usize,
+    /// Instructions a walk may visit before loops stop iterating: nested
+    /// loops are walked again on every walk of the loop around them, which
+    /// deep nesting makes exponential.
+    budget: usize,
 }
 
 /// How many times a loop body is walked before the values still changing at
 /// its head are given up as unknown.
 const MAX_WALKS: usize = 6;
+
+/// Instructions walked per instruction of the program before loops are
+/// given up (past 6 nested loops of 2 walks each, as a rule), plus a floor.
+const WALKS_PER_INST: usize = 64;
+const MIN_BUDGET: usize = 1 << 16;
 
 impl<'a> Walk<'a> {
     pub(super) fn run(program: &'a Program, uniformity: &'a UniformityInfo) -> Self {
@@ -105,6 +116,8 @@ impl<'a> Walk<'a> {
             sites: vec![None; n],
             written: vec![Val::Unknown; n],
             conds: vec![None; n],
+            steps: 0,
+            budget: n.saturating_mul(WALKS_PER_INST).max(MIN_BUDGET),
         };
         // Registers start at zero.
         let state = State {
@@ -176,9 +189,10 @@ impl<'a> Walk<'a> {
 
     /// Walks `pc..end` from `st`, returning the state at `end`.
     fn block(&mut self, mut pc: usize, end: usize, mut st: State) -> State {
-        let insts = self.program.insts.clone();
+        let insts: &'a [Inst] = &self.program.insts;
         while pc < end {
             let Some(&inst) = insts.get(pc) else { break };
+            self.steps += 1;
             match inst {
                 Inst::If { mask, next } => {
                     let cond = self.mask(&st, mask);
@@ -247,6 +261,12 @@ impl<'a> Walk<'a> {
         self.open_loops.push(at as u32);
         let mut walks = 0;
         let (last, frame) = loop {
+            let settled = self.steps >= self.budget;
+            if settled {
+                // Out of budget: one last walk from a head where everything
+                // the body writes is unknown, which holds at every iteration.
+                self.forget_written(at + 1, endloop, &mut head);
+            }
             self.loops.push(LoopFrame {
                 cont: Vec::new(),
                 brk: Vec::new(),
@@ -259,6 +279,9 @@ impl<'a> Walk<'a> {
             let mut back = end.clone();
             for c in &frame.cont {
                 back = self.join(&back, c, at, false);
+            }
+            if settled {
+                break (end, frame);
             }
             let mut next = self.join(&entry, &back, at, false);
             walks += 1;
@@ -295,6 +318,28 @@ impl<'a> Walk<'a> {
             }
         }
         exit
+    }
+
+    /// Makes unknown, in `st`, every register and mask an instruction of
+    /// `from..to` writes.
+    fn forget_written(&self, from: usize, to: usize, st: &mut State) {
+        let insts: &[Inst] = &self.program.insts;
+        for inst in insts.get(from..to).unwrap_or_default() {
+            for r in inst.fields().written() {
+                match r {
+                    Reg::M(m) => {
+                        if let Some(slot) = st.masks.get_mut(usize::from(m.0)) {
+                            *slot = None;
+                        }
+                    }
+                    _ => {
+                        if let Some(slot) = self.slot(r).and_then(|s| st.regs.get_mut(s)) {
+                            *slot = Val::Unknown;
+                        }
+                    }
+                }
+            }
+        }
     }
 
     fn mask(&self, st: &State, m: MReg) -> Option<Cond> {

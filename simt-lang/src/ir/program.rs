@@ -114,6 +114,10 @@ pub struct Program {
     /// The workgroup shape the kernel declared (`#[workgroup_size(x, y, z)]`):
     /// its facts are decided under it and a launch of another shape is refused.
     pub workgroup_size: Option<[u32; 3]>,
+    /// Whether the kernel states `#[race_free]`: the build proved every pair
+    /// of its accesses free, some under assumptions about the launch (a
+    /// one-dimensional grid), and a launch that breaks them is refused.
+    pub race_free: bool,
 }
 
 impl Program {
