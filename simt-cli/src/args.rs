@@ -1,7 +1,7 @@
 //! The command line, with clap's derive API as in the report.
 
 use clap::{Parser, Subcommand, ValueEnum};
-use simt::core::{MemoryModel, Schedule};
+use simt::core::{Dim3, MemoryModel, Schedule};
 use simt_kernels::cli::{parse_model, parse_path, parse_schedule, DEFAULT_SEED};
 use std::num::NonZeroU32;
 use std::path::PathBuf;
@@ -75,12 +75,13 @@ pub struct Run {
     /// The kernel to run; needed when the file holds several.
     #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,
-    /// Workgroups in the (1-D) grid.
-    #[arg(long, value_name = "N")]
-    pub groups: NonZeroU32,
-    /// Work-items per workgroup.
-    #[arg(long, value_name = "M")]
-    pub size: NonZeroU32,
+    /// Workgroups in the grid: `N`, or `XxY` or `XxYxZ` for more dimensions.
+    #[arg(long, value_name = "N", value_parser = parse_shape)]
+    pub groups: Dim3,
+    /// Work-items per workgroup: `M`, or `XxY` or `XxYxZ` (`16x16` for a
+    /// kernel declaring `#[workgroup_size(16, 16)]`).
+    #[arg(long, value_name = "M", value_parser = parse_shape)]
+    pub size: Dim3,
     /// Lanes per wave.
     #[arg(long, value_name = "32|64", default_value = "32", value_parser = parse_width)]
     pub width: u32,
@@ -127,6 +128,31 @@ pub enum OutFormat {
     Npy,
     /// Raw little-endian elements.
     Raw,
+}
+
+/// `N`, `XxY` or `XxYxZ`, each a positive integer.
+fn parse_shape(value: &str) -> Result<Dim3, String> {
+    let usage = || format!("expected N, XxY or XxYxZ with positive integers, got `{value}`");
+    let dims = value
+        .split('x')
+        .map(|d| d.trim().parse::<NonZeroU32>().map(NonZeroU32::get))
+        .collect::<Result<Vec<u32>, _>>()
+        .map_err(|_| usage())?;
+    match dims[..] {
+        [x] => Ok(Dim3::new(x, 1, 1)),
+        [x, y] => Ok(Dim3::new(x, y, 1)),
+        [x, y, z] => Ok(Dim3::new(x, y, z)),
+        _ => Err(usage()),
+    }
+}
+
+/// A shape as `parse_shape` reads it: `64`, `16x16`, `4x2x8`.
+pub fn shape_text(d: Dim3) -> String {
+    match d.to_array() {
+        [x, 1, 1] => x.to_string(),
+        [x, y, 1] => format!("{x}x{y}"),
+        [x, y, z] => format!("{x}x{y}x{z}"),
+    }
 }
 
 fn parse_width(value: &str) -> Result<u32, String> {

@@ -2,7 +2,7 @@
 //! report records and once plainly, timed, on one thread; printed and written
 //! with the report's own table, listing, JSON and HTML.
 
-use crate::args::{OutFormat, Run};
+use crate::args::{shape_text, OutFormat, Run};
 use crate::inputs::{self, Given, Value};
 use crate::{compile, failure, npy, usage};
 use simt::core::{Kernel, LaunchConfig, Program};
@@ -28,14 +28,14 @@ pub fn run(options: &Run) -> ExitCode {
     let given = Given {
         scalars: &options.args,
         buffers: &options.buffers,
-        default_len: u64::from(options.groups.get()) * u64::from(options.size.get()),
+        default_len: options.groups.count().saturating_mul(options.size.count()),
         seed: options.seed,
     };
     let mut values = match inputs::bind(program, &given) {
         Ok(values) => values,
         Err(message) => return usage(&message),
     };
-    let config = LaunchConfig::new(options.groups.get(), options.size.get())
+    let config = LaunchConfig::new(options.groups, options.size)
         .wave_width(options.width)
         .model(options.model.clone())
         .schedule(options.schedule);
@@ -130,9 +130,9 @@ fn print(results: &Results, options: &Run) {
     cli::print(format!("{} from {}: {} workgroup{} of {} work-items, wave{}, model {}, seed {}; speed of one launch on one thread\n\n",
         row.kernel,
         options.file.display(),
-        options.groups,
-        if options.groups.get() == 1 { "" } else { "s" },
-        options.size,
+        shape_text(options.groups),
+        if options.groups.count() == 1 { "" } else { "s" },
+        shape_text(options.size),
         row.wave_width,
         results.model.name,
         results.seed

@@ -391,3 +391,53 @@ fn the_sanitizers_run_when_asked_and_fail_the_run() {
     assert_has(&out.stdout, "global race, write after write, between waves");
     assert_has(&out.stderr, "the sanitizers found a race");
 }
+
+/// `--groups` and `--size` take `XxY` (and `XxYxZ`) shapes, so a kernel
+/// declaring `#[workgroup_size(16, 16)]` runs; another shape is refused with
+/// the kernel's own launch error.
+#[test]
+fn shapes_of_two_dimensions_launch_a_kernel_that_declares_one() {
+    let dir = Scratch::new("shapes");
+    dir.write(
+        "tile.simt",
+        "#[workgroup_size(16, 16)]
+kernel tile(out: &mut [u32]) {
+    vreg i;
+    v_mad_u32 i, global_id.y, 32, global_id.x
+    global_store out[i], local_id.y
+}
+",
+    );
+    let out = simt(
+        dir.path(),
+        &[
+            "run",
+            "tile.simt",
+            "--groups",
+            "2x2",
+            "--size",
+            "16x16",
+            "--out-dir",
+            "out",
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    assert_has(&out.stdout, "2x2 workgroups of 16x16 work-items");
+    // 32 x 32 work-items, row-major: element (x, y) holds y mod 16.
+    let got: Vec<u32> = read_npy(&dir.path().join("out/out.npy"));
+    let expected: Vec<u32> = (0..32 * 32).map(|i| (i / 32) % 16).collect();
+    assert_eq!(got, expected);
+
+    let out = simt(
+        dir.path(),
+        &["run", "tile.simt", "--groups", "4", "--size", "256"],
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert_has(&out.stderr, "declares #[workgroup_size(16, 16, 1)]");
+    let out = simt(
+        dir.path(),
+        &["run", "tile.simt", "--groups", "2", "--size", "16x0"],
+    );
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert_has(&out.stderr, "expected N, XxY or XxYxZ");
+}
