@@ -525,7 +525,7 @@ fn uniform(program: &Program, facts: &Facts, i: usize, mnemonic: &str) -> Option
         return None;
     }
     let construct = if mnemonic == "loop" {
-        "the lanes that leave this loop (its `break`s and `continue`s)"
+        "the lanes that go on with this loop (its `endloop` condition, `break`s and `continue`s)"
     } else {
         "this `if`'s mask"
     };
