@@ -384,8 +384,13 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
         self.u.wave = w as u32;
         self.pc = wave.pc;
         self.exec = wave.exec;
-        self.launch = wave.launch;
-        self.seen = !self.exec;
+        // What depends on exec is kept from the last wave that ran: waves
+        // mostly reach a barrier or the end of their turn with the same exec
+        // (a full wave's), and then nothing need be recomputed.
+        if wave.launch != self.launch {
+            self.launch = wave.launch;
+            self.seen = !self.exec;
+        }
         self.exec_changed();
         // The run may issue `left` instructions; `reserve` is the rest of the
         // launch's budget, for later turns.
