@@ -37,6 +37,7 @@ struct Access {
 }
 
 impl Access {
+    #[inline(always)]
     fn is_some(&self) -> bool {
         self.bytes != 0
     }
@@ -56,6 +57,7 @@ struct HappensBefore<'a> {
 
 impl HappensBefore<'_> {
     /// Whether `earlier` happens before `later`.
+    #[inline(always)]
     fn ordered(&self, earlier: &Access, later: &Access) -> bool {
         earlier.group == later.group
             && (earlier.epoch != later.epoch
@@ -67,6 +69,7 @@ impl HappensBefore<'_> {
 
     /// Whether the lane of `later` had synchronised with the lane of
     /// `earlier` after it made `earlier`.
+    #[inline(always)]
     fn knows(&self, later: &Access, earlier: &Access) -> bool {
         let wave = usize::from(later.wave);
         self.synced.get(wave).copied().unwrap_or(false)
@@ -468,68 +471,41 @@ impl Sanitizer {
         } else {
             (1u32 << lanes.size) - 1
         };
+        let me = Access {
+            group: self.group,
+            wave: wave as u16,
+            lane: 0,
+            bytes: 0,
+            epoch: self.epoch,
+            inst: pc as u32,
+            clock: 0,
+            atomic: kind == Kind::Atomic,
+        };
+        let visit = Visit {
+            kind,
+            space,
+            base,
+            generation,
+            initial,
+            order,
+            full,
+            me,
+            clocks: &clocks,
+        };
         let mut found: Vec<(FindingKind, Access, Option<Access>, u64)> = Vec::new();
         // Independent lanes of one instruction are checked against the shadow
         // as the instructions before left it, then recorded: they do not race
         // with each other (two lanes of one store are `LanesDisagree`'s).
         // Lockstep lanes are ordered anyway, so each is checked and recorded
-        // in turn.
-        let passes: &[Pass] = if self.independent {
-            &[Pass::Check, Pass::Record]
+        // in turn. One element per lockstep lane (nearly every access) takes a
+        // build of the lane loop with those facts constant.
+        if self.independent {
+            visit.lanes::<false>(shadows, lanes, Pass::Check, &mut found);
+            visit.lanes::<false>(shadows, lanes, Pass::Record, &mut found);
+        } else if lanes.count == 1 {
+            visit.lanes::<true>(shadows, lanes, Pass::Both, &mut found);
         } else {
-            &[Pass::Both]
-        };
-        for &mode in passes {
-            // Lockstep lanes of one load reading the bytes the lane before did
-            // (a broadcast) make the same access of the same wave: the first
-            // lane's check stands for them. (A store's shadow must end with
-            // the last lane's value, so every lane of a store goes through.)
-            let mut previous = u32::MAX;
-            let mut exec = lanes.exec;
-            while exec != 0 {
-                let lane = exec.trailing_zeros() as usize;
-                exec &= exec - 1;
-                let Some(&first) = lanes.offs.get(lane) else {
-                    continue;
-                };
-                for k in 0..lanes.count {
-                    let off = first.wrapping_add(k * lanes.size);
-                    if kind == Kind::Load && off == previous && !self.independent {
-                        continue;
-                    }
-                    previous = off;
-                    let word = (off / 4) as usize;
-                    let Some(shadow) = shadows.get_mut(word) else {
-                        continue;
-                    };
-                    if shadow.generation != generation {
-                        refresh(shadow, generation, initial, word);
-                    }
-                    let me = Access {
-                        group: self.group,
-                        wave: wave as u16,
-                        lane: lane as u8,
-                        bytes: (full << (off % 4)) as u8,
-                        epoch: self.epoch,
-                        inst: pc as u32,
-                        clock: clocks[lane],
-                        atomic: kind == Kind::Atomic,
-                    };
-                    let value = match lanes.values.get(k as usize) {
-                        Some(v) => v.get(lane).copied().unwrap_or(0) << (8 * (off % 4)),
-                        None => 0,
-                    };
-                    let same = kind == Kind::Store && shadow.holds(me.bytes, value);
-                    if mode != Pass::Record {
-                        check(shadow, &me, kind, same, space, order, &mut |kind, other| {
-                            found.push((kind, me, other, base + u64::from(off & !3)));
-                        });
-                    }
-                    if mode != Pass::Check {
-                        record(shadow, &me, kind, same, value, order);
-                    }
-                }
-            }
+            visit.lanes::<false>(shadows, lanes, Pass::Both, &mut found);
         }
         for (kind, me, other, address) in found {
             self.findings.add(Finding {
@@ -644,6 +620,104 @@ fn site_of(grid: [u32; 3], program: &Program, a: &Access) -> Site {
     }
 }
 
+/// What every lane of one memory instruction shares, for [`Visit::lanes`].
+struct Visit<'v> {
+    kind: Kind,
+    space: Space,
+    base: u64,
+    /// The generation the shadows are valid in.
+    generation: u32,
+    /// The buffer's bytes when the launch started (global only).
+    initial: Option<&'v Vec<u8>>,
+    order: HappensBefore<'v>,
+    /// The bytes of a word one element covers, at byte 0.
+    full: u32,
+    /// The access, but for its lane, bytes and clock.
+    me: Access,
+    clocks: &'v [u32; 64],
+}
+
+impl Visit<'_> {
+    /// Checks and/or records (`mode`) each active lane's elements against the
+    /// shadows, lowest lane first. `SINGLE`: one element per lane, and lanes
+    /// in lockstep (`mode` is [`Pass::Both`]).
+    #[inline(always)]
+    fn lanes<const SINGLE: bool>(
+        &self,
+        shadows: &mut [Shadow],
+        lanes: &Lanes<'_>,
+        mode: Pass,
+        found: &mut Vec<(FindingKind, Access, Option<Access>, u64)>,
+    ) {
+        let kind = self.kind;
+        let (count, mode) = if SINGLE {
+            (1, Pass::Both)
+        } else {
+            (lanes.count, mode)
+        };
+        // Lockstep under `SINGLE`: said as a constant, so the order's checks fold.
+        let order = HappensBefore {
+            independent: self.order.independent && !SINGLE,
+            ..self.order
+        };
+        let independent = order.independent;
+        // Lockstep lanes of one load reading the bytes the lane before did
+        // (a broadcast) make the same access of the same wave: the first
+        // lane's check stands for them. (A store's shadow must end with
+        // the last lane's value, so every lane of a store goes through.)
+        let mut previous = u32::MAX;
+        let mut exec = lanes.exec;
+        while exec != 0 {
+            let lane = exec.trailing_zeros() as usize;
+            exec &= exec - 1;
+            let Some(&first) = lanes.offs.get(lane) else {
+                continue;
+            };
+            for k in 0..count {
+                let off = first.wrapping_add(k * lanes.size);
+                if kind == Kind::Load && off == previous && !independent {
+                    continue;
+                }
+                previous = off;
+                let word = (off / 4) as usize;
+                let Some(shadow) = shadows.get_mut(word) else {
+                    continue;
+                };
+                if shadow.generation != self.generation {
+                    refresh(shadow, self.generation, self.initial, word);
+                }
+                let me = Access {
+                    lane: lane as u8,
+                    bytes: (self.full << (off % 4)) as u8,
+                    clock: if SINGLE { 0 } else { self.clocks[lane] },
+                    ..self.me
+                };
+                let value = match lanes.values.get(k as usize) {
+                    Some(v) => v.get(lane).copied().unwrap_or(0) << (8 * (off % 4)),
+                    None => 0,
+                };
+                let same = kind == Kind::Store && shadow.holds(me.bytes, value);
+                if mode != Pass::Record {
+                    check(
+                        shadow,
+                        &me,
+                        kind,
+                        same,
+                        self.space,
+                        order,
+                        &mut |kind, other| {
+                            found.push((kind, me, other, self.base + u64::from(off & !3)));
+                        },
+                    );
+                }
+                if mode != Pass::Check {
+                    record(shadow, &me, kind, same, value, order);
+                }
+            }
+        }
+    }
+}
+
 /// What a lane's turn in [`Sanitizer::memory`] does.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Pass {
@@ -655,6 +729,7 @@ enum Pass {
 /// Empties `shadow` for its first access in `generation`: a buffer's word holds
 /// the launch's input, an LDS word nothing defined. (Field by field: a whole
 /// `Shadow` built aside and copied in costs a store-forwarding stall.)
+#[inline(always)]
 fn refresh(shadow: &mut Shadow, generation: u32, initial: Option<&Vec<u8>>, word: usize) {
     const NONE: Access = Access {
         group: 0,
@@ -672,11 +747,17 @@ fn refresh(shadow: &mut Shadow, generation: u32, initial: Option<&Vec<u8>>, word
     shadow.same = false;
     match initial {
         Some(initial) => {
-            let mut bytes = [0u8; 4];
-            for (k, b) in bytes.iter_mut().enumerate() {
-                *b = initial.get(word * 4 + k).copied().unwrap_or(0);
-            }
-            shadow.value = u32::from_le_bytes(bytes);
+            // Buffers are whole words long; a short tail reads as zeros.
+            shadow.value = match initial.get(word * 4..word * 4 + 4) {
+                Some(&[b0, b1, b2, b3]) => u32::from_le_bytes([b0, b1, b2, b3]),
+                _ => {
+                    let mut bytes = [0u8; 4];
+                    for (k, b) in bytes.iter_mut().enumerate() {
+                        *b = initial.get(word * 4 + k).copied().unwrap_or(0);
+                    }
+                    u32::from_le_bytes(bytes)
+                }
+            };
             (shadow.known, shadow.init) = (0xf, 0xf);
         }
         None => (shadow.value, shadow.known, shadow.init) = (0, 0, 0),
@@ -684,6 +765,7 @@ fn refresh(shadow: &mut Shadow, generation: u32, initial: Option<&Vec<u8>>, word
 }
 
 /// The bits of the bytes in `bytes` (one bit per byte of a word).
+#[inline(always)]
 fn byte_bits(bytes: u8) -> u32 {
     // Each bit of `bytes` spread to a byte: bit k to bit 8k, times 0xff.
     let b = u32::from(bytes & 0xf);
@@ -692,6 +774,7 @@ fn byte_bits(bytes: u8) -> u32 {
 
 impl Shadow {
     /// Whether the word already holds `value` (placed at its bytes) in `bytes`.
+    #[inline(always)]
     fn holds(&self, bytes: u8, value: u32) -> bool {
         self.known & bytes == bytes && (self.value ^ value) & byte_bits(bytes) == 0
     }
@@ -705,6 +788,7 @@ impl Shadow {
 /// counting as both; two atomics never race. A pair whose plain write stores
 /// the value already there is reported as minor (`same_value`): whichever
 /// runs first, every access sees the same value.
+#[inline(always)]
 fn check(
     shadow: &Shadow,
     me: &Access,
@@ -767,6 +851,7 @@ fn check(
 
 /// Records access `me` in a word's shadow (`value`: a store's value placed at
 /// its bytes; `same`: it is the value already there).
+#[inline(always)]
 fn record(
     shadow: &mut Shadow,
     me: &Access,
@@ -806,6 +891,7 @@ fn record(
 /// hold reads of two waves unordered with `me`; a later write unordered with `me` cannot be
 /// ordered after both (that takes a later epoch, which orders it after `me`
 /// too), so the race is still found, named after a kept read.
+#[inline(always)]
 fn keep_read(reads: &mut [Access; 2], me: &Access, order: HappensBefore<'_>) {
     let stands_for = |r: &Access| !r.atomic || me.atomic;
     let one_wave = reads[0].group == reads[1].group && reads[0].wave == reads[1].wave;
