@@ -133,12 +133,12 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         self.next()
     }
 
-    /// Reads scalar operands `N` of a scalar instruction.
+    /// Reads a scalar instruction's operand.
     #[inline(always)]
-    fn scalars<const N: usize>(&mut self, srcs: [Src; N]) -> [u32; N] {
+    fn scalar(&mut self, src: Src) -> u32 {
         let exec = self.exec;
         let Parts { vr, rd, s, .. } = self.parts();
-        srcs.map(|src| rd.scalar(src, vr, exec, &mut s.a))
+        rd.scalar(src, vr, exec, &mut s.a)
     }
 
     /// Writes scalar register `dst`.
@@ -161,25 +161,25 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
 
     #[inline(always)]
     pub(super) fn s_binary(&mut self, x: Bin) -> Flow {
-        let [a, b] = self.scalars([x.a, x.b]);
+        let (a, b) = (self.scalar(x.a), self.scalar(x.b));
         self.set_s(x.dst, alu::bin(x.op, a, b))
     }
 
     #[inline(always)]
     pub(super) fn s_unary(&mut self, x: Un) -> Flow {
-        let [a] = self.scalars([x.a]);
+        let a = self.scalar(x.a);
         self.set_s(x.dst, alu::un(x.op, a))
     }
 
     #[inline(always)]
     pub(super) fn s_ternary(&mut self, x: Tern) -> Flow {
-        let [a, b, c] = self.scalars([x.a, x.b, x.c]);
+        let (a, b, c) = (self.scalar(x.a), self.scalar(x.b), self.scalar(x.c));
         self.set_s(x.dst, alu::tern(x.op, a, b, c))
     }
 
     #[inline(always)]
     pub(super) fn s_cmp(&mut self, x: Cmp) -> Flow {
-        let [a, b] = self.scalars([x.a, x.b]);
+        let (a, b) = (self.scalar(x.a), self.scalar(x.b));
         self.set_m(x.dst, 0u64.wrapping_sub(alu::cmp(x.op, x.ty, a, b) as u64))
     }
 
