@@ -316,6 +316,7 @@ fn run_groups<const W: usize, I: Instrument>(
             active: 0,
             divergent: 0,
             seen: 0,
+            stepped: 0,
         };
         let mut done = 0;
         let mut waiting = 0u32;

@@ -4,7 +4,7 @@ use super::super::alu;
 use super::super::decode::{Bin, Cmp, Masks, Select, Src, Tern, Un, Wave};
 use super::super::instrument::Instrument;
 use super::{lanes, lanes_mut, Exec, Flow, Parts, Reads};
-use crate::isa::{MaskOp, WaveOp};
+use crate::isa::{MaskOp, UnOp, WaveOp};
 
 /// Register `d` (mutably) and the registers below and above it (shared), so that
 /// an instruction can read its sources while it writes its destination.
@@ -58,6 +58,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     #[inline(always)]
     pub(super) fn v_binary(&mut self, x: Bin) -> Flow {
         self.vector_issue();
+        self.unstep(x.dst);
         let Parts { vr, rd, s, lm } = self.parts();
         let d = x.dst as usize;
         if let Some((dreg, lo, hi)) = split_dst(vr, d) {
@@ -72,6 +73,15 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     #[inline(always)]
     pub(super) fn v_unary(&mut self, x: Un) -> Flow {
         self.vector_issue();
+        // A copy of the lane id, or of the x id when rows hold whole waves.
+        let stepped = x.op == UnOp::Mov
+            && matches!(
+                x.a,
+                Src::LaneId | Src::Local(0) | Src::Global(0) | Src::V(_)
+            )
+            && self.all_lanes()
+            && self.is_stepped(x.a);
+        self.set_stepped(x.dst, stepped);
         let Parts { vr, rd, s, lm } = self.parts();
         let d = x.dst as usize;
         if let Some((dreg, lo, hi)) = split_dst(vr, d) {
@@ -84,6 +94,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     #[inline(always)]
     pub(super) fn v_ternary(&mut self, x: Tern) -> Flow {
         self.vector_issue();
+        self.unstep(x.dst);
         let Parts { vr, rd, s, lm } = self.parts();
         let d = x.dst as usize;
         if let Some((dreg, lo, hi)) = split_dst(vr, d) {
@@ -120,6 +131,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     #[inline(always)]
     pub(super) fn v_select(&mut self, x: Select) -> Flow {
         self.vector_issue();
+        self.unstep(x.dst);
         let mask = self.mreg(x.mask);
         let Parts { vr, rd, s, lm } = self.parts();
         alu::expand(mask, &mut s.sel);

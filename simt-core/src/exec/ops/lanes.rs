@@ -10,6 +10,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     #[inline(always)]
     pub(super) fn v_shuffle(&mut self, x: Exchange) -> Flow {
         self.vector_issue();
+        self.unstep(x.dst);
         let exec = self.exec;
         let Parts { vr, rd, s, lm } = self.parts();
         s.b = *rd.fetch(x.src, vr, &mut s.b);

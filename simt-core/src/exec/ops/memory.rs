@@ -40,19 +40,6 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         }
     }
 
-    /// Whether index operand `src` steps by one from lane to lane in every
-    /// full wave: the lane id always; the local and global id along x when a
-    /// row of the workgroup holds whole waves (work-items are numbered x
-    /// fastest, so a wave's lanes are consecutive x ids of one row).
-    #[inline(always)]
-    fn stepped(&self, src: Src) -> bool {
-        match src {
-            Src::LaneId => true,
-            Src::Local(0) | Src::Global(0) => (self.u.size[0] as usize).is_multiple_of(W),
-            _ => false,
-        }
-    }
-
     /// Reads `src` into the scratch array `out` (the value a store writes).
     #[inline(always)]
     fn value(&mut self, src: Src) {
@@ -87,6 +74,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     /// Blends the scratch array `out` into register `dst`.
     #[inline(always)]
     fn write_back(&mut self, dst: u16) {
+        self.unstep(dst);
         let Parts { vr, s, lm, .. } = self.parts();
         if let Some(d) = vr.get_mut(dst as usize) {
             alu::blend(lanes_mut::<W>(d), &s.out, lm);
@@ -96,6 +84,9 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     /// Blends the wide scratch arrays into registers `first..first + n`.
     #[inline(always)]
     fn write_run(&mut self, first: u16, n: usize) {
+        for k in 0..n {
+            self.unstep(first.wrapping_add(k as u16));
+        }
         let vregs = self.prepared.vregs;
         let Parts { vr, s, lm, .. } = self.parts();
         for k in 0..n {
@@ -147,7 +138,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             self.value(x.src);
         }
         self.index(x.at);
-        let stepped = self.stepped(x.at.index);
+        let stepped = self.is_stepped(x.at.index);
         let (pc, p) = (self.pc, x.at.target as usize);
         let (Some(slot), Some(param)) = (self.slots.get_mut(p), self.program.params.get(p)) else {
             return Ok(Step::Leave(Exit::Done(pc)));
@@ -212,7 +203,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             self.value(x.src);
         }
         self.index(x.at);
-        let stepped = self.stepped(x.at.index);
+        let stepped = self.is_stepped(x.at.index);
         let (pc, i) = (self.pc, x.at.target as usize);
         let (Some(&area), Some(decl)) = (self.prepared.lds.get(i), self.program.lds.get(i)) else {
             return Ok(Step::Leave(Exit::Done(pc)));

@@ -140,6 +140,12 @@ pub(super) struct Exec<'x, 'b, const W: usize, I: Instrument> {
     pub(super) divergent: u64,
     /// The exec mask `lm`, `active` and `divergent` were computed from.
     pub(super) seen: u64,
+    /// Bit `r`: vector register `r` of the running wave holds `v + l` in every
+    /// lane `l` (wrapping), so a memory index read from it takes the block
+    /// path without a per-lane check. Set only by a write of every lane of a
+    /// full wave; cleared by any other write, and on entry (a conservative
+    /// start: registers are not tracked across turns).
+    pub(super) stepped: u64,
 }
 
 /// A register's first `W` lanes.
@@ -315,6 +321,44 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
         }
     }
 
+    /// Whether `src` holds `v + l` in every lane `l` of the running wave: the
+    /// lane id; the local and global id along x when a row of the workgroup
+    /// holds whole waves (work-items are numbered x fastest, so a wave's lanes
+    /// are consecutive x ids of one row); a register marked in `stepped`.
+    #[inline(always)]
+    pub(super) fn is_stepped(&self, src: Src) -> bool {
+        match src {
+            Src::LaneId => true,
+            Src::Local(0) | Src::Global(0) => (self.u.size[0] as usize).is_multiple_of(W),
+            Src::V(r) => r < 64 && (self.stepped >> r) & 1 != 0,
+            _ => false,
+        }
+    }
+
+    /// Records whether vector register `d`, just written, steps by one from
+    /// lane to lane; `yes` only when every lane of the wave was written.
+    #[inline(always)]
+    pub(super) fn set_stepped(&mut self, d: u16, yes: bool) {
+        if d < 64 {
+            let bit = 1u64 << d;
+            self.stepped = (self.stepped & !bit) | (bit * u64::from(yes));
+        }
+    }
+
+    /// Records that vector register `d` was written some other way. (Past
+    /// register 63 the shift wraps and clears another register's mark, which
+    /// only loses a shortcut.)
+    #[inline(always)]
+    pub(super) fn unstep(&mut self, d: u16) {
+        self.stepped &= !(1u64 << (d & 63));
+    }
+
+    /// Whether every lane of the wave is active (a full wave, all lanes in exec).
+    #[inline(always)]
+    pub(super) fn all_lanes(&self) -> bool {
+        self.exec == super::memory::full::<W>()
+    }
+
     /// Goes on with the next instruction.
     #[inline(always)]
     pub(super) fn next(&mut self) -> Flow {
@@ -384,6 +428,7 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
         self.u.wave = w as u32;
         self.pc = wave.pc;
         self.exec = wave.exec;
+        self.stepped = 0;
         // What depends on exec is kept from the last wave that ran: waves
         // mostly reach a barrier or the end of their turn with the same exec
         // (a full wave's), and then nothing need be recomputed.
