@@ -159,6 +159,9 @@ pub(crate) struct Sanitizer {
     /// A watch-only run: the buffer parameter and byte whose last write is
     /// wanted, and that write (no checks are made).
     watch: Option<(usize, u32)>,
+    /// A word's first access takes the full check too (to test skipping it
+    /// against).
+    general: bool,
     pub(crate) watched: Option<Site>,
     pub(crate) findings: Findings,
 }
@@ -488,6 +491,7 @@ impl Sanitizer {
             generation,
             initial,
             order,
+            general: self.general,
             full,
             me,
             clocks: &clocks,
@@ -498,14 +502,21 @@ impl Sanitizer {
         // with each other (two lanes of one store are `LanesDisagree`'s).
         // Lockstep lanes are ordered anyway, so each is checked and recorded
         // in turn. One element per lockstep lane (nearly every access) takes a
-        // build of the lane loop with those facts constant.
+        // build of the lane loop with those facts, and a load's or store's
+        // kind, constant.
         if self.independent {
-            visit.lanes::<false>(shadows, lanes, Pass::Check, &mut found);
-            visit.lanes::<false>(shadows, lanes, Pass::Record, &mut found);
+            visit.lanes::<false, ANY_KIND>(shadows, lanes, Pass::Check, &mut found);
+            visit.lanes::<false, ANY_KIND>(shadows, lanes, Pass::Record, &mut found);
         } else if lanes.count == 1 {
-            visit.lanes::<true>(shadows, lanes, Pass::Both, &mut found);
+            match kind {
+                Kind::Load => visit.lanes::<true, LOAD>(shadows, lanes, Pass::Both, &mut found),
+                Kind::Store => visit.lanes::<true, STORE>(shadows, lanes, Pass::Both, &mut found),
+                Kind::Atomic => {
+                    visit.lanes::<true, ANY_KIND>(shadows, lanes, Pass::Both, &mut found)
+                }
+            }
         } else {
-            visit.lanes::<false>(shadows, lanes, Pass::Both, &mut found);
+            visit.lanes::<false, ANY_KIND>(shadows, lanes, Pass::Both, &mut found);
         }
         for (kind, me, other, address) in found {
             self.findings.add(Finding {
@@ -550,18 +561,28 @@ impl Sanitizer {
         lanes: &Lanes<'_>,
     ) {
         // Offsets rising lane by lane (the common case): no two lanes share a
-        // byte, nothing to sort.
-        let mut prev: Option<u32> = None;
+        // byte, nothing to sort. (`prev` starts below every offset; one
+        // element per lane, nearly every store, takes a loop of its own.)
+        let mut prev = -1i64;
         let mut rising = true;
         let mut exec = lanes.exec;
+        if lanes.count == 1 {
+            while exec != 0 && rising {
+                let lane = exec.trailing_zeros() as usize;
+                exec &= exec - 1;
+                let off = i64::from(lanes.offs.get(lane).copied().unwrap_or(0));
+                rising = off > prev;
+                prev = off;
+            }
+        }
         while exec != 0 && rising {
             let lane = exec.trailing_zeros() as usize;
             exec &= exec - 1;
             let first = lanes.offs.get(lane).copied().unwrap_or(0);
             for k in 0..lanes.count {
-                let off = first.wrapping_add(k * lanes.size);
-                rising &= prev.is_none_or(|p| off > p);
-                prev = Some(off);
+                let off = i64::from(first.wrapping_add(k * lanes.size));
+                rising &= off > prev;
+                prev = off;
             }
         }
         if rising {
@@ -630,6 +651,8 @@ struct Visit<'v> {
     /// The buffer's bytes when the launch started (global only).
     initial: Option<&'v Vec<u8>>,
     order: HappensBefore<'v>,
+    /// A word's first access takes the full check too.
+    general: bool,
     /// The bytes of a word one element covers, at byte 0.
     full: u32,
     /// The access, but for its lane, bytes and clock.
@@ -640,16 +663,22 @@ struct Visit<'v> {
 impl Visit<'_> {
     /// Checks and/or records (`mode`) each active lane's elements against the
     /// shadows, lowest lane first. `SINGLE`: one element per lane, and lanes
-    /// in lockstep (`mode` is [`Pass::Both`]).
+    /// in lockstep (`mode` is [`Pass::Both`]). `KIND`: [`LOAD`] or [`STORE`]
+    /// when the instruction is one, so that the kind's branches fold; else
+    /// [`ANY_KIND`].
     #[inline(always)]
-    fn lanes<const SINGLE: bool>(
+    fn lanes<const SINGLE: bool, const KIND: u8>(
         &self,
         shadows: &mut [Shadow],
         lanes: &Lanes<'_>,
         mode: Pass,
         found: &mut Vec<(FindingKind, Access, Option<Access>, u64)>,
     ) {
-        let kind = self.kind;
+        let kind = match KIND {
+            LOAD => Kind::Load,
+            STORE => Kind::Store,
+            _ => self.kind,
+        };
         let (count, mode) = if SINGLE {
             (1, Pass::Both)
         } else {
@@ -683,40 +712,79 @@ impl Visit<'_> {
                 let Some(shadow) = shadows.get_mut(word) else {
                     continue;
                 };
-                if shadow.generation != self.generation {
-                    refresh(shadow, self.generation, self.initial, word);
-                }
                 let me = Access {
                     lane: lane as u8,
                     bytes: (self.full << (off % 4)) as u8,
                     clock: if SINGLE { 0 } else { self.clocks[lane] },
                     ..self.me
                 };
+                // Only a store's value is looked at.
                 let value = match lanes.values.get(k as usize) {
-                    Some(v) => v.get(lane).copied().unwrap_or(0) << (8 * (off % 4)),
-                    None => 0,
+                    Some(v) if kind == Kind::Store => {
+                        v.get(lane).copied().unwrap_or(0) << (8 * (off % 4))
+                    }
+                    _ => 0,
                 };
-                let same = kind == Kind::Store && shadow.holds(me.bytes, value);
-                if mode != Pass::Record {
-                    check(
-                        shadow,
-                        &me,
-                        kind,
-                        same,
-                        self.space,
-                        order,
-                        &mut |kind, other| {
-                            found.push((kind, me, other, self.base + u64::from(off & !3)));
-                        },
-                    );
+                let address = self.base + u64::from(off & !3);
+                let fresh = shadow.generation != self.generation;
+                if fresh {
+                    refresh(shadow, self.generation, self.initial, word);
                 }
-                if mode != Pass::Check {
-                    record(shadow, &me, kind, same, value, order);
-                }
+                // A refreshed shadow has no records to race with, and a
+                // buffer's bytes are all initialised: only an LDS load or
+                // atomic can find something (the uninitialised read).
+                let quiet =
+                    fresh && !self.general && (kind == Kind::Store || self.initial.is_some());
+                let mode = match mode {
+                    Pass::Both if quiet => Pass::Record,
+                    Pass::Check if quiet => continue,
+                    mode => mode,
+                };
+                self.word(shadow, &me, kind, value, mode, order, address, found);
             }
         }
     }
+
+    /// Checks and/or records (`mode`) access `me` (`value`: a store's value
+    /// placed at its bytes) against one word's shadow.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn word(
+        &self,
+        shadow: &mut Shadow,
+        me: &Access,
+        kind: Kind,
+        value: u32,
+        mode: Pass,
+        order: HappensBefore<'_>,
+        address: u64,
+        found: &mut Vec<(FindingKind, Access, Option<Access>, u64)>,
+    ) {
+        let same = kind == Kind::Store && shadow.holds(me.bytes, value);
+        if mode != Pass::Record {
+            check(
+                shadow,
+                me,
+                kind,
+                same,
+                self.space,
+                order,
+                &mut |kind, other| {
+                    found.push((kind, *me, other, address));
+                },
+            );
+        }
+        if mode != Pass::Check {
+            record(shadow, me, kind, same, value, order);
+        }
+    }
 }
+
+/// [`Visit::lanes`]'s `KIND`: a load, a store, or any kind (the
+/// instruction's, read at run time).
+const LOAD: u8 = 0;
+const STORE: u8 = 1;
+const ANY_KIND: u8 = 2;
 
 /// What a lane's turn in [`Sanitizer::memory`] does.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -768,8 +836,16 @@ fn refresh(shadow: &mut Shadow, generation: u32, initial: Option<&Vec<u8>>, word
 #[inline(always)]
 fn byte_bits(bytes: u8) -> u32 {
     // Each bit of `bytes` spread to a byte: bit k to bit 8k, times 0xff.
-    let b = u32::from(bytes & 0xf);
-    ((b & 1) | (b & 2) << 7 | (b & 4) << 14 | (b & 8) << 21) * 0xff
+    const BITS: [u32; 16] = {
+        let mut bits = [0u32; 16];
+        let mut b = 0;
+        while b < 16 {
+            bits[b] = ((b & 1) | (b & 2) << 7 | (b & 4) << 14 | (b & 8) << 21) as u32 * 0xff;
+            b += 1;
+        }
+        bits
+    };
+    BITS[usize::from(bytes & 0xf)]
 }
 
 impl Shadow {
@@ -805,27 +881,30 @@ fn check(
         same_value,
     };
     let races = |a: &Access| a.is_some() && a.bytes & me.bytes != 0 && !order.ordered(a, me);
-    let w = shadow.write;
+    // By reference and tested once: a copy of the write and a second test
+    // cost every lane of every access.
+    let w = &shadow.write;
+    let write_races = races(w);
     let atomic = || shadow.reads.iter().find(|r| r.atomic && races(r));
     let read = || shadow.reads.iter().find(|r| !r.atomic && races(r));
     match kind {
         Kind::Load => {
             // An unordered atomic after a same-value write still changes what
             // the load reads: it outranks the minor race with the write.
-            if races(&w) && !shadow.same {
-                found(race(RaceClass::ReadAfterWrite, &w, false), Some(w));
+            if write_races && !shadow.same {
+                found(race(RaceClass::ReadAfterWrite, w, false), Some(*w));
             } else if let Some(a) = atomic() {
                 found(race(RaceClass::ReadAfterWrite, a, false), Some(*a));
-            } else if races(&w) {
-                found(race(RaceClass::ReadAfterWrite, &w, true), Some(w));
+            } else if write_races {
+                found(race(RaceClass::ReadAfterWrite, w, true), Some(*w));
             } else if space == Space::Lds && shadow.init & me.bytes != me.bytes {
                 // Bytes no write of this workgroup set.
                 found(FindingKind::UninitLds, None);
             }
         }
         Kind::Store => {
-            if races(&w) {
-                found(race(RaceClass::WriteAfterWrite, &w, same), Some(w));
+            if write_races {
+                found(race(RaceClass::WriteAfterWrite, w, same), Some(*w));
             }
             if let Some(a) = atomic() {
                 found(race(RaceClass::WriteAfterWrite, a, false), Some(*a));
@@ -834,8 +913,8 @@ fn check(
             }
         }
         Kind::Atomic => {
-            if races(&w) {
-                found(race(RaceClass::WriteAfterWrite, &w, false), Some(w));
+            if write_races {
+                found(race(RaceClass::WriteAfterWrite, w, false), Some(*w));
             }
             if let Some(r) = read() {
                 found(race(RaceClass::WriteAfterRead, r, false), Some(*r));
@@ -911,5 +990,144 @@ fn keep_read(reads: &mut [Access; 2], me: &Access, order: HappensBefore<'_>) {
         });
     if let Some(r) = slot.and_then(|s| reads.get_mut(s)) {
         *r = *me;
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::{Kind, Lanes, Sanitizer, Shadow};
+    use crate::ir::{Program, SourceLoc};
+    use crate::isa::Inst;
+    use crate::launch::LaneOrder;
+    use std::borrow::Cow;
+
+    fn program(insts: usize) -> Program {
+        Program {
+            name: Cow::Borrowed("raw"),
+            file: Cow::Borrowed("raw.rs"),
+            params: Cow::Owned(Vec::new()),
+            lds: Cow::Owned(Vec::new()),
+            insts: Cow::Owned(vec![Inst::End; insts]),
+            locs: Cow::Owned(
+                (1..=insts as u32)
+                    .map(|line| SourceLoc { line, column: 1 })
+                    .collect(),
+            ),
+            vregs: 0,
+            sregs: 0,
+            mregs: 0,
+            lds_bytes: 32,
+            reg_names: Cow::Owned(Vec::new()),
+            workgroup_size: None,
+            race_free: false,
+        }
+    }
+
+    /// What a shadow records, less the stamp (which only the shortcut reads).
+    fn records(s: &[Shadow]) -> Vec<String> {
+        s.iter()
+            .map(|s| {
+                format!(
+                    "{} {:?} {:?} {} {} {} {}",
+                    s.generation, s.write, s.reads, s.value, s.known, s.init, s.same
+                )
+            })
+            .collect()
+    }
+
+    /// A small deterministic generator (xorshift).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    /// Random accesses of a few waves of a few workgroups to a small buffer and
+    /// LDS, crowded so that words' first accesses, of every kind, mix with
+    /// later ones: skipping the check on a word's first access leaves the same
+    /// findings and records as the full check, access by access.
+    #[test]
+    fn first_access_shortcut_agrees_with_full_check() {
+        let program = program(8);
+        for seed in 1..=1500u64 {
+            let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+            let lanes = if rng.next(4) == 0 {
+                LaneOrder::Independent
+            } else {
+                LaneOrder::Lockstep
+            };
+            let initial: Vec<u8> = (0..32).map(|_| rng.next(3) as u8).collect();
+            let mut fast = Sanitizer::default();
+            let mut full = Sanitizer {
+                general: true,
+                ..Sanitizer::default()
+            };
+            for launch in 0..2 {
+                for s in [&mut fast, &mut full] {
+                    s.start(&program, [3, 1, 1], &[&initial[..]], 3, lanes);
+                }
+                for group in 0..3u32 {
+                    for s in [&mut fast, &mut full] {
+                        s.workgroup(group, [group, 0, 0]);
+                    }
+                    for _ in 0..rng.next(30) {
+                        let step = rng.next(16);
+                        if step == 0 {
+                            fast.barrier();
+                            full.barrier();
+                            continue;
+                        }
+                        let wave = rng.next(3) as usize;
+                        if step == 1 {
+                            let exec = rng.next(256);
+                            fast.wave_barrier(wave, exec);
+                            full.wave_barrier(wave, exec);
+                            continue;
+                        }
+                        let kind = match rng.next(5) {
+                            0 | 1 => Kind::Load,
+                            2 | 3 => Kind::Store,
+                            _ => Kind::Atomic,
+                        };
+                        let size = [1u32, 2, 4, 4][rng.next(4) as usize];
+                        let count = if rng.next(4) == 0 { 2 } else { 1 };
+                        let exec = rng.next(256);
+                        let offs: Vec<u32> = (0..8)
+                            .map(|lane| match rng.next(3) {
+                                // Rising, shared or anywhere in 32 bytes.
+                                0 => lane * size,
+                                1 => 4,
+                                _ => rng.next(32 / u64::from(size)) as u32 * size,
+                            })
+                            .collect();
+                        let values: Vec<Vec<u32>> = (0..count)
+                            .map(|_| (0..8).map(|_| rng.next(3) as u32).collect())
+                            .collect();
+                        let values: Vec<&[u32]> = values.iter().map(|v| &v[..]).collect();
+                        let global = rng.next(2) == 0;
+                        let access = Lanes {
+                            kind,
+                            buffer: global.then_some(0),
+                            base: 0,
+                            exec,
+                            offs: &offs,
+                            size,
+                            count,
+                            values: if kind == Kind::Store { &values } else { &[] },
+                        };
+                        let pc = rng.next(8) as usize;
+                        fast.memory(&program, pc, wave, &access);
+                        full.memory(&program, pc, wave, &access);
+                        let at = format!("seed {seed} launch {launch} group {group}");
+                        assert_eq!(fast.findings, full.findings, "{at}");
+                        assert_eq!(records(&fast.lds), records(&full.lds), "{at}");
+                        assert_eq!(records(&fast.global[0]), records(&full.global[0]), "{at}");
+                    }
+                }
+            }
+        }
     }
 }
