@@ -740,42 +740,24 @@ impl Visit<'_> {
                     Pass::Check if quiet => continue,
                     mode => mode,
                 };
-                self.word(shadow, &me, kind, value, mode, order, address, found);
+                let same = kind == Kind::Store && shadow.holds(me.bytes, value);
+                if mode != Pass::Record {
+                    check(
+                        shadow,
+                        &me,
+                        kind,
+                        same,
+                        self.space,
+                        order,
+                        &mut |kind, other| {
+                            found.push((kind, me, other, address));
+                        },
+                    );
+                }
+                if mode != Pass::Check {
+                    record(shadow, &me, kind, same, value, order);
+                }
             }
-        }
-    }
-
-    /// Checks and/or records (`mode`) access `me` (`value`: a store's value
-    /// placed at its bytes) against one word's shadow.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn word(
-        &self,
-        shadow: &mut Shadow,
-        me: &Access,
-        kind: Kind,
-        value: u32,
-        mode: Pass,
-        order: HappensBefore<'_>,
-        address: u64,
-        found: &mut Vec<(FindingKind, Access, Option<Access>, u64)>,
-    ) {
-        let same = kind == Kind::Store && shadow.holds(me.bytes, value);
-        if mode != Pass::Record {
-            check(
-                shadow,
-                me,
-                kind,
-                same,
-                self.space,
-                order,
-                &mut |kind, other| {
-                    found.push((kind, *me, other, address));
-                },
-            );
-        }
-        if mode != Pass::Check {
-            record(shadow, me, kind, same, value, order);
         }
     }
 }
