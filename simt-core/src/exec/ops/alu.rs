@@ -73,14 +73,8 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     #[inline(always)]
     pub(super) fn v_unary(&mut self, x: Un) -> Flow {
         self.vector_issue();
-        // A copy of the lane id, or of the x id when rows hold whole waves.
-        let stepped = x.op == UnOp::Mov
-            && matches!(
-                x.a,
-                Src::LaneId | Src::Local(0) | Src::Global(0) | Src::V(_)
-            )
-            && self.all_lanes()
-            && self.is_stepped(x.a);
+        // A copy of every lane of a stepped value steps too.
+        let stepped = x.op == UnOp::Mov && self.all_lanes() && self.is_stepped(x.a);
         self.set_stepped(x.dst, stepped);
         let Parts { vr, rd, s, lm } = self.parts();
         let d = x.dst as usize;
