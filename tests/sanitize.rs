@@ -1,7 +1,7 @@
 //! The sanitizers: kernels built to have each bug are caught with the right
 //! lines, and their fixed versions have no finding.
 
-use simt::core::{Finding, FindingKind, LaunchConfig, RaceClass, Space, Stats};
+use simt::core::{Finding, FindingKind, LaunchConfig, RaceClass, Scope, Space, Stats};
 use simt::simt_kernel;
 
 /// The line of this constant; kernels below are found by searching the source.
@@ -155,7 +155,7 @@ fn an_lds_exchange_without_a_barrier_races() {
         assert!(matches!(
             raw.kind,
             FindingKind::Race {
-                across_workgroups: false,
+                scope: Scope::Waves,
                 ..
             }
         ));
@@ -206,7 +206,7 @@ fn workgroups_accumulating_without_atomics_race() {
     assert!(matches!(
         raw.kind,
         FindingKind::Race {
-            across_workgroups: true,
+            scope: Scope::Workgroups,
             ..
         }
     ));
@@ -649,7 +649,7 @@ fn assert_race(
     stats: &Stats,
     class: RaceClass,
     space: Space,
-    across: bool,
+    scope: Scope,
     (later, earlier): (&str, &str),
 ) {
     let f = only(stats, |k| matches!(k, FindingKind::Race { .. }));
@@ -658,7 +658,7 @@ fn assert_race(
         FindingKind::Race {
             space,
             class,
-            across_workgroups: across,
+            scope,
             same_value: false,
         },
         "{f}"
@@ -675,7 +675,7 @@ fn a_plain_access_and_an_atomic_of_one_word_race() {
     let atomic = "global_atomic_add_u32 out[0], 1 // atomic: global_store_and_atomic";
     // Two waves of one workgroup, or two workgroups of one wave; the first to
     // run is turn 0.
-    for (groups, across) in [(1, false), (2, true)] {
+    for (groups, scope) in [(1, Scope::Waves), (2, Scope::Workgroups)] {
         let config = sanitized(groups, 64 / groups);
         let mut out = vec![0u32; 2];
         let stats = global_store_and_atomic::launch(&config, &mut out, 0).unwrap();
@@ -683,7 +683,7 @@ fn a_plain_access_and_an_atomic_of_one_word_race() {
             &stats,
             RaceClass::WriteAfterWrite,
             Space::Global,
-            across,
+            scope,
             (atomic, store),
         );
         assert_eq!(out[0], 6);
@@ -692,7 +692,7 @@ fn a_plain_access_and_an_atomic_of_one_word_race() {
             &stats,
             RaceClass::WriteAfterWrite,
             Space::Global,
-            across,
+            scope,
             (store, atomic),
         );
         assert_eq!(out[0], 5);
@@ -705,7 +705,7 @@ fn a_plain_access_and_an_atomic_of_one_word_race() {
             &stats,
             RaceClass::WriteAfterRead,
             Space::Global,
-            across,
+            scope,
             (atomic, load),
         );
         let stats = global_load_and_atomic::launch(&config, &mut out, 1).unwrap();
@@ -713,7 +713,7 @@ fn a_plain_access_and_an_atomic_of_one_word_race() {
             &stats,
             RaceClass::ReadAfterWrite,
             Space::Global,
-            across,
+            scope,
             (load, atomic),
         );
 
@@ -739,7 +739,7 @@ fn a_plain_lds_access_and_an_atomic_of_one_word_race() {
     ];
     for (who, plain, class, later, earlier) in cases {
         let stats = lds_plain_and_atomic::launch(&config, &mut out, who, plain).unwrap();
-        assert_race(&stats, class, Space::Lds, false, (later, earlier));
+        assert_race(&stats, class, Space::Lds, Scope::Waves, (later, earlier));
     }
     // The load after the atomic reads 9 + 1.
     assert_eq!(out[32], 10);
@@ -830,7 +830,7 @@ fn independent_lanes_race_where_lockstep_hides_it() {
                 FindingKind::Race {
                     class: RaceClass::ReadAfterWrite,
                     space: Space::Lds,
-                    across_workgroups: false,
+                    scope: Scope::Lanes,
                     same_value: false,
                 }
             )
@@ -929,7 +929,7 @@ fn a_read_against_a_write_of_the_value_already_there_is_minor() {
                 FindingKind::Race {
                     space: Space::Global,
                     class,
-                    across_workgroups: false,
+                    scope: Scope::Waves,
                     same_value,
                 }
             );
@@ -1003,7 +1003,7 @@ fn two_waves_of_one_workgroup_race_in_a_buffer() {
             &stats,
             RaceClass::ReadAfterWrite,
             Space::Global,
-            false,
+            Scope::Waves,
             (
                 "global_load v, out[0] // load: global_between_waves",
                 "global_store out[0], 3 // store: global_between_waves",
@@ -1034,7 +1034,7 @@ fn a_byte_store_races_with_the_word_load_that_overlaps_it() {
             FindingKind::Race {
                 space: Space::Global,
                 class: RaceClass::ReadAfterWrite,
-                across_workgroups: false,
+                scope: Scope::Waves,
                 same_value: false,
             }
         );
@@ -1136,7 +1136,7 @@ fn an_atomic_after_a_same_value_store_keeps_the_read_race_major() {
         &stats,
         RaceClass::ReadAfterWrite,
         Space::Global,
-        true,
+        Scope::Workgroups,
         (
             "global_load v, cnt[0] // read: zero_then_count",
             "global_atomic_add_u32 cnt[0], 1 // count: zero_then_count",
@@ -1162,5 +1162,153 @@ fn an_lds_atomic_on_a_word_nothing_wrote_is_an_uninitialised_read() {
         let stats = lds_count_unzeroed::launch(&config, &mut out, 1).unwrap();
         stats.findings.assert_none();
         assert!(stats.findings.is_empty(), "{:#?}", stats.findings);
+    }
+}
+
+simt_kernel! {
+    /// Every work-item reads `b[0]`, then stores 5 to it: the first wave
+    /// changes the word from 0 to 5, so the second wave's read sees 5 where,
+    /// in the other order, it would see 0.
+    kernel read_then_store_five(b: &mut [u32], out: &mut [u32]) {
+        vreg v;
+        global_load v, b[0] // load: read_then_store_five
+        global_store b[0], 5 // store: read_then_store_five
+        global_store out[global_id.x], v
+    }
+
+    /// Work-item 0 reads `b[0]`, then every work-item adds 1 to it.
+    kernel read_then_count(b: &mut [u32], out: &mut [u32]) {
+        vreg v;
+        mreg first;
+        v_mov v, 0
+        v_cmp_eq_u32 first, global_id.x, 0
+        if first
+            global_load v, b[0] // load: read_then_count
+        endif
+        global_atomic_add_u32 b[0], 1 // count: read_then_count
+        global_store out[global_id.x], v
+    }
+}
+
+/// The launch of `run` with the sanitizer under `lanes`, and whether the
+/// reversed schedule check changes an output byte.
+fn sanitized_and_reversed(
+    config: &LaunchConfig,
+    lanes: simt::core::LaneOrder,
+    run: impl Fn(&LaunchConfig) -> Stats,
+) -> (Stats, bool) {
+    use simt::core::Order;
+    let stats = run(&config.clone().sanitize_lanes(lanes));
+    let reversed = run(&config.clone().schedule_check(Some(Order::Reversed)));
+    let differs = reversed
+        .findings
+        .list
+        .iter()
+        .any(|f| f.kind == FindingKind::ScheduleDependent);
+    (stats, differs)
+}
+
+#[test]
+fn a_read_against_a_store_repeating_the_wave_before_is_a_major_race() {
+    use simt::core::LaneOrder;
+    let load = line_of("global_load v, b[0] // load: read_then_store_five");
+    let store = line_of("global_store b[0], 5 // store: read_then_store_five");
+    for lanes in [LaneOrder::Lockstep, LaneOrder::Independent] {
+        for width in [32, 64] {
+            let run = |c: &LaunchConfig| {
+                let (mut b, mut out) = (vec![0u32; 1], vec![0u32; 128]);
+                read_then_store_five::launch(c, &mut b, &mut out).unwrap()
+            };
+            let config = LaunchConfig::new(1, 2 * width).wave_width(width);
+            let (stats, differs) = sanitized_and_reversed(&config, lanes, run);
+            assert!(differs, "the second wave's read depends on the order");
+            // The second wave reads what the first stored (5, not the 0 it
+            // would read first), and its store of 5 comes after the first
+            // wave read 0: both races change what a read sees.
+            let major: Vec<(u32, u32, RaceClass)> = stats
+                .findings
+                .major()
+                .filter_map(|f| match f.kind {
+                    FindingKind::Race { class, scope, .. } if scope == Scope::Waves => {
+                        Some((f.at.line, f.other?.line, class))
+                    }
+                    _ => None,
+                })
+                .collect();
+            assert!(
+                major.contains(&(load, store, RaceClass::ReadAfterWrite)),
+                "{:#?}",
+                stats.findings
+            );
+            assert!(
+                major.contains(&(store, load, RaceClass::WriteAfterRead)),
+                "{:#?}",
+                stats.findings
+            );
+            // The two stores of 5 leave 5 in either order: minor.
+            assert!(stats.findings.list.iter().any(|f| f.kind
+                == FindingKind::Race {
+                    space: Space::Global,
+                    class: RaceClass::WriteAfterWrite,
+                    scope: Scope::Waves,
+                    same_value: true,
+                }));
+        }
+    }
+}
+
+#[test]
+fn a_read_is_kept_against_the_atomics_of_other_waves() {
+    use simt::core::LaneOrder;
+    let load = line_of("global_load v, b[0] // load: read_then_count");
+    let count = line_of("global_atomic_add_u32 b[0], 1 // count: read_then_count");
+    for lanes in [LaneOrder::Lockstep, LaneOrder::Independent] {
+        for width in [32, 64] {
+            let run = |c: &LaunchConfig| {
+                let (mut b, mut out) = (vec![0u32; 1], vec![0u32; 128]);
+                read_then_count::launch(c, &mut b, &mut out).unwrap()
+            };
+            let config = LaunchConfig::new(1, 2 * width).wave_width(width);
+            let (stats, differs) = sanitized_and_reversed(&config, lanes, run);
+            assert!(
+                differs,
+                "work-item 0 reads 0 first, 64 when its wave runs last"
+            );
+            // With independent lanes, the other lanes of work-item 0's wave
+            // race with its read too.
+            let lanes_race = stats.findings.list.iter().any(|f| {
+                matches!(
+                    f.kind,
+                    FindingKind::Race {
+                        scope: Scope::Lanes,
+                        ..
+                    }
+                )
+            });
+            assert_eq!(lanes_race, lanes == LaneOrder::Independent);
+            let f = only(&stats, |k| {
+                matches!(
+                    k,
+                    FindingKind::Race {
+                        scope: Scope::Waves,
+                        ..
+                    }
+                )
+            });
+            assert_eq!(
+                f.kind,
+                FindingKind::Race {
+                    space: Space::Global,
+                    class: RaceClass::WriteAfterRead,
+                    scope: Scope::Waves,
+                    same_value: false,
+                }
+            );
+            assert_eq!((f.at.line, f.at.wave), (count, 1));
+            assert_eq!(
+                f.other.map(|o| (o.line, o.wave, o.lane)),
+                Some((load, 0, 0))
+            );
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! kernel and every launch is checked against it; without one, the races the
 //! facts prove for a launch's own shape are reported before it runs, as
 //! findings of their own kind, even where its inputs never reach them.
-use simt::core::{Error, FindingKind, Inst, LaunchConfig, LaunchErrorKind, Program, Space};
+use simt::core::{Error, FindingKind, Inst, LaunchConfig, LaunchErrorKind, Program, Scope, Space};
 use simt::simt_kernel;
 
 simt_kernel! {
@@ -176,7 +176,7 @@ fn a_race_certain_for_the_launch_shape_is_found_though_the_inputs_skip_it() {
         f.kind,
         FindingKind::ProvedRace {
             space: Space::Lds,
-            across_workgroups: false
+            scope: Scope::Waves
         }
     );
     // Work-item 0 (wave 0, lane 0) stores t[0]; work-item 63 (wave 1, lane

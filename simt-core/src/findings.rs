@@ -35,6 +35,32 @@ pub enum RaceClass {
     WriteAfterWrite,
 }
 
+/// Which two parties of a race no order separates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Scope {
+    /// Two lanes of one wave, with no `barrier` or `wave_barrier` both took
+    /// part in between: a race only with
+    /// [`LaneOrder::Independent`](crate::LaneOrder::Independent).
+    Lanes,
+    /// Two waves of one workgroup, with no `barrier` between.
+    Waves,
+    /// Two workgroups, which nothing orders.
+    Workgroups,
+}
+
+impl Scope {
+    /// The scope of two accesses by `(workgroup, wave)` pairs `a` and `b`.
+    pub fn of(a: (u32, u32), b: (u32, u32)) -> Scope {
+        if a.0 != b.0 {
+            Scope::Workgroups
+        } else if a.1 != b.1 {
+            Scope::Waves
+        } else {
+            Scope::Lanes
+        }
+    }
+}
+
 /// What a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum FindingKind {
@@ -45,8 +71,8 @@ pub enum FindingKind {
         space: Space,
         /// The accesses, in the order they ran.
         class: RaceClass,
-        /// Whether the two accesses are in different workgroups.
-        across_workgroups: bool,
+        /// Who made the two accesses.
+        scope: Scope,
         /// The pair's plain write stores the value already there (a write after
         /// a write of the same value, or a read against such a write): still a
         /// race, often intended (every lane storing the same flag), but every
@@ -62,8 +88,8 @@ pub enum FindingKind {
     ProvedRace {
         /// The memory.
         space: Space,
-        /// Whether the two work-items are in different workgroups.
-        across_workgroups: bool,
+        /// Who the two work-items are.
+        scope: Scope,
     },
     /// Two active lanes of one store write different values to one word.
     LanesDisagree {
@@ -170,15 +196,15 @@ impl Finding {
 }
 
 /// How a race's memory and the two accesses' scope are worded.
-fn race_words(space: Space, across_workgroups: bool) -> (&'static str, &'static str) {
+fn race_words(space: Space, scope: Scope) -> (&'static str, &'static str) {
     let space = match space {
         Space::Lds => "LDS",
         Space::Global => "global",
     };
-    let scope = if across_workgroups {
-        "across workgroups"
-    } else {
-        "between waves with no barrier"
+    let scope = match scope {
+        Scope::Workgroups => "across workgroups",
+        Scope::Waves => "between waves with no barrier",
+        Scope::Lanes => "between lanes of one wave with no barrier or wave barrier",
     };
     (space, scope)
 }
@@ -213,7 +239,7 @@ impl std::fmt::Display for Finding {
             FindingKind::Race {
                 space,
                 class,
-                across_workgroups,
+                scope,
                 same_value,
             } => {
                 let class = match class {
@@ -222,14 +248,11 @@ impl std::fmt::Display for Finding {
                     RaceClass::WriteAfterWrite => "write after write",
                 };
                 let same = if same_value { " (same value)" } else { "" };
-                let (space, scope) = race_words(space, across_workgroups);
+                let (space, scope) = race_words(space, scope);
                 format!("{space} race, {class}{same}, {scope}")
             }
-            FindingKind::ProvedRace {
-                space,
-                across_workgroups,
-            } => {
-                let (space, scope) = race_words(space, across_workgroups);
+            FindingKind::ProvedRace { space, scope } => {
+                let (space, scope) = race_words(space, scope);
                 format!("{space} race proved for this launch's shape, {scope}, whatever the inputs")
             }
             FindingKind::LanesDisagree { .. } => {

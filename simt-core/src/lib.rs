@@ -40,7 +40,7 @@ pub use cache::{
 };
 pub use error::{Error, Fault, FaultKind, LaunchError, LaunchErrorKind};
 pub use exec::{launch, Machine};
-pub use findings::{BufferByte, Finding, FindingKind, Findings, RaceClass, Site, Space};
+pub use findings::{BufferByte, Finding, FindingKind, Findings, RaceClass, Scope, Site, Space};
 pub use launch::{Arg, Dim3, LaneOrder, LaunchConfig, Order, Schedule, Threads};
 pub use listing::{Hint, HintKind, Line, Listing, MAX_HINTS};
 pub use model::MemoryModel;

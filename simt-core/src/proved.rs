@@ -3,7 +3,7 @@
 //! for its shape and wave width, reported as findings of their own kind.
 
 use crate::error::LaunchErrorKind;
-use crate::findings::{BufferByte, Finding, FindingKind, Site, Space};
+use crate::findings::{BufferByte, Finding, FindingKind, Scope, Site, Space};
 use crate::launch::LaunchConfig;
 use crate::Kernel;
 use simt_lang::facts::{Space as FactSpace, Verdict, WorkItem};
@@ -47,6 +47,7 @@ pub(crate) fn races(kernel: &Kernel, config: &LaunchConfig) -> Vec<Finding> {
     let width = config.wave_width;
     let races = kernel.races_at(config.grid.to_array(), config.workgroup.to_array(), width);
     let shape = config.workgroup.to_array();
+    let grid = config.grid.to_array();
     let site = |inst: u32, item: &WorkItem| {
         let linear = item.local[0] + shape[0] * (item.local[1] + shape[1] * item.local[2]);
         Site {
@@ -82,13 +83,18 @@ pub(crate) fn races(kernel: &Kernel, config: &LaunchConfig) -> Vec<Finding> {
                         }),
                 ),
             };
+            let (at, other) = (site(pair.b, &w.items[1]), site(pair.a, &w.items[0]));
+            let linear_group = |g: [u32; 3]| g[0] + grid[0] * (g[1] + grid[1] * g[2]);
             Some(Finding {
                 kind: FindingKind::ProvedRace {
                     space,
-                    across_workgroups: w.items[0].group != w.items[1].group,
+                    scope: Scope::of(
+                        (linear_group(w.items[0].group), at.wave),
+                        (linear_group(w.items[1].group), other.wave),
+                    ),
                 },
-                at: site(pair.b, &w.items[1]),
-                other: Some(site(pair.a, &w.items[0])),
+                at,
+                other: Some(other),
                 address,
                 bytes,
                 occurrences: 1,

@@ -8,7 +8,7 @@ mod exec_util;
 use exec_util::*;
 use simt_core::{
     launch, Arg, ElemType, Error, Fault, FaultKind, FindingKind, Kernel, LaunchConfig,
-    LaunchErrorKind, Order, ProgramBuilder, Space,
+    LaunchErrorKind, Order, ProgramBuilder, Scope, Space,
 };
 
 fn fault(result: Result<simt_core::Stats, Error>) -> Fault {
@@ -129,7 +129,7 @@ fn a_race_in_a_wide_grid_is_found_and_placed() {
         proved.kind,
         FindingKind::ProvedRace {
             space: Space::Global,
-            across_workgroups: true
+            scope: Scope::Workgroups
         }
     );
     assert_eq!(proved.at.workgroup, [1, 0, 0]);

@@ -674,7 +674,7 @@ mod tests {
             kind: FindingKind::Race {
                 space: Space::Global,
                 class: RaceClass::ReadAfterWrite,
-                across_workgroups: true,
+                scope: simt::core::Scope::Workgroups,
                 same_value: false,
             },
             at: site(12),

@@ -1,9 +1,10 @@
 //! The sanitizers' shadow state: for every LDS and buffer word, the last plain
-//! write and up to two reads or atomics with who made them and in which barrier
-//! epoch, and the word's value where known (to tell a write of the value
-//! already there); for every register, which lanes (or whether the wave) wrote
-//! it; with independent lanes, a vector clock per lane of each wave, advanced by
-//! wave barriers.
+//! write, up to two plain reads and up to two atomics with who made them and
+//! in which barrier epoch, and the word's value where known, with the value it
+//! held before the last writer's run of writes (to tell a write that changes
+//! nothing any other party could see); for every register, which lanes (or
+//! whether the wave) wrote it; with independent lanes, a vector clock per lane
+//! of each wave, advanced by wave barriers.
 //!
 //! Words are 4 bytes; each access records the bytes of the word it touched, so
 //! byte and half-word accesses of neighbouring bytes do not race. When a write
@@ -12,7 +13,7 @@
 //! bytes is still found, attributed to the newer write.
 
 use super::instrument::Access as Lanes;
-use crate::findings::{Finding, FindingKind, Findings, RaceClass, Site, Space};
+use crate::findings::{Finding, FindingKind, Findings, RaceClass, Scope, Site, Space};
 use crate::ir::{Program, Reg};
 use crate::isa::Unit;
 use crate::launch::LaneOrder;
@@ -32,8 +33,10 @@ struct Access {
     lane: u8,
     /// The bytes of the word touched.
     bytes: u8,
-    /// An atomic read-modify-write (kept with the reads).
+    /// An atomic read-modify-write.
     atomic: bool,
+    /// A read whose word has changed since: what it saw is no longer there.
+    stale: bool,
 }
 
 impl Access {
@@ -88,16 +91,24 @@ struct Shadow {
     generation: u32,
     /// The last plain write (merged with earlier ones of other bytes).
     write: Access,
-    /// Up to two reads or atomics of distinct waves.
+    /// Up to two plain reads of distinct waves.
     reads: [Access; 2],
-    /// The word's contents in the bytes of `known`, to tell a write of the
-    /// value already there.
+    /// Up to two atomics of distinct waves. Kept apart from the reads: an
+    /// atomic races with a plain read, so it cannot stand for one.
+    atomics: [Access; 2],
+    /// The word's contents in the bytes of `known`.
     value: u32,
     known: u8,
     /// Bytes holding a defined value: all of a buffer's, the LDS bytes a store
     /// or atomic set in this workgroup.
     init: u8,
-    /// Whether the last write stored the value already there.
+    /// The word's contents in the bytes of `prior_known` before the last
+    /// writer's run: its consecutive stores in one wave and barrier epoch.
+    /// A party unordered with the run sees these bytes in one order.
+    prior: u32,
+    prior_known: u8,
+    /// Whether every store of the last writer's run stored the prior value:
+    /// then whatever runs first, every access sees the same value.
     same: bool,
 }
 
@@ -483,6 +494,7 @@ impl Sanitizer {
             inst: pc as u32,
             clock: 0,
             atomic: kind == Kind::Atomic,
+            stale: false,
         };
         let visit = Visit {
             kind,
@@ -790,11 +802,14 @@ fn refresh(shadow: &mut Shadow, generation: u32, initial: Option<&Vec<u8>>, word
         lane: 0,
         bytes: 0,
         atomic: false,
+        stale: false,
     };
     shadow.generation = generation;
     shadow.write = NONE;
     shadow.reads = [NONE; 2];
+    shadow.atomics = [NONE; 2];
     shadow.same = false;
+    shadow.prior_known = 0;
     match initial {
         Some(initial) => {
             // Buffers are whole words long; a short tail reads as zeros.
@@ -836,6 +851,38 @@ impl Shadow {
     fn holds(&self, bytes: u8, value: u32) -> bool {
         self.known & bytes == bytes && (self.value ^ value) & byte_bits(bytes) == 0
     }
+
+    /// Whether store `me` is one more of the last write's run: by the same
+    /// wave of the same workgroup in the same barrier epoch.
+    #[inline(always)]
+    fn continues_run(&self, me: &Access) -> bool {
+        let w = &self.write;
+        w.is_some() && w.group == me.group && w.epoch == me.epoch && w.wave == me.wave
+    }
+
+    /// Whether store `me` of `value` (placed at its bytes) leaves its run
+    /// storing only what the word held before it: the value before the run,
+    /// and every earlier store of the run the same. A store repeating the
+    /// run's own earlier store (a lane storing what the lane before stored)
+    /// is not: a party unordered with the run saw the value before it.
+    #[inline(always)]
+    fn repeats(&self, me: &Access, value: u32) -> bool {
+        let bytes = me.bytes;
+        let (prior, known, same) = if self.continues_run(me) {
+            (self.prior, self.prior_known, self.same)
+        } else {
+            (self.value, self.known, true)
+        };
+        same && known & bytes == bytes && (prior ^ value) & byte_bits(bytes) == 0
+    }
+
+    /// Marks the kept reads as having seen a value no longer there.
+    #[inline(always)]
+    fn changed(&mut self) {
+        for r in &mut self.reads {
+            r.stale = true;
+        }
+    }
 }
 
 /// The races of access `me` against a word's shadow, each given to `found`
@@ -859,7 +906,10 @@ fn check(
     let race = |class, other: &Access, same_value| FindingKind::Race {
         space,
         class,
-        across_workgroups: other.group != me.group,
+        scope: Scope::of(
+            (other.group, u32::from(other.wave)),
+            (me.group, u32::from(me.wave)),
+        ),
         same_value,
     };
     let races = |a: &Access| a.is_some() && a.bytes & me.bytes != 0 && !order.ordered(a, me);
@@ -867,8 +917,8 @@ fn check(
     // cost every lane of every access.
     let w = &shadow.write;
     let write_races = races(w);
-    let atomic = || shadow.reads.iter().find(|r| r.atomic && races(r));
-    let read = || shadow.reads.iter().find(|r| !r.atomic && races(r));
+    let atomic = || shadow.atomics.iter().find(|r| races(r));
+    let read = || shadow.reads.iter().find(|r| races(r));
     match kind {
         Kind::Load => {
             // An unordered atomic after a same-value write still changes what
@@ -891,7 +941,11 @@ fn check(
             if let Some(a) = atomic() {
                 found(race(RaceClass::WriteAfterWrite, a, false), Some(*a));
             } else if let Some(r) = read() {
-                found(race(RaceClass::WriteAfterRead, r, same), Some(*r));
+                // Minor only when the read saw the value this store writes.
+                found(
+                    race(RaceClass::WriteAfterRead, r, same && !r.stale),
+                    Some(*r),
+                );
             }
         }
         Kind::Atomic => {
@@ -912,6 +966,11 @@ fn check(
 
 /// Records access `me` in a word's shadow (`value`: a store's value placed at
 /// its bytes; `same`: it is the value already there).
+///
+/// What a later access unordered with the record is told: a load, whether
+/// the last writer's run changed the word (it would read the value before
+/// the run in the other order); a store, whether its own value is there
+/// already and, against a read, whether the read saw that value.
 #[inline(always)]
 fn record(
     shadow: &mut Shadow,
@@ -924,18 +983,27 @@ fn record(
     match kind {
         Kind::Load => keep_read(&mut shadow.reads, me, order),
         Kind::Atomic => {
-            keep_read(&mut shadow.reads, me, order);
+            keep_read(&mut shadow.atomics, me, order);
             shadow.init |= me.bytes;
             shadow.known &= !me.bytes;
+            shadow.changed();
         }
         Kind::Store => {
             let w = shadow.write;
+            let run_same = shadow.repeats(me, value);
+            if !shadow.continues_run(me) {
+                shadow.prior = shadow.value;
+                shadow.prior_known = shadow.known;
+            }
+            if !same {
+                shadow.changed();
+            }
             let merge = w.is_some() && w.bytes & me.bytes == 0;
             shadow.write = Access {
                 bytes: if merge { w.bytes | me.bytes } else { me.bytes },
                 ..*me
             };
-            shadow.same = same && (!merge || shadow.same);
+            shadow.same = run_same;
             let bits = byte_bits(me.bytes);
             shadow.value = (shadow.value & !bits) | (value & bits);
             shadow.known |= me.bytes;
@@ -944,31 +1012,23 @@ fn record(
     }
 }
 
-/// Keeps read or atomic `me` in one of a word's two read slots: in an empty
-/// one, or over one ordered before it that it stands for (an atomic stands for
-/// a read, not the other way), or, an atomic, over a read; with independent
-/// lanes, over one of two slots of one wave when it comes from another.
-/// Otherwise `me` is dropped. Under lockstep, with plain reads, the slots then
-/// hold reads of two waves unordered with `me`; a later write unordered with `me` cannot be
-/// ordered after both (that takes a later epoch, which orders it after `me`
-/// too), so the race is still found, named after a kept read.
+/// Keeps read (or atomic) `me` in one of a word's two read (or atomic)
+/// slots: in an empty one, or over one ordered before it, which it stands
+/// for; with independent lanes, over one of two slots of one wave when it
+/// comes from another. Otherwise `me` is dropped. Under lockstep the slots
+/// then hold two waves' accesses unordered with `me`; a later write unordered
+/// with `me` cannot be ordered after both (that takes a later epoch, which
+/// orders it after `me` too), so the race is still found, named after a kept
+/// one.
 #[inline(always)]
 fn keep_read(reads: &mut [Access; 2], me: &Access, order: HappensBefore<'_>) {
-    let stands_for = |r: &Access| !r.atomic || me.atomic;
     let one_wave = reads[0].group == reads[1].group && reads[0].wave == reads[1].wave;
     let slot = reads
         .iter()
-        .position(|r| !r.is_some() || (stands_for(r) && order.ordered(r, me)))
-        .or_else(|| {
-            me.atomic
-                .then(|| reads.iter().position(|r| !r.atomic))
-                .flatten()
-        })
+        .position(|r| !r.is_some() || order.ordered(r, me))
         .or_else(|| {
             let other_wave = reads[0].group != me.group || reads[0].wave != me.wave;
-            (order.independent && one_wave && other_wave)
-                .then(|| reads.iter().position(stands_for))
-                .flatten()
+            (order.independent && one_wave && other_wave).then_some(0)
         });
     if let Some(r) = slot.and_then(|s| reads.get_mut(s)) {
         *r = *me;
@@ -1009,8 +1069,17 @@ mod tests {
         s.iter()
             .map(|s| {
                 format!(
-                    "{} {:?} {:?} {} {} {} {}",
-                    s.generation, s.write, s.reads, s.value, s.known, s.init, s.same
+                    "{} {:?} {:?} {:?} {} {} {} {} {} {}",
+                    s.generation,
+                    s.write,
+                    s.reads,
+                    s.atomics,
+                    s.value,
+                    s.known,
+                    s.init,
+                    s.prior,
+                    s.prior_known,
+                    s.same
                 )
             })
             .collect()
