@@ -2,7 +2,9 @@
 //! kernel and every launch is checked against it; without one, the races the
 //! facts prove for a launch's own shape are reported before it runs, as
 //! findings of their own kind, even where its inputs never reach them.
-use simt::core::{Error, FindingKind, Inst, LaunchConfig, LaunchErrorKind, Program, Scope, Space};
+use simt::core::{
+    Error, FindingKind, Inst, LaunchConfig, LaunchErrorKind, Program, RaceFree, Scope, Space,
+};
 use simt::simt_kernel;
 
 simt_kernel! {
@@ -22,7 +24,10 @@ simt_kernel! {
 
     #[workgroup_size(4, 2, 8)]
     kernel cube(out: &mut [u32]) {
-        global_store out[global_id.x], local_id.z
+        vreg i;
+        v_mad_u32 i, local_id.z, 2, local_id.y
+        v_mad_u32 i, i, 4, local_id.x
+        global_store out[i], local_id.z
     }
 
     /// Work-item `i` stores its id to `t[i]`, then, when `reverse` is not
@@ -59,7 +64,7 @@ simt_kernel! {
 /// refused before it runs, and a grid along x alone runs.
 #[test]
 fn a_race_free_kernel_refuses_a_grid_its_proof_does_not_cover() {
-    assert!(row_free::PROGRAM.race_free);
+    assert_eq!(row_free::PROGRAM.race_free, Some(RaceFree::AnyLaneOrder));
     let mut out = vec![7u32; 256];
     let two_d = LaunchConfig::new([2u32, 2, 1], 64);
     match row_free::launch(&two_d, &mut out) {

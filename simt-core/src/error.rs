@@ -1,6 +1,7 @@
 //! Run-time errors: bad launches and faults.
 
 use crate::ir::SourceLoc;
+use crate::launch::LaneOrder;
 use crate::ValidationErrors;
 use thiserror::Error;
 
@@ -105,8 +106,9 @@ pub enum LaunchErrorKind {
     /// The kernel states `#[race_free]`, which the build proved under an
     /// assumption about the launch that this launch breaks.
     #[error(
-        "the kernel states #[race_free], proved {assumption}; this launch has a grid of {}x{}x{} workgroups of {}x{}x{}",
-        grid[0], grid[1], grid[2], shape[0], shape[1], shape[2]
+        "the kernel states #[race_free], proved {assumption}; this launch has a grid of {}x{}x{} workgroups of {}x{}x{}{}",
+        grid[0], grid[1], grid[2], shape[0], shape[1], shape[2],
+        match lanes { LaneOrder::Lockstep => "", LaneOrder::Independent => " with independent lanes" }
     )]
     RaceFreeAssumption {
         /// What the proof assumed ("for one-dimensional grids").
@@ -115,6 +117,8 @@ pub enum LaunchErrorKind {
         grid: [u32; 3],
         /// The launch's workgroup shape.
         shape: [u32; 3],
+        /// The launch's lane order.
+        lanes: LaneOrder,
     },
     /// The number of arguments differs from the number of parameters.
     #[error("expected {expected} arguments, got {got}")]

@@ -198,20 +198,8 @@ fn splitmix64(z: u64) -> u64 {
 
 /// How the race check orders the lanes of one wave. The interpreter runs them
 /// in lockstep either way; this decides only which accesses the sanitizers
-/// take to be ordered.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
-pub enum LaneOrder {
-    /// The lanes of a wave run in lockstep, so an access by one lane is
-    /// ordered before every later access of its wave (AMD hardware, and NVIDIA
-    /// hardware before Volta).
-    #[default]
-    Lockstep,
-    /// Independent thread scheduling (NVIDIA since Volta): lanes of one wave
-    /// are ordered only by program order within a lane, by a `barrier`, or by
-    /// a `wave_barrier` both took part in (CUDA's `__syncwarp`), so one lane
-    /// reading what another lane of its wave wrote without one is a race.
-    Independent,
-}
+/// take to be ordered (and which `#[race_free]` proofs a launch may rely on).
+pub use simt_lang::facts::LaneOrder;
 
 /// How the waves of a workgroup take turns between barriers.
 ///

@@ -18,14 +18,17 @@ pub(crate) fn check_shape(kernel: &Kernel, config: &LaunchConfig) -> Result<(), 
             return Err(LaunchErrorKind::WorkgroupShape { declared, launched });
         }
     }
-    if program.race_free {
+    if program.race_free.is_some() {
         let grid = config.grid.to_array();
+        let lanes = config.lane_order;
         let broken = kernel
             .facts()
             .pairs
             .iter()
             .find_map(|pair| match &pair.verdict {
-                Verdict::Free(assumptions) => assumptions.iter().find(|a| !a.holds(grid, launched)),
+                Verdict::Free(assumptions) => {
+                    assumptions.iter().find(|a| !a.holds(grid, launched, lanes))
+                }
                 _ => None,
             });
         if let Some(assumption) = broken {
@@ -33,6 +36,7 @@ pub(crate) fn check_shape(kernel: &Kernel, config: &LaunchConfig) -> Result<(), 
                 assumption: assumption.to_string(),
                 grid,
                 shape: launched,
+                lanes,
             });
         }
     }
@@ -45,7 +49,12 @@ pub(crate) fn races(kernel: &Kernel, config: &LaunchConfig) -> Vec<Finding> {
     let program = kernel.program();
     let facts = kernel.facts();
     let width = config.wave_width;
-    let races = kernel.races_at(config.grid.to_array(), config.workgroup.to_array(), width);
+    let races = kernel.races_at(
+        config.grid.to_array(),
+        config.workgroup.to_array(),
+        width,
+        config.lane_order,
+    );
     let shape = config.workgroup.to_array();
     let grid = config.grid.to_array();
     let site = |inst: u32, item: &WorkItem| {

@@ -333,7 +333,7 @@ proptest! {
             .findings
             .list
             .iter()
-            .filter(|f| matches!(f.kind, FindingKind::Race { .. }))
+            .filter(|f| matches!(f.kind, FindingKind::Race { .. } | FindingKind::LanesDisagree { .. }))
             .map(|f| {
                 let other = f.other.map_or(f.at.inst, |o| o.inst);
                 (f.at.inst.min(other), f.at.inst.max(other))

@@ -250,7 +250,7 @@ fn barriers_under_divergent_control_are_rejected_before_running() {
             lds_bytes: 0,
             reg_names: Vec::new().into(),
             workgroup_size: None,
-            race_free: false,
+            race_free: None,
         };
         match Kernel::new(program) {
             Err(e) => assert!(

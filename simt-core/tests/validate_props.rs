@@ -240,7 +240,7 @@ prop_compose! {
             lds_bytes,
             reg_names: std::borrow::Cow::Borrowed(&[]),
             workgroup_size: None,
-            race_free: false,
+            race_free: None,
         }
     }
 }
@@ -582,7 +582,7 @@ fn raw_program(insts: Vec<Inst>) -> Program {
         lds_bytes: 0,
         reg_names: std::borrow::Cow::Borrowed(&[]),
         workgroup_size: None,
-        race_free: false,
+        race_free: None,
     }
 }
 

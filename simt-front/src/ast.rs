@@ -1,7 +1,7 @@
 //! The syntax tree of a `simt_kernel!` invocation, with the spans errors point at.
 
 use proc_macro2::Span;
-use simt_lang::{ElemType, ScalarType};
+use simt_lang::{ElemType, RaceFree, ScalarType};
 use syn::{Attribute, Ident, Lit, Visibility};
 
 /// One `kernel` item.
@@ -15,8 +15,9 @@ pub struct Kernel {
     /// `#[workgroup_size(x, y, z)]`: the shape every launch must have, and
     /// the attribute's tokens.
     pub workgroup_size: Option<([u32; 3], Span)>,
-    /// `#[race_free]`: the attribute's name, when the kernel states it.
-    pub race_free: Option<Span>,
+    /// `#[race_free]` or `#[race_free(lockstep)]`: the attribute's name and
+    /// its claim, when the kernel states it.
+    pub race_free: Option<(Span, RaceFree)>,
     /// The parameters, in order.
     pub params: Vec<Param>,
     /// Declarations and instructions, in order.

@@ -7,6 +7,7 @@ use crate::ast::{Contract, ContractKind};
 use crate::diagnostic::{Diagnostic, Kind, Location};
 use proc_macro2::Span;
 use simt_lang::limits::MAX_WORKGROUP_SIZE;
+use simt_lang::RaceFree;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Attribute, LitInt, Meta, MetaList, Token};
@@ -26,7 +27,7 @@ pub(crate) struct KernelAttrs {
     /// The attributes that go to the generated module.
     pub(crate) rest: Vec<Attribute>,
     pub(crate) workgroup_size: Option<([u32; 3], Span)>,
-    pub(crate) race_free: Option<Span>,
+    pub(crate) race_free: Option<(Span, RaceFree)>,
 }
 
 fn name(attr: &Attribute) -> Option<String> {
@@ -90,10 +91,11 @@ pub(crate) fn kernel(attrs: Vec<Attribute>, errors: &mut Vec<Diagnostic>) -> Ker
         } else if word == RACE_FREE {
             if out.race_free.is_some() {
                 errors.push(*whole(&attr, "`#[race_free]` is given twice"));
-            } else if let Err(e) = bare(&attr, RACE_FREE) {
-                errors.push(*e);
             } else {
-                out.race_free = Some(path);
+                match race_free(&attr) {
+                    Ok(claim) => out.race_free = Some((path, claim)),
+                    Err(e) => errors.push(*e),
+                }
             }
         } else if let Some(c) = contract(&word) {
             errors.push(*whole(
@@ -130,6 +132,26 @@ pub(crate) fn on(c: ContractKind) -> &'static str {
         ContractKind::ConflictFree => "an LDS load, store or atomic",
         ContractKind::Coalesced => "a global load, store or atomic",
         ContractKind::Uniform => "an `if` or a `loop`",
+    }
+}
+
+/// `#[race_free]`, or `#[race_free(lockstep)]` for a proof that may order
+/// the lanes of a wave by issue.
+fn race_free(attr: &Attribute) -> Result<RaceFree, Box<Diagnostic>> {
+    let usage = "write `#[race_free]`, or `#[race_free(lockstep)]` for a kernel that relies on the lanes of a wave running in lockstep";
+    match &attr.meta {
+        Meta::Path(_) => Ok(RaceFree::AnyLaneOrder),
+        Meta::List(list) => match list.parse_args::<syn::Ident>() {
+            Ok(word) if word == "lockstep" => Ok(RaceFree::Lockstep),
+            _ => Err(arguments(
+                list,
+                format!("`#[race_free]` takes `lockstep` or nothing: {usage}"),
+            )),
+        },
+        Meta::NameValue(_) => Err(whole(
+            attr,
+            format!("`#[race_free]` takes `lockstep` or nothing: {usage}"),
+        )),
     }
 }
 

@@ -46,8 +46,8 @@ pub fn check(kernel: &Kernel) -> Result<ValidKernel, Vec<Diagnostic>> {
     if let Some((shape, _)) = kernel.workgroup_size {
         cx.builder.workgroup_size(shape);
     }
-    if kernel.race_free.is_some() {
-        cx.builder.race_free();
+    if let Some((_, claim)) = kernel.race_free {
+        cx.builder.race_free(claim);
     }
     cx.check_name();
     cx.declare_params();

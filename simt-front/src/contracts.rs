@@ -10,11 +10,11 @@ use crate::check::Checker;
 use crate::diagnostic::{Diagnostic, Kind, Location};
 use crate::lower::Written;
 use simt_lang::facts::{
-    split_wave, AccessKind, Degree, Fact, Facts, Geometry, LaunchRace, Pair, RaceAssumption, Space,
-    Verdict, Why, WorkItem,
+    split_wave, AccessKind, Degree, Fact, Facts, Geometry, LaneOrder, LaunchRace, Pair,
+    RaceAssumption, Space, Verdict, Why, WorkItem,
 };
 use simt_lang::isa::MemRef;
-use simt_lang::{Inst, Kernel as ValidKernel, Program, Uniformity};
+use simt_lang::{Inst, Kernel as ValidKernel, Program, RaceFree, Uniformity};
 use std::collections::HashSet;
 
 /// The wave widths a kernel may be launched at.
@@ -54,8 +54,8 @@ impl Checker<'_> {
             Some(shape) => self.certain_races(kernel, facts, shape, written),
             None => HashSet::new(),
         };
-        if let Some(at) = self.kernel.race_free {
-            self.race_free(program, facts, written, &certain, at);
+        if let Some((at, claim)) = self.kernel.race_free {
+            self.race_free(program, facts, written, &certain, (at, claim));
         }
     }
 
@@ -117,8 +117,8 @@ impl Checker<'_> {
         )
     }
 
-    /// Reports each LDS pair that races at both wave widths under `shape`, and
-    /// returns them.
+    /// Reports each LDS pair that races at both wave widths under `shape`
+    /// (whatever the lane order), and returns them.
     fn certain_races(
         &mut self,
         kernel: &ValidKernel,
@@ -126,7 +126,7 @@ impl Checker<'_> {
         shape: [u32; 3],
         written: &[Written],
     ) -> HashSet<usize> {
-        let at = |width| kernel.races_at([1, 1, 1], shape, width);
+        let at = |width| kernel.races_at([1, 1, 1], shape, width, LaneOrder::Lockstep);
         let (r32, r64) = (at(32), at(64));
         let mut certain = HashSet::new();
         for race in r32.iter() {
@@ -182,6 +182,7 @@ impl Checker<'_> {
         };
         let first = witnesses.first().map(|r| &r.witness);
         let shape = facts.shape.unwrap_or([1, 1, 1]);
+        let one_wave = first.is_some_and(|w| w.one_wave(shape));
         let byte = first.map_or_else(String::new, |w| byte_text(program, pair.space, w.address));
         let mut d = Diagnostic::new(
             Kind::Race,
@@ -194,7 +195,12 @@ impl Checker<'_> {
                     format!("this access and the one at line {}", program.loc(a).line)
                 },
                 match pair.space {
+                    _ if one_wave && a == b => "two lanes of one wave, storing different values",
+                    _ if one_wave => "two lanes of one wave, which only lockstep orders",
                     Space::Lds(_) => "two work-items of different waves, with no barrier between",
+                    Space::Global(_)
+                        if first.is_some_and(|w| w.items[0].group == w.items[1].group) =>
+                        "two work-items of different waves, with no barrier between",
                     Space::Global(_) => "two work-items of different workgroups",
                 }
             ),
@@ -226,14 +232,16 @@ impl Checker<'_> {
         d
     }
 
-    /// `#[race_free]`: every pair proved free, or an error per pair that is not.
+    /// `#[race_free]`: every pair proved free (whatever the lane order, or
+    /// with lanes in lockstep for `#[race_free(lockstep)]`), or an error per
+    /// pair that is not.
     fn race_free(
         &mut self,
         program: &Program,
         facts: &Facts,
         written: &[Written],
         certain: &HashSet<usize>,
-        at: proc_macro2::Span,
+        (at, claim): (proc_macro2::Span, RaceFree),
     ) {
         // The attribute is labelled once: rustc shows an error repeated at
         // one place once, and the text path must show what rustc does.
@@ -250,10 +258,25 @@ impl Checker<'_> {
                 continue;
             }
             match &pair.verdict {
+                Verdict::Free(assumptions)
+                    if claim == RaceFree::AnyLaneOrder
+                        && assumptions.contains(&RaceAssumption::LockstepLanes) =>
+                {
+                    let d = self.undecided_pair(
+                        program,
+                        pair,
+                        written,
+                        "proved free only when the lanes of a wave run in lockstep, as on AMD GPUs; with independent lanes (NVIDIA since Volta) two lanes of one wave may touch one element unordered",
+                    );
+                    self.push(stated(d.help(
+                        "state `#[race_free(lockstep)]` for a kernel that relies on lockstep lanes, or make the work-items of one wave touch different elements",
+                        None,
+                    )));
+                }
                 Verdict::Free(assumptions) => {
-                    // Launch-time assumptions (no wrapping, the grid's shape)
-                    // are checked at each launch; a workgroup shape is not
-                    // when the kernel does not declare one.
+                    // Launch-time assumptions (no wrapping, the grid's shape,
+                    // the lane order) are checked at each launch; a workgroup
+                    // shape is not when the kernel does not declare one.
                     if program.workgroup_size.is_some()
                         || !assumptions.contains(&RaceAssumption::OneDimensionalGroups)
                     {

@@ -2,8 +2,8 @@
 
 use crate::element::Element;
 use crate::ir::{
-    ElemType, LdsDecl, LdsIdx, Param, ParamIdx, ParamKind, Program, Reg, RegName, ScalarType,
-    SourceLoc,
+    ElemType, LdsDecl, LdsIdx, Param, ParamIdx, ParamKind, Program, RaceFree, Reg, RegName,
+    ScalarType, SourceLoc,
 };
 use crate::isa::Inst;
 use crate::validate::{Kernel, ValidationErrors};
@@ -39,7 +39,7 @@ pub struct ProgramBuilder {
     locs: Vec<SourceLoc>,
     reg_names: Vec<RegName>,
     workgroup_size: Option<[u32; 3]>,
-    race_free: bool,
+    race_free: Option<RaceFree>,
 }
 
 impl ProgramBuilder {
@@ -54,7 +54,7 @@ impl ProgramBuilder {
             locs: Vec::new(),
             reg_names: Vec::new(),
             workgroup_size: None,
-            race_free: false,
+            race_free: None,
         }
     }
 
@@ -125,8 +125,8 @@ impl ProgramBuilder {
     }
 
     /// States that the kernel is race-free ([`Program::race_free`]).
-    pub fn race_free(&mut self) -> &mut Self {
-        self.race_free = true;
+    pub fn race_free(&mut self, claim: RaceFree) -> &mut Self {
+        self.race_free = Some(claim);
         self
     }
 

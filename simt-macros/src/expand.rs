@@ -11,8 +11,8 @@ use quote::{quote, quote_spanned};
 use simt_front::{self as front, ast::Kernel, ast::ParamType, Diagnostic, CRATE};
 use simt_lang::isa::{Field, MemRef, Op};
 use simt_lang::{
-    Addressing, Axis, GlobalRef, Inst, LdsRef, Operand, Program, Reg, ScalarType, SourceLoc,
-    Special,
+    Addressing, Axis, GlobalRef, Inst, LdsRef, Operand, Program, RaceFree, Reg, ScalarType,
+    SourceLoc, Special,
 };
 use std::fmt::Debug;
 use syn::ext::IdentExt;
@@ -107,7 +107,13 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
         Some([x, y, z]) => quote!(::core::option::Option::Some([#x, #y, #z])),
         None => quote!(::core::option::Option::None),
     };
-    let race_free = program.is_some_and(|p| p.race_free);
+    let race_free = match program.and_then(|p| p.race_free) {
+        Some(RaceFree::AnyLaneOrder) => {
+            quote!(::core::option::Option::Some(#rt::RaceFree::AnyLaneOrder))
+        }
+        Some(RaceFree::Lockstep) => quote!(::core::option::Option::Some(#rt::RaceFree::Lockstep)),
+        None => quote!(::core::option::Option::None),
+    };
     let lds_bytes_doc = format!(" Bytes of LDS per workgroup: {lds_bytes}.");
     // A rejected kernel's parameter names may be what it was rejected for (an
     // uppercase name would be read as a pattern): its stub names them apart.

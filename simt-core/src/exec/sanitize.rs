@@ -1060,7 +1060,7 @@ mod tests {
             lds_bytes: 32,
             reg_names: Cow::Owned(Vec::new()),
             workgroup_size: None,
-            race_free: false,
+            race_free: None,
         }
     }
 

@@ -32,7 +32,7 @@ fn program(body: &[Inst]) -> Program {
         lds_bytes: 0,
         reg_names: Cow::Owned(Vec::new()),
         workgroup_size: None,
-        race_free: false,
+        race_free: None,
     }
 }
 
@@ -290,7 +290,7 @@ fn static_program(insts: &'static [Inst], locs: &'static [SourceLoc]) -> Program
         lds_bytes: 0,
         reg_names: Cow::Borrowed(&[]),
         workgroup_size: None,
-        race_free: false,
+        race_free: None,
     }
 }
 

@@ -8,5 +8,6 @@ mod cases;
 mod differential;
 mod generate;
 mod located;
+mod races;
 mod roundtrip;
 mod text;

@@ -84,6 +84,8 @@ pub struct Access {
     /// The byte offset each lane accesses: from the buffer's start (global, whose
     /// buffers start on a line), or from the workgroup's LDS start (LDS).
     pub addr: Val,
+    /// What a store writes, when every element has this one form.
+    pub value: Val,
     /// The `if`s around it.
     pub guards: Vec<Guard>,
     /// The loops around it.
@@ -115,6 +117,7 @@ impl Access {
             size,
             elems,
             addr,
+            value: site.value.clone(),
             guards: site.guards.clone(),
             loops: site.loops.clone(),
         }

@@ -21,7 +21,10 @@ pub use access::{
     phase_cost, Access, AccessKind, Assumption, Condition, Degree, Fact, Geometry, Space, What, Why,
 };
 pub use affine::{Affine, Lin, Sym, SymNames, Val};
-pub use race::{split_wave, LaunchRace, Pair, RaceAssumption, Verdict, Witness, WorkItem};
+pub use race::{
+    split_wave, wave_uniform, LaneOrder, LaunchRace, Pair, RaceAssumption, Verdict, Witness,
+    WorkItem,
+};
 pub use walk::{Cond, Guard};
 
 use crate::ir::{Addressing, Program};
@@ -41,6 +44,9 @@ pub struct Facts {
     /// Per instruction, for an `if`, the comparison its mask came from, when
     /// the walk could follow it.
     pub conds: Vec<Option<Cond>>,
+    /// Whether the program has wave barriers (which order lanes of one wave
+    /// when they are independent, and which the race search does not follow).
+    pub wave_barriers: bool,
 }
 
 /// The facts of `program`, which must have passed [`validate`](crate::validate),
@@ -53,6 +59,7 @@ pub fn facts(program: &Program, shape: Option<[u32; 3]>) -> Facts {
             accesses: vec![None; program.insts.len()],
             pairs: Vec::new(),
             conds: vec![None; program.insts.len()],
+            wave_barriers: race::has_wave_barriers(program),
         };
     };
     let walk = walk::Walk::run(program, &uniformity);
@@ -92,6 +99,7 @@ pub fn facts(program: &Program, shape: Option<[u32; 3]>) -> Facts {
         accesses,
         pairs,
         conds: walk.conds,
+        wave_barriers: race::has_wave_barriers(program),
     }
 }
 

@@ -11,7 +11,7 @@
 
 use super::affine::{special, Affine, Lin, Sym, Val};
 use crate::ir::{MReg, Operand, Program, Reg, Uniformity};
-use crate::isa::{BinOp, CmpOp, CmpType, Inst, TernOp, UnOp};
+use crate::isa::{BinOp, CmpOp, CmpType, Field, Fields, Inst, Role, TernOp, UnOp};
 use crate::limits::{MAX_MREGS, MAX_SREGS, MAX_VREGS};
 use crate::validate::UniformityInfo;
 use serde::Serialize;
@@ -48,6 +48,9 @@ pub struct Guard {
 pub struct Site {
     /// The memory operand's index plus offset, in the operand's unit.
     pub index: Val,
+    /// What a store writes, when every element it writes has this one form
+    /// (unknown for loads and atomics).
+    pub value: Val,
     /// The `if`s around the instruction, outermost first.
     pub guards: Vec<Guard>,
     /// The loops around the instruction, outermost first.
@@ -276,9 +279,12 @@ impl<'a> Walk<'a> {
                 cont: Vec::new(),
                 brk: Vec::new(),
             });
+            // Lanes that `continue` skip the rest of the body: in a loop
+            // whose lanes diverge, a vector register the rest writes differs
+            // between them and the lanes that ran it.
             let mut back = end.clone();
             for c in &frame.cont {
-                back = self.join(&back, c, at, false);
+                back = self.join(&back, c, at, divergent);
             }
             if settled {
                 break (end, frame);
@@ -368,29 +374,8 @@ impl<'a> Walk<'a> {
 
     fn transfer(&mut self, st: &mut State, pc: usize, inst: &Inst) {
         let fields = inst.fields();
-        if let Some((_, mem)) = fields.memory() {
-            let index = self.operand(st, mem.index());
-            let offset = self.operand(st, mem.offset());
-            let index = match (index, offset) {
-                (Val::Known(i), Val::Known(o)) => Val::Known(i.add(&o)),
-                _ => Val::Unknown,
-            };
-            let uniform = index.affine().is_some_and(Affine::is_uniform);
-            self.sites[pc] = Some(Site {
-                index,
-                guards: self.guards.clone(),
-                loops: self.open_loops.clone(),
-            });
-            // A load from one address for every lane gives every lane one value.
-            for r in fields.written().collect::<Vec<_>>() {
-                let v = self.opaque(pc, r, uniform);
-                self.set(st, pc, r, v);
-            }
-            return;
-        }
         let val = |op: Operand| self.operand(st, op);
-        let known = |v: &Val| v.affine().cloned();
-        // The name a uniform product of two symbols gets.
+        // The name a uniform result the domain cannot express gets.
         let named = fields
             .written()
             .next()
@@ -399,20 +384,22 @@ impl<'a> Walk<'a> {
                 inst: pc as u32,
                 slot: slot as u16,
             });
-        let result: Option<(Reg, Val)> = match *inst {
+        // Every instruction says what it writes: a new instruction does not
+        // compile until the facts know it.
+        let result: Written = match *inst {
             Inst::VBinary { op, dst, a, b } => {
-                Some((Reg::V(dst), binary(op, &val(a), &val(b), named)))
+                Written::Value(Reg::V(dst), binary(op, &val(a), &val(b), named))
             }
             Inst::SBinary { op, dst, a, b } => {
-                Some((Reg::S(dst), binary(op, &val(a), &val(b), named)))
+                Written::Value(Reg::S(dst), binary(op, &val(a), &val(b), named))
             }
-            Inst::VUnary { op, dst, a } => Some((Reg::V(dst), unary(op, &val(a)))),
-            Inst::SUnary { op, dst, a } => Some((Reg::S(dst), unary(op, &val(a)))),
+            Inst::VUnary { op, dst, a } => Written::Value(Reg::V(dst), unary(op, &val(a))),
+            Inst::SUnary { op, dst, a } => Written::Value(Reg::S(dst), unary(op, &val(a))),
             Inst::VTernary { op, dst, a, b, c } => {
-                Some((Reg::V(dst), ternary(op, &val(a), &val(b), &val(c), named)))
+                Written::Value(Reg::V(dst), ternary(op, &val(a), &val(b), &val(c), named))
             }
             Inst::STernary { op, dst, a, b, c } => {
-                Some((Reg::S(dst), ternary(op, &val(a), &val(b), &val(c), named)))
+                Written::Value(Reg::S(dst), ternary(op, &val(a), &val(b), &val(c), named))
             }
             Inst::VSelect {
                 dst,
@@ -421,7 +408,7 @@ impl<'a> Walk<'a> {
                 ..
             } => {
                 let (t, f) = (val(on_true), val(on_false));
-                Some((Reg::V(dst), if t == f { t } else { Val::Unknown }))
+                Written::Value(Reg::V(dst), if t == f { t } else { Val::Unknown })
             }
             Inst::VReadFirstLane { dst, src } | Inst::VReadLane { dst, src, .. } => {
                 let v = val(src);
@@ -430,12 +417,12 @@ impl<'a> Walk<'a> {
                 } else {
                     Val::Unknown
                 };
-                Some((Reg::S(dst), v))
+                Written::Value(Reg::S(dst), v)
             }
             Inst::VShuffle { dst, src, .. } => {
                 let v = val(src);
                 let uniform = v.affine().is_some_and(Affine::is_uniform);
-                Some((Reg::V(dst), if uniform { v } else { Val::Unknown }))
+                Written::Value(Reg::V(dst), if uniform { v } else { Val::Unknown })
             }
             Inst::VCmp {
                 op, ty, dst, a, b, ..
@@ -443,45 +430,139 @@ impl<'a> Walk<'a> {
             | Inst::SCmp {
                 op, ty, dst, a, b, ..
             } => {
-                let cond = match (known(&val(a)), known(&val(b))) {
-                    (Some(a), Some(b)) => Some(Cond { op, ty, a, b }),
+                let cond = match (val(a).affine(), val(b).affine()) {
+                    (Some(a), Some(b)) => Some(Cond {
+                        op,
+                        ty,
+                        a: a.clone(),
+                        b: b.clone(),
+                    }),
                     _ => None,
                 };
+                Written::Mask(dst, cond)
+            }
+            Inst::MaskBinary { dst, .. } | Inst::MaskNot { dst, .. } => Written::Mask(dst, None),
+            // Ballots and lane counts: one value per wave the domain does
+            // not follow.
+            Inst::SWave { .. } | Inst::SActiveLanes { .. } => Written::Opaque,
+            Inst::GlobalLoad { .. }
+            | Inst::GlobalStore { .. }
+            | Inst::GlobalLoadWide { .. }
+            | Inst::GlobalStoreWide { .. }
+            | Inst::GlobalAtomic { .. }
+            | Inst::GlobalCmpSwap { .. }
+            | Inst::LdsLoad { .. }
+            | Inst::LdsStore { .. }
+            | Inst::LdsLoadWide { .. }
+            | Inst::LdsStoreWide { .. }
+            | Inst::LdsAtomic { .. }
+            | Inst::LdsCmpSwap { .. } => Written::Memory,
+            // Control flow is the walk's own (`block`); a barrier, a wave
+            // barrier and `end` write nothing.
+            Inst::If { .. }
+            | Inst::Else { .. }
+            | Inst::EndIf
+            | Inst::Loop { .. }
+            | Inst::EndLoop { .. }
+            | Inst::Break { .. }
+            | Inst::Continue { .. }
+            | Inst::Barrier
+            | Inst::WaveBarrier
+            | Inst::End => Written::Nothing,
+        };
+        match result {
+            Written::Value(dst, v) => {
+                // A result the domain cannot express, computed from uniform
+                // values, is itself uniform: name it.
+                let v = match v {
+                    Val::Unknown => {
+                        let uniform = fields.operands().all(|(o, _)| {
+                            self.operand(st, o).affine().is_some_and(Affine::is_uniform)
+                        });
+                        self.opaque(pc, dst, uniform || matches!(dst, Reg::S(_)))
+                    }
+                    v => v,
+                };
+                self.set(st, pc, dst, v);
+            }
+            Written::Mask(dst, cond) => {
                 if let Some(m) = st.masks.get_mut(usize::from(dst.0)) {
                     *m = cond;
                 }
-                None
             }
-            Inst::MaskBinary { dst, .. } | Inst::MaskNot { dst, .. } => {
-                if let Some(m) = st.masks.get_mut(usize::from(dst.0)) {
-                    *m = None;
+            Written::Opaque => {
+                for r in fields.written().collect::<Vec<_>>() {
+                    let v = self.opaque(pc, r, matches!(r, Reg::S(_)));
+                    self.set(st, pc, r, v);
                 }
-                None
             }
-            _ => None,
-        };
-        let Some((dst, v)) = result else {
-            // Scalar results the analysis does not follow (ballots, lane counts)
-            // are still one value per wave.
-            for r in fields.written().collect::<Vec<_>>() {
-                let v = self.opaque(pc, r, matches!(r, Reg::S(_)));
-                self.set(st, pc, r, v);
-            }
+            Written::Memory => self.memory(st, pc, inst),
+            Written::Nothing => {}
+        }
+    }
+
+    /// A memory instruction: its site, and what a load or atomic writes.
+    fn memory(&mut self, st: &mut State, pc: usize, inst: &Inst) {
+        let fields = inst.fields();
+        let Some((role, mem)) = fields.memory() else {
             return;
         };
-        // A result the domain cannot express, computed from uniform values, is
-        // itself uniform: name it.
-        let v = match v {
-            Val::Unknown => {
-                let uniform = fields
-                    .operands()
-                    .all(|(o, _)| self.operand(st, o).affine().is_some_and(Affine::is_uniform));
-                self.opaque(pc, dst, uniform || matches!(dst, Reg::S(_)))
-            }
-            v => v,
+        let index = self.operand(st, mem.index());
+        let offset = self.operand(st, mem.offset());
+        let index = match (index, offset) {
+            (Val::Known(i), Val::Known(o)) => Val::Known(i.add(&o)),
+            _ => Val::Unknown,
         };
-        self.set(st, pc, dst, v);
+        let uniform = index.affine().is_some_and(Affine::is_uniform);
+        let value = if matches!(role, Role::GlobalStore | Role::LdsStore) {
+            self.stored(st, &fields)
+        } else {
+            Val::Unknown
+        };
+        self.sites[pc] = Some(Site {
+            index,
+            value,
+            guards: self.guards.clone(),
+            loops: self.open_loops.clone(),
+        });
+        // A load from one address for every lane gives every lane one value.
+        for r in fields.written().collect::<Vec<_>>() {
+            let v = self.opaque(pc, r, uniform);
+            self.set(st, pc, r, v);
+        }
     }
+
+    /// The one form of every element a store writes, or unknown.
+    fn stored(&self, st: &State, fields: &Fields) -> Val {
+        let run = fields.run_length();
+        let mut values = fields.as_slice().iter().flat_map(|f| match *f {
+            Field::Src(o) => vec![self.operand(st, o)],
+            Field::VSrcRun(r) => Reg::V(r).run(run).map(|r| self.reg(st, r)).collect(),
+            _ => Vec::new(),
+        });
+        let Some(first) = values.next() else {
+            return Val::Unknown;
+        };
+        if values.all(|v| v == first) {
+            first
+        } else {
+            Val::Unknown
+        }
+    }
+}
+
+/// What an instruction writes, as [`Walk::transfer`] applies it.
+enum Written {
+    /// One register, this value.
+    Value(Reg, Val),
+    /// A mask, from this comparison when known.
+    Mask(MReg, Option<Cond>),
+    /// Its scalar results, one opaque value per wave; its vector results unknown.
+    Opaque,
+    /// A memory access: its site is recorded.
+    Memory,
+    /// Nothing the walk follows.
+    Nothing,
 }
 
 /// The join of two values meeting at `at` in register slot `slot`.

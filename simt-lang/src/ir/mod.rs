@@ -14,4 +14,4 @@ pub use operand::{
     Addressing, Axis, ElemType, GlobalRef, InstIdx, LdsIdx, LdsRef, MReg, Operand, ParamIdx, Reg,
     SReg, ScalarType, Special, Uniformity, VReg,
 };
-pub use program::{LdsDecl, Param, ParamKind, Program, RegName, SourceLoc};
+pub use program::{LdsDecl, Param, ParamKind, Program, RaceFree, RegName, SourceLoc};

@@ -114,10 +114,22 @@ pub struct Program {
     /// The workgroup shape the kernel declared (`#[workgroup_size(x, y, z)]`):
     /// its facts are decided under it and a launch of another shape is refused.
     pub workgroup_size: Option<[u32; 3]>,
-    /// Whether the kernel states `#[race_free]`: the build proved every pair
-    /// of its accesses free, some under assumptions about the launch (a
-    /// one-dimensional grid), and a launch that breaks them is refused.
-    pub race_free: bool,
+    /// What the kernel's `#[race_free]` states, when it states one: the build
+    /// proved every pair of its accesses free, some under assumptions about
+    /// the launch (a one-dimensional grid, lanes in lockstep for
+    /// `#[race_free(lockstep)]`), and a launch that breaks them is refused.
+    pub race_free: Option<RaceFree>,
+}
+
+/// What a kernel's `#[race_free]` claims.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum RaceFree {
+    /// `#[race_free]`: free whatever the order of the lanes of a wave.
+    AnyLaneOrder,
+    /// `#[race_free(lockstep)]`: free when the lanes of a wave run in
+    /// lockstep, as on AMD hardware; a launch with independent lanes is
+    /// refused.
+    Lockstep,
 }
 
 impl Program {

@@ -1,13 +1,13 @@
 //! [`Kernel`]: a program that passed validation, the only thing the interpreter runs.
 
 use super::{check, link, ValidationErrors};
-use crate::facts::{Facts, LaunchRace};
+use crate::facts::{Facts, LaneOrder, LaunchRace};
 use crate::ir::Program;
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// A launch's grid, workgroup shape and wave width.
-type LaunchKey = ([u32; 3], [u32; 3], u32);
+type LaunchKey = ([u32; 3], [u32; 3], u32, LaneOrder);
 
 /// A [`Program`] that passed validation: what `simt_core::launch` takes.
 ///
@@ -98,19 +98,26 @@ impl Kernel {
     }
 
     /// [`Facts::races_at`] for a launch of `grid` workgroups of `shape` at
-    /// wave width `width`, searched once per launch shape.
-    pub fn races_at(&self, grid: [u32; 3], shape: [u32; 3], width: u32) -> Arc<[LaunchRace]> {
+    /// wave width `width` with lanes ordered as `lanes` says, searched once
+    /// per launch shape.
+    pub fn races_at(
+        &self,
+        grid: [u32; 3],
+        shape: [u32; 3],
+        width: u32,
+        lanes: LaneOrder,
+    ) -> Arc<[LaunchRace]> {
         // Only whether the grid has one workgroup or more along each axis
         // decides a race: launches of other sizes share one search.
         let grid = grid.map(|g| g.min(2));
-        let key = (grid, shape, width);
+        let key = (grid, shape, width, lanes);
         // A poisoned lock only means another launch panicked mid-search: the
         // memo is still a list of finished results.
         let mut memo = self.races.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, races)) = memo.iter().find(|(k, _)| *k == key) {
             return races.clone();
         }
-        let races: Arc<[LaunchRace]> = self.facts().races_at(grid, shape, width).into();
+        let races: Arc<[LaunchRace]> = self.facts().races_at(grid, shape, width, lanes).into();
         memo.push((key, races.clone()));
         races
     }

@@ -1,0 +1,228 @@
+//! `#[race_free]` on kernels whose races hide where the old proofs did not
+//! look: each stated kernel is refused (a race proved, or the proof
+//! refused), and the same kernel unstated races when launched at its
+//! declared shape: the sanitizer reports it under both lane orders, and,
+//! where waves disagree, the reversed schedule check changes its output.
+
+use simt_core::{launch, Arg, FindingKind, LaneOrder, LaunchConfig, Order};
+use simt_front::compile;
+
+/// `src` compiled with `attrs` before `kernel`.
+fn with(attrs: &str, src: &str) -> Result<simt_core::Kernel, simt_front::Diagnostics> {
+    compile(&format!("{attrs}\n{src}"))
+}
+
+/// The messages of `#[race_free]`'s errors on `src` under `shape`.
+fn refused(shape: &str, src: &str) -> Vec<String> {
+    let e = with(&format!("#[workgroup_size({shape})]\n#[race_free]"), src)
+        .expect_err("#[race_free] is refused");
+    let messages: Vec<String> = e.iter().map(|d| d.message.clone()).collect();
+    assert!(
+        messages
+            .iter()
+            .all(|m| m.contains("#[race_free]") || m.starts_with("data race under")),
+        "{e}"
+    );
+    messages
+}
+
+/// Findings of a sanitized launch of `kernel` on one workgroup of `size`
+/// at `width`, under `lanes`; and whether the reversed schedule changes an
+/// output byte.
+fn run(
+    kernel: &simt_core::Kernel,
+    size: u32,
+    width: u32,
+    lanes: LaneOrder,
+) -> (Vec<FindingKind>, bool) {
+    let go = |config: LaunchConfig| {
+        let mut out = vec![0u32; size as usize];
+        launch(kernel, &config, &mut [Arg::buffer_mut(&mut out)]).expect("runs")
+    };
+    let config = LaunchConfig::new(1, size).wave_width(width);
+    let found = go(config.clone().sanitize_lanes(lanes))
+        .findings
+        .list
+        .iter()
+        .map(|f| f.kind)
+        .collect();
+    let differs = go(config.schedule_check(Some(Order::Reversed)))
+        .findings
+        .list
+        .iter()
+        .any(|f| f.kind == FindingKind::ScheduleDependent);
+    (found, differs)
+}
+
+fn races(found: &[FindingKind]) -> bool {
+    found.iter().any(|k| {
+        matches!(
+            k,
+            FindingKind::Race { .. } | FindingKind::LanesDisagree { .. }
+        )
+    })
+}
+
+/// A guard on a wave-dependent scalar: wave 0 stores `t[x + 1]` for every
+/// `x`, wave 1 loads `t[x]`; the bounds `x >= s` and `x < s` mean one thing
+/// per wave.
+const WAVE_GUARD: &str = "kernel k(out: &mut [u32]) {
+    lds t: [u32; 65];
+    sreg s;
+    vreg v;
+    mreg m;
+    s_mul_u32 s, wave_id, 64
+    v_cmp_ge_u32 m, local_id.x, s
+    if m
+        lds_store t[local_id.x + 1], local_id.x
+    endif
+    v_cmp_lt_u32 m, local_id.x, s
+    if m
+        lds_load v, t[local_id.x]
+        global_store out[global_id.x], v
+    endif
+}";
+
+/// A loop counter in the guards, changed with no barrier in the loop: a
+/// store under `x < s` in one iteration meets a load under `x >= s + 16` of
+/// `t[x - 16]` in the next, by another wave.
+const LOOP_GUARD: &str = "kernel k(out: &mut [u32]) {
+    lds t: [u32; 64];
+    sreg s, next;
+    vreg v, i;
+    mreg m, go;
+    lds_store t[local_id.x], 0
+    barrier
+    s_mov s, 16
+    loop
+        v_cmp_lt_u32 m, local_id.x, s
+        if m
+            lds_store t[local_id.x], local_id.x
+        endif
+        s_add_u32 next, s, 16
+        v_cmp_ge_u32 m, local_id.x, next
+        if m
+            v_sub_u32 i, local_id.x, 16
+            lds_load v, t[i]
+            global_store out[global_id.x], v
+        endif
+        s_add_u32 s, s, 16
+        s_cmp_lt_u32 go, s, 64
+    endloop go
+}";
+
+/// Lanes of one wave storing their ids to one word.
+const ONE_WORD: &str = "kernel k(out: &mut [u32]) {
+    lds a: [u32; 1];
+    vreg v;
+    lds_store a[0], local_id.x
+    barrier
+    lds_load v, a[0]
+    global_store out[global_id.x], v
+}";
+
+#[test]
+fn a_guard_on_a_wave_dependent_scalar_proves_nothing() {
+    let messages = refused("64", WAVE_GUARD);
+    // The search tries every pair of the declared shape: wave 0's lane 31
+    // stores `t[32]`, which wave 1's lane 0 loads.
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("touch `t[32]`") || m.starts_with("data race under")),
+        "{messages:?}"
+    );
+    let kernel = with("", WAVE_GUARD).expect("compiles unstated");
+    for lanes in [LaneOrder::Lockstep, LaneOrder::Independent] {
+        let (found, differs) = run(&kernel, 64, 32, lanes);
+        assert!(races(&found), "{found:?}");
+        assert!(differs, "wave 1 reads what wave 0 stored, or zeros first");
+    }
+}
+
+#[test]
+fn a_guard_on_a_loop_counter_changed_without_a_barrier_proves_nothing() {
+    let messages = refused("64", LOOP_GUARD);
+    assert!(
+        messages
+            .iter()
+            .all(|m| m.starts_with("`#[race_free]` cannot be proved")),
+        "{messages:?}"
+    );
+    let kernel = with("", LOOP_GUARD).expect("compiles unstated");
+    for lanes in [LaneOrder::Lockstep, LaneOrder::Independent] {
+        let (found, differs) = run(&kernel, 64, 32, lanes);
+        assert!(races(&found), "{found:?}");
+        assert!(
+            differs,
+            "wave 1 reads t[16..32] before or after wave 0 stores it"
+        );
+    }
+}
+
+#[test]
+fn lanes_of_one_store_writing_one_word_are_a_race() {
+    let messages = refused("16", ONE_WORD);
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("two lanes of one wave, storing different values")),
+        "{messages:?}"
+    );
+    let kernel = with("", ONE_WORD).expect("compiles unstated");
+    for lanes in [LaneOrder::Lockstep, LaneOrder::Independent] {
+        let (found, _) = run(&kernel, 16, 32, lanes);
+        assert!(
+            found
+                .iter()
+                .any(|k| matches!(k, FindingKind::LanesDisagree { .. })),
+            "{found:?}"
+        );
+    }
+    // One value in every lane is no race: the proof holds for any lane order.
+    let same = ONE_WORD.replace("lds_store a[0], local_id.x", "lds_store a[0], 7");
+    with("#[workgroup_size(16)]\n#[race_free]", &same).expect("one value per word");
+}
+
+/// A proof that orders two lanes of one wave by issue is a
+/// `#[race_free(lockstep)]` proof: `#[race_free]` refuses it, and a launch
+/// with independent lanes of a kernel stating it is refused.
+#[test]
+fn a_proof_that_needs_lockstep_lanes_says_so() {
+    // Lanes of wave 0 exchange words with no barrier: lane `x` stores
+    // `t[x]` and loads `t[x ^ 1]`, both under `x < 32`.
+    let src = "kernel k(out: &mut [u32]) {
+    lds t: [u32; 64];
+    vreg v, j;
+    mreg m;
+    v_cmp_lt_u32 m, local_id.x, 32
+    if m
+        lds_store t[local_id.x], local_id.x
+        v_sub_u32 j, 31, local_id.x
+        lds_load v, t[j]
+        global_store out[global_id.x], v
+    endif
+}";
+    let messages = refused("64", src);
+    assert!(
+        messages
+            .iter()
+            .all(|m| m.contains("proved free only when the lanes of a wave run in lockstep")),
+        "{messages:?}"
+    );
+    let kernel =
+        with("#[workgroup_size(64)]\n#[race_free(lockstep)]", src).expect("proved for lockstep");
+    assert_eq!(kernel.race_free, Some(simt_core::RaceFree::Lockstep));
+    let mut out = vec![0u32; 64];
+    let lockstep = LaunchConfig::new(1, 64).sanitize(true);
+    let stats = launch(&kernel, &lockstep, &mut [Arg::buffer_mut(&mut out)]).expect("runs");
+    assert!(stats.findings.is_empty(), "{:#?}", stats.findings);
+    assert_eq!(out[0], 31);
+    let independent = lockstep.sanitize_lanes(LaneOrder::Independent);
+    let refused = launch(&kernel, &independent, &mut [Arg::buffer_mut(&mut out)])
+        .expect_err("a lockstep proof does not cover independent lanes");
+    assert!(
+        refused.to_string().contains("with independent lanes"),
+        "{refused}"
+    );
+}
