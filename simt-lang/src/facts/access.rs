@@ -90,6 +90,9 @@ pub struct Access {
     pub guards: Vec<Guard>,
     /// The loops around it.
     pub loops: Vec<u32>,
+    /// Whether a lane whose guards hold runs it on every iteration of its
+    /// loops (no `break` or `continue` before it in their bodies).
+    pub certain: bool,
 }
 
 impl Access {
@@ -120,6 +123,7 @@ impl Access {
             value: site.value.clone(),
             guards: site.guards.clone(),
             loops: site.loops.clone(),
+            certain: site.certain,
         }
     }
 

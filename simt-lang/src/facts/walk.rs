@@ -55,6 +55,9 @@ pub struct Site {
     pub guards: Vec<Guard>,
     /// The loops around the instruction, outermost first.
     pub loops: Vec<u32>,
+    /// Whether a lane whose guards hold runs it on every iteration of its
+    /// loops: no `break` or `continue` comes before it in their bodies.
+    pub certain: bool,
 }
 
 /// The register state: vector registers, then scalar registers, then masks.
@@ -64,6 +67,7 @@ struct State {
     masks: Vec<Option<Cond>>,
 }
 
+#[derive(Default)]
 struct LoopFrame {
     /// States at the `continue`s of this walk of the body.
     cont: Vec<State>,
@@ -524,6 +528,10 @@ impl<'a> Walk<'a> {
             value,
             guards: self.guards.clone(),
             loops: self.open_loops.clone(),
+            certain: self
+                .loops
+                .iter()
+                .all(|f| f.brk.is_empty() && f.cont.is_empty()),
         });
         // A load from one address for every lane gives every lane one value.
         for r in fields.written().collect::<Vec<_>>() {

@@ -66,6 +66,16 @@ impl Intervals {
         sa.iter().any(|s| sb.contains(s))
     }
 
+    /// Whether two work-items of one workgroup that run `a` and `b` (at
+    /// positions `a <= b`, in loops starting at `loops`) certainly run them
+    /// in one barrier interval: no barrier lies in the stretch of program
+    /// from the first to the last of them and the loops around them.
+    pub(super) fn always_share(&self, a: usize, b: usize, loops: &[u32], ends: &[usize]) -> bool {
+        let lo = loops.iter().map(|&l| l as usize).chain([a, b]).min().unwrap_or(a);
+        let hi = ends.iter().copied().chain([a, b]).max().unwrap_or(b);
+        !self.barrier.get(lo..=hi).unwrap_or_default().contains(&true)
+    }
+
     /// The instructions reachable from `from` before a barrier.
     pub(super) fn reach(&self, from: usize) -> Vec<usize> {
         reach_without(&self.succ, &self.barrier, from)

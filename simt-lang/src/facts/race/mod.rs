@@ -123,6 +123,9 @@ pub struct Pair {
     /// Whether two work-items of one workgroup may run the two in one
     /// barrier interval (always, for an LDS pair).
     pub within: bool,
+    /// Whether two work-items of one workgroup that run the two certainly
+    /// run them in one barrier interval (no barrier between them).
+    pub same_interval: bool,
     /// The verdict.
     pub verdict: Verdict,
 }
@@ -159,11 +162,21 @@ pub(super) fn pairs(
             if lds && !within {
                 continue;
             }
+            let loops: Vec<u32> = a.loops.iter().chain(&b.loops).copied().collect();
+            let ends: Vec<usize> = loops
+                .iter()
+                .filter_map(|&l| match program.insts.get(l as usize) {
+                    Some(Inst::Loop { end }) => Some(end.get()),
+                    _ => None,
+                })
+                .collect();
+            let same_interval = within && intervals.always_share(i, j, &loops, &ends);
             let query = Query {
                 a: (i, a),
                 b: (j, b),
                 lds,
                 within,
+                same_interval,
                 wave_barriers,
             };
             let verdict = decide(&prover, &searcher, &query, shape);
@@ -172,6 +185,7 @@ pub(super) fn pairs(
                 b: j as u32,
                 space: a.space,
                 within,
+                same_interval,
                 verdict,
             });
         }
@@ -205,11 +219,14 @@ fn decide(
     };
     match searcher.search(q, &run(LaneOrder::Lockstep)) {
         Search::Found(w) => Verdict::Race(w),
-        Search::Exhausted => {
+        Search::Exhausted { grid_x } => {
             let mut assumptions = vec![RaceAssumption::Shape(shape)];
+            if grid_x {
+                assumptions.push(RaceAssumption::OneDimensionalGrid);
+            }
             if !matches!(
                 searcher.search(q, &run(LaneOrder::Independent)),
-                Search::Exhausted
+                Search::Exhausted { .. }
             ) {
                 assumptions.push(RaceAssumption::LockstepLanes);
             }
@@ -310,6 +327,7 @@ impl Facts {
                 b: (pair.b as usize, b),
                 lds,
                 within: pair.within && !exclusive,
+                same_interval: pair.same_interval && !exclusive,
                 wave_barriers: self.wave_barriers,
             };
             let run = Run {

@@ -6,8 +6,8 @@
 
 use super::{LaneOrder, Witness, WorkItem};
 use crate::facts::access::Access;
-use crate::facts::affine::{Affine, Lin, SpecialSym, Sym};
-use crate::facts::walk::{Cond, Guard};
+use crate::facts::affine::{Affine, AxisSym, Lin, SpecialSym, Sym};
+use crate::facts::walk::Cond;
 use crate::isa::{CmpOp, CmpType};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -58,29 +58,6 @@ pub(super) fn eval(f: &Affine, item: &WorkItem, shape: [u32; 3], width: u32) -> 
         v = v.wrapping_add(eval_lin(c, item, shape, width)?.wrapping_mul(i64::from(base)));
     }
     Some(v as u32)
-}
-
-/// Whether every guard is decided and holds for `item`; `None` when one cannot
-/// be decided. With `reached`, a guard whose arm every work-item of a
-/// workgroup takes alike, on a condition the launch alone does not decide,
-/// is taken to hold: the question is then what happens should the inputs
-/// lead the workgroup there.
-fn guards_hold(
-    guards: &[Guard],
-    item: &WorkItem,
-    shape: [u32; 3],
-    width: u32,
-    reached: bool,
-) -> Option<bool> {
-    for g in guards {
-        match g.cond.as_ref().and_then(|c| compare(c, item, shape, width)) {
-            Some(r) if r != g.holds => return Some(false),
-            Some(_) => {}
-            None if reached && g.uniform => {}
-            None => return None,
-        }
-    }
-    Some(true)
 }
 
 /// The comparison `cond` for `item`, when the launch decides it.
@@ -140,10 +117,13 @@ pub fn wave_uniform(cond: &Cond, shape: [u32; 3], width: u32) -> Option<bool> {
 pub(super) enum Search {
     /// Two work-items that race.
     Found(Witness),
-    /// Every pair was tried, with every guard, address and value decided,
-    /// and what was tried stands for every workgroup: none races.
-    Exhausted,
-    /// The search could not decide (loops, unknown values, its budget spent).
+    /// Every pair was tried, with every address and value decided and every
+    /// work-item that may run an access taken to run it, and what was tried
+    /// stands for every workgroup: none races. With `grid_x`, only in a
+    /// one-dimensional grid: the addresses step by workgroup along x alone.
+    Exhausted { grid_x: bool },
+    /// The search could not decide (unknown addresses, a race that needs
+    /// what the launch does not decide, its budget spent).
     Undecided,
 }
 
@@ -158,6 +138,8 @@ pub(super) struct Query<'a> {
     /// Whether two work-items of one workgroup may run the two in one
     /// barrier interval.
     pub(super) within: bool,
+    /// Whether, running the two, they certainly do so in one interval.
+    pub(super) same_interval: bool,
     /// Whether the program has wave barriers, which may order two lanes of
     /// one wave when they are independent.
     pub(super) wave_barriers: bool,
@@ -172,17 +154,19 @@ pub(super) struct Run<'a> {
     pub(super) other: Option<[u32; 3]>,
 }
 
-/// One work-item running an access: its linear id, first byte and the value
-/// it stores (for a store whose value the launch decides).
+/// One work-item that may run an access: its linear id, first byte, the
+/// value it stores (for a store whose value the launch decides), and
+/// whether it certainly runs it in this workgroup.
 #[derive(Clone, Copy, Debug)]
 struct Hit {
     item: u32,
     addr: u32,
     value: Option<u32>,
+    must: bool,
 }
 
-/// The work-items running an access in one workgroup at one width: in id
-/// order, and by address.
+/// The work-items that may run an access in one workgroup at one width: in
+/// id order, and by address.
 struct Hits {
     by_item: Vec<Hit>,
     by_addr: Vec<Hit>,
@@ -193,7 +177,8 @@ struct Hits {
 enum Relation {
     Ordered,
     Races,
-    /// A race unless something the launch does not decide orders them.
+    /// A race should something the launch does not decide happen (a second
+    /// iteration, a wave barrier not taken).
     Maybe,
 }
 
@@ -207,8 +192,8 @@ type HitsKey = (usize, [u32; 3], [u32; 3], u32);
 /// Searches pairs, keeping each access's evaluated work-items.
 pub(super) struct Searcher {
     budget: Cell<u64>,
-    /// With `reached`, guards [`guards_hold`] cannot decide on a uniform
-    /// condition are taken as holding.
+    /// With `reached`, a guard on a workgroup-uniform condition the launch
+    /// does not decide is taken as holding (see [`Facts::races_at`](crate::facts::Facts::races_at)).
     reached: bool,
     hits: RefCell<HashMap<HitsKey, Option<Rc<Hits>>>>,
 }
@@ -228,12 +213,11 @@ impl Searcher {
         Some(())
     }
 
-    /// The work-items of `group` that run `access` (instruction `inst`) at
-    /// `width`, or `None` when a guard, address or the budget stops it.
+    /// The work-items of `group` that may run `access` (instruction `inst`)
+    /// at `width`, or `None` when an address or the budget stops it.
     fn hits(
         &self,
-        inst: usize,
-        access: &Access,
+        (inst, access): (usize, &Access),
         group: [u32; 3],
         shape: [u32; 3],
         width: u32,
@@ -242,7 +226,9 @@ impl Searcher {
         if let Some(h) = self.hits.borrow().get(&key) {
             return h.clone();
         }
-        let computed = self.evaluate(access, group, shape, width).map(Rc::new);
+        let computed = self
+            .evaluate(access, group, shape, width)
+            .map(Rc::new);
         self.hits.borrow_mut().insert(key, computed.clone());
         computed
     }
@@ -258,10 +244,20 @@ impl Searcher {
         let total = shape[0].checked_mul(shape[1])?.checked_mul(shape[2])?;
         self.charge(u64::from(total))?;
         let mut by_item = Vec::new();
-        for n in 0..total {
+        'items: for n in 0..total {
             let it = item(group, n, shape);
-            if !guards_hold(&access.guards, &it, shape, width, self.reached)? {
-                continue;
+            let mut must = access.certain;
+            for g in &access.guards {
+                let cond = g.cond.as_ref();
+                match cond.and_then(|c| compare(c, &it, shape, width)) {
+                    Some(r) if r == g.holds => {}
+                    // Another workgroup may take the other arm: it stands
+                    // for them when the search stands for every workgroup.
+                    Some(_) if cond.is_some_and(reads_group) => must = false,
+                    Some(_) => continue 'items,
+                    None if self.reached && g.uniform => {}
+                    None => must = false,
+                }
             }
             let addr = eval(f, &it, shape, width)?;
             let value = access
@@ -272,6 +268,7 @@ impl Searcher {
                 item: n,
                 addr,
                 value,
+                must,
             });
         }
         let mut by_addr = by_item.clone();
@@ -281,12 +278,7 @@ impl Searcher {
 
     /// Searches `q` for a launch `run`.
     pub(super) fn search(&self, q: &Query<'_>, run: &Run<'_>) -> Search {
-        let ((ia, a), (ib, b)) = (q.a, q.b);
-        // Outside loops each access runs once per work-item, so the pairs
-        // tried are every pair that can run.
-        if !a.loops.is_empty() || !b.loops.is_empty() {
-            return Search::Undecided;
-        }
+        let (a, b) = (q.a.1, q.b.1);
         let first = [0u32; 3];
         let mut groups = Vec::new();
         if q.lds || q.within {
@@ -297,11 +289,12 @@ impl Searcher {
             groups.push((other, first));
         }
         let mut maybe = false;
+        let mut spans_fit = true;
         for &width in run.widths {
             for &(ga, gb) in &groups {
                 let (Some(ha), Some(hb)) = (
-                    self.hits(ia, a, ga, run.shape, width),
-                    self.hits(ib, b, gb, run.shape, width),
+                    self.hits(q.a, ga, run.shape, width),
+                    self.hits(q.b, gb, run.shape, width),
                 ) else {
                     return Search::Undecided;
                 };
@@ -311,6 +304,9 @@ impl Searcher {
                     width,
                     lanes: run.lanes,
                 };
+                if ga == first && gb == first {
+                    spans_fit &= fits_one_step(q, &ha, &hb, run.shape, width);
+                }
                 match self.sweep(&pair, &ha, &hb, &mut maybe) {
                     Some(Some((p, r, address))) => {
                         return Search::Found(Witness {
@@ -324,18 +320,21 @@ impl Searcher {
                 }
             }
         }
-        // What group 0 (and 1) do stands for every workgroup only when
-        // nothing the search evaluated reads the workgroup's id.
-        if maybe || [a, b].iter().any(|x| reads_group(x)) {
-            Search::Undecided
-        } else {
-            Search::Exhausted
+        if maybe {
+            return Search::Undecided;
+        }
+        match stands_for_every_group(a, b, q.lds) {
+            Stands::Every => Search::Exhausted { grid_x: false },
+            Stands::AlongX if spans_fit => Search::Exhausted { grid_x: true },
+            _ => Search::Undecided,
         }
     }
 
-    /// The first work-item running `a` (by id) with one running `b` it
-    /// races with, the smallest such, and the first byte both touch;
-    /// `Some(None)` when there is none; `None` when the budget ran out.
+    /// The first work-item certainly running `a` (by id) with one certainly
+    /// running `b` it races with, the smallest such, and the first byte both
+    /// touch; `Some(None)` when there is none (`maybe` set when a pair of
+    /// work-items that may run them would race); `None` when the budget ran
+    /// out.
     fn sweep(
         &self,
         pair: &Pair<'_, '_>,
@@ -348,7 +347,10 @@ impl Searcher {
         if pair.same_group && !pair.q.within && !pair.q.lds {
             return Some(None);
         }
-        let (bytes_a, bytes_b) = (i64::from(pair.q.a.1.bytes()), i64::from(pair.q.b.1.bytes()));
+        let (bytes_a, bytes_b) = (
+            i64::from(pair.q.a.1.bytes()),
+            i64::from(pair.q.b.1.bytes()),
+        );
         let sorted = &hb.by_addr;
         for p in &ha.by_item {
             let lo = i64::from(p.addr) - bytes_b + 1;
@@ -356,19 +358,19 @@ impl Searcher {
             let mut k = sorted.partition_point(|h| i64::from(h.addr) < lo);
             let mut best: Option<Hit> = None;
             while let Some(first) = sorted.get(k).filter(|h| i64::from(h.addr) <= hi) {
-                // The work-items at this address, by id: the first that races
-                // with `p` is the smallest.
+                // The work-items at this address, by id: the first that
+                // certainly races with `p` is the smallest.
                 let end = k + sorted[k..].partition_point(|h| h.addr == first.addr);
                 for r in &sorted[k..end] {
                     self.charge(1)?;
                     match pair.relation(p, r) {
-                        Relation::Races => {
+                        Relation::Races if p.must && r.must => {
                             if best.is_none_or(|b| r.item < b.item) {
                                 best = Some(*r);
                             }
                             break;
                         }
-                        Relation::Maybe => *maybe = true,
+                        Relation::Races | Relation::Maybe => *maybe = true,
                         Relation::Ordered => {}
                     }
                 }
@@ -401,13 +403,25 @@ impl Pair<'_, '_> {
             // One work-item: program order.
             return Relation::Ordered;
         }
+        // Within a workgroup, a race needs one interval, which a barrier
+        // between the two may not leave them in.
+        let unordered = if self.q.same_interval {
+            Relation::Races
+        } else {
+            Relation::Maybe
+        };
         if p.item / self.width != r.item / self.width {
-            return Relation::Races;
+            return unordered;
         }
+        let in_loop = !self.q.a.1.loops.is_empty();
         if self.q.a.0 == self.q.b.0 {
-            // Two lanes of one store: they disagree when their values do.
+            // Two lanes of one store in one iteration disagree when their
+            // values do; independent lanes at two iterations race.
+            if self.lanes == LaneOrder::Independent && in_loop {
+                return Relation::Maybe;
+            }
             return match (p.value, r.value) {
-                (Some(x), Some(y)) if x != y => Relation::Races,
+                (Some(x), Some(y)) if x != y => unordered,
                 (Some(_), Some(_)) => Relation::Ordered,
                 _ => Relation::Maybe,
             };
@@ -415,26 +429,104 @@ impl Pair<'_, '_> {
         match self.lanes {
             LaneOrder::Lockstep => Relation::Ordered,
             LaneOrder::Independent if self.q.wave_barriers => Relation::Maybe,
-            LaneOrder::Independent => Relation::Races,
+            LaneOrder::Independent => unordered,
         }
     }
 }
 
-/// Whether an access's address, guards or stored value read a workgroup's
-/// id or the grid's size.
-fn reads_group(x: &Access) -> bool {
-    let per_group = |s: Sym| {
-        matches!(
-            s,
-            Sym::Special(SpecialSym::GroupId(_) | SpecialSym::NumGroups(_)) | Sym::GroupBase(_)
+/// Whether a condition reads a workgroup's id or the grid's size.
+fn reads_group(c: &Cond) -> bool {
+    c.a.syms().chain(c.b.syms()).any(per_group)
+}
+
+fn per_group(s: Sym) -> bool {
+    matches!(
+        s,
+        Sym::Special(SpecialSym::GroupId(_) | SpecialSym::NumGroups(_)) | Sym::GroupBase(_)
+    )
+}
+
+/// Whether what one workgroup's work-items may touch, with both accesses,
+/// spans no more bytes than the addresses step from one workgroup to the
+/// next along x: then two workgroups never touch one byte.
+fn fits_one_step(q: &Query<'_>, ha: &Hits, hb: &Hits, shape: [u32; 3], width: u32) -> bool {
+    let (a, b) = (q.a.1, q.b.1);
+    let (Some(fa), Some(fb)) = (a.addr.affine(), b.addr.affine()) else {
+        return false;
+    };
+    let step = |f: &Affine| -> Option<i64> {
+        let at = |g: u32| eval(f, &item([g, 0, 0], 0, shape), shape, width);
+        Some(i64::from(at(1)?.wrapping_sub(at(0)?) as i32))
+    };
+    let (Some(k), Some(kb)) = (step(fa), step(fb)) else {
+        return false;
+    };
+    let ends = |h: &Hits, bytes: u32| {
+        let first = h.by_addr.first().map(|x| i64::from(x.addr));
+        let last = h.by_addr.last().map(|x| i64::from(x.addr) + i64::from(bytes));
+        first.zip(last)
+    };
+    match (ends(ha, a.bytes()), ends(hb, b.bytes())) {
+        (Some((s1, e1)), Some((s2, e2))) => k == kb && e1.max(e2) - s1.min(s2) <= k.abs(),
+        // One access runs nowhere: nothing to meet.
+        _ => true,
+    }
+}
+
+/// What the first workgroup (and, across workgroups, the second) stand for.
+enum Stands {
+    /// Every workgroup.
+    Every,
+    /// Every workgroup of a one-dimensional grid, should what one workgroup
+    /// touches fit in one step of the addresses from workgroup to workgroup.
+    AlongX,
+    /// Only themselves.
+    Themselves,
+}
+
+/// Whether the first workgroup (and, across workgroups, the second) stand
+/// for every one: within a workgroup, the two addresses move alike with the
+/// workgroup's id and no lane's value depends on it (the guards that read it
+/// took every work-item as may-run); across workgroups, nothing reads it, or
+/// only the id along x does, alike in both.
+fn stands_for_every_group(a: &Access, b: &Access, lds: bool) -> Stands {
+    let group_part = |f: &Affine| -> Option<Vec<(Sym, i64)>> {
+        if f.per_lane.iter().flat_map(Lin::syms).any(per_group) {
+            return None;
+        }
+        Some(
+            f.uni
+                .terms
+                .iter()
+                .copied()
+                .filter(|&(s, _)| per_group(s))
+                .collect(),
         )
     };
-    let guards = x.guards.iter().filter_map(|g| g.cond.as_ref());
-    let forms = x
-        .addr
-        .affine()
-        .into_iter()
-        .chain(x.value.affine())
-        .chain(guards.flat_map(|c| [&c.a, &c.b]));
-    forms.flat_map(Affine::syms).any(per_group)
+    let (Some(fa), Some(fb)) = (a.addr.affine(), b.addr.affine()) else {
+        return Stands::Themselves;
+    };
+    let values_plain = [a, b].iter().all(|x| {
+        x.value
+            .affine()
+            .is_none_or(|v| !v.per_lane.iter().flat_map(Lin::syms).any(per_group))
+    });
+    let along_x = |s: &(Sym, i64)| {
+        matches!(
+            s.0,
+            Sym::Special(SpecialSym::GroupId(AxisSym(0))) | Sym::GroupBase(AxisSym(0))
+        )
+    };
+    match (group_part(fa), group_part(fb)) {
+        (Some(ga), Some(gb)) if values_plain && ga == gb => {
+            if lds || ga.is_empty() {
+                Stands::Every
+            } else if ga.iter().all(along_x) {
+                Stands::AlongX
+            } else {
+                Stands::Themselves
+            }
+        }
+        _ => Stands::Themselves,
+    }
 }

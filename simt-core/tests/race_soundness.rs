@@ -1,0 +1,914 @@
+//! The race verdicts over generated kernels: LDS and global loads, stores and
+//! atomics at affine indices, under `if`s on the lane, the wave, the
+//! workgroup and loop counters, in uniform loops, with and without barriers,
+//! launched at 1-D sizes 1, 31, 32, 33, 64, 96 and 1024 and at 16x16, on
+//! grids of one to three workgroups, at wave32 and wave64.
+//!
+//! - A pair proved free, under assumptions the launch meets, gets no race
+//!   and no disagreeing store from the sanitizer, under both lane orders
+//!   (lockstep only when the proof needs lockstep); a kernel whose pairs
+//!   are all proved free gives the same output whatever the order of its
+//!   workgroups and waves (reversed, shuffled).
+//! - A pair proved racing names two work-items that do race: a model of the
+//!   generated kernel, written here from its own description and not from the
+//!   facts, runs each of the two and finds them touching one word unordered.
+//! - Every exact or ranged cost fact agrees with the counters of the
+//!   launch's fully active phases.
+//! - The prover decides: at least a fifth of the pairs are proved free and a
+//!   fifth proved racing.
+//!
+//! `SIMT_SOUNDNESS_KERNELS` sets how many kernels are tried (5,000 by
+//! default) and `SIMT_SOUNDNESS_SEED` where the generator starts.
+
+use simt_core::facts::{facts, RaceAssumption, Verdict, WorkItem};
+use simt_core::{
+    launch, predictions, Arg, Axis, BinOp, CmpOp, CmpType, ElemType, FindingKind, GlobalRef,
+    Inst, InstIdx, Kernel, LaneOrder, LaunchConfig, LdsRef, MReg, MemoryModel, Operand, Order,
+    ProgramBuilder, SReg, ScalarType, Special, Stats, TernOp, UnOp, VReg,
+};
+use simt_core::AtomicOp;
+
+/// SplitMix64: a small deterministic generator.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let z = (self.0 ^ (self.0 >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    fn chance(&mut self, in_hundred: u64) -> bool {
+        self.below(100) < in_hundred
+    }
+
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// A per-work-item quantity an index or a condition reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Term {
+    X,
+    Y,
+    Lane,
+    Wave,
+    Group,
+    Gid,
+    /// The counter of the enclosing loop at this depth.
+    Counter(usize),
+    /// `wave_id * 8`, in a scalar register.
+    WaveScalar,
+}
+
+/// `c + Σ k·term`, in elements.
+#[derive(Clone, Debug)]
+struct Form {
+    c: i64,
+    terms: Vec<(Term, i64)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mem {
+    Lds,
+    Global,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Value {
+    X,
+    Imm(u32),
+    WaveScalar,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    Load,
+    Store(Value),
+    Atomic,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Rhs {
+    Imm(u32),
+    Term(Term),
+    /// The kernel's scalar `n`.
+    Arg,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Cond {
+    op: CmpOp,
+    lhs: Term,
+    rhs: Rhs,
+}
+
+#[derive(Clone, Debug)]
+enum Stmt {
+    Access { mem: Mem, op: Op, index: Form },
+    If { cond: Cond, then: Vec<Stmt>, els: Option<Vec<Stmt>> },
+    Loop { trips: u32, body: Vec<Stmt> },
+    Barrier,
+}
+
+/// The value of the scalar `n`.
+const N: u32 = 40;
+/// What keeps every index non-negative: past the largest magnitude the terms
+/// reach with coefficients of at most 2.
+const LDS_BASE: i64 = 2_800;
+const LDS_LEN: u32 = 7_000;
+const GLOBAL_BASE: i64 = 9_000;
+const GLOBAL_LEN: u32 = 21_400;
+
+struct Gen<'r> {
+    rng: &'r mut Rng,
+    /// Loops around the statement being generated.
+    loops: usize,
+    /// `if`s around it (a barrier goes only where there is none).
+    ifs: usize,
+    /// Statements left to generate.
+    budget: usize,
+}
+
+impl Gen<'_> {
+    fn term(&mut self, global: bool) -> Term {
+        let mut terms = vec![Term::X, Term::X, Term::Lane, Term::Wave, Term::Group, Term::Y];
+        terms.push(Term::WaveScalar);
+        if global {
+            terms.extend([Term::Gid, Term::Gid, Term::Group]);
+        }
+        for d in 0..self.loops {
+            terms.push(Term::Counter(d));
+        }
+        self.rng.pick(&terms)
+    }
+
+    fn index(&mut self, mem: Mem) -> Form {
+        let n = self.rng.pick(&[0usize, 0, 1, 1, 1, 2]);
+        let terms = (0..n)
+            .map(|_| {
+                let t = self.term(mem == Mem::Global);
+                let k = self.rng.pick(&[1i64, 1, 1, 1, 2, -1, 0]);
+                (t, k)
+            })
+            .collect();
+        Form {
+            c: self.rng.below(40) as i64 - 8,
+            terms,
+        }
+    }
+
+    fn cond(&mut self) -> Cond {
+        let op = self
+            .rng
+            .pick(&[CmpOp::Lt, CmpOp::Lt, CmpOp::Ge, CmpOp::Eq, CmpOp::Ne]);
+        let lhs = self.rng.pick(&[
+            Term::X,
+            Term::X,
+            Term::X,
+            Term::Lane,
+            Term::Group,
+            Term::WaveScalar,
+        ]);
+        let rhs = match self.rng.below(10) {
+            0 => Rhs::Arg,
+            1 => Rhs::Term(Term::WaveScalar),
+            2 if self.loops > 0 => Rhs::Term(Term::Counter(self.loops - 1)),
+            _ => Rhs::Imm(self.rng.pick(&[0u32, 1, 16, 31, 32, 33, 48, 64, 100])),
+        };
+        Cond { op, lhs, rhs }
+    }
+
+    fn block(&mut self, len: usize) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        for _ in 0..len {
+            if self.budget == 0 {
+                break;
+            }
+            self.budget -= 1;
+            let roll = self.rng.below(100);
+            let depth = self.loops + self.ifs;
+            out.push(if roll < 14 && depth < 3 {
+                self.ifs += 1;
+                let cond = self.cond();
+                let n = 1 + self.rng.below(3) as usize;
+                let then = self.block(n);
+                let els = self.rng.chance(30).then(|| self.block(1));
+                self.ifs -= 1;
+                Stmt::If { cond, then, els }
+            } else if roll < 22 && depth < 3 && self.loops < 2 {
+                self.loops += 1;
+                let n = 1 + self.rng.below(3) as usize;
+                let body = self.block(n);
+                self.loops -= 1;
+                Stmt::Loop {
+                    trips: 1 + self.rng.below(3) as u32,
+                    body,
+                }
+            } else if roll < 34 && self.ifs == 0 {
+                Stmt::Barrier
+            } else {
+                let mem = if self.rng.chance(55) { Mem::Lds } else { Mem::Global };
+                let op = match self.rng.below(10) {
+                    0..=3 => Op::Load,
+                    4..=8 => Op::Store(match self.rng.below(3) {
+                        0 => Value::X,
+                        1 => Value::Imm(self.rng.pick(&[0, 7])),
+                        _ => Value::WaveScalar,
+                    }),
+                    _ => Op::Atomic,
+                };
+                Stmt::Access {
+                    mem,
+                    op,
+                    index: self.index(mem),
+                }
+            });
+        }
+        out
+    }
+}
+
+/// The generated kernel's registers.
+const INDEX: VReg = VReg(0);
+const ACC: VReg = VReg(1);
+const TMP: VReg = VReg(2);
+const OUT: VReg = VReg(3);
+const WAVE_SCALAR: SReg = SReg(0);
+
+fn counter(depth: usize) -> SReg {
+    SReg(1 + depth as u16)
+}
+
+fn operand(t: Term) -> Operand {
+    match t {
+        Term::X => Operand::Special(Special::LocalId(Axis::X)),
+        Term::Y => Operand::Special(Special::LocalId(Axis::Y)),
+        Term::Lane => Operand::Special(Special::LaneId),
+        Term::Wave => Operand::Special(Special::WaveId),
+        Term::Group => Operand::Special(Special::GroupId(Axis::X)),
+        Term::Gid => Operand::Special(Special::GlobalId(Axis::X)),
+        Term::Counter(d) => Operand::S(counter(d)),
+        Term::WaveScalar => Operand::S(WAVE_SCALAR),
+    }
+}
+
+/// The built kernel and, for each access statement in walk order, its
+/// instruction.
+struct Built {
+    kernel: Kernel,
+    /// The instruction of each access, in the order [`Emit`] met them.
+    accesses: Vec<usize>,
+}
+
+struct Emit {
+    b: ProgramBuilder,
+    count: usize,
+    accesses: Vec<usize>,
+    t: simt_core::LdsIdx,
+    g: simt_core::ParamIdx,
+    n: simt_core::ParamIdx,
+    depth: usize,
+    loops: usize,
+}
+
+impl Emit {
+    fn push(&mut self, inst: Inst) -> usize {
+        self.b.push(inst);
+        self.count += 1;
+        self.count - 1
+    }
+
+    fn stmts(&mut self, stmts: &[Stmt]) {
+        for s in stmts {
+            self.stmt(s);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Access { mem, op, index } => {
+                let base = match mem {
+                    Mem::Lds => LDS_BASE,
+                    Mem::Global => GLOBAL_BASE,
+                };
+                self.push(Inst::VUnary {
+                    op: UnOp::Mov,
+                    dst: INDEX,
+                    a: Operand::Imm((base + index.c) as u32),
+                });
+                for &(t, k) in &index.terms {
+                    self.push(Inst::VTernary {
+                        op: TernOp::MadU32,
+                        dst: INDEX,
+                        a: operand(t),
+                        b: Operand::Imm(k as u32),
+                        c: Operand::V(INDEX),
+                    });
+                }
+                let at = Operand::V(INDEX);
+                let value = |v: &Value| match *v {
+                    Value::X => operand(Term::X),
+                    Value::Imm(k) => Operand::Imm(k),
+                    Value::WaveScalar => Operand::S(WAVE_SCALAR),
+                };
+                let inst = match (mem, op) {
+                    (Mem::Lds, Op::Load) => Inst::LdsLoad {
+                        ty: ElemType::U32,
+                        dst: TMP,
+                        src: LdsRef::element(self.t, at),
+                    },
+                    (Mem::Lds, Op::Store(v)) => Inst::LdsStore {
+                        ty: ElemType::U32,
+                        dst: LdsRef::element(self.t, at),
+                        src: value(v),
+                    },
+                    (Mem::Lds, Op::Atomic) => Inst::LdsAtomic {
+                        op: AtomicOp::AddU32,
+                        dst: None,
+                        mem: LdsRef::element(self.t, at),
+                        src: Operand::Imm(1),
+                    },
+                    (Mem::Global, Op::Load) => Inst::GlobalLoad {
+                        ty: ElemType::U32,
+                        dst: TMP,
+                        src: GlobalRef::element(self.g, at),
+                    },
+                    (Mem::Global, Op::Store(v)) => Inst::GlobalStore {
+                        ty: ElemType::U32,
+                        dst: GlobalRef::element(self.g, at),
+                        src: value(v),
+                    },
+                    (Mem::Global, Op::Atomic) => Inst::GlobalAtomic {
+                        op: AtomicOp::AddU32,
+                        dst: None,
+                        mem: GlobalRef::element(self.g, at),
+                        src: Operand::Imm(1),
+                    },
+                };
+                let i = self.push(inst);
+                self.accesses.push(i);
+                if *op == Op::Load {
+                    self.push(Inst::VBinary {
+                        op: BinOp::AddU32,
+                        dst: ACC,
+                        a: Operand::V(ACC),
+                        b: Operand::V(TMP),
+                    });
+                }
+            }
+            Stmt::If { cond, then, els } => {
+                let mask = MReg(self.depth as u16);
+                let rhs = match cond.rhs {
+                    Rhs::Imm(k) => Operand::Imm(k),
+                    Rhs::Term(t) => operand(t),
+                    Rhs::Arg => Operand::Arg(self.n),
+                };
+                self.push(Inst::VCmp {
+                    op: cond.op,
+                    ty: CmpType::U32,
+                    dst: mask,
+                    a: operand(cond.lhs),
+                    b: rhs,
+                });
+                self.push(Inst::If {
+                    mask,
+                    next: InstIdx::UNLINKED,
+                });
+                self.depth += 1;
+                self.stmts(then);
+                if let Some(els) = els {
+                    self.push(Inst::Else {
+                        end: InstIdx::UNLINKED,
+                    });
+                    self.stmts(els);
+                }
+                self.depth -= 1;
+                self.push(Inst::EndIf);
+            }
+            Stmt::Loop { trips, body } => {
+                let c = counter(self.loops);
+                self.push(Inst::SUnary {
+                    op: UnOp::Mov,
+                    dst: c,
+                    a: Operand::Imm(0),
+                });
+                self.push(Inst::Loop {
+                    end: InstIdx::UNLINKED,
+                });
+                self.loops += 1;
+                self.depth += 1;
+                self.stmts(body);
+                self.depth -= 1;
+                self.loops -= 1;
+                self.push(Inst::SBinary {
+                    op: BinOp::AddU32,
+                    dst: c,
+                    a: Operand::S(c),
+                    b: Operand::Imm(1),
+                });
+                let go = MReg(4 + self.loops as u16);
+                self.push(Inst::SCmp {
+                    op: CmpOp::Lt,
+                    ty: CmpType::U32,
+                    dst: go,
+                    a: Operand::S(c),
+                    b: Operand::Imm(*trips),
+                });
+                self.push(Inst::EndLoop {
+                    mask: go,
+                    start: InstIdx::UNLINKED,
+                });
+            }
+            Stmt::Barrier => {
+                self.push(Inst::Barrier);
+            }
+        }
+    }
+}
+
+fn build(stmts: &[Stmt], shape: [u32; 3]) -> Built {
+    let mut b = ProgramBuilder::new("generated");
+    let g = b.buffer_mut::<u32>("g");
+    let out = b.buffer_mut::<u32>("out");
+    let n = b.scalar("n", ScalarType::U32);
+    let t = b.lds("t", ElemType::U32, LDS_LEN);
+    let mut e = Emit {
+        b,
+        count: 0,
+        accesses: Vec::new(),
+        t,
+        g,
+        n,
+        depth: 0,
+        loops: 0,
+    };
+    e.push(Inst::VUnary {
+        op: UnOp::Mov,
+        dst: ACC,
+        a: Operand::Imm(0),
+    });
+    e.push(Inst::SBinary {
+        op: BinOp::MulU32,
+        dst: WAVE_SCALAR,
+        a: operand(Term::Wave),
+        b: Operand::Imm(8),
+    });
+    e.stmts(stmts);
+    // Each work-item's sum of what it loaded, to its own word of `out`.
+    let items = shape[0] * shape[1];
+    e.push(Inst::VTernary {
+        op: TernOp::MadU32,
+        dst: OUT,
+        a: operand(Term::Y),
+        b: Operand::Imm(shape[0]),
+        c: operand(Term::X),
+    });
+    e.push(Inst::VTernary {
+        op: TernOp::MadU32,
+        dst: OUT,
+        a: operand(Term::Group),
+        b: Operand::Imm(items),
+        c: Operand::V(OUT),
+    });
+    e.push(Inst::GlobalStore {
+        ty: ElemType::U32,
+        dst: GlobalRef::element(out, Operand::V(OUT)),
+        src: Operand::V(ACC),
+    });
+    let kernel = e.b.build().expect("the generated kernel validates");
+    Built {
+        kernel,
+        accesses: e.accesses,
+    }
+}
+
+/// One access a work-item makes, in the model.
+#[derive(Clone, Copy, Debug)]
+struct Touch {
+    inst: usize,
+    mem: Mem,
+    word: i64,
+    /// A store's value.
+    value: Option<u32>,
+    /// Barriers the work-item had passed.
+    epoch: u32,
+}
+
+/// A work-item of a launch, as the model sees it.
+struct Who {
+    group: u32,
+    x: u32,
+    y: u32,
+    linear: u32,
+    width: u32,
+    size_x: u32,
+}
+
+impl Who {
+    fn of(item: &WorkItem, shape: [u32; 3], width: u32) -> Who {
+        let linear = item.local[0] + shape[0] * item.local[1];
+        Who {
+            group: item.group[0],
+            x: item.local[0],
+            y: item.local[1],
+            linear,
+            width,
+            size_x: shape[0],
+        }
+    }
+
+    fn term(&self, t: Term, counters: &[u32]) -> i64 {
+        i64::from(match t {
+            Term::X => self.x,
+            Term::Y => self.y,
+            Term::Lane => self.linear % self.width,
+            Term::Wave => self.linear / self.width,
+            Term::Group => self.group,
+            Term::Gid => self.group * self.size_x + self.x,
+            Term::Counter(d) => counters[d],
+            Term::WaveScalar => self.linear / self.width * 8,
+        })
+    }
+}
+
+/// What the work-item does, by the generated description alone.
+fn model(stmts: &[Stmt], who: &Who, accesses: &[usize]) -> Vec<Touch> {
+    struct Run<'a> {
+        who: &'a Who,
+        accesses: &'a [usize],
+        next: usize,
+        counters: Vec<u32>,
+        epoch: u32,
+        out: Vec<Touch>,
+    }
+    impl Run<'_> {
+        /// Walks `stmts`; `on`: whether the work-item runs them (an access
+        /// statement is numbered whether or not it runs).
+        fn walk(&mut self, stmts: &[Stmt], on: bool) {
+            for s in stmts {
+                match s {
+                    Stmt::Access { mem, op, index } => {
+                        let inst = self.accesses[self.next];
+                        self.next += 1;
+                        if !on {
+                            continue;
+                        }
+                        let base = match mem {
+                            Mem::Lds => LDS_BASE,
+                            Mem::Global => GLOBAL_BASE,
+                        };
+                        let mut word = base + index.c;
+                        for &(t, k) in &index.terms {
+                            word += k * self.who.term(t, &self.counters);
+                        }
+                        let value = match op {
+                            Op::Store(Value::X) => Some(self.who.x),
+                            Op::Store(Value::Imm(k)) => Some(*k),
+                            Op::Store(Value::WaveScalar) => {
+                                Some(self.who.linear / self.who.width * 8)
+                            }
+                            _ => None,
+                        };
+                        self.out.push(Touch {
+                            inst,
+                            mem: *mem,
+                            word,
+                            value,
+                            epoch: self.epoch,
+                        });
+                    }
+                    Stmt::If { cond, then, els } => {
+                        let l = self.who.term(cond.lhs, &self.counters) as u32;
+                        let r = match cond.rhs {
+                            Rhs::Imm(k) => k,
+                            Rhs::Term(t) => self.who.term(t, &self.counters) as u32,
+                            Rhs::Arg => N,
+                        };
+                        let holds = match cond.op {
+                            CmpOp::Lt => l < r,
+                            CmpOp::Ge => l >= r,
+                            CmpOp::Eq => l == r,
+                            CmpOp::Ne => l != r,
+                            CmpOp::Le => l <= r,
+                            CmpOp::Gt => l > r,
+                        };
+                        self.walk(then, on && holds);
+                        if let Some(els) = els {
+                            self.walk(els, on && !holds);
+                        }
+                    }
+                    Stmt::Loop { trips, body } => {
+                        // Uniform: every work-item runs every trip; the
+                        // accesses are numbered once.
+                        let first = self.next;
+                        self.counters.push(0);
+                        for trip in 0..*trips {
+                            self.next = first;
+                            *self.counters.last_mut().expect("pushed") = trip;
+                            self.walk(body, on);
+                        }
+                        self.counters.pop();
+                    }
+                    Stmt::Barrier => self.epoch += 1,
+                }
+            }
+        }
+    }
+    let mut run = Run {
+        who,
+        accesses,
+        next: 0,
+        counters: Vec::new(),
+        epoch: 0,
+        out: Vec::new(),
+    };
+    run.walk(stmts, true);
+    run.out
+}
+
+/// The launch shapes tried.
+const SHAPES: [[u32; 3]; 8] = [
+    [1, 1, 1],
+    [31, 1, 1],
+    [32, 1, 1],
+    [33, 1, 1],
+    [64, 1, 1],
+    [96, 1, 1],
+    [1024, 1, 1],
+    [16, 16, 1],
+];
+
+#[derive(Default)]
+struct Tally {
+    kernels: u64,
+    /// Pairs decided for the launch's shape (a race needs a shape), and how
+    /// many were proved free and racing.
+    pairs: u64,
+    free: u64,
+    race: u64,
+    /// Pairs decided for any shape, and how many were proved free.
+    any_pairs: u64,
+    any_free: u64,
+    free_checked: u64,
+    races_checked: u64,
+    facts_compared: u64,
+}
+
+/// The two instructions of a race finding, lower first.
+fn raced(stats: &Stats) -> Vec<(u32, u32)> {
+    stats
+        .findings
+        .list
+        .iter()
+        .filter(|f| {
+            matches!(
+                f.kind,
+                FindingKind::Race { .. } | FindingKind::LanesDisagree { .. }
+            )
+        })
+        .map(|f| {
+            let other = f.other.map_or(f.at.inst, |o| o.inst);
+            (f.at.inst.min(other), f.at.inst.max(other))
+        })
+        .collect()
+}
+
+fn assumptions_hold(a: &[RaceAssumption], grid: u32, shape: [u32; 3], lanes: LaneOrder) -> bool {
+    a.iter().all(|x| x.holds([grid, 1, 1], shape, lanes))
+}
+
+/// Checks one generated kernel; a failure names what went wrong.
+fn check(stmts: &[Stmt], shape: [u32; 3], grid: u32, width: u32, tally: &mut Tally) -> Result<(), String> {
+    let built = build(stmts, shape);
+    let kernel = &built.kernel;
+    let program = kernel.program();
+    let items = (shape[0] * shape[1] * grid) as usize;
+    let go = |config: LaunchConfig| -> Stats {
+        let mut g = vec![0u32; GLOBAL_LEN as usize];
+        let mut out = vec![0u32; items];
+        let mut args = [Arg::buffer_mut(&mut g), Arg::buffer_mut(&mut out), Arg::U32(N)];
+        launch(kernel, &config, &mut args).expect("the generated kernel runs")
+    };
+    let config = LaunchConfig::new(grid, [shape[0], shape[1]]).wave_width(width);
+    let lockstep = go(config.clone().sanitize(true).record_worst_phases());
+    let independent = go(config.clone().sanitize_lanes(LaneOrder::Independent));
+    let any_shape = facts(program, None);
+    let this_shape = facts(program, Some(shape));
+    tally.kernels += 1;
+    let mut all_free = true;
+    for (f, decided) in [(&any_shape, "any shape"), (&this_shape, "this shape")] {
+        for pair in &f.pairs {
+            let key = (pair.a.min(pair.b), pair.a.max(pair.b));
+            let shaped = decided == "this shape";
+            if shaped {
+                tally.pairs += 1;
+            } else {
+                tally.any_pairs += 1;
+            }
+            match &pair.verdict {
+                Verdict::Free(assumptions) => {
+                    if shaped {
+                        tally.free += 1;
+                    } else {
+                        tally.any_free += 1;
+                    }
+                    for (lanes, stats) in [
+                        (LaneOrder::Lockstep, &lockstep),
+                        (LaneOrder::Independent, &independent),
+                    ] {
+                        if !assumptions_hold(assumptions, grid, shape, lanes) {
+                            if lanes == LaneOrder::Lockstep && decided == "this shape" {
+                                all_free = false;
+                            }
+                            continue;
+                        }
+                        tally.free_checked += 1;
+                        if raced(stats).contains(&key) {
+                            return Err(format!(
+                                "pair {key:?} proved free ({decided}, {assumptions:?}), yet the sanitizer ({lanes:?}) found {:#?}",
+                                stats.findings.list
+                            ));
+                        }
+                    }
+                }
+                Verdict::Race(w) => {
+                    tally.race += 1;
+                    if decided == "this shape" {
+                        all_free = false;
+                    }
+                    witness_is_real(stmts, &built, pair.a as usize, pair.b as usize, w, shape)
+                        .map_err(|e| format!("pair {key:?} ({decided}): {e}"))?;
+                    tally.races_checked += 1;
+                }
+                Verdict::Unknown => {
+                    if decided == "this shape" {
+                        all_free = false;
+                    }
+                }
+            }
+        }
+    }
+    // A kernel proved free gives one output in every order.
+    if all_free {
+        for order in [Order::Reversed, Order::Shuffled(u64::from(width) + 7)] {
+            let stats = go(config.clone().schedule_check(Some(order)));
+            if let Some(f) = stats
+                .findings
+                .list
+                .iter()
+                .find(|f| f.kind == FindingKind::ScheduleDependent)
+            {
+                return Err(format!("every pair proved free, yet in order {order:?}: {f}"));
+            }
+        }
+    }
+    // Exact and ranged cost facts agree with fully active phases.
+    for p in predictions(program, &this_shape, &lockstep, &MemoryModel::reference()) {
+        if p.agrees() == Some(false) {
+            return Err(format!(
+                "instruction {} {:?}: predicted {}, measured {} over {} phases (worst {:?})",
+                p.inst, p.what, p.fact.value, p.total, p.phases, p.worst
+            ));
+        }
+        if p.agrees().is_some() {
+            tally.facts_compared += 1;
+        }
+    }
+    Ok(())
+}
+
+/// The model runs the witness's two work-items: the first makes access `a`,
+/// the second `b`, at one word, with no order between them.
+fn witness_is_real(
+    stmts: &[Stmt],
+    built: &Built,
+    a: usize,
+    b: usize,
+    w: &simt_core::facts::Witness,
+    shape: [u32; 3],
+) -> Result<(), String> {
+    let [p, q] = &w.items;
+    let (wp, wq) = (Who::of(p, shape, w.width), Who::of(q, shape, w.width));
+    let tp = model(stmts, &wp, &built.accesses);
+    let tq = model(stmts, &wq, &built.accesses);
+    let found = tp.iter().filter(|t| t.inst == a).any(|x| {
+        tq.iter().filter(|t| t.inst == b).any(|y| {
+            let same_group = wp.group == wq.group;
+            let one_wave = same_group && wp.linear / w.width == wq.linear / w.width;
+            let unordered = if !same_group {
+                true
+            } else if x.epoch != y.epoch || wp.linear == wq.linear {
+                false
+            } else if !one_wave {
+                true
+            } else {
+                // Lanes of one wave in lockstep: only one store disagreeing.
+                a == b && x.value != y.value
+            };
+            x.mem == y.mem && x.word == y.word && unordered
+        })
+    });
+    if found {
+        Ok(())
+    } else {
+        Err(format!(
+            "witness {w:?} is not a race: the model has {:?} and {:?}",
+            tp.iter().filter(|t| t.inst == a).collect::<Vec<_>>(),
+            tq.iter().filter(|t| t.inst == b).collect::<Vec<_>>()
+        ))
+    }
+}
+
+fn generate(rng: &mut Rng) -> Vec<Stmt> {
+    let mut g = Gen {
+        rng,
+        loops: 0,
+        ifs: 0,
+        budget: 12,
+    };
+    let n = 2 + g.rng.below(5) as usize;
+    g.block(n)
+}
+
+fn env(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+#[test]
+fn race_verdicts_are_sound_over_generated_kernels() {
+    let kernels = env("SIMT_SOUNDNESS_KERNELS", 5_000);
+    let seed = env("SIMT_SOUNDNESS_SEED", 1);
+    let mut tally = Tally::default();
+    for k in 0..kernels {
+        let mut rng = Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d).wrapping_add(k));
+        let stmts = generate(&mut rng);
+        let shape = rng.pick(&SHAPES);
+        let grid = 1 + rng.below(3) as u32;
+        let width = rng.pick(&[32u32, 64]);
+        if let Err(e) = check(&stmts, shape, grid, width, &mut tally) {
+            let text = build(&stmts, shape).kernel.program().display().to_string();
+            panic!(
+                "kernel {k} (seed {seed}), {}x{} x{grid} at wave{width}: {e}\n{text}",
+                shape[0], shape[1]
+            );
+        }
+    }
+    let share = |n: u64| n as f64 / tally.pairs.max(1) as f64;
+    println!(
+        "{} kernels; for the launch's shape, {} pairs: {:.1}% proved free, {:.1}% proved racing; for any shape, {} pairs: {:.1}% proved free; {} free verdicts checked against a launch, {} witnesses run, {} cost facts compared",
+        tally.kernels,
+        tally.pairs,
+        100.0 * share(tally.free),
+        100.0 * share(tally.race),
+        tally.any_pairs,
+        100.0 * tally.any_free as f64 / tally.any_pairs.max(1) as f64,
+        tally.free_checked,
+        tally.races_checked,
+        tally.facts_compared
+    );
+    // A prover that decides nothing passes nothing.
+    assert!(share(tally.free) >= 0.2, "too few pairs proved free");
+    assert!(share(tally.race) >= 0.2, "too few pairs proved racing");
+}
+
+#[test]
+fn debug_unknowns() {
+    let mut why = std::collections::BTreeMap::<String, u64>::new();
+    for k in 0..300u64 {
+        let mut rng = Rng(1u64.wrapping_mul(0x2545_f491_4f6c_dd1d).wrapping_add(k));
+        let stmts = generate(&mut rng);
+        let shape = rng.pick(&SHAPES);
+        let built = build(&stmts, shape);
+        let f = facts(built.kernel.program(), Some(shape));
+        for p in &f.pairs {
+            let key = match &p.verdict {
+                Verdict::Unknown => {
+                    let a = f.accesses[p.a as usize].as_ref().unwrap();
+                    let b = f.accesses[p.b as usize].as_ref().unwrap();
+                    let syms: Vec<String> = [a, b].iter().flat_map(|x| {
+                        let g = x.guards.iter().filter_map(|g| g.cond.as_ref()).flat_map(|c| c.a.syms().chain(c.b.syms())).collect::<Vec<_>>();
+                        x.addr.affine().map(|f| f.syms().collect::<Vec<_>>()).unwrap_or_default().into_iter().chain(g)
+                    }).map(|s| format!("{s:?}").chars().take(12).collect()).collect();
+                    let mut syms = syms; syms.sort(); syms.dedup();
+                    format!("unknown loops={} {:?}", !a.loops.is_empty() || !b.loops.is_empty(), syms)
+                }
+                Verdict::Free(_) => "free".into(),
+                Verdict::Race(_) => "race".into(),
+            };
+            *why.entry(key).or_default() += 1;
+        }
+    }
+    let mut v: Vec<_> = why.into_iter().collect();
+    v.sort_by_key(|x| std::cmp::Reverse(x.1));
+    for (k, n) in v.iter().take(25) { println!("{n:6} {k}"); }
+}
