@@ -71,9 +71,18 @@ impl Intervals {
     /// in one barrier interval: no barrier lies in the stretch of program
     /// from the first to the last of them and the loops around them.
     pub(super) fn always_share(&self, a: usize, b: usize, loops: &[u32], ends: &[usize]) -> bool {
-        let lo = loops.iter().map(|&l| l as usize).chain([a, b]).min().unwrap_or(a);
+        let lo = loops
+            .iter()
+            .map(|&l| l as usize)
+            .chain([a, b])
+            .min()
+            .unwrap_or(a);
         let hi = ends.iter().copied().chain([a, b]).max().unwrap_or(b);
-        !self.barrier.get(lo..=hi).unwrap_or_default().contains(&true)
+        !self
+            .barrier
+            .get(lo..=hi)
+            .unwrap_or_default()
+            .contains(&true)
     }
 
     /// The instructions reachable from `from` before a barrier.

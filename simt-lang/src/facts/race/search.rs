@@ -226,9 +226,7 @@ impl Searcher {
         if let Some(h) = self.hits.borrow().get(&key) {
             return h.clone();
         }
-        let computed = self
-            .evaluate(access, group, shape, width)
-            .map(Rc::new);
+        let computed = self.evaluate(access, group, shape, width).map(Rc::new);
         self.hits.borrow_mut().insert(key, computed.clone());
         computed
     }
@@ -347,10 +345,7 @@ impl Searcher {
         if pair.same_group && !pair.q.within && !pair.q.lds {
             return Some(None);
         }
-        let (bytes_a, bytes_b) = (
-            i64::from(pair.q.a.1.bytes()),
-            i64::from(pair.q.b.1.bytes()),
-        );
+        let (bytes_a, bytes_b) = (i64::from(pair.q.a.1.bytes()), i64::from(pair.q.b.1.bytes()));
         let sorted = &hb.by_addr;
         for p in &ha.by_item {
             let lo = i64::from(p.addr) - bytes_b + 1;
@@ -463,7 +458,10 @@ fn fits_one_step(q: &Query<'_>, ha: &Hits, hb: &Hits, shape: [u32; 3], width: u3
     };
     let ends = |h: &Hits, bytes: u32| {
         let first = h.by_addr.first().map(|x| i64::from(x.addr));
-        let last = h.by_addr.last().map(|x| i64::from(x.addr) + i64::from(bytes));
+        let last = h
+            .by_addr
+            .last()
+            .map(|x| i64::from(x.addr) + i64::from(bytes));
         first.zip(last)
     };
     match (ends(ha, a.bytes()), ends(hb, b.bytes())) {
