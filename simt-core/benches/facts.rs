@@ -1,6 +1,7 @@
 //! The cost of the static facts on a 5,000-instruction kernel: 1,000 blocks of
 //! index arithmetic, an LDS store, an LDS load and a global load, with a
-//! barrier every 8 blocks; decided for any shape and for workgroups of 256.
+//! barrier every 8 blocks; decided for any shape and for workgroups of 256
+//! and 1,024 (the largest a workgroup may be).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use simt_core::{
@@ -53,6 +54,9 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("5000 instructions, 256 work-items", |b| {
         b.iter(|| facts(black_box(k.program()), Some([256, 1, 1])))
+    });
+    g.bench_function("5000 instructions, 1024 work-items", |b| {
+        b.iter(|| facts(black_box(k.program()), Some([1024, 1, 1])))
     });
     g.finish();
 }

@@ -303,10 +303,26 @@ impl Facts {
         };
         let mut out = Vec::new();
         for (n, pair) in self.pairs.iter().enumerate() {
-            if let Verdict::Free(assumptions) = &pair.verdict {
-                if assumptions.iter().all(|a| a.holds(grid, shape, lanes)) {
+            match &pair.verdict {
+                Verdict::Free(assumptions)
+                    if assumptions.iter().all(|a| a.holds(grid, shape, lanes)) =>
+                {
+                    continue
+                }
+                // A witness the facts found for this shape and width is one
+                // for the launch, whose grid holds its workgroups.
+                Verdict::Race(w)
+                    if self.shape == Some(shape)
+                        && w.width == width
+                        && w.items.iter().all(|i| (0..3).all(|d| i.group[d] < grid[d])) =>
+                {
+                    out.push(LaunchRace {
+                        pair: n,
+                        witness: w.clone(),
+                    });
                     continue;
                 }
+                _ => {}
             }
             let lds = matches!(pair.space, Space::Lds(_));
             let access = |i: u32| self.accesses.get(i as usize).and_then(Option::as_ref);

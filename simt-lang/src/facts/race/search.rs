@@ -62,23 +62,97 @@ pub(super) fn eval(f: &Affine, item: &WorkItem, shape: [u32; 3], width: u32) -> 
 
 /// The comparison `cond` for `item`, when the launch decides it.
 pub(crate) fn compare(cond: &Cond, item: &WorkItem, shape: [u32; 3], width: u32) -> Option<bool> {
-    let (x, y) = (
+    if cond.ty == CmpType::F32 {
+        return None;
+    }
+    Some(cond.holds(
         eval(&cond.a, item, shape, width)?,
         eval(&cond.b, item, shape, width)?,
-    );
-    let (x, y) = match cond.ty {
-        CmpType::U32 => (i64::from(x), i64::from(y)),
-        CmpType::I32 => (i64::from(x as i32), i64::from(y as i32)),
-        CmpType::F32 => return None,
-    };
-    Some(match cond.op {
-        CmpOp::Eq => x == y,
-        CmpOp::Ne => x != y,
-        CmpOp::Lt => x < y,
-        CmpOp::Le => x <= y,
-        CmpOp::Gt => x > y,
-        CmpOp::Ge => x >= y,
-    })
+    ))
+}
+
+impl Cond {
+    /// The comparison of two integer values as its type reads them (a
+    /// float comparison reads them as `u32`; callers decide those apart).
+    fn holds(&self, x: u32, y: u32) -> bool {
+        let (x, y) = match self.ty {
+            CmpType::I32 => (i64::from(x as i32), i64::from(y as i32)),
+            _ => (i64::from(x), i64::from(y)),
+        };
+        match self.op {
+            CmpOp::Eq => x == y,
+            CmpOp::Ne => x != y,
+            CmpOp::Lt => x < y,
+            CmpOp::Le => x <= y,
+            CmpOp::Gt => x > y,
+            CmpOp::Ge => x >= y,
+        }
+    }
+}
+
+/// A form with the workgroup's symbols given their values: `c + k·wave_id
+/// + Σ coef·base`, evaluated per work-item with a few products.
+#[derive(Clone, Copy, Debug)]
+struct Flat {
+    c: i64,
+    wave: i64,
+    bases: [i64; 4],
+}
+
+impl Flat {
+    /// `f` in workgroup `group` of `shape` at `width`; `None` when a symbol
+    /// is not the launch's to decide, or a per-lane coefficient reads the
+    /// wave.
+    fn of(f: &Affine, group: [u32; 3], shape: [u32; 3], width: u32) -> Option<Flat> {
+        // Any work-item of the workgroup: only the wave's id differs.
+        let anyone = WorkItem {
+            group,
+            local: [0; 3],
+        };
+        let split = |l: &Lin| -> Option<(i64, i64)> {
+            let mut c = l.c;
+            let mut wave = 0i64;
+            for &(s, k) in &l.terms {
+                if s == Sym::Special(SpecialSym::WaveId) {
+                    wave = wave.wrapping_add(k);
+                } else {
+                    c = c.wrapping_add(k.wrapping_mul(symbol(s, &anyone, shape, width)?));
+                }
+            }
+            Some((c, wave))
+        };
+        let (c, wave) = split(&f.uni)?;
+        let mut bases = [0i64; 4];
+        for (b, coef) in bases.iter_mut().zip(&f.per_lane) {
+            let (k, w) = split(coef)?;
+            if w != 0 {
+                return None;
+            }
+            *b = k;
+        }
+        Some(Flat { c, wave, bases })
+    }
+
+    /// The wave id and bases of `item`, as [`Flat::at`] takes them.
+    fn bases(item: &WorkItem, shape: [u32; 3], width: u32) -> [i64; 5] {
+        let lin = linear(item, shape);
+        [
+            i64::from(lin / width),
+            i64::from(lin % width),
+            i64::from(item.local[0]),
+            i64::from(item.local[1]),
+            i64::from(item.local[2]),
+        ]
+    }
+
+    /// The value for the work-item of `bases`, modulo 2^32.
+    fn at(&self, bases: &[i64; 5]) -> u32 {
+        let mut v = self.c.wrapping_add(self.wave.wrapping_mul(bases[0]));
+        for (k, b) in self.bases.iter().zip(&bases[1..]) {
+            v = v.wrapping_add(k.wrapping_mul(*b));
+        }
+        v as u32
+    }
 }
 
 /// Two work-items of the first wave of a workgroup of `shape`, at wave width
@@ -184,7 +258,7 @@ enum Relation {
 
 /// The most work-items (and pair steps) the searches of one program take in
 /// all: past it, verdicts are unknown rather than a slow build.
-const SEARCH_BUDGET: u64 = 1 << 22;
+const SEARCH_BUDGET: u64 = 1 << 20;
 
 /// An access's instruction, the workgroup, its shape and the wave width.
 type HitsKey = (usize, [u32; 3], [u32; 3], u32);
@@ -238,30 +312,43 @@ impl Searcher {
         shape: [u32; 3],
         width: u32,
     ) -> Option<Hits> {
-        let f = access.addr.affine()?;
         let total = shape[0].checked_mul(shape[1])?.checked_mul(shape[2])?;
         self.charge(u64::from(total))?;
+        let flat = |f: &Affine| Flat::of(f, group, shape, width);
+        let addr = flat(access.addr.affine()?)?;
+        let value = access.value.affine().and_then(flat);
+        // Each guard: its two sides, how they compare, which arm the access
+        // is in and whether it reads the workgroup.
+        let guards: Vec<_> = access
+            .guards
+            .iter()
+            .map(|g| {
+                let sides = g.cond.as_ref().and_then(|c| {
+                    let sides = (flat(&c.a)?, flat(&c.b)?);
+                    (c.ty != CmpType::F32).then_some((sides, c))
+                });
+                (sides, g, g.cond.as_ref().is_some_and(reads_group))
+            })
+            .collect();
         let mut by_item = Vec::new();
         'items: for n in 0..total {
             let it = item(group, n, shape);
+            let bases = Flat::bases(&it, shape, width);
             let mut must = access.certain;
-            for g in &access.guards {
-                let cond = g.cond.as_ref();
-                match cond.and_then(|c| compare(c, &it, shape, width)) {
+            for (sides, g, group_reading) in &guards {
+                let holds = sides.map(|((a, b), c)| c.holds(a.at(&bases), b.at(&bases)));
+                match holds {
                     Some(r) if r == g.holds => {}
                     // Another workgroup may take the other arm: it stands
                     // for them when the search stands for every workgroup.
-                    Some(_) if cond.is_some_and(reads_group) => must = false,
+                    Some(_) if *group_reading => must = false,
                     Some(_) => continue 'items,
                     None if self.reached && g.uniform => {}
                     None => must = false,
                 }
             }
-            let addr = eval(f, &it, shape, width)?;
-            let value = access
-                .value
-                .affine()
-                .and_then(|v| eval(v, &it, shape, width));
+            let addr = addr.at(&bases);
+            let value = value.map(|v| v.at(&bases));
             by_item.push(Hit {
                 item: n,
                 addr,
@@ -289,6 +376,15 @@ impl Searcher {
         let mut maybe = false;
         let mut spans_fit = true;
         for &width in run.widths {
+            if !q.lds {
+                let (Some(ha), Some(hb)) = (
+                    self.hits(q.a, first, run.shape, width),
+                    self.hits(q.b, first, run.shape, width),
+                ) else {
+                    return Search::Undecided;
+                };
+                spans_fit &= fits_one_step(q, &ha, &hb, run.shape, width);
+            }
             for &(ga, gb) in &groups {
                 let (Some(ha), Some(hb)) = (
                     self.hits(q.a, ga, run.shape, width),
@@ -302,9 +398,6 @@ impl Searcher {
                     width,
                     lanes: run.lanes,
                 };
-                if ga == first && gb == first {
-                    spans_fit &= fits_one_step(q, &ha, &hb, run.shape, width);
-                }
                 match self.sweep(&pair, &ha, &hb, &mut maybe) {
                     Some(Some((p, r, address))) => {
                         return Search::Found(Witness {
