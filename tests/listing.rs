@@ -46,6 +46,15 @@ simt_kernel! {
     kernel ids(out: &mut [u32]) {
         global_store out[global_id.x], global_id.x
     }
+
+    /// Work-item `x` stores to word `x * pitch` of its workgroup's tile.
+    kernel pitched(out: &mut [u32], pitch: u32) {
+        lds tile: [u32; 2048];
+        vreg word;
+        v_mul_u32    word, local_id.x, pitch
+        lds_store    tile[word], local_id.x
+        global_store out[global_id.x], word
+    }
 }
 
 /// The listing row of the first instruction whose text starts with `mnemonic`.
@@ -294,7 +303,7 @@ fn the_listing_prints_the_static_facts_beside_the_measured_costs() {
     assert_eq!(
         load.facts,
         [
-            "LDS conflicts: predicted by the lane stride 4*pitch bytes: conflict-free when its symbols are 1, 32-way when they are 32, measured 32-way".to_owned(),
+            "LDS conflicts: predicted 32-way at pitch = 32 (by the lane stride 4*pitch bytes), measured 32-way".to_owned(),
             format!("may race with line {}: not decided, left to the run-time sanitizer", store.line),
         ],
         "{listing}"
@@ -306,17 +315,45 @@ fn the_listing_prints_the_static_facts_beside_the_measured_costs() {
     let mut out = vec![0u32; 128];
     let stats = ids::launch(&LaunchConfig::new(2, 64), &mut out).unwrap();
     let listing = stats.listing(&ids::PROGRAM);
+    // The launch's 64 work-items a row meet the fact's assumption: it is
+    // not repeated as a caveat.
     assert_eq!(
         row(&listing, "global_store").facts,
-        ["global: predicted 2 lines, 2 sectors; measured 2 lines, 2 sectors (if workgroup x size a multiple of 32)"]
-    );
-    // Decided for the launch's shape, the fact needs no assumption.
-    let shaped = stats.listing_with_facts(
-        &ids::PROGRAM,
-        &simt::core::facts(&ids::PROGRAM, Some([64, 1, 1])),
-    );
-    assert_eq!(
-        row(&shaped, "global_store").facts,
         ["global: predicted 2 lines, 2 sectors; measured 2 lines, 2 sectors"]
     );
+    // Rows of 16 break it: said so, and not compared. A phase is two rows
+    // storing the same 16 words (64 bytes from a 64-byte boundary).
+    let stats = ids::launch(&LaunchConfig::new(2, [16, 4]), &mut out).unwrap();
+    let listing = stats.listing(&ids::PROGRAM);
+    assert_eq!(
+        row(&listing, "global_store").facts,
+        ["global: predicted 2 lines, 2 sectors; measured 1 lines, 1 sectors (the prediction assumes a workgroup x size a multiple of 32, which this launch's 16x4x1 workgroups are not: it does not apply)"]
+    );
+    // Decided for the launch's shape, the fact needs no assumption, and a
+    // phase over two rows is counted with its rows placed.
+    let shaped = stats.listing_with_facts(
+        &ids::PROGRAM,
+        &simt::core::facts(&ids::PROGRAM, Some([16, 4, 1])),
+    );
+    assert_eq!(
+        row(&shaped, "global_store").facts[0],
+        "global: predicted 1 lines, 1 sectors; measured 1 lines, 1 sectors"
+    );
+}
+
+#[test]
+fn a_symbolic_fact_is_stated_at_the_launch_s_arguments_with_its_form() {
+    // Words `pitch` apart from an aligned base: gcd(pitch, 32) lanes share
+    // a bank. At pitch 2, 2-way; at 3, conflict-free; at 32, 32-way.
+    for (pitch, ways) in [(2u32, "2-way"), (3, "conflict-free"), (32, "32-way")] {
+        let mut out = vec![0u32; 64];
+        let stats = pitched::launch(&LaunchConfig::new(1, 64), &mut out, pitch).unwrap();
+        let listing = stats.listing(&pitched::PROGRAM);
+        let measured = if pitch == 3 { "conflict-free".to_owned() } else { ways.to_owned() };
+        assert_eq!(
+            row(&listing, "lds_store").facts[0],
+            format!("LDS conflicts: predicted {ways} at pitch = {pitch} (gcd(pitch, 32)-way: the lane stride is 4*pitch bytes), measured {measured}"),
+            "{listing}"
+        );
+    }
 }

@@ -55,4 +55,4 @@ pub use simt_lang::{
     ProgramBuilder, UniformityInfo, ValidationError, ValidationErrorKind, ValidationErrors,
 };
 pub use snapshot::{NonZero, Snapshot, SnapshotLine};
-pub use stats::{Counters, Issue, Stats, Trace, WorstPhase, MAX_TRACE_ISSUES};
+pub use stats::{Counters, Issue, LaunchValues, Stats, Trace, WorstPhase, MAX_TRACE_ISSUES};

@@ -155,7 +155,11 @@ impl Stats {
                     text.push_str(&program.display_inst(inst).to_string());
                 }
             }
-            let notes = crate::prediction::notes(program, facts, &predictions, &insts);
+            let launch = crate::prediction::Launch {
+                values: &self.launch,
+                width: self.wave_width,
+            };
+            let notes = crate::prediction::notes(program, facts, &predictions, &insts, &launch);
             let row = Line {
                 line,
                 text,

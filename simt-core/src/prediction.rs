@@ -11,7 +11,7 @@
 //! recorded it, must be inside the fact too. Launches with a partial phase are
 //! not compared: the facts speak of full phases only.
 
-use crate::facts::{Degree, Fact, Facts, SymNames, Verdict, What};
+use crate::facts::{Condition, Degree, Fact, Facts, Lin, SpecialSym, Sym, SymNames, Verdict, What};
 use crate::ir::Program;
 use crate::model::MemoryModel;
 use crate::stats::Stats;
@@ -33,6 +33,9 @@ pub struct Prediction {
     pub full: bool,
     /// The costliest phase's cost, where the launch recorded it.
     pub worst: Option<u64>,
+    /// Whether the launch meets the fact's assumptions (its workgroup shape;
+    /// taken to when the statistics do not say it).
+    pub applies: bool,
 }
 
 impl Prediction {
@@ -40,7 +43,7 @@ impl Prediction {
     /// compared (no phase ran, one was partial, or the fact is unknown or
     /// symbolic).
     pub fn agrees(&self) -> Option<bool> {
-        if self.phases == 0 || !self.full {
+        if self.phases == 0 || !self.full || !self.applies {
             return None;
         }
         let (lo, hi) = match self.fact.value {
@@ -74,6 +77,7 @@ pub fn predictions(
 ) -> Vec<Prediction> {
     let geo = model.geometry();
     let width = stats.wave_width;
+    let shape = stats.launch.workgroup;
     let lanes = u64::from(geo.lanes(width));
     let mut out = Vec::new();
     for inst in 0..program.insts.len() {
@@ -86,7 +90,9 @@ pub fn predictions(
             .filter(|w| w.is_recorded() && w.active.count_ones() as u64 == lanes);
         let mut push = |what: What, fact: Option<Fact>, phases: u64, total: u64, w: Option<u64>| {
             if let Some(fact) = fact {
+                let applies = shape == [0; 3] || fact.assumptions.iter().all(|a| a.holds(shape));
                 out.push(Prediction {
+                    applies,
                     inst,
                     what,
                     fact,
@@ -124,15 +130,16 @@ pub fn predictions(
 
 /// What the static facts say of instructions `insts`, for a listing line: each
 /// memory instruction's prediction beside the measurement, then its races.
+/// A fact that depends on the kernel's scalars or shape is given its value
+/// at the launch's (`launch`), with its symbolic form beside it.
 pub(crate) fn notes(
     program: &Program,
     facts: &Facts,
     predictions: &[Prediction],
     insts: &[usize],
+    launch: &Launch<'_>,
 ) -> Vec<String> {
-    let names = SymNames {
-        params: &program.params,
-    };
+    let names = SymNames::of(program);
     let mut out = Vec::new();
     for &inst in insts {
         let mine: Vec<&Prediction> = predictions.iter().filter(|p| p.inst == inst).collect();
@@ -140,13 +147,13 @@ pub(crate) fn notes(
         if let Some(p) = lds {
             out.push(format!(
                 "LDS conflicts: predicted {}, measured {}{}",
-                ways(&p.fact.value, &names),
+                ways(&p.fact.value, &names, launch),
                 measured(p, |m| if m == 0.0 {
                     "conflict-free".to_owned()
                 } else {
                     format!("{}-way", figure(m + 1.0))
                 }),
-                assumptions(&p.fact)
+                assumptions(p, launch)
             ));
         }
         let lines = mine.iter().find(|p| p.what == What::Lines);
@@ -154,16 +161,13 @@ pub(crate) fn notes(
         if let (Some(l), Some(s)) = (lines, sectors) {
             let predicted = match (&l.fact.value, &s.fact.value) {
                 (Degree::Condition(cl), Degree::Condition(cs)) => {
-                    let [(one, l1), (many, lm)] = cl.cases();
-                    let [(_, s1), (_, sm)] = cs.cases();
                     let show = |d: Option<Degree>| d.map_or("?".to_owned(), |d| d.to_string());
+                    let at = launch.at(&cl.stride, &names);
                     format!(
-                        "by the lane stride {} bytes: {} lines, {} sectors when its symbols are {one}; {} lines, {} sectors when they are {many}",
+                        "{} lines, {} sectors{at} (by the lane stride {} bytes)",
+                        show(cl.at(|s| launch.value(s))),
+                        show(cs.at(|s| launch.value(s))),
                         names.lin(&cl.stride),
-                        show(l1),
-                        show(s1),
-                        show(lm),
-                        show(sm)
                     )
                 }
                 (lv, sv) => format!("{lv} lines, {sv} sectors"),
@@ -172,7 +176,7 @@ pub(crate) fn notes(
                 "global: predicted {predicted}; measured {}, {}{}",
                 measured(l, |m| format!("{} lines", figure(m))),
                 measured(s, |m| format!("{} sectors", figure(m))),
-                assumptions(&l.fact)
+                assumptions(l, launch)
             ));
         }
         for pair in facts.pairs_of(inst) {
@@ -204,24 +208,107 @@ pub(crate) fn notes(
     out
 }
 
-/// A fact on conflict cycles, as ways (`n` cycles are `n + 1`-way).
-fn ways(d: &Degree, names: &SymNames<'_>) -> String {
+/// The launch a listing speaks of: its shape, scalars and wave width, where
+/// known.
+pub(crate) struct Launch<'a> {
+    pub(crate) values: &'a crate::stats::LaunchValues,
+    pub(crate) width: u32,
+}
+
+impl Launch<'_> {
+    /// A symbol's value in this launch, when the launch decides it.
+    fn value(&self, s: Sym) -> Option<i64> {
+        match s {
+            Sym::Arg(p) => self
+                .values
+                .scalars
+                .get(usize::from(p.0))
+                .copied()
+                .flatten()
+                .map(i64::from),
+            Sym::Special(SpecialSym::GroupSize(a)) => self
+                .values
+                .workgroup
+                .get(usize::from(a.0))
+                .filter(|&&d| d > 0)
+                .map(|&d| i64::from(d)),
+            Sym::Special(SpecialSym::WaveWidth) => Some(i64::from(self.width)),
+            _ => None,
+        }
+    }
+
+    /// " at pitch = 2" for the symbols of `lin` this launch gives values.
+    fn at(&self, lin: &Lin, names: &SymNames<'_>) -> String {
+        let given: Vec<String> = lin
+            .syms()
+            .filter_map(|s| Some(format!("{} = {}", names.sym(s), self.value(s)?)))
+            .collect();
+        if given.is_empty() {
+            String::new()
+        } else {
+            format!(" at {}", given.join(", "))
+        }
+    }
+}
+
+/// A fact on conflict cycles, as ways (`n` cycles are `n + 1`-way); a
+/// symbolic one at the launch's values, with its form.
+fn ways(d: &Degree, names: &SymNames<'_>, launch: &Launch<'_>) -> String {
     match d {
         Degree::Exact(0) => "conflict-free".to_owned(),
         Degree::Exact(n) => format!("{}-way", n + 1),
         Degree::Range(a, b) => format!("{}- to {}-way", a + 1, b + 1),
         Degree::Condition(c) => {
-            let [(one, a), (many, b)] = c.cases();
-            let show = |d: Option<Degree>| d.map_or("?".to_owned(), |d| ways(&d, names));
-            format!(
-                "by the lane stride {} bytes: {} when its symbols are {one}, {} when they are {many}",
-                names.lin(&c.stride),
-                show(a),
-                show(b)
-            )
+            let form = match gcd_form(c, names) {
+                Some(g) => format!("{g}-way: the lane stride is {} bytes", names.lin(&c.stride)),
+                None => format!("by the lane stride {} bytes", names.lin(&c.stride)),
+            };
+            match c.at(|s| launch.value(s)) {
+                Some(v) => format!(
+                    "{}{} ({form})",
+                    ways(&v, names, launch),
+                    launch.at(&c.stride, names)
+                ),
+                None => {
+                    let [(one, a), (many, b)] = c.cases();
+                    let show =
+                        |d: Option<Degree>| d.map_or("?".to_owned(), |d| ways(&d, names, launch));
+                    format!(
+                        "{form}: {} when its symbols are {one}, {} when they are {many}",
+                        show(a),
+                        show(b)
+                    )
+                }
+            }
         }
         Degree::Unknown(why) => format!("unknown ({why:?})"),
     }
+}
+
+/// `gcd(pitch, 32)` for a stride of `4·pitch` bytes over 32 banks of 4
+/// bytes, one word per lane from an aligned base: the ways of such a
+/// conflict.
+fn gcd_form(c: &Condition, names: &SymNames<'_>) -> Option<String> {
+    let g = &c.geometry;
+    let word = i64::from(g.lds_bank_bytes);
+    let [(sym, k)] = c.stride.terms[..] else {
+        return None;
+    };
+    let aligned = c.base.residue == 0 && c.base.step.is_multiple_of(g.lds_banks * g.lds_bank_bytes);
+    if c.stride.c != 0
+        || k % word != 0
+        || c.elems != 1
+        || c.size != g.lds_bank_bytes
+        || !aligned
+        || c.lanes != g.lds_banks
+    {
+        return None;
+    }
+    let words = match k / word {
+        1 => names.sym(sym),
+        m => format!("{m}*{}", names.sym(sym)),
+    };
+    Some(format!("gcd({words}, {})", g.lds_banks))
 }
 
 fn measured(p: &Prediction, show: impl Fn(f64) -> String) -> String {
@@ -245,11 +332,33 @@ fn figure(x: f64) -> String {
     }
 }
 
-fn assumptions(f: &Fact) -> String {
-    if f.assumptions.is_empty() {
+/// The assumptions of a prediction's fact this launch breaks, said so; those
+/// it meets are not repeated (nor when the launch's shape is not known).
+fn assumptions(p: &Prediction, launch: &Launch<'_>) -> String {
+    let shape = launch.values.workgroup;
+    if p.fact.assumptions.is_empty() {
+        return String::new();
+    }
+    if shape == [0; 3] {
+        let a: Vec<String> = p.fact.assumptions.iter().map(|a| a.to_string()).collect();
+        return format!(" (if {})", a.join(" and "));
+    }
+    let broken: Vec<String> = p
+        .fact
+        .assumptions
+        .iter()
+        .filter(|a| !a.holds(shape))
+        .map(|a| a.to_string())
+        .collect();
+    if broken.is_empty() {
         String::new()
     } else {
-        let a: Vec<String> = f.assumptions.iter().map(|a| a.to_string()).collect();
-        format!(" (if {})", a.join(" and "))
+        format!(
+            " (the prediction assumes a {}, which this launch's {}x{}x{} workgroups are not: it does not apply)",
+            broken.join(" and "),
+            shape[0],
+            shape[1],
+            shape[2]
+        )
     }
 }

@@ -234,6 +234,22 @@ pub struct Stats {
     /// chose, when it chose one that ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<Trace>,
+    /// What the launch was given: its shape and scalar arguments, at which
+    /// the listing evaluates the static facts' symbols. Not compared or
+    /// serialized: the figures stand for themselves.
+    #[serde(skip)]
+    pub launch: LaunchValues,
+}
+
+/// A launch's shape and scalar arguments.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LaunchValues {
+    /// Workgroups along each axis.
+    pub grid: [u32; 3],
+    /// Work-items per workgroup along each axis.
+    pub workgroup: [u32; 3],
+    /// Per parameter, a scalar argument's bits (`None` for a buffer).
+    pub scalars: Vec<Option<u32>>,
 }
 
 impl PartialEq for Stats {
@@ -252,6 +268,7 @@ impl PartialEq for Stats {
             findings,
             worst_phases,
             trace,
+            launch: _,
         } = self;
         *kernel == other.kernel
             && *wave_width == other.wave_width
@@ -399,6 +416,7 @@ impl Stats {
             findings: crate::findings::Findings::default(),
             worst_phases: Vec::new(),
             trace: None,
+            launch: LaunchValues::default(),
         }
     }
 

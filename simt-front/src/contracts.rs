@@ -10,8 +10,8 @@ use crate::check::Checker;
 use crate::diagnostic::{Diagnostic, Kind, Location};
 use crate::lower::Written;
 use simt_lang::facts::{
-    split_wave, AccessKind, Degree, Fact, Facts, Geometry, LaneOrder, LaunchRace, Pair,
-    RaceAssumption, Space, Verdict, Why, WorkItem,
+    split_wave, wave_uniform, AccessKind, Degree, Fact, Facts, Geometry, LaneOrder, LaunchRace,
+    Pair, RaceAssumption, Space, SpecialSym, Sym, SymNames, Verdict, Why, WorkItem,
 };
 use simt_lang::isa::MemRef;
 use simt_lang::{Inst, Kernel as ValidKernel, Program, RaceFree, Uniformity};
@@ -88,8 +88,8 @@ impl Checker<'_> {
         }
         let at = memory_operand(w).unwrap_or_else(|| self.mnemonic(w));
         let outcome = match c.kind {
-            ContractKind::ConflictFree => conflict_free(facts, i),
-            ContractKind::Coalesced => coalesced(facts, i),
+            ContractKind::ConflictFree => conflict_free(program, facts, i),
+            ContractKind::Coalesced => coalesced(program, facts, i),
             ContractKind::Uniform => uniform(program, facts, i, &mnemonic),
         }?;
         let (verb, message) = match &outcome {
@@ -402,8 +402,9 @@ fn assumed(fact: &Fact) -> Option<Outcome> {
     )
 }
 
-fn conflict_free(facts: &Facts, i: usize) -> Option<Outcome> {
+fn conflict_free(program: &Program, facts: &Facts, i: usize) -> Option<Outcome> {
     let geo = Geometry::REFERENCE;
+    let names = SymNames::of(program);
     for width in WIDTHS {
         let fact = facts.lds_conflicts(i, &geo, width)?;
         let cycles = match &fact.value {
@@ -426,7 +427,7 @@ fn conflict_free(facts: &Facts, i: usize) -> Option<Outcome> {
                 return undecided(
                     format!(
                         "the bank conflicts depend on the lane stride, {} bytes ({})",
-                        c.stride,
+                        names.lin(&c.stride),
                         cases.join(", ")
                     ),
                     "make the stride a constant odd number of words, or remove `#[conflict_free]`",
@@ -494,7 +495,8 @@ fn ways(d: &Degree) -> Option<u64> {
     }
 }
 
-fn coalesced(facts: &Facts, i: usize) -> Option<Outcome> {
+fn coalesced(program: &Program, facts: &Facts, i: usize) -> Option<Outcome> {
+    let names = SymNames::of(program);
     let access = facts.accesses.get(i)?.as_ref()?;
     let bytes = i64::from(access.bytes());
     for width in WIDTHS {
@@ -510,7 +512,7 @@ fn coalesced(facts: &Facts, i: usize) -> Option<Outcome> {
         }
         let Some(stride) = facts.lane_stride(i, width) else {
             let stride = match &fact.value {
-                Degree::Condition(c) => format!("{} bytes", c.stride),
+                Degree::Condition(c) => format!("{} bytes", names.lin(&c.stride)),
                 _ => "not a constant".to_owned(),
             };
             return undecided(
@@ -575,6 +577,25 @@ fn uniform(program: &Program, facts: &Facts, i: usize, mnemonic: &str) -> Option
                 )],
                 help: help.to_owned(),
             });
+        }
+    }
+    // Proved: every lane of every wave compares alike, for the declared
+    // shape, or for any shape when only the lane and constants are read.
+    if let Some(c) = cond {
+        let lane_only = [&c.a, &c.b].iter().all(|f| {
+            f.per_lane[1..].iter().all(|k| k.is_zero())
+                && f.syms().all(|s| s == Sym::Special(SpecialSym::WaveWidth))
+        });
+        let proved = WIDTHS.iter().all(|&width| {
+            let shape = match program.workgroup_size {
+                Some(shape) => shape,
+                None if lane_only => [width, 1, 1],
+                None => return false,
+            };
+            wave_uniform(c, shape, width) == Some(true)
+        });
+        if proved {
+            return None;
         }
     }
     undecided(

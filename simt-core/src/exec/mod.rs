@@ -227,6 +227,19 @@ impl Machine {
         self.decoded = Some(decoded);
         let mut stats = result?;
         stats.findings.prepend(proved);
+        stats.launch = crate::stats::LaunchValues {
+            grid: config.grid.to_array(),
+            workgroup: config.workgroup.to_array(),
+            scalars: args
+                .iter()
+                .map(|a| match *a {
+                    Arg::U32(v) => Some(v),
+                    Arg::I32(v) => Some(v as u32),
+                    Arg::F32(v) => Some(v.to_bits()),
+                    _ => None,
+                })
+                .collect(),
+        };
         Ok(stats)
     }
 

@@ -326,7 +326,13 @@ pub fn fact(
     if a.per_lane[1..].iter().any(|c| !c.is_zero()) {
         let assumption = Assumption::GroupXMultipleOf(lanes);
         match shape {
-            Some(s) if !assumption.holds(s) => return unknown(Why::PhaseSpansRows),
+            Some(s) if !assumption.holds(s) => {
+                return Fact {
+                    value: across_rows(a, access, what, geo, width, s)
+                        .unwrap_or(Degree::Unknown(Why::PhaseSpansRows)),
+                    assumptions,
+                }
+            }
             Some(_) => {}
             None => assumptions.push(assumption),
         }
@@ -383,6 +389,92 @@ pub fn fact(
     Fact { value, assumptions }
 }
 
+/// The cost of the phases of a workgroup of `shape` whose lanes span rows:
+/// each phase's lanes placed by their ids, over every base the form's
+/// unknown uniform part allows; `None` when a per-lane coefficient is not a
+/// constant.
+fn across_rows(
+    a: &super::affine::Affine,
+    access: &Access,
+    what: What,
+    geo: &Geometry,
+    width: u32,
+    shape: [u32; 3],
+) -> Option<Degree> {
+    let coefs: Vec<i64> = a
+        .per_lane
+        .iter()
+        .map(|c| c.as_const())
+        .collect::<Option<_>>()?;
+    let lanes = geo.lanes(width);
+    let total = shape[0].checked_mul(shape[1])?.checked_mul(shape[2])?;
+    let modulus = match what {
+        What::LdsCycles => geo.lds_banks.saturating_mul(geo.lds_bank_bytes),
+        What::Lines | What::Sectors => geo.line_bytes,
+    }
+    .max(1);
+    let m = u64::from(modulus);
+    // The uniform part's unknown symbols leave its residue modulo `m` known
+    // up to this step.
+    let step = a
+        .uni
+        .terms
+        .iter()
+        .fold(m, |g, &(_, k)| gcd(g, phase_step(&Lin::constant(k), 1, m)));
+    let align = if access.elems > 1 { 4 } else { access.size }.max(1);
+    let (mut lo, mut hi) = (u64::MAX, 0);
+    // Every phase of the workgroup, at most once per lane layout and first
+    // address modulo `m` (phases repeat once the rows do).
+    let mut seen: Vec<(u64, Vec<u32>)> = Vec::new();
+    let mut first = 0;
+    while first < total {
+        let end = (first + lanes).min(total).min((first / width + 1) * width);
+        let offsets: Vec<u32> = (first..end)
+            .map(|n| {
+                let (x, y, z) = (
+                    n % shape[0],
+                    n / shape[0] % shape[1],
+                    n / (shape[0] * shape[1]),
+                );
+                let bases = [
+                    i64::from(n % width),
+                    i64::from(x),
+                    i64::from(y),
+                    i64::from(z),
+                ];
+                coefs.iter().zip(bases).map(|(k, b)| k * b).sum::<i64>() as u32
+            })
+            .collect();
+        first = end;
+        // Offsets from the phase's first lane: the cost moves only with the
+        // base's residue.
+        let start = offsets[0];
+        let relative: Vec<u32> = offsets.iter().map(|o| o.wrapping_sub(start)).collect();
+        let layout = (u64::from(start) % m, relative);
+        if offsets.len() < lanes as usize || seen.contains(&layout) {
+            continue;
+        }
+        let relative = &layout.1;
+        let mut r = (a.uni.c as u64).wrapping_add(u64::from(start));
+        for _ in 0..(m / step.max(1)).max(1) {
+            let base = (r % m) as u32;
+            r = r.wrapping_add(step);
+            if !base.is_multiple_of(align) {
+                continue;
+            }
+            let cost = cost_of(what, base, relative, access.size, access.elems, geo);
+            lo = lo.min(cost);
+            hi = hi.max(cost);
+        }
+        seen.push(layout);
+    }
+    Some(match (lo, hi) {
+        (u64::MAX, _) => Degree::Unknown(Why::PhaseSpansRows),
+        (a, b) if a == b => Degree::Exact(a),
+        (a, b) => Degree::Range(a, b),
+    })
+}
+
 /// The step modulo `m` of `coef · k·n` over integers `k`.
 fn phase_step(coef: &Lin, n: u32, m: u64) -> u64 {
     let g = gcd(lin_gcd(coef, m), (coef.c as u64) & 0xffff_ffff);
@@ -431,7 +523,15 @@ pub fn phase_cost(
     geo: &Geometry,
     lanes: u32,
 ) -> u64 {
-    let addr = |i: u32| base.wrapping_add(i.wrapping_mul(stride));
+    let offsets: Vec<u32> = (0..lanes).map(|i| i.wrapping_mul(stride)).collect();
+    cost_of(what, base, &offsets, size, elems, geo)
+}
+
+/// The cost of one fully active phase whose lane `i` accesses
+/// `base + offsets[i]`.
+fn cost_of(what: What, base: u32, offsets: &[u32], size: u32, elems: u32, geo: &Geometry) -> u64 {
+    let lanes = offsets.len() as u32;
+    let addr = |i: u32| base.wrapping_add(offsets[i as usize]);
     match what {
         What::LdsCycles => {
             let shift = geo.lds_bank_bytes.max(1).trailing_zeros();

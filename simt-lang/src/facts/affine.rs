@@ -306,12 +306,46 @@ pub fn launch_values(shape: Option<[u32; 3]>, width: Option<u32>) -> impl Fn(Sym
 }
 
 /// How a symbol is spelled, given the kernel's parameter and register names.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct SymNames<'a> {
     /// The kernel's parameters.
     pub params: &'a [crate::ir::Param],
+    /// The names the kernel gave its registers.
+    pub regs: &'a [crate::ir::RegName],
+    /// Its vector registers: register slots past them are scalar.
+    pub vregs: u16,
+}
+
+impl<'a> SymNames<'a> {
+    /// The names of `program`'s parameters and registers.
+    pub fn of(program: &'a crate::ir::Program) -> Self {
+        SymNames {
+            params: &program.params,
+            regs: &program.reg_names,
+            vregs: program.vregs,
+        }
+    }
 }
 
 impl SymNames<'_> {
+    /// The register of slot `slot` (vector registers first, then scalar), by
+    /// the name the kernel gave it or its number.
+    fn register(&self, slot: u16) -> String {
+        use crate::ir::{Reg, SReg, VReg};
+        let reg = if slot < self.vregs {
+            Reg::V(VReg(slot))
+        } else {
+            Reg::S(SReg(slot - self.vregs))
+        };
+        self.regs.iter().find(|n| n.reg == reg).map_or_else(
+            || {
+                let (class, n) = reg.parts();
+                format!("{class}{n}")
+            },
+            |n| n.name.to_string(),
+        )
+    }
+
     /// `sym` as written in a fact.
     pub fn sym(&self, s: Sym) -> String {
         match s {
@@ -325,7 +359,7 @@ impl SymNames<'_> {
             Sym::Special(SpecialSym::WaveId) => "wave_id".to_owned(),
             Sym::Special(SpecialSym::WaveWidth) => "wave_width".to_owned(),
             Sym::GroupBase(a) => format!("group_id.{0}*group_size.{0}", a.name()),
-            Sym::Value { inst, slot } => format!("u{inst}.{slot}"),
+            Sym::Value { slot, .. } => self.register(slot),
         }
     }
 
@@ -349,7 +383,7 @@ impl SymNames<'_> {
 
 impl fmt::Display for Lin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&SymNames { params: &[] }.lin(self))
+        f.write_str(&SymNames::default().lin(self))
     }
 }
 

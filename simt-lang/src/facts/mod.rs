@@ -20,7 +20,7 @@ mod walk;
 pub use access::{
     phase_cost, Access, AccessKind, Assumption, Condition, Degree, Fact, Geometry, Space, What, Why,
 };
-pub use affine::{Affine, Lin, Sym, SymNames, Val};
+pub use affine::{Affine, AxisSym, Lin, SpecialSym, Sym, SymNames, Val};
 pub use race::{
     split_wave, wave_uniform, LaneOrder, LaunchRace, Pair, RaceAssumption, Verdict, Witness,
     WorkItem,
@@ -262,8 +262,40 @@ mod tests {
         let decided = contiguous(|_| Operand::Imm(0), Some([64, 2, 1]));
         assert_eq!(decided.value, Degree::Exact(4));
         assert!(decided.assumptions.is_empty());
+        // 48 work-items a row: the second phase is x 32..47 of row 0 and x
+        // 0..15 of row 1, two runs of 64 bytes, each two sectors from a
+        // 32-byte boundary; the third, x 16..47 of row 1, four.
         let split = contiguous(|_| Operand::Imm(0), Some([48, 2, 1]));
-        assert_eq!(split.value, Degree::Unknown(Why::PhaseSpansRows));
+        assert_eq!(split.value, Degree::Exact(4));
+    }
+
+    /// A 16x16 tile with a 33-word pitch at wave32: a phase of 32 lanes is
+    /// two rows, lane `x` of the second row a word past lane `x + 1` of
+    /// the first, modulo the 32 banks: a 2-way conflict (one extra cycle),
+    /// counted with the rows placed, not unknown.
+    #[test]
+    fn a_phase_over_two_rows_is_counted_with_its_rows() {
+        let mut pb = ProgramBuilder::new("k");
+        let tile = pb.lds("tile", ElemType::U32, 16 * 33);
+        pb.push(Inst::VTernary {
+            op: crate::isa::TernOp::MadU32,
+            dst: VReg(0),
+            a: Operand::Special(Special::LocalId(Axis::Y)),
+            b: Operand::Imm(33),
+            c: X,
+        });
+        pb.push(Inst::LdsLoad {
+            ty: ElemType::U32,
+            dst: VReg(1),
+            src: LdsRef::element(tile, Operand::V(VReg(0))),
+        });
+        let kernel = pb.build().expect("valid");
+        let f = facts(kernel.program(), Some([16, 16, 1]));
+        let fact = f
+            .lds_conflicts(1, &Geometry::REFERENCE, 32)
+            .expect("an LDS access");
+        assert_eq!(fact.value, Degree::Exact(1));
+        assert!(fact.assumptions.is_empty());
     }
 
     /// Forty nested loops: each walk of a loop walks the loops inside it
