@@ -349,7 +349,11 @@ fn a_symbolic_fact_is_stated_at_the_launch_s_arguments_with_its_form() {
         let mut out = vec![0u32; 64];
         let stats = pitched::launch(&LaunchConfig::new(1, 64), &mut out, pitch).unwrap();
         let listing = stats.listing(&pitched::PROGRAM);
-        let measured = if pitch == 3 { "conflict-free".to_owned() } else { ways.to_owned() };
+        let measured = if pitch == 3 {
+            "conflict-free".to_owned()
+        } else {
+            ways.to_owned()
+        };
         assert_eq!(
             row(&listing, "lds_store").facts[0],
             format!("LDS conflicts: predicted {ways} at pitch = {pitch} (gcd(pitch, 32)-way: the lane stride is 4*pitch bytes), measured {measured}"),

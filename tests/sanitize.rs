@@ -1,7 +1,7 @@
 //! The sanitizers: kernels built to have each bug are caught with the right
 //! lines, and their fixed versions have no finding.
 
-use simt::core::{Finding, FindingKind, LaunchConfig, RaceClass, Scope, Space, Stats};
+use simt::core::{Finding, FindingKind, LaneOrder, LaunchConfig, RaceClass, Scope, Space, Stats};
 use simt::simt_kernel;
 
 /// The line of this constant; kernels below are found by searching the source.
@@ -103,6 +103,33 @@ fn sanitized(groups: u32, size: u32) -> LaunchConfig {
     LaunchConfig::new(groups, size).sanitize(true)
 }
 
+/// Both orders of the lanes of a wave: each test runs under both, and
+/// finds the same, but for the races between lanes of one wave that
+/// independent lanes add (which `waves` leaves out).
+const LANE_ORDERS: [LaneOrder; 2] = [LaneOrder::Lockstep, LaneOrder::Independent];
+
+fn sanitized_with(lanes: LaneOrder, groups: u32, size: u32) -> LaunchConfig {
+    LaunchConfig::new(groups, size).sanitize_lanes(lanes)
+}
+
+/// The findings but the races between lanes of one wave.
+fn waves(stats: &Stats) -> Vec<&Finding> {
+    stats
+        .findings
+        .list
+        .iter()
+        .filter(|f| {
+            !matches!(
+                f.kind,
+                FindingKind::Race {
+                    scope: Scope::Lanes,
+                    ..
+                }
+            )
+        })
+        .collect()
+}
+
 /// The one finding of kind matching `pick`.
 fn only(stats: &Stats, pick: impl Fn(&FindingKind) -> bool) -> &Finding {
     let found: Vec<&Finding> = stats
@@ -115,211 +142,240 @@ fn only(stats: &Stats, pick: impl Fn(&FindingKind) -> bool) -> &Finding {
     found[0]
 }
 
+/// The one finding of kind matching `pick`, but for races between lanes of
+/// one wave.
+fn only_waves(stats: &Stats, pick: impl Fn(&FindingKind) -> bool) -> &Finding {
+    let found: Vec<&Finding> = waves(stats).into_iter().filter(|f| pick(&f.kind)).collect();
+    assert_eq!(found.len(), 1, "{:#?}", stats.findings);
+    found[0]
+}
+
 #[test]
 fn an_lds_exchange_without_a_barrier_races() {
-    for width in [32, 64] {
-        // Two waves of `width` lanes; each work-item reads the one a wave away.
-        let items = 2 * width;
-        let x: Vec<u32> = (0..items).collect();
-        let mut out = vec![0u32; items as usize];
-        let config = sanitized(1, items).wave_width(width);
-        let stats = exchange_without_barrier::launch(&config, &x, &mut out, width).unwrap();
-        // Wave 0 runs first: it stores its half, then reads the half wave 1
-        // has not stored yet (no write to race with, so an uninitialised read);
-        // wave 1 then stores over words wave 0 read, and reads wave 0's words.
-        let store = line_of("lds_store tile[local_id], v // store: exchange_without_barrier");
-        let load = line_of("lds_load v, tile[partner] // load: exchange_without_barrier");
-        let war = only(&stats, |k| {
-            matches!(
-                k,
+    for lanes in LANE_ORDERS {
+        for width in [32, 64] {
+            // Two waves of `width` lanes; each work-item reads the one a wave away.
+            let items = 2 * width;
+            let x: Vec<u32> = (0..items).collect();
+            let mut out = vec![0u32; items as usize];
+            let config = sanitized_with(lanes, 1, items).wave_width(width);
+            let stats = exchange_without_barrier::launch(&config, &x, &mut out, width).unwrap();
+            // Wave 0 runs first: it stores its half, then reads the half wave 1
+            // has not stored yet (no write to race with, so an uninitialised read);
+            // wave 1 then stores over words wave 0 read, and reads wave 0's words.
+            let store = line_of("lds_store tile[local_id], v // store: exchange_without_barrier");
+            let load = line_of("lds_load v, tile[partner] // load: exchange_without_barrier");
+            let war = only_waves(&stats, |k| {
+                matches!(
+                    k,
+                    FindingKind::Race {
+                        class: RaceClass::WriteAfterRead,
+                        space: Space::Lds,
+                        ..
+                    }
+                )
+            });
+            assert_eq!((war.at.line, war.at.wave), (store, 1));
+            assert_eq!(war.other.map(|o| (o.line, o.wave)), Some((load, 0)));
+            let raw = only_waves(&stats, |k| {
+                matches!(
+                    k,
+                    FindingKind::Race {
+                        class: RaceClass::ReadAfterWrite,
+                        ..
+                    }
+                )
+            });
+            assert_eq!((raw.at.line, raw.at.wave), (load, 1));
+            assert_eq!(raw.other.map(|o| (o.line, o.wave)), Some((store, 0)));
+            assert!(matches!(
+                raw.kind,
                 FindingKind::Race {
-                    class: RaceClass::WriteAfterRead,
-                    space: Space::Lds,
+                    scope: Scope::Waves,
                     ..
                 }
-            )
-        });
-        assert_eq!((war.at.line, war.at.wave), (store, 1));
-        assert_eq!(war.other.map(|o| (o.line, o.wave)), Some((load, 0)));
-        let raw = only(&stats, |k| {
-            matches!(
-                k,
-                FindingKind::Race {
-                    class: RaceClass::ReadAfterWrite,
-                    ..
-                }
-            )
-        });
-        assert_eq!((raw.at.line, raw.at.wave), (load, 1));
-        assert_eq!(raw.other.map(|o| (o.line, o.wave)), Some((store, 0)));
-        assert!(matches!(
-            raw.kind,
-            FindingKind::Race {
-                scope: Scope::Waves,
-                ..
-            }
-        ));
-        // Every lane of each wave: one finding per instruction pair, `width`
-        // occurrences, and 4 bytes (whole words) each.
-        let w = u64::from(width);
-        assert_eq!((war.occurrences, raw.occurrences), (w, w));
-        assert_eq!((war.bytes, raw.bytes), (4, 4));
-        let uninit = only(&stats, |k| matches!(k, FindingKind::UninitLds));
-        assert_eq!(
-            (uninit.at.line, uninit.at.wave, uninit.occurrences),
-            (load, 0, w)
-        );
-        assert_eq!(stats.findings.list.len(), 3, "{:#?}", stats.findings);
+            ));
+            // Every lane of each wave: one finding per instruction pair, `width`
+            // occurrences, and 4 bytes (whole words) each.
+            let w = u64::from(width);
+            assert_eq!((war.occurrences, raw.occurrences), (w, w));
+            assert_eq!((war.bytes, raw.bytes), (4, 4));
+            let uninit = only_waves(&stats, |k| matches!(k, FindingKind::UninitLds));
+            assert_eq!(
+                (uninit.at.line, uninit.at.wave, uninit.occurrences),
+                (load, 0, w)
+            );
+            assert_eq!(waves(&stats).len(), 3, "{:#?}", stats.findings);
 
-        let fixed = exchange_with_barrier::launch(&config, &x, &mut out, width).unwrap();
-        fixed.findings.assert_none();
-        assert!(fixed.findings.is_empty());
-        assert_eq!(out[5], 5 + width);
+            let fixed = exchange_with_barrier::launch(&config, &x, &mut out, width).unwrap();
+            fixed.findings.assert_none();
+            assert!(fixed.findings.is_empty());
+            assert_eq!(out[5], 5 + width);
 
-        // Partners in the same wave: lockstep orders them, so nothing races
-        // (the loads read words other lanes of the wave already stored).
-        let mut out = vec![0u32; items as usize];
-        let one_wave = exchange_without_barrier::launch(&config, &x, &mut out, 1).unwrap();
-        assert!(one_wave.findings.is_empty(), "{:#?}", one_wave.findings);
-        assert_eq!(out[4], 5);
+            // Partners in the same wave: lockstep orders them, so nothing races
+            // (the loads read words other lanes of the wave already stored);
+            // independent lanes race, within the wave only.
+            let mut out = vec![0u32; items as usize];
+            let one_wave = exchange_without_barrier::launch(&config, &x, &mut out, 1).unwrap();
+            assert!(waves(&one_wave).is_empty(), "{:#?}", one_wave.findings);
+            assert_eq!(
+                one_wave.findings.is_empty(),
+                lanes == LaneOrder::Lockstep,
+                "{:#?}",
+                one_wave.findings
+            );
+            assert_eq!(out[4], 5);
+        }
     }
 }
 
 #[test]
 fn workgroups_accumulating_without_atomics_race() {
-    let mut out = vec![0u32; 1];
-    let config = sanitized(4, 64);
-    let stats = accumulate_without_atomics::launch(&config, &mut out).unwrap();
-    let load = line_of("global_load v, out[0] // load: accumulate_without_atomics");
-    let store = line_of("global_store out[0], v // store: accumulate_without_atomics");
-    let raw = only(&stats, |k| {
-        matches!(
-            k,
+    for lanes in LANE_ORDERS {
+        let mut out = vec![0u32; 1];
+        let config = sanitized_with(lanes, 4, 64);
+        let stats = accumulate_without_atomics::launch(&config, &mut out).unwrap();
+        let load = line_of("global_load v, out[0] // load: accumulate_without_atomics");
+        let store = line_of("global_store out[0], v // store: accumulate_without_atomics");
+        let raw = only_waves(&stats, |k| {
+            matches!(
+                k,
+                FindingKind::Race {
+                    class: RaceClass::ReadAfterWrite,
+                    space: Space::Global,
+                    same_value: false,
+                    ..
+                }
+            )
+        });
+        assert!(matches!(
+            raw.kind,
+            FindingKind::Race {
+                scope: Scope::Workgroups,
+                ..
+            }
+        ));
+        // Groups 1, 2 and 3 each read what the group before stored; group 0
+        // stored 0 + 0 into the 0 already there, so group 1's read of it is a
+        // minor finding (whichever runs first, it reads 0), and groups 2 and 3
+        // make the major one.
+        assert_eq!(
+            (raw.at.line, raw.at.workgroup, raw.occurrences),
+            (load, [2, 0, 0], 2)
+        );
+        assert_eq!(
+            raw.other.map(|o| (o.line, o.workgroup)),
+            Some((store, [1, 0, 0]))
+        );
+        let minor = only_waves(&stats, |k| k.is_minor());
+        assert!(matches!(
+            minor.kind,
             FindingKind::Race {
                 class: RaceClass::ReadAfterWrite,
-                space: Space::Global,
-                same_value: false,
+                same_value: true,
                 ..
             }
-        )
-    });
-    assert!(matches!(
-        raw.kind,
-        FindingKind::Race {
-            scope: Scope::Workgroups,
-            ..
-        }
-    ));
-    // Groups 1, 2 and 3 each read what the group before stored; group 0
-    // stored 0 + 0 into the 0 already there, so group 1's read of it is a
-    // minor finding (whichever runs first, it reads 0), and groups 2 and 3
-    // make the major one.
-    assert_eq!(
-        (raw.at.line, raw.at.workgroup, raw.occurrences),
-        (load, [2, 0, 0], 2)
-    );
-    assert_eq!(
-        raw.other.map(|o| (o.line, o.workgroup)),
-        Some((store, [1, 0, 0]))
-    );
-    let minor = only(&stats, |k| k.is_minor());
-    assert!(matches!(
-        minor.kind,
-        FindingKind::Race {
-            class: RaceClass::ReadAfterWrite,
-            same_value: true,
-            ..
-        }
-    ));
-    assert_eq!((minor.at.workgroup, minor.occurrences), ([1, 0, 0], 1));
-    assert_eq!(minor.other.map(|o| o.workgroup), Some([0, 0, 0]));
-    let waw = only(&stats, |k| {
-        matches!(
-            k,
-            FindingKind::Race {
-                class: RaceClass::WriteAfterWrite,
-                ..
-            }
-        )
-    });
-    assert_eq!((waw.at.line, waw.occurrences), (store, 3));
-    assert_eq!(waw.address, Some(0));
+        ));
+        assert_eq!((minor.at.workgroup, minor.occurrences), ([1, 0, 0], 1));
+        assert_eq!(minor.other.map(|o| o.workgroup), Some([0, 0, 0]));
+        let waw = only_waves(&stats, |k| {
+            matches!(
+                k,
+                FindingKind::Race {
+                    class: RaceClass::WriteAfterWrite,
+                    ..
+                }
+            )
+        });
+        assert_eq!((waw.at.line, waw.occurrences), (store, 3));
+        assert_eq!(waw.address, Some(0));
 
-    let mut out = vec![0u32; 1];
-    let fixed = accumulate_with_atomics::launch(&config, &mut out).unwrap();
-    fixed.findings.assert_none();
-    assert_eq!(out[0], 1 + 2 + 3);
+        let mut out = vec![0u32; 1];
+        let fixed = accumulate_with_atomics::launch(&config, &mut out).unwrap();
+        fixed.findings.assert_none();
+        assert_eq!(out[0], 1 + 2 + 3);
+    }
 }
 
 #[test]
 fn an_accumulator_read_before_it_is_set() {
-    let x = vec![1u32; 64];
-    let mut out = vec![0u32; 64];
-    let config = sanitized(1, 64);
-    let stats = accumulate_uninitialised::launch(&config, &x, &mut out).unwrap();
-    let f = only(&stats, |k| {
-        matches!(k, FindingKind::UninitVectorRegister { .. })
-    });
-    assert_eq!(
-        f.at.line,
-        line_of("v_add_u32 acc, acc, v // read: accumulate_uninitialised")
-    );
-    // Two waves, once each.
-    assert_eq!(f.occurrences, 2);
-    assert_eq!(
-        f.to_string().split(':').next(),
-        Some("read of `acc` (v0) before any write")
-    );
-    accumulate_initialised::launch(&config, &x, &mut out)
-        .unwrap()
-        .findings
-        .assert_none();
+    for lanes in LANE_ORDERS {
+        let x = vec![1u32; 64];
+        let mut out = vec![0u32; 64];
+        let config = sanitized_with(lanes, 1, 64);
+        let stats = accumulate_uninitialised::launch(&config, &x, &mut out).unwrap();
+        let f = only_waves(&stats, |k| {
+            matches!(k, FindingKind::UninitVectorRegister { .. })
+        });
+        assert_eq!(
+            f.at.line,
+            line_of("v_add_u32 acc, acc, v // read: accumulate_uninitialised")
+        );
+        // Two waves, once each.
+        assert_eq!(f.occurrences, 2);
+        assert_eq!(
+            f.to_string().split(':').next(),
+            Some("read of `acc` (v0) before any write")
+        );
+        accumulate_initialised::launch(&config, &x, &mut out)
+            .unwrap()
+            .findings
+            .assert_none();
+    }
 }
 
 #[test]
 fn an_lds_word_read_before_any_store() {
-    let mut out = vec![1u32; 64];
-    let stats = lds_read_before_store::launch(&sanitized(1, 64), &mut out).unwrap();
-    let f = only(&stats, |k| matches!(k, FindingKind::UninitLds));
-    assert_eq!(
-        f.at.line,
-        line_of("lds_load v, tile[local_id] // read: lds_read_before_store")
-    );
-    assert_eq!(f.occurrences, 64);
+    for lanes in LANE_ORDERS {
+        let mut out = vec![1u32; 64];
+        let stats = lds_read_before_store::launch(&sanitized_with(lanes, 1, 64), &mut out).unwrap();
+        let f = only_waves(&stats, |k| matches!(k, FindingKind::UninitLds));
+        assert_eq!(
+            f.at.line,
+            line_of("lds_load v, tile[local_id] // read: lds_read_before_store")
+        );
+        assert_eq!(f.occurrences, 64);
+    }
 }
 
 #[test]
 fn lanes_storing_one_value_are_minor_and_different_values_are_not() {
-    let mut out = vec![0u32; 2];
-    let stats = same_and_different_values::launch(&sanitized(1, 32), &mut out).unwrap();
-    // Lanes of one store writing the same value to one word: no finding;
-    // different values: lanes 0..16 write 0, lanes 16..32 write 1.
-    let f = only(&stats, |k| matches!(k, FindingKind::LanesDisagree { .. }));
-    assert_eq!(
-        f.at.line,
-        line_of("global_store out[1], half // disagree: same_and_different_values")
-    );
-    assert_eq!(stats.findings.list.len(), 1, "{:#?}", stats.findings);
-    // Two workgroups: each stores 1 to `out[0]`: a same-value race across
-    // workgroups, minor; `out[1]` gets different values: a major one.
-    let mut out = vec![0u32; 2];
-    let stats = same_and_different_values::launch(&sanitized(2, 32), &mut out).unwrap();
-    let minor: Vec<&Finding> = stats
-        .findings
-        .list
-        .iter()
-        .filter(|f| f.kind.is_minor())
-        .collect();
-    assert_eq!(minor.len(), 1, "{:#?}", stats.findings);
-    assert_eq!(minor[0].address, Some(0));
-    assert!(stats.findings.major().any(|f| matches!(
-        f.kind,
-        FindingKind::Race {
-            class: RaceClass::WriteAfterWrite,
-            same_value: false,
-            ..
-        }
-    )));
+    for lanes in LANE_ORDERS {
+        let mut out = vec![0u32; 2];
+        let stats =
+            same_and_different_values::launch(&sanitized_with(lanes, 1, 32), &mut out).unwrap();
+        // Lanes of one store writing the same value to one word: no finding;
+        // different values: lanes 0..16 write 0, lanes 16..32 write 1.
+        let f = only_waves(&stats, |k| matches!(k, FindingKind::LanesDisagree { .. }));
+        assert_eq!(
+            f.at.line,
+            line_of("global_store out[1], half // disagree: same_and_different_values")
+        );
+        assert_eq!(waves(&stats).len(), 1, "{:#?}", stats.findings);
+        // Two workgroups: each stores 1 to `out[0]`: a same-value race across
+        // workgroups, minor; `out[1]` gets different values: a major one.
+        let mut out = vec![0u32; 2];
+        let stats =
+            same_and_different_values::launch(&sanitized_with(lanes, 2, 32), &mut out).unwrap();
+        // (With independent lanes, each lane of workgroup 1's store is
+        // checked against workgroup 0's last write: those of lanes 16..32,
+        // storing its 1 again, are minor too.)
+        let minor: Vec<&Finding> = stats
+            .findings
+            .list
+            .iter()
+            .filter(|f| f.kind.is_minor() && f.address == Some(0))
+            .collect();
+        assert_eq!(minor.len(), 1, "{:#?}", stats.findings);
+        assert!(stats.findings.major().any(|f| matches!(
+            f.kind,
+            FindingKind::Race {
+                class: RaceClass::WriteAfterWrite,
+                same_value: false,
+                ..
+            }
+        )));
+    }
 }
 
 #[test]
@@ -652,7 +708,7 @@ fn assert_race(
     scope: Scope,
     (later, earlier): (&str, &str),
 ) {
-    let f = only(stats, |k| matches!(k, FindingKind::Race { .. }));
+    let f = only_waves(stats, |k| matches!(k, FindingKind::Race { .. }));
     assert_eq!(
         f.kind,
         FindingKind::Race {
@@ -668,7 +724,7 @@ fn assert_race(
     assert_eq!((f.occurrences, f.bytes), (1, 4), "{f}");
     // Besides the race, at most the facts' proof of it for this launch's
     // shape, found before the launch ran, between the same two lines.
-    for g in &stats.findings.list {
+    for g in waves(stats) {
         if g != f {
             assert!(
                 matches!(g.kind, FindingKind::ProvedRace { .. }),
@@ -686,92 +742,98 @@ fn assert_race(
 
 #[test]
 fn a_plain_access_and_an_atomic_of_one_word_race() {
-    let store = "global_store out[0], 5 // store: global_store_and_atomic";
-    let atomic = "global_atomic_add_u32 out[0], 1 // atomic: global_store_and_atomic";
-    // Two waves of one workgroup, or two workgroups of one wave; the first to
-    // run is turn 0.
-    for (groups, scope) in [(1, Scope::Waves), (2, Scope::Workgroups)] {
-        let config = sanitized(groups, 64 / groups);
-        let mut out = vec![0u32; 2];
-        let stats = global_store_and_atomic::launch(&config, &mut out, 0).unwrap();
-        assert_race(
-            &stats,
-            RaceClass::WriteAfterWrite,
-            Space::Global,
-            scope,
-            (atomic, store),
-        );
-        assert_eq!(out[0], 6);
-        let stats = global_store_and_atomic::launch(&config, &mut out, 1).unwrap();
-        assert_race(
-            &stats,
-            RaceClass::WriteAfterWrite,
-            Space::Global,
-            scope,
-            (store, atomic),
-        );
-        assert_eq!(out[0], 5);
+    for lanes in LANE_ORDERS {
+        let store = "global_store out[0], 5 // store: global_store_and_atomic";
+        let atomic = "global_atomic_add_u32 out[0], 1 // atomic: global_store_and_atomic";
+        // Two waves of one workgroup, or two workgroups of one wave; the first to
+        // run is turn 0.
+        for (groups, scope) in [(1, Scope::Waves), (2, Scope::Workgroups)] {
+            let config = sanitized_with(lanes, groups, 64 / groups);
+            let mut out = vec![0u32; 2];
+            let stats = global_store_and_atomic::launch(&config, &mut out, 0).unwrap();
+            assert_race(
+                &stats,
+                RaceClass::WriteAfterWrite,
+                Space::Global,
+                scope,
+                (atomic, store),
+            );
+            assert_eq!(out[0], 6);
+            let stats = global_store_and_atomic::launch(&config, &mut out, 1).unwrap();
+            assert_race(
+                &stats,
+                RaceClass::WriteAfterWrite,
+                Space::Global,
+                scope,
+                (store, atomic),
+            );
+            assert_eq!(out[0], 5);
 
-        let load = "global_load v, out[0] // load: global_load_and_atomic";
-        let atomic = "global_atomic_add_u32 out[0], 1 // atomic: global_load_and_atomic";
-        let mut out = vec![0u32; 2];
-        let stats = global_load_and_atomic::launch(&config, &mut out, 0).unwrap();
-        assert_race(
-            &stats,
-            RaceClass::WriteAfterRead,
-            Space::Global,
-            scope,
-            (atomic, load),
-        );
-        let stats = global_load_and_atomic::launch(&config, &mut out, 1).unwrap();
-        assert_race(
-            &stats,
-            RaceClass::ReadAfterWrite,
-            Space::Global,
-            scope,
-            (load, atomic),
-        );
+            let load = "global_load v, out[0] // load: global_load_and_atomic";
+            let atomic = "global_atomic_add_u32 out[0], 1 // atomic: global_load_and_atomic";
+            let mut out = vec![0u32; 2];
+            let stats = global_load_and_atomic::launch(&config, &mut out, 0).unwrap();
+            assert_race(
+                &stats,
+                RaceClass::WriteAfterRead,
+                Space::Global,
+                scope,
+                (atomic, load),
+            );
+            let stats = global_load_and_atomic::launch(&config, &mut out, 1).unwrap();
+            assert_race(
+                &stats,
+                RaceClass::ReadAfterWrite,
+                Space::Global,
+                scope,
+                (load, atomic),
+            );
 
-        // Nobody plain: atomics do not race with each other.
-        let stats = global_store_and_atomic::launch(&config, &mut out, 9).unwrap();
-        assert!(stats.findings.is_empty(), "{:#?}", stats.findings);
+            // Nobody plain: atomics do not race with each other.
+            let stats = global_store_and_atomic::launch(&config, &mut out, 9).unwrap();
+            assert!(stats.findings.is_empty(), "{:#?}", stats.findings);
+        }
     }
 }
 
 #[test]
 fn a_plain_lds_access_and_an_atomic_of_one_word_race() {
-    let store = "lds_store t[0], 5 // store: lds_plain_and_atomic";
-    let load = "lds_load v, t[0] // load: lds_plain_and_atomic";
-    let atomic = "lds_atomic_add_u32 t[0], 1 // atomic: lds_plain_and_atomic";
-    let config = sanitized(1, 64);
-    let mut out = vec![0u32; 64];
-    let cases = [
-        // (plain wave, store or load, class, the later line, the earlier)
-        (0, 1, RaceClass::WriteAfterWrite, atomic, store),
-        (1, 1, RaceClass::WriteAfterWrite, store, atomic),
-        (0, 2, RaceClass::WriteAfterRead, atomic, load),
-        (1, 2, RaceClass::ReadAfterWrite, load, atomic),
-    ];
-    for (who, plain, class, later, earlier) in cases {
-        let stats = lds_plain_and_atomic::launch(&config, &mut out, who, plain).unwrap();
-        assert_race(&stats, class, Space::Lds, Scope::Waves, (later, earlier));
+    for lanes in LANE_ORDERS {
+        let store = "lds_store t[0], 5 // store: lds_plain_and_atomic";
+        let load = "lds_load v, t[0] // load: lds_plain_and_atomic";
+        let atomic = "lds_atomic_add_u32 t[0], 1 // atomic: lds_plain_and_atomic";
+        let config = sanitized_with(lanes, 1, 64);
+        let mut out = vec![0u32; 64];
+        let cases = [
+            // (plain wave, store or load, class, the later line, the earlier)
+            (0, 1, RaceClass::WriteAfterWrite, atomic, store),
+            (1, 1, RaceClass::WriteAfterWrite, store, atomic),
+            (0, 2, RaceClass::WriteAfterRead, atomic, load),
+            (1, 2, RaceClass::ReadAfterWrite, load, atomic),
+        ];
+        for (who, plain, class, later, earlier) in cases {
+            let stats = lds_plain_and_atomic::launch(&config, &mut out, who, plain).unwrap();
+            assert_race(&stats, class, Space::Lds, Scope::Waves, (later, earlier));
+        }
+        // The load after the atomic reads 9 + 1.
+        assert_eq!(out[32], 10);
+        let stats = lds_plain_and_atomic::launch(&config, &mut out, 2, 1).unwrap();
+        assert!(stats.findings.is_empty(), "{:#?}", stats.findings);
     }
-    // The load after the atomic reads 9 + 1.
-    assert_eq!(out[32], 10);
-    let stats = lds_plain_and_atomic::launch(&config, &mut out, 2, 1).unwrap();
-    assert!(stats.findings.is_empty(), "{:#?}", stats.findings);
 }
 
 #[test]
 fn plain_accesses_and_atomics_ordered_by_barriers_do_not_race() {
-    for width in [32, 64] {
-        let mut out = vec![0u32; 129];
-        let config = sanitized(1, 128).wave_width(width);
-        let stats = plain_and_atomic_with_barriers::launch(&config, &mut out).unwrap();
-        assert!(stats.findings.is_empty(), "{:#?}", stats.findings);
-        // 5, then one add per wave.
-        let waves = 128 / width;
-        assert_eq!((out[0], out[1]), (5 + waves, 5 + waves));
+    for lanes in LANE_ORDERS {
+        for width in [32, 64] {
+            let mut out = vec![0u32; 129];
+            let config = sanitized_with(lanes, 1, 128).wave_width(width);
+            let stats = plain_and_atomic_with_barriers::launch(&config, &mut out).unwrap();
+            assert!(stats.findings.is_empty(), "{:#?}", stats.findings);
+            // 5, then one add per wave.
+            let waves = 128 / width;
+            assert_eq!((out[0], out[1]), (5 + waves, 5 + waves));
+        }
     }
 }
 
@@ -925,32 +987,35 @@ simt_kernel! {
 
 #[test]
 fn a_read_against_a_write_of_the_value_already_there_is_minor() {
-    let store = line_of("global_store flag[0], value // store: flag_store_and_load");
-    let load = line_of("global_load v, flag[0] // load: flag_store_and_load");
-    let config = sanitized(1, 64);
-    // (the writing wave, the class and the later line)
-    for (writer, class, later, earlier) in [
-        (0, RaceClass::ReadAfterWrite, load, store),
-        (1, RaceClass::WriteAfterRead, store, load),
-    ] {
-        for (value, same_value) in [(7, true), (8, false)] {
-            let mut flag = vec![7u32];
-            let mut seen = vec![0u32];
-            let stats =
-                flag_store_and_load::launch(&config, &mut flag, &mut seen, writer, value).unwrap();
-            let f = only(&stats, |k| matches!(k, FindingKind::Race { .. }));
-            assert_eq!(
-                f.kind,
-                FindingKind::Race {
-                    space: Space::Global,
-                    class,
-                    scope: Scope::Waves,
-                    same_value,
-                }
-            );
-            assert_eq!(f.kind.is_minor(), same_value);
-            assert_eq!((f.at.line, f.other.map(|o| o.line)), (later, Some(earlier)));
-            assert_eq!(stats.findings.list.len(), 1, "{:#?}", stats.findings);
+    for lanes in LANE_ORDERS {
+        let store = line_of("global_store flag[0], value // store: flag_store_and_load");
+        let load = line_of("global_load v, flag[0] // load: flag_store_and_load");
+        let config = sanitized_with(lanes, 1, 64);
+        // (the writing wave, the class and the later line)
+        for (writer, class, later, earlier) in [
+            (0, RaceClass::ReadAfterWrite, load, store),
+            (1, RaceClass::WriteAfterRead, store, load),
+        ] {
+            for (value, same_value) in [(7, true), (8, false)] {
+                let mut flag = vec![7u32];
+                let mut seen = vec![0u32];
+                let stats =
+                    flag_store_and_load::launch(&config, &mut flag, &mut seen, writer, value)
+                        .unwrap();
+                let f = only_waves(&stats, |k| matches!(k, FindingKind::Race { .. }));
+                assert_eq!(
+                    f.kind,
+                    FindingKind::Race {
+                        space: Space::Global,
+                        class,
+                        scope: Scope::Waves,
+                        same_value,
+                    }
+                );
+                assert_eq!(f.kind.is_minor(), same_value);
+                assert_eq!((f.at.line, f.other.map(|o| o.line)), (later, Some(earlier)));
+                assert_eq!(waves(&stats).len(), 1, "{:#?}", stats.findings);
+            }
         }
     }
 }
@@ -1010,105 +1075,114 @@ simt_kernel! {
 
 #[test]
 fn two_waves_of_one_workgroup_race_in_a_buffer() {
-    for width in [32, 64] {
-        let mut out = vec![0u32; 2];
-        let config = sanitized(1, 2 * width).wave_width(width);
-        let stats = global_between_waves::launch(&config, &mut out).unwrap();
-        assert_race(
-            &stats,
-            RaceClass::ReadAfterWrite,
-            Space::Global,
-            Scope::Waves,
-            (
-                "global_load v, out[0] // load: global_between_waves",
-                "global_store out[0], 3 // store: global_between_waves",
-            ),
-        );
-        let f = only(&stats, |k| matches!(k, FindingKind::Race { .. }));
-        assert_eq!(
-            (f.at.wave, f.other.map(|o| o.wave), f.address),
-            (1, Some(0), Some(0))
-        );
-        assert_eq!(out[1], 3);
+    for lanes in LANE_ORDERS {
+        for width in [32, 64] {
+            let mut out = vec![0u32; 2];
+            let config = sanitized_with(lanes, 1, 2 * width).wave_width(width);
+            let stats = global_between_waves::launch(&config, &mut out).unwrap();
+            assert_race(
+                &stats,
+                RaceClass::ReadAfterWrite,
+                Space::Global,
+                Scope::Waves,
+                (
+                    "global_load v, out[0] // load: global_between_waves",
+                    "global_store out[0], 3 // store: global_between_waves",
+                ),
+            );
+            let f = only_waves(&stats, |k| matches!(k, FindingKind::Race { .. }));
+            assert_eq!(
+                (f.at.wave, f.other.map(|o| o.wave), f.address),
+                (1, Some(0), Some(0))
+            );
+            assert_eq!(out[1], 3);
+        }
     }
 }
 
 #[test]
 fn a_byte_store_races_with_the_word_load_that_overlaps_it() {
-    for width in [32, 64] {
-        let mut out = vec![0u32; 2];
-        let config = sanitized(1, 2 * width).wave_width(width);
-        let stats = bytes_and_a_word::launch(&config, &mut out).unwrap();
-        // The byte load of byte 2 touches no stored byte. The word load
-        // overlaps both byte stores; the shadow merged them into one record
-        // named after the newer, so the race names the store of byte 1, and
-        // its bytes are the 2 both touch.
-        let f = only(&stats, |k| matches!(k, FindingKind::Race { .. }));
-        assert_eq!(
-            f.kind,
-            FindingKind::Race {
-                space: Space::Global,
-                class: RaceClass::ReadAfterWrite,
-                scope: Scope::Waves,
-                same_value: false,
-            }
-        );
-        assert_eq!(
-            f.at.line,
-            line_of("global_load v, out[0] // load: bytes_and_a_word")
-        );
-        assert_eq!(
-            f.other.map(|o| o.line),
-            Some(line_of(
-                "global_store_u8 out.bytes[1], 2 // store: bytes_and_a_word"
-            ))
-        );
-        assert_eq!((f.bytes, f.address, f.occurrences), (2, Some(0), 1));
-        // The facts prove, before the launch runs, the two pairs of the word
-        // load with the byte stores: wave 0 of the workgroup stores the
-        // bytes wave 1 loads.
-        let proved: Vec<(u32, u32)> = stats
-            .findings
-            .list
-            .iter()
-            .filter(|f| matches!(f.kind, FindingKind::ProvedRace { .. }))
-            .map(|f| (f.at.line, f.other.map_or(0, |o| o.line)))
-            .collect();
-        let store = |b| line_of(&format!("global_store_u8 out.bytes[{b}], {}", b + 1));
-        assert_eq!(proved, [(f.at.line, store(0)), (f.at.line, store(1))]);
-        assert_eq!(stats.findings.list.len(), 3, "{:#?}", stats.findings);
-        assert_eq!(out[1], 0x0201);
+    for lanes in LANE_ORDERS {
+        for width in [32, 64] {
+            let mut out = vec![0u32; 2];
+            let config = sanitized_with(lanes, 1, 2 * width).wave_width(width);
+            let stats = bytes_and_a_word::launch(&config, &mut out).unwrap();
+            // The byte load of byte 2 touches no stored byte. The word load
+            // overlaps both byte stores; the shadow merged them into one record
+            // named after the newer, so the race names the store of byte 1, and
+            // its bytes are the 2 both touch.
+            let f = only_waves(&stats, |k| matches!(k, FindingKind::Race { .. }));
+            assert_eq!(
+                f.kind,
+                FindingKind::Race {
+                    space: Space::Global,
+                    class: RaceClass::ReadAfterWrite,
+                    scope: Scope::Waves,
+                    same_value: false,
+                }
+            );
+            assert_eq!(
+                f.at.line,
+                line_of("global_load v, out[0] // load: bytes_and_a_word")
+            );
+            assert_eq!(
+                f.other.map(|o| o.line),
+                Some(line_of(
+                    "global_store_u8 out.bytes[1], 2 // store: bytes_and_a_word"
+                ))
+            );
+            assert_eq!((f.bytes, f.address, f.occurrences), (2, Some(0), 1));
+            // The facts prove, before the launch runs, the two pairs of the word
+            // load with the byte stores: wave 0 of the workgroup stores the
+            // bytes wave 1 loads.
+            let proved: Vec<(u32, u32)> = stats
+                .findings
+                .list
+                .iter()
+                .filter(|f| matches!(f.kind, FindingKind::ProvedRace { .. }))
+                .map(|f| (f.at.line, f.other.map_or(0, |o| o.line)))
+                .collect();
+            let store = |b| line_of(&format!("global_store_u8 out.bytes[{b}], {}", b + 1));
+            assert_eq!(proved, [(f.at.line, store(0)), (f.at.line, store(1))]);
+            assert_eq!(waves(&stats).len(), 3, "{:#?}", stats.findings);
+            assert_eq!(out[1], 0x0201);
+        }
     }
 }
 
 #[test]
 fn a_writer_after_three_reader_waves_races_with_one_of_them() {
-    use simt::core::Schedule;
-    let load = line_of("global_load v, out[0] // load: readers_then_a_writer");
-    let store = line_of("global_store out[0], 1 // store: readers_then_a_writer");
-    // Four waves read the word; the shadow keeps two readers of distinct
-    // waves. The last wave writing after every wave ran (one after another):
-    // waves 2 and 3 found both slots taken by waves 0 and 1, and the write
-    // races with wave 0's read. Wave 0 writing after the four reads (the
-    // waves taking turns): its own read is ordered before it, wave 1's is not.
-    for (writer, schedule, reader) in [(3, Schedule::UntilBarrier, 0), (0, Schedule::RoundRobin, 1)]
-    {
-        for width in [32, 64] {
-            let mut out = vec![0u32; 1];
-            let config = sanitized(1, 4 * width).wave_width(width).schedule(schedule);
-            let stats = readers_then_a_writer::launch(&config, &mut out, writer).unwrap();
-            let f = only(&stats, |k| matches!(k, FindingKind::Race { .. }));
-            assert!(matches!(
-                f.kind,
-                FindingKind::Race {
-                    class: RaceClass::WriteAfterRead,
-                    same_value: false,
-                    ..
-                }
-            ));
-            assert_eq!((f.at.line, f.at.wave), (store, writer));
-            assert_eq!(f.other.map(|o| (o.line, o.wave)), Some((load, reader)));
-            assert_eq!(stats.findings.list.len(), 1, "{:#?}", stats.findings);
+    for lanes in LANE_ORDERS {
+        use simt::core::Schedule;
+        let load = line_of("global_load v, out[0] // load: readers_then_a_writer");
+        let store = line_of("global_store out[0], 1 // store: readers_then_a_writer");
+        // Four waves read the word; the shadow keeps two readers of distinct
+        // waves. The last wave writing after every wave ran (one after another):
+        // waves 2 and 3 found both slots taken by waves 0 and 1, and the write
+        // races with wave 0's read. Wave 0 writing after the four reads (the
+        // waves taking turns): its own read is ordered before it, wave 1's is not.
+        for (writer, schedule, reader) in
+            [(3, Schedule::UntilBarrier, 0), (0, Schedule::RoundRobin, 1)]
+        {
+            for width in [32, 64] {
+                let mut out = vec![0u32; 1];
+                let config = sanitized_with(lanes, 1, 4 * width)
+                    .wave_width(width)
+                    .schedule(schedule);
+                let stats = readers_then_a_writer::launch(&config, &mut out, writer).unwrap();
+                let f = only_waves(&stats, |k| matches!(k, FindingKind::Race { .. }));
+                assert!(matches!(
+                    f.kind,
+                    FindingKind::Race {
+                        class: RaceClass::WriteAfterRead,
+                        same_value: false,
+                        ..
+                    }
+                ));
+                assert_eq!((f.at.line, f.at.wave), (store, writer));
+                assert_eq!(f.other.map(|o| (o.line, o.wave)), Some((load, reader)));
+                assert_eq!(waves(&stats).len(), 1, "{:#?}", stats.findings);
+            }
         }
     }
 }
@@ -1155,40 +1229,44 @@ simt_kernel! {
 
 #[test]
 fn an_atomic_after_a_same_value_store_keeps_the_read_race_major() {
-    // The store of 0 into a 0 alone would make the load's race minor; the
-    // atomic between them changes what the load reads.
-    let mut cnt = vec![0u32; 2];
-    let stats = zero_then_count::launch(&sanitized(2, 32), &mut cnt).unwrap();
-    assert_race(
-        &stats,
-        RaceClass::ReadAfterWrite,
-        Space::Global,
-        Scope::Workgroups,
-        (
-            "global_load v, cnt[0] // read: zero_then_count",
-            "global_atomic_add_u32 cnt[0], 1 // count: zero_then_count",
-        ),
-    );
-    assert_eq!(stats.findings.major().count(), 1);
+    for lanes in LANE_ORDERS {
+        // The store of 0 into a 0 alone would make the load's race minor; the
+        // atomic between them changes what the load reads.
+        let mut cnt = vec![0u32; 2];
+        let stats = zero_then_count::launch(&sanitized_with(lanes, 2, 32), &mut cnt).unwrap();
+        assert_race(
+            &stats,
+            RaceClass::ReadAfterWrite,
+            Space::Global,
+            Scope::Workgroups,
+            (
+                "global_load v, cnt[0] // read: zero_then_count",
+                "global_atomic_add_u32 cnt[0], 1 // count: zero_then_count",
+            ),
+        );
+        assert_eq!(stats.findings.major().count(), 1);
+    }
 }
 
 #[test]
 fn an_lds_atomic_on_a_word_nothing_wrote_is_an_uninitialised_read() {
-    for width in [32, 64] {
-        let config = sanitized(1, 64).wave_width(width);
-        let mut out = vec![0u32; 64];
-        let stats = lds_count_unzeroed::launch(&config, &mut out, 0).unwrap();
-        let f = only(&stats, |k| matches!(k, FindingKind::UninitLds));
-        assert_eq!(
-            f.at.line,
-            line_of("lds_atomic_add_u32 t[0], 1 // count: lds_count_unzeroed")
-        );
-        assert_eq!(stats.findings.list.len(), 1, "{:#?}", stats.findings);
-        // The interpreter's LDS starts zeroed: 64 increments.
-        assert_eq!(out, vec![64u32; 64]);
-        let stats = lds_count_unzeroed::launch(&config, &mut out, 1).unwrap();
-        stats.findings.assert_none();
-        assert!(stats.findings.is_empty(), "{:#?}", stats.findings);
+    for lanes in LANE_ORDERS {
+        for width in [32, 64] {
+            let config = sanitized_with(lanes, 1, 64).wave_width(width);
+            let mut out = vec![0u32; 64];
+            let stats = lds_count_unzeroed::launch(&config, &mut out, 0).unwrap();
+            let f = only_waves(&stats, |k| matches!(k, FindingKind::UninitLds));
+            assert_eq!(
+                f.at.line,
+                line_of("lds_atomic_add_u32 t[0], 1 // count: lds_count_unzeroed")
+            );
+            assert_eq!(waves(&stats).len(), 1, "{:#?}", stats.findings);
+            // The interpreter's LDS starts zeroed: 64 increments.
+            assert_eq!(out, vec![64u32; 64]);
+            let stats = lds_count_unzeroed::launch(&config, &mut out, 1).unwrap();
+            stats.findings.assert_none();
+            assert!(stats.findings.is_empty(), "{:#?}", stats.findings);
+        }
     }
 }
 
