@@ -126,11 +126,18 @@ impl Checker<'_> {
         shape: [u32; 3],
         written: &[Written],
     ) -> HashSet<usize> {
-        let at = |width| kernel.races_at([1, 1, 1], shape, width, LaneOrder::Lockstep);
-        let (r32, r64) = (at(32), at(64));
+        // Certain at both widths: the pairs racing at wave32 are searched
+        // again at wave64.
+        let r32 = kernel.races_at([1, 1, 1], shape, 32, LaneOrder::Lockstep);
+        let at32: HashSet<usize> = r32.iter().map(|r| r.pair).collect();
+        let r64 = facts.races_among([1, 1, 1], shape, 64, LaneOrder::Lockstep, |n| {
+            at32.contains(&n)
+        });
         let mut certain = HashSet::new();
+        let at64: std::collections::HashMap<usize, &LaunchRace> =
+            r64.iter().map(|r| (r.pair, r)).collect();
         for race in r32.iter() {
-            let Some(other) = r64.iter().find(|r| r.pair == race.pair) else {
+            let Some(&other) = at64.get(&race.pair) else {
                 continue;
             };
             let Some(pair) = facts.pairs.get(race.pair) else {

@@ -24,6 +24,9 @@ struct Tally {
     /// for any shape.
     pairs: [usize; 3],
     pairs_any_shape: [usize; 3],
+    /// Global pairs likewise.
+    global: [usize; 3],
+    global_any_shape: [usize; 3],
 }
 
 impl Tally {
@@ -53,17 +56,37 @@ impl Tally {
     }
 
     fn add_pairs(&mut self, program: &Program, shape: [u32; 3]) {
-        let count = |f: &simt::core::Facts, into: &mut [usize; 3]| {
-            for p in f.pairs.iter().filter(|p| matches!(p.space, Space::Lds(_))) {
+        let count = |f: &simt::core::Facts, lds: &mut [usize; 3], global: &mut [usize; 3]| {
+            for p in &f.pairs {
+                let into = match p.space {
+                    Space::Lds(_) => &mut *lds,
+                    Space::Global(_) => &mut *global,
+                };
                 into[match p.verdict {
                     Verdict::Free(_) => 0,
                     Verdict::Race(_) => 1,
                     Verdict::Unknown => 2,
                 }] += 1;
+                if std::env::var("FACTS_DEBUG").is_ok() && p.verdict == Verdict::Unknown {
+                    eprintln!(
+                        "{} undecided: line {} and line {}",
+                        program.name,
+                        program.loc(p.a as usize).line,
+                        program.loc(p.b as usize).line
+                    );
+                }
             }
         };
-        count(&facts(program, Some(shape)), &mut self.pairs);
-        count(&facts(program, None), &mut self.pairs_any_shape);
+        count(
+            &facts(program, Some(shape)),
+            &mut self.pairs,
+            &mut self.global,
+        );
+        count(
+            &facts(program, None),
+            &mut self.pairs_any_shape,
+            &mut self.global_any_shape,
+        );
     }
 
     fn report(&self, what: &str) {
@@ -80,6 +103,10 @@ impl Tally {
         println!(
             "{what}: LDS pairs free/race/unknown: {:?} with the launch's shape, {:?} for any shape",
             self.pairs, self.pairs_any_shape
+        );
+        println!(
+            "{what}: global pairs free/race/unknown: {:?} with the launch's shape, {:?} for any shape",
+            self.global, self.global_any_shape
         );
     }
 }

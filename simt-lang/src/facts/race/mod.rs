@@ -291,6 +291,19 @@ impl Facts {
         width: u32,
         lanes: LaneOrder,
     ) -> Vec<LaunchRace> {
+        self.races_among(grid, shape, width, lanes, |_| true)
+    }
+
+    /// [`Facts::races_at`] for the pairs (by index in [`Facts::pairs`])
+    /// `among` keeps.
+    pub fn races_among(
+        &self,
+        grid: [u32; 3],
+        shape: [u32; 3],
+        width: u32,
+        lanes: LaneOrder,
+        among: impl Fn(usize) -> bool,
+    ) -> Vec<LaunchRace> {
         let searcher = Searcher::new(true);
         let other = if grid[0] > 1 {
             Some([1, 0, 0])
@@ -303,6 +316,9 @@ impl Facts {
         };
         let mut out = Vec::new();
         for (n, pair) in self.pairs.iter().enumerate() {
+            if !among(n) {
+                continue;
+            }
             match &pair.verdict {
                 Verdict::Free(assumptions)
                     if assumptions.iter().all(|a| a.holds(grid, shape, lanes)) =>
