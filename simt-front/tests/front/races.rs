@@ -226,3 +226,40 @@ fn a_proof_that_needs_lockstep_lanes_says_so() {
         "{refused}"
     );
 }
+
+/// `#[uniform]` on an `if` every lane of every wave takes alike: proved where
+/// the launch decides each lane's comparison, for any shape when only the
+/// lane is read, and refused, with two lanes, where one splits a wave.
+#[test]
+fn a_uniform_contract_is_proved_where_every_lane_compares_alike() {
+    let src = |cond: &str| {
+        format!(
+            "kernel k(out: &mut [u32]) {{
+    vreg v;
+    mreg m;
+    v_mov v, 0
+    {cond}
+    #[uniform]
+    if m
+        v_mov v, 1
+    endif
+    v_mad_u32 v, local_id.y, 256, v
+}}"
+        )
+    };
+    // Every lane is below 64 at either width.
+    compile(&src("v_cmp_lt_u32 m, lane_id, 64")).expect("lane_id < 64 holds in every lane");
+    // Rows of 64 at wave64 (and two waves a row at wave32): a row is never
+    // split, for the declared shape.
+    with(
+        "#[workgroup_size(64, 4)]",
+        &src("v_cmp_lt_u32 m, local_id.y, 2"),
+    )
+    .expect("local_id.y is one per wave under the declared shape");
+    let e = compile(&src("v_cmp_lt_u32 m, lane_id, 16")).expect_err("lanes 0 and 16 differ");
+    assert!(
+        e.iter()
+            .any(|d| d.message.starts_with("`#[uniform]` does not hold")),
+        "{e}"
+    );
+}
