@@ -1,13 +1,11 @@
 //! The HTML report: well-formed XHTML with inline SVG, its structure pinned as a
-//! snapshot, and the page opened in headless Chromium to check that the
-//! pictures are drawn where the layout puts them.
+//! snapshot, and (with the `browser` feature) the page opened in headless
+//! Chromium to check that the pictures are drawn where the layout puts them.
 
 use simt_kernels::cli::{self, Command, Options};
 use simt_kernels::html::charts::{self, CHART_W, PLOT_W};
 use simt_kernels::html::{self, colors};
 use simt_kernels::report::{self, Results};
-use std::path::{Path, PathBuf};
-use std::process::Command as Process;
 
 fn options(args: &[&str]) -> Options {
     let mut all = vec!["--launches", "1"];
@@ -503,253 +501,268 @@ fn a_short_kernels_timeline_is_drawn_at_a_readable_width() {
     assert_eq!(widest, Some(9 * 24));
 }
 
-/// The browser to run: `SIMT_CHROMIUM` if set, else the first of the usual names
-/// on the PATH.
-fn chromium() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("SIMT_CHROMIUM") {
-        return Some(PathBuf::from(path));
-    }
-    let path = std::env::var_os("PATH")?;
-    ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
-        .find(|p| p.is_file())
-}
+/// The page drawn in headless Chromium: built with the `browser` feature
+/// (`cargo test -p simt-kernels --features browser --test html`), which
+/// `.ci/run` turns on after installing Chromium.
+#[cfg(feature = "browser")]
+mod browser {
+    use super::*;
+    use std::path::{Path, PathBuf};
+    use std::process::Command as Process;
 
-/// The bounding box (left, top, right, bottom, inclusive) of the pixels within
-/// 8 of `color` in each channel, if any.
-fn bbox(image: &[u8], width: usize, color: &str) -> Option<(usize, usize, usize, usize)> {
-    let hex = |i: usize| i32::from_str_radix(&color[i..i + 2], 16).unwrap();
-    let (r, g, b) = (hex(1), hex(3), hex(5));
-    let mut found: Option<(usize, usize, usize, usize)> = None;
-    for (i, px) in image.chunks_exact(4).enumerate() {
-        let near = (px[0] as i32 - r).abs() <= 8
-            && (px[1] as i32 - g).abs() <= 8
-            && (px[2] as i32 - b).abs() <= 8;
-        if near {
-            let (x, y) = (i % width, i / width);
-            found = Some(match found {
-                None => (x, y, x, y),
-                Some((l, t, rr, bb)) => (l.min(x), t.min(y), rr.max(x), bb.max(y)),
-            });
+    /// The browser to run: `SIMT_CHROMIUM` if set, else the first of the usual names
+    /// on the PATH.
+    fn chromium() -> Option<PathBuf> {
+        if let Some(path) = std::env::var_os("SIMT_CHROMIUM") {
+            return Some(PathBuf::from(path));
         }
-    }
-    found
-}
-
-/// A screenshot of `html` in a window 1400 pixels wide and `height` high, as
-/// RGBA pixels, its width and its height.
-fn screenshot(browser: &Path, html: &Path, png: &Path, height: usize) -> (Vec<u8>, usize, usize) {
-    let result = Process::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--hide-scrollbars",
-            "--force-device-scale-factor=1",
-            "--force-color-profile=srgb",
-        ])
-        .arg(format!("--window-size=1400,{height}"))
-        .arg(format!("--screenshot={}", png.display()))
-        .arg(format!("file://{}", html.display()))
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", browser.display()));
-    assert!(
-        png.is_file(),
-        "{} made no screenshot: {}",
-        browser.display(),
-        String::from_utf8_lossy(&result.stderr)
-    );
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(png).unwrap()));
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    buf.truncate(info.buffer_size());
-    let rgba: Vec<u8> = match info.color_type {
-        png::ColorType::Rgba => buf,
-        png::ColorType::Rgb => buf
-            .chunks_exact(3)
-            .flat_map(|p| [p[0], p[1], p[2], 255])
-            .collect(),
-        other => panic!("unexpected PNG colour type {other:?}"),
-    };
-    (rgba, info.width as usize, info.height as usize)
-}
-
-/// The browser, or a panic saying how to get one.
-fn browser() -> PathBuf {
-    chromium().unwrap_or_else(|| {
-        panic!(
-            "this test needs headless Chromium and found none: install it \
-             (`apt-get install -y chromium` on Debian; .ci/run does) or point \
-             SIMT_CHROMIUM at the browser"
-        )
-    })
-}
-
-#[test]
-fn chromium_draws_the_pictures_where_the_layout_puts_them() {
-    let browser = browser();
-    let dir = std::env::temp_dir().join(format!("simt-html-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let html_path = dir.join("report.html");
-    let png_path = dir.join("screenshot.png");
-    let options = options(&["--kernels", "lds_conflict_heavy_i32", "--width", "32"]);
-    std::fs::write(&html_path, html::report_page(&options)).unwrap();
-    let (image, width, height) = screenshot(&browser, &html_path, &png_path, 2000);
-    assert_eq!((width, height), (1400, 2000));
-
-    // Not blank: text, table borders and pictures make many non-white pixels.
-    let inked = image
-        .chunks_exact(4)
-        .filter(|p| p[0] < 200 || p[1] < 200 || p[2] < 200)
-        .count();
-    assert!(inked > 20_000, "only {inked} non-white pixels");
-
-    // The timeline: 8 waves of 32 lanes, 8 pixels apart, each wave issuing 9
-    // instructions with every lane active (24 pixels per issue, the widest
-    // column, for a short kernel).
-    let active = bbox(&image, width, colors::ACTIVE).expect("the timeline is drawn");
-    assert_eq!(active.2 - active.0 + 1, 9 * 24, "{active:?}");
-    assert_eq!(active.3 - active.1 + 1, 8 * 40 - 8, "{active:?}");
-    // Below it, the two bank pictures, each with one red bank (bank 0) in the
-    // same column: one box wide.
-    let conflict = bbox(&image, width, colors::CONFLICT).expect("the busiest bank is drawn");
-    assert!(
-        conflict.1 > active.3,
-        "banks below the timeline: {conflict:?} {active:?}"
-    );
-    assert_eq!(conflict.2 - conflict.0 + 1, 14, "{conflict:?}");
-    // Below those, the store's lines: 2 touched, the fewest possible, side by side.
-    let touched = bbox(&image, width, colors::LINE).expect("the lines are drawn");
-    let fewest = bbox(&image, width, colors::MINIMUM).expect("the minimum is drawn");
-    assert!(
-        touched.1 > conflict.3,
-        "lines below the banks: {touched:?} {conflict:?}"
-    );
-    assert_eq!(touched.2 - touched.0 + 1, 16 + 14, "{touched:?}");
-    assert_eq!(fewest.2 - fewest.0 + 1, 16 + 14, "{fewest:?}");
-    assert!(fewest.1 > touched.3);
-    // The pictures start at the same left edge as their figure's labels allow.
-    assert_eq!(touched.0, fewest.0);
-    assert_eq!(conflict.0, touched.0, "bank 0 and line 0 share a column");
-    let _ = std::fs::copy(
-        &png_path,
-        std::env::temp_dir().join("simt-html-screenshot.png"),
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// The bounding boxes (left, top, right, bottom, inclusive) of the 4-connected
-/// groups of pixels within 8 of `color`, top to bottom.
-fn components(image: &[u8], width: usize, color: &str) -> Vec<(usize, usize, usize, usize)> {
-    let hex = |i: usize| i32::from_str_radix(&color[i..i + 2], 16).unwrap();
-    let (r, g, b) = (hex(1), hex(3), hex(5));
-    let near: Vec<bool> = image
-        .chunks_exact(4)
-        .map(|px| {
-            (px[0] as i32 - r).abs() <= 8
-                && (px[1] as i32 - g).abs() <= 8
-                && (px[2] as i32 - b).abs() <= 8
-        })
-        .collect();
-    let height = near.len() / width;
-    let mut seen = vec![false; near.len()];
-    let mut boxes = Vec::new();
-    for start in 0..near.len() {
-        if !near[start] || seen[start] {
-            continue;
-        }
-        seen[start] = true;
-        let mut stack = vec![start];
-        let (mut l, mut t, mut rr, mut bb) = (usize::MAX, usize::MAX, 0, 0);
-        while let Some(i) = stack.pop() {
-            let (x, y) = (i % width, i / width);
-            (l, t, rr, bb) = (l.min(x), t.min(y), rr.max(x), bb.max(y));
-            let mut next = |j: usize| {
-                if near[j] && !seen[j] {
-                    seen[j] = true;
-                    stack.push(j);
-                }
-            };
-            if x > 0 {
-                next(i - 1);
-            }
-            if x + 1 < width {
-                next(i + 1);
-            }
-            if y > 0 {
-                next(i - width);
-            }
-            if y + 1 < height {
-                next(i + width);
-            }
-        }
-        boxes.push((l, t, rr, bb));
-    }
-    boxes.sort_by_key(|b| (b.1, b.0));
-    boxes
-}
-
-#[test]
-fn chromium_draws_each_study_chart_in_its_own_frame_at_its_size() {
-    let browser = browser();
-    let dir = std::env::temp_dir().join(format!("simt-html-studies-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let html_path = dir.join("studies.html");
-    let png_path = dir.join("studies.png");
-    let (_, page) = studies_page("kway,transpose,atomics");
-    std::fs::write(&html_path, &page).unwrap();
-    // The charts' sizes, in page order, as the markup gives them.
-    let doc = parse(&page);
-    let sizes: Vec<(usize, usize)> = doc
-        .descendants()
-        .filter(|n| n.has_tag_name((SVG, "svg")) && class(n) == "chart")
-        .map(|n| {
-            let px = |a: &str| n.attribute(a).unwrap().parse::<usize>().unwrap();
-            (px("width"), px("height"))
-        })
-        .collect();
-    // Two figures each for transpose, atomics and kway.
-    assert_eq!(sizes.len(), 6);
-    let (image, width, height) = screenshot(&browser, &html_path, &png_path, 2600);
-    assert_eq!((width, height), (1400, 2600));
-    // Each chart's frame is one ring of its colour: its box is the chart's place
-    // on the screen, and its size the size the markup asks for.
-    let frames = components(&image, width, colors::FRAME);
-    let placed: Vec<(usize, usize)> = frames
-        .iter()
-        .map(|f| (f.2 - f.0 + 1, f.3 - f.1 + 1))
-        .collect();
-    assert_eq!(placed, sizes, "{frames:?}");
-    for (k, f) in frames.iter().enumerate() {
-        assert!(
-            f.2 < width && f.3 < height,
-            "frame {k} leaves the page: {f:?}"
-        );
-        for (j, g) in frames.iter().enumerate().skip(k + 1) {
-            let apart = f.2 < g.0 || g.2 < f.0 || f.3 < g.1 || g.3 < f.1;
-            assert!(apart, "charts {k} and {j} overlap: {f:?} {g:?}");
-        }
-    }
-    // Every chart draws measured bars inside its frame, and the paper's hardware
-    // figures are drawn in the k-way chart only (the fifth, after transpose's and
-    // atomics' two each).
-    let inside = |color: &str, f: &(usize, usize, usize, usize)| {
-        components(&image, width, color)
+        let path = std::env::var_os("PATH")?;
+        ["chromium", "chromium-browser", "google-chrome"]
             .iter()
-            .filter(|c| c.0 > f.0 && c.2 < f.2 && c.1 > f.1 && c.3 < f.3)
-            .count()
-    };
-    for f in &frames {
-        assert!(inside(colors::MEASURED, f) > 0, "{f:?}");
+            .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
+            .find(|p| p.is_file())
     }
-    let hardware: Vec<usize> = frames.iter().map(|f| inside(colors::HARDWARE, f)).collect();
-    // Six bars and the key's square.
-    assert_eq!(hardware, [0, 0, 0, 0, 7, 0]);
-    let _ = std::fs::copy(
-        &png_path,
-        std::env::temp_dir().join("simt-html-studies-screenshot.png"),
-    );
-    let _ = std::fs::remove_dir_all(&dir);
+
+    /// The bounding box (left, top, right, bottom, inclusive) of the pixels within
+    /// 8 of `color` in each channel, if any.
+    fn bbox(image: &[u8], width: usize, color: &str) -> Option<(usize, usize, usize, usize)> {
+        let hex = |i: usize| i32::from_str_radix(&color[i..i + 2], 16).unwrap();
+        let (r, g, b) = (hex(1), hex(3), hex(5));
+        let mut found: Option<(usize, usize, usize, usize)> = None;
+        for (i, px) in image.chunks_exact(4).enumerate() {
+            let near = (px[0] as i32 - r).abs() <= 8
+                && (px[1] as i32 - g).abs() <= 8
+                && (px[2] as i32 - b).abs() <= 8;
+            if near {
+                let (x, y) = (i % width, i / width);
+                found = Some(match found {
+                    None => (x, y, x, y),
+                    Some((l, t, rr, bb)) => (l.min(x), t.min(y), rr.max(x), bb.max(y)),
+                });
+            }
+        }
+        found
+    }
+
+    /// A screenshot of `html` in a window 1400 pixels wide and `height` high, as
+    /// RGBA pixels, its width and its height.
+    fn screenshot(
+        browser: &Path,
+        html: &Path,
+        png: &Path,
+        height: usize,
+    ) -> (Vec<u8>, usize, usize) {
+        let result = Process::new(browser)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+                "--force-device-scale-factor=1",
+                "--force-color-profile=srgb",
+            ])
+            .arg(format!("--window-size=1400,{height}"))
+            .arg(format!("--screenshot={}", png.display()))
+            .arg(format!("file://{}", html.display()))
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", browser.display()));
+        assert!(
+            png.is_file(),
+            "{} made no screenshot: {}",
+            browser.display(),
+            String::from_utf8_lossy(&result.stderr)
+        );
+        let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(png).unwrap()));
+        let mut reader = decoder.read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        buf.truncate(info.buffer_size());
+        let rgba: Vec<u8> = match info.color_type {
+            png::ColorType::Rgba => buf,
+            png::ColorType::Rgb => buf
+                .chunks_exact(3)
+                .flat_map(|p| [p[0], p[1], p[2], 255])
+                .collect(),
+            other => panic!("unexpected PNG colour type {other:?}"),
+        };
+        (rgba, info.width as usize, info.height as usize)
+    }
+
+    /// The browser, or a panic saying how to get one.
+    fn browser() -> PathBuf {
+        chromium().unwrap_or_else(|| {
+            panic!(
+                "this test needs headless Chromium and found none: install it \
+                 (`apt-get install -y chromium` on Debian; .ci/run does) or point \
+                 SIMT_CHROMIUM at the browser"
+            )
+        })
+    }
+
+    #[test]
+    fn chromium_draws_the_pictures_where_the_layout_puts_them() {
+        let browser = browser();
+        let dir = std::env::temp_dir().join(format!("simt-html-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let html_path = dir.join("report.html");
+        let png_path = dir.join("screenshot.png");
+        let options = options(&["--kernels", "lds_conflict_heavy_i32", "--width", "32"]);
+        std::fs::write(&html_path, html::report_page(&options)).unwrap();
+        let (image, width, height) = screenshot(&browser, &html_path, &png_path, 2000);
+        assert_eq!((width, height), (1400, 2000));
+
+        // Not blank: text, table borders and pictures make many non-white pixels.
+        let inked = image
+            .chunks_exact(4)
+            .filter(|p| p[0] < 200 || p[1] < 200 || p[2] < 200)
+            .count();
+        assert!(inked > 20_000, "only {inked} non-white pixels");
+
+        // The timeline: 8 waves of 32 lanes, 8 pixels apart, each wave issuing 9
+        // instructions with every lane active (24 pixels per issue, the widest
+        // column, for a short kernel).
+        let active = bbox(&image, width, colors::ACTIVE).expect("the timeline is drawn");
+        assert_eq!(active.2 - active.0 + 1, 9 * 24, "{active:?}");
+        assert_eq!(active.3 - active.1 + 1, 8 * 40 - 8, "{active:?}");
+        // Below it, the two bank pictures, each with one red bank (bank 0) in the
+        // same column: one box wide.
+        let conflict = bbox(&image, width, colors::CONFLICT).expect("the busiest bank is drawn");
+        assert!(
+            conflict.1 > active.3,
+            "banks below the timeline: {conflict:?} {active:?}"
+        );
+        assert_eq!(conflict.2 - conflict.0 + 1, 14, "{conflict:?}");
+        // Below those, the store's lines: 2 touched, the fewest possible, side by side.
+        let touched = bbox(&image, width, colors::LINE).expect("the lines are drawn");
+        let fewest = bbox(&image, width, colors::MINIMUM).expect("the minimum is drawn");
+        assert!(
+            touched.1 > conflict.3,
+            "lines below the banks: {touched:?} {conflict:?}"
+        );
+        assert_eq!(touched.2 - touched.0 + 1, 16 + 14, "{touched:?}");
+        assert_eq!(fewest.2 - fewest.0 + 1, 16 + 14, "{fewest:?}");
+        assert!(fewest.1 > touched.3);
+        // The pictures start at the same left edge as their figure's labels allow.
+        assert_eq!(touched.0, fewest.0);
+        assert_eq!(conflict.0, touched.0, "bank 0 and line 0 share a column");
+        let _ = std::fs::copy(
+            &png_path,
+            std::env::temp_dir().join("simt-html-screenshot.png"),
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The bounding boxes (left, top, right, bottom, inclusive) of the 4-connected
+    /// groups of pixels within 8 of `color`, top to bottom.
+    fn components(image: &[u8], width: usize, color: &str) -> Vec<(usize, usize, usize, usize)> {
+        let hex = |i: usize| i32::from_str_radix(&color[i..i + 2], 16).unwrap();
+        let (r, g, b) = (hex(1), hex(3), hex(5));
+        let near: Vec<bool> = image
+            .chunks_exact(4)
+            .map(|px| {
+                (px[0] as i32 - r).abs() <= 8
+                    && (px[1] as i32 - g).abs() <= 8
+                    && (px[2] as i32 - b).abs() <= 8
+            })
+            .collect();
+        let height = near.len() / width;
+        let mut seen = vec![false; near.len()];
+        let mut boxes = Vec::new();
+        for start in 0..near.len() {
+            if !near[start] || seen[start] {
+                continue;
+            }
+            seen[start] = true;
+            let mut stack = vec![start];
+            let (mut l, mut t, mut rr, mut bb) = (usize::MAX, usize::MAX, 0, 0);
+            while let Some(i) = stack.pop() {
+                let (x, y) = (i % width, i / width);
+                (l, t, rr, bb) = (l.min(x), t.min(y), rr.max(x), bb.max(y));
+                let mut next = |j: usize| {
+                    if near[j] && !seen[j] {
+                        seen[j] = true;
+                        stack.push(j);
+                    }
+                };
+                if x > 0 {
+                    next(i - 1);
+                }
+                if x + 1 < width {
+                    next(i + 1);
+                }
+                if y > 0 {
+                    next(i - width);
+                }
+                if y + 1 < height {
+                    next(i + width);
+                }
+            }
+            boxes.push((l, t, rr, bb));
+        }
+        boxes.sort_by_key(|b| (b.1, b.0));
+        boxes
+    }
+
+    #[test]
+    fn chromium_draws_each_study_chart_in_its_own_frame_at_its_size() {
+        let browser = browser();
+        let dir = std::env::temp_dir().join(format!("simt-html-studies-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let html_path = dir.join("studies.html");
+        let png_path = dir.join("studies.png");
+        let (_, page) = studies_page("kway,transpose,atomics");
+        std::fs::write(&html_path, &page).unwrap();
+        // The charts' sizes, in page order, as the markup gives them.
+        let doc = parse(&page);
+        let sizes: Vec<(usize, usize)> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name((SVG, "svg")) && class(n) == "chart")
+            .map(|n| {
+                let px = |a: &str| n.attribute(a).unwrap().parse::<usize>().unwrap();
+                (px("width"), px("height"))
+            })
+            .collect();
+        // Two figures each for transpose, atomics and kway.
+        assert_eq!(sizes.len(), 6);
+        let (image, width, height) = screenshot(&browser, &html_path, &png_path, 2600);
+        assert_eq!((width, height), (1400, 2600));
+        // Each chart's frame is one ring of its colour: its box is the chart's place
+        // on the screen, and its size the size the markup asks for.
+        let frames = components(&image, width, colors::FRAME);
+        let placed: Vec<(usize, usize)> = frames
+            .iter()
+            .map(|f| (f.2 - f.0 + 1, f.3 - f.1 + 1))
+            .collect();
+        assert_eq!(placed, sizes, "{frames:?}");
+        for (k, f) in frames.iter().enumerate() {
+            assert!(
+                f.2 < width && f.3 < height,
+                "frame {k} leaves the page: {f:?}"
+            );
+            for (j, g) in frames.iter().enumerate().skip(k + 1) {
+                let apart = f.2 < g.0 || g.2 < f.0 || f.3 < g.1 || g.3 < f.1;
+                assert!(apart, "charts {k} and {j} overlap: {f:?} {g:?}");
+            }
+        }
+        // Every chart draws measured bars inside its frame, and the paper's hardware
+        // figures are drawn in the k-way chart only (the fifth, after transpose's and
+        // atomics' two each).
+        let inside = |color: &str, f: &(usize, usize, usize, usize)| {
+            components(&image, width, color)
+                .iter()
+                .filter(|c| c.0 > f.0 && c.2 < f.2 && c.1 > f.1 && c.3 < f.3)
+                .count()
+        };
+        for f in &frames {
+            assert!(inside(colors::MEASURED, f) > 0, "{f:?}");
+        }
+        let hardware: Vec<usize> = frames.iter().map(|f| inside(colors::HARDWARE, f)).collect();
+        // Six bars and the key's square.
+        assert_eq!(hardware, [0, 0, 0, 0, 7, 0]);
+        let _ = std::fs::copy(
+            &png_path,
+            std::env::temp_dir().join("simt-html-studies-screenshot.png"),
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -308,7 +308,8 @@ fn a_default_run_leaves_the_committed_results_alone() {
         .unwrap();
     let stdout = String::from_utf8(result.stdout).unwrap();
     assert!(result.status.success(), "{stdout}");
-    let written = root.join("target").join("simt-report").join("results.json");
+    // Cargo's target folder, wherever `CARGO_TARGET_DIR` moved it.
+    let written = simt_kernels::cli::default_out();
     assert!(
         stdout.contains(&format!("wrote {}", written.display())),
         "{stdout}"

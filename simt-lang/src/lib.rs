@@ -7,7 +7,7 @@
 //! - [`Kernel`], [`validate()`] and [`link`]: nesting, operand kinds, limits and
 //!   uniformity checks, shared by the macro and run-time builders
 //!   ([`ProgramBuilder`]); a [`Kernel`] is a program that passed them;
-//! - [`facts`]: what a kernel's memory accesses cost and whether they race,
+//! - [`facts`](mod@facts): what a kernel's memory accesses cost and whether they race,
 //!   proved from the program for every launch;
 //! - [`limits`]: the register and nesting limits every program obeys;
 //! - [`Element`]: the Rust types a buffer parameter may hold.

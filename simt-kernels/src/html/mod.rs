@@ -64,7 +64,7 @@ pub fn write(results: &Results, options: &Options, path: &Path) -> io::Result<()
     write_page(&render(results, options), path)
 }
 
-/// Writes `page` to `path` as [`write`] does.
+/// Writes `page` to `path` as [`write()`] does.
 pub fn write_page(page: &str, path: &Path) -> io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;

@@ -9,8 +9,8 @@
 //! store writing one word disagree when their values differ, whatever the
 //! lane order; two atomics never race.
 //!
-//! - **Free** is proved on the affine forms for every launch ([`proof`]), or,
-//!   given a workgroup shape, by trying every pair of work-items ([`search`]).
+//! - **Free** is proved on the affine forms for every launch (`proof.rs`), or,
+//!   given a workgroup shape, by trying every pair of work-items (`search.rs`).
 //!   A proof that holds only when the lanes of a wave run in lockstep carries
 //!   [`RaceAssumption::LockstepLanes`].
 //! - **Race** needs a workgroup shape: a pair of work-items the search finds
