@@ -98,8 +98,8 @@ pub(crate) fn races(kernel: &Kernel, config: &LaunchConfig) -> Vec<Finding> {
                 kind: FindingKind::ProvedRace {
                     space,
                     scope: Scope::of(
-                        (linear_group(w.items[0].group), at.wave),
-                        (linear_group(w.items[1].group), other.wave),
+                        (linear_group(w.items[1].group), at.wave),
+                        (linear_group(w.items[0].group), other.wave),
                     ),
                 },
                 at,
