@@ -1,9 +1,10 @@
 //! Performance contracts and certain races, decided on the static facts of
 //! `simt_lang::facts` (the same code the listing and the launch use): a
 //! contract the facts disprove is an error with the witness and the fix, one
-//! they cannot decide is an error saying so, and an LDS race that every launch
-//! under the declared workgroup shape has, at wave32 and at wave64, is an
-//! error at both accesses.
+//! they cannot decide is an error saying so, and a race within a workgroup
+//! (in LDS, or in a buffer between its waves) that every launch under the
+//! declared workgroup shape has, at wave32 and at wave64, is an error at both
+//! accesses.
 
 use crate::ast::{Contract, ContractKind, Operand};
 use crate::check::Checker;
