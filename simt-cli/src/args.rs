@@ -2,7 +2,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use simt::core::{Dim3, MemoryModel, Schedule};
-use simt_kernels::cli::{parse_model, parse_path, parse_schedule, DEFAULT_SEED};
+use simt_report::args::{parse_model, parse_path, parse_schedule, DEFAULT_SEED};
 use std::num::NonZeroU32;
 use std::path::PathBuf;
 

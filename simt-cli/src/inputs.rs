@@ -4,7 +4,7 @@
 
 use crate::npy;
 use simt::core::{Arg, ElemType, Param, ParamKind, Program, ScalarType};
-use simt_kernels::SplitMix64;
+use simt_report::SplitMix64;
 use std::collections::HashMap;
 use std::path::Path;
 

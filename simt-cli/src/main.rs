@@ -11,7 +11,7 @@ mod run;
 use args::{Cli, Command};
 use clap::Parser;
 use simt::core::Program;
-use simt_kernels::cli;
+use simt_report::args as cli;
 use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;

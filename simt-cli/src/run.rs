@@ -6,10 +6,9 @@ use crate::args::{shape_text, OutFormat, Run};
 use crate::inputs::{self, Given, Value};
 use crate::{compile, failure, npy, usage};
 use simt::core::{Kernel, LaunchConfig, Program};
-use simt_kernels::cli;
-use simt_kernels::report::{self, Results};
-use simt_kernels::studies::has_major_findings;
-use simt_kernels::{html, metrics};
+use simt_report::args as cli;
+use simt_report::results::{self as report, has_major_findings, Results};
+use simt_report::{html, metrics, table};
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -137,12 +136,12 @@ fn print(results: &Results, options: &Run) {
         results.model.name,
         results.seed
     ));
-    cli::print(report::table(&results.rows));
-    if let Some(line) = report::occupancy_note(&results.rows) {
+    cli::print(table::table(&results.rows));
+    if let Some(line) = table::occupancy_note(&results.rows) {
         cli::print(format!("\n{line}\n"));
     }
     cli::print(format!("\n{}", row.listing));
-    if let Some(list) = report::findings_list(&results.rows) {
+    if let Some(list) = table::findings_list(&results.rows) {
         cli::print(format!("\n{list}"));
     }
 }
@@ -159,7 +158,7 @@ fn write_outputs(results: &Results, program: &Program, values: &[Value], options
         }
     };
     if let Some(path) = &options.json {
-        wrote(path, report::write_json(results, path));
+        wrote(path, table::write_json(results, path));
     }
     if let Some(path) = &options.html {
         let find = |name: &str| (name == program.name).then_some(program);

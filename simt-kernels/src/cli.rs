@@ -6,10 +6,8 @@ use crate::registry::{self, KernelSpec};
 use crate::studies::{self, Study};
 use clap::Parser;
 use simt::core::{MemoryModel, Schedule};
+pub use simt_report::args::{parse_model, parse_path, parse_schedule, print, DEFAULT_SEED};
 use std::path::{Path, PathBuf};
-
-/// The default seed, the one of the published figures.
-pub const DEFAULT_SEED: u64 = 42;
 /// The default number of timed launches.
 pub const DEFAULT_LAUNCHES: usize = 11;
 
@@ -257,49 +255,10 @@ fn parse_width(value: &str) -> Result<Widths, String> {
     }
 }
 
-/// The memory model preset called `name`; the error lists the presets.
-pub fn parse_model(name: &str) -> Result<MemoryModel, String> {
-    MemoryModel::preset(name)
-        .ok_or_else(|| format!("expected one of {}", MemoryModel::PRESETS.join(", ")))
-}
-
-/// The schedule called `name` (`until-barrier` or `round-robin`).
-pub fn parse_schedule(name: &str) -> Result<Schedule, String> {
-    match name {
-        "until-barrier" => Ok(Schedule::UntilBarrier),
-        "round-robin" => Ok(Schedule::RoundRobin),
-        _ => Err("expected until-barrier or round-robin".to_owned()),
-    }
-}
-
-/// A path, which must not be empty.
-pub fn parse_path(value: &str) -> Result<PathBuf, String> {
-    if value.is_empty() {
-        Err("expected a path".to_owned())
-    } else {
-        Ok(PathBuf::from(value))
-    }
-}
-
 fn parse_launches(value: &str) -> Result<usize, String> {
     match value.parse() {
         Ok(n) if n > 0 => Ok(n),
         _ => Err("expected a positive integer".to_owned()),
-    }
-}
-
-/// Writes `text` to standard output. A reader that has gone (`report | head`)
-/// ends the command quietly with status 0, as it ends a C program, instead of
-/// the panic of `print!`; any other failure to write ends it with status 1.
-pub fn print(text: impl std::fmt::Display) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    if let Err(e) = write!(out, "{text}").and_then(|()| out.flush()) {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
-        }
-        eprintln!("error: cannot write to standard output: {e}");
-        std::process::exit(1);
     }
 }
 

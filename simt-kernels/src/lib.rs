@@ -23,17 +23,15 @@
 pub mod cli;
 pub mod html;
 pub mod kernels;
-pub mod metrics;
 pub mod output;
 pub mod reference;
 pub mod registry;
 pub mod report;
-pub mod rng;
 pub mod studies;
 
 pub use output::{Mismatch, Values};
 pub use registry::{KernelSpec, Run, Workload, KERNELS};
-pub use rng::SplitMix64;
+pub use simt_report::{metrics, rng, SplitMix64};
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -112,5 +112,5 @@ fn run_atomics(seed: u64, width: u32) -> Result<StudyResult, Error> {
             group.atomic_contention as f64,
         ),
     ];
-    Ok(StudyResult::new(ATOMICS.name, width, rows, relations))
+    Ok(super::result(&ATOMICS, width, rows, relations))
 }

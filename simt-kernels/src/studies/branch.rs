@@ -212,12 +212,7 @@ fn run_divergent_paths(seed: u64, width: u32) -> Result<StudyResult, Error> {
             warps.totals.divergent_vector_instructions as f64,
         ),
     ];
-    Ok(StudyResult::new(
-        DIVERGENT_PATHS.name,
-        width,
-        rows,
-        relations,
-    ))
+    Ok(super::result(&DIVERGENT_PATHS, width, rows, relations))
 }
 
 /// A switch on `lane_id % 32` against one every lane agrees on.
@@ -264,7 +259,7 @@ fn run_switch32(seed: u64, width: u32) -> Result<StudyResult, Error> {
             ratio(one.skipped_instructions, waves * region.len() as u64),
         ),
     ];
-    Ok(StudyResult::new(SWITCH32.name, width, rows, relations))
+    Ok(super::result(&SWITCH32, width, rows, relations))
 }
 
 /// A branch one lane in a thousand waves takes.
@@ -325,5 +320,5 @@ fn run_rare_branch(seed: u64, width: u32) -> Result<StudyResult, Error> {
             ratio(rare_region.skipped_instructions, region.len() as u64),
         ),
     ];
-    Ok(StudyResult::new(RARE_BRANCH.name, width, rows, relations))
+    Ok(super::result(&RARE_BRANCH, width, rows, relations))
 }

@@ -249,7 +249,7 @@ fn run_strided_read(seed: u64, width: u32) -> Result<StudyResult, Error> {
         ));
         rows.push(r);
     }
-    Ok(StudyResult::new(STRIDED_READ.name, width, rows, relations))
+    Ok(super::result(&STRIDED_READ, width, rows, relations))
 }
 
 /// Eight values per work-item in three layouts.
@@ -327,12 +327,7 @@ fn run_eight_per_thread(seed: u64, width: u32) -> Result<StudyResult, Error> {
             },
         ),
     ];
-    Ok(StudyResult::new(
-        EIGHT_PER_THREAD.name,
-        width,
-        rows,
-        relations,
-    ))
+    Ok(super::result(&EIGHT_PER_THREAD, width, rows, relations))
 }
 
 fn loads_row(name: &str, program: &Program, stats: &Stats, ok: bool) -> super::VariantRow {
@@ -408,7 +403,7 @@ fn run_grayscale(seed: u64, width: u32) -> Result<StudyResult, Error> {
             },
         ),
     ];
-    Ok(StudyResult::new(GRAYSCALE.name, width, rows, relations))
+    Ok(super::result(&GRAYSCALE, width, rows, relations))
 }
 
 /// Gathered rows, a lane per feature or per bag.
@@ -475,7 +470,7 @@ fn run_embedding_bag(seed: u64, width: u32) -> Result<StudyResult, Error> {
             against_minimum(&bag) > 4.0 && against_minimum(&bag) <= 8.0,
         ),
     ];
-    Ok(StudyResult::new(EMBEDDING_BAG.name, width, rows, relations))
+    Ok(super::result(&EMBEDDING_BAG, width, rows, relations))
 }
 
 /// A row whose region is the load from `table` (the second load in the gather loop).

@@ -141,7 +141,7 @@ fn run_kway(seed: u64, width: u32) -> Result<StudyResult, Error> {
             r.simd_efficiency(),
         ));
     }
-    Ok(StudyResult::new(KWAY.name, width, rows, relations))
+    Ok(super::result(&KWAY, width, rows, relations))
 }
 
 /// The two-way branch against its predicated form.
@@ -215,7 +215,7 @@ fn run_predication(seed: u64, width: u32) -> Result<StudyResult, Error> {
             p.simd_efficiency(),
         ),
     ];
-    Ok(StudyResult::new(PREDICATION.name, width, rows, relations))
+    Ok(super::result(&PREDICATION, width, rows, relations))
 }
 
 /// The 32-way penalty as the workgroups per compute unit grow.
@@ -285,10 +285,5 @@ fn run_occupancy_invariance(seed: u64, width: u32) -> Result<StudyResult, Error>
         1.0,
         spread,
     ));
-    Ok(StudyResult::new(
-        OCCUPANCY_INVARIANCE.name,
-        width,
-        rows,
-        relations,
-    ))
+    Ok(super::result(&OCCUPANCY_INVARIANCE, width, rows, relations))
 }

@@ -98,7 +98,7 @@ fn run_aos_soa(seed: u64, width: u32) -> Result<StudyResult, Error> {
             ratio(aos.global_bytes_requested, soa.global_bytes_requested),
         ),
     ];
-    Ok(StudyResult::new(AOS_SOA.name, width, rows, relations))
+    Ok(super::result(&AOS_SOA, width, rows, relations))
 }
 
 /// A coalesced copy, aligned and one element off.
@@ -137,5 +137,5 @@ fn run_misaligned(seed: u64, width: u32) -> Result<StudyResult, Error> {
                 - ratio(aligned.global_sectors, aligned.global_accesses),
         ),
     ];
-    Ok(StudyResult::new(MISALIGNED.name, width, rows, relations))
+    Ok(super::result(&MISALIGNED, width, rows, relations))
 }

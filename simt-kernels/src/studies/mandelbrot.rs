@@ -253,5 +253,5 @@ fn run_mandelbrot(_seed: u64, width: u32) -> Result<StudyResult, Error> {
             rows[1].stats.instructions > rows[0].stats.instructions,
         ),
     ];
-    Ok(StudyResult::new(MANDELBROT.name, width, rows, relations))
+    Ok(super::result(&MANDELBROT, width, rows, relations))
 }

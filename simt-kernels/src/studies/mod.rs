@@ -33,11 +33,7 @@
 //! println!("{}", result.table());
 //! ```
 
-use serde::Serialize;
-use simt::core::{
-    Counters, Dim3, Findings, Hardware, Inst, LaunchConfig, Program, Stats, Usage, WorstPhase,
-};
-use std::fmt::Write as _;
+use simt::core::{Counters, Dim3, Hardware, Inst, LaunchConfig, Program, Stats, Usage};
 
 pub mod atomics;
 pub mod branch;
@@ -117,291 +113,26 @@ pub(crate) fn config(
         .record_worst_phases()
 }
 
-/// What one run of a study shows.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct StudyResult {
-    /// The study's name.
-    pub study: &'static str,
-    /// The wave width the variants ran at.
-    pub width: u32,
-    /// The variants, in the order the study lists them.
-    pub variants: Vec<VariantRow>,
-    /// The claims, each as the stated figure beside the measured one.
-    pub relations: Vec<Relation>,
-    /// Whether every variant matched its oracle, the sanitizers found nothing
-    /// but [minor](simt::core::FindingKind::is_minor) findings in any of them,
-    /// and every relation holds.
-    pub passed: bool,
-}
+pub use simt_report::results::{
+    finding_count, format_figure, has_major_findings, Relation, StudyResult, VariantRow,
+};
 
-/// One variant's run.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct VariantRow {
-    /// The variant's name.
-    pub name: String,
-    /// The memory model it ran under.
-    pub model: String,
-    /// Whether its outputs equal the oracle's, bit for bit.
-    pub oracle_ok: bool,
-    /// The launch's totals.
-    pub stats: Counters,
-    /// The counters of the region the claim is about, where there is one.
-    pub region: Option<Counters>,
-    /// The kernel's theoretical occupancy on each of [`Hardware::PRESETS`], by name.
-    pub occupancy: Vec<(String, f64)>,
-    /// What the sanitizers found in its launch; left out of the JSON when nothing.
-    #[serde(skip_serializing_if = "Findings::is_empty")]
-    pub findings: Findings,
-    /// The kernel it ran, for what is checked per instruction (the static facts).
-    #[serde(skip)]
-    pub program: Program,
-    /// The counters of each of its instructions.
-    #[serde(skip)]
-    pub per_instruction: Vec<Counters>,
-    /// The workgroup shape it ran with.
-    #[serde(skip)]
-    pub workgroup: Dim3,
-    /// The costliest phase of each memory instruction.
-    #[serde(skip)]
-    pub worst_phases: Vec<WorstPhase>,
-}
-
-/// A claim: a figure the text states and the one the counters give.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Relation {
-    /// What is compared, e.g. "issues in region, switch32 / one case".
-    pub what: String,
-    /// The figure the text states, e.g. "32" or "2:1".
-    pub stated: String,
-    /// The figure computed from the counters.
-    pub measured: f64,
-    /// Whether the measured figure agrees with the stated one.
-    pub holds: bool,
-}
-
-impl Relation {
-    /// A relation that holds when `measured` equals `expected` (up to rounding of the
-    /// division that produced it).
-    pub fn exact(
-        what: impl Into<String>,
-        stated: impl Into<String>,
-        expected: f64,
-        measured: f64,
-    ) -> Self {
-        let holds = (measured - expected).abs() <= 1e-9 * expected.abs().max(1.0);
-        Relation::new(what, stated, measured, holds)
-    }
-
-    /// A relation that holds when `measured` is within `tolerance` (relative) of
-    /// `expected`: for claims the text itself states as approximate.
-    pub fn near(
-        what: impl Into<String>,
-        stated: impl Into<String>,
-        expected: f64,
-        measured: f64,
-        tolerance: f64,
-    ) -> Self {
-        let holds = (measured - expected).abs() <= tolerance * expected.abs();
-        Relation::new(what, stated, measured, holds)
-    }
-
-    /// A relation with its own test (an ordering, a bound).
-    pub fn new(
-        what: impl Into<String>,
-        stated: impl Into<String>,
-        measured: f64,
-        holds: bool,
-    ) -> Self {
-        Relation {
-            what: what.into(),
-            stated: stated.into(),
-            measured,
-            holds: holds && measured.is_finite(),
-        }
-    }
-}
-
-impl StudyResult {
-    /// Collects the variants and relations and decides `passed`.
-    pub fn new(
-        study: &'static str,
-        width: u32,
-        variants: Vec<VariantRow>,
-        relations: Vec<Relation>,
-    ) -> Self {
-        let passed = variants
-            .iter()
-            .all(|v| v.oracle_ok && !has_major_findings(&v.findings))
-            && relations.iter().all(|r| r.holds);
-        StudyResult {
-            study,
-            width,
-            variants,
-            relations,
-            passed,
-        }
-    }
-
-    /// The variant called `name`.
-    pub fn variant(&self, name: &str) -> Option<&VariantRow> {
-        self.variants.iter().find(|v| v.name == name)
-    }
-
-    /// A markdown table with the variants side by side (a column each, a counter per
-    /// row, the region's counters below the totals, then occupancy), followed by
-    /// the relations, stated beside measured, and the sanitizers' findings if any.
-    pub fn table(&self) -> String {
-        let mut out = format!("### {} (wave{})\n\n| |", self.study, self.width);
-        for v in &self.variants {
-            let _ = write!(out, " {} |", v.name);
-        }
-        out.push_str("\n|---|");
-        out.push_str(&"---:|".repeat(self.variants.len()));
-        out.push('\n');
-        let mut row = |label: &str, cells: Vec<String>| {
-            let _ = writeln!(out, "| {label} | {} |", cells.join(" | "));
-        };
-        row(
-            "model",
-            self.variants.iter().map(|v| v.model.clone()).collect(),
-        );
-        row(
-            "oracle",
-            self.variants
-                .iter()
-                .map(|v| if v.oracle_ok { "ok" } else { "MISMATCH" }.to_owned())
-                .collect(),
-        );
-        if self.variants.iter().any(|v| !v.findings.is_empty()) {
-            row(
-                "sanitizer findings",
-                self.variants
-                    .iter()
-                    .map(|v| finding_count(&v.findings).to_string())
-                    .collect(),
-            );
-        }
-        let totals: Vec<_> = self
-            .variants
-            .iter()
-            .map(|v| counter_rows(&v.stats))
-            .collect();
-        push_counter_rows(&mut row, "", &totals);
-        if self.variants.iter().any(|v| v.region.is_some()) {
-            let region: Vec<_> = self
-                .variants
-                .iter()
-                .map(|v| counter_rows(&v.region.unwrap_or_default()))
-                .collect();
-            push_counter_rows(&mut row, "region: ", &region);
-        }
-        if let Some(first) = self.variants.first() {
-            for (k, (hw, _)) in first.occupancy.iter().enumerate() {
-                let cells = self
-                    .variants
-                    .iter()
-                    .map(|v| {
-                        v.occupancy
-                            .get(k)
-                            .map_or(String::new(), |(_, o)| format!("{:.0}%", o * 100.0))
-                    })
-                    .collect();
-                row(&format!("occupancy, {hw}"), cells);
-            }
-        }
-        out.push_str("\n| relation | stated | measured | holds |\n|---|---|---:|---|\n");
-        for r in &self.relations {
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} |",
-                r.what,
-                r.stated,
-                format_figure(r.measured),
-                if r.holds { "yes" } else { "NO" }
-            );
-        }
-        for v in self.variants.iter().filter(|v| !v.findings.is_empty()) {
-            let _ = writeln!(out, "\n{} findings:", v.name);
-            for f in &v.findings.list {
-                let _ = writeln!(out, "- {f}");
-            }
-            if v.findings.dropped > 0 {
-                let _ = writeln!(out, "- and {} more", v.findings.dropped);
-            }
-        }
-        out
-    }
-}
-
-/// The distinct findings of a launch, those past the cap included.
-pub fn finding_count(findings: &Findings) -> u64 {
-    findings.list.len() as u64 + findings.dropped
-}
-
-/// Whether `findings` holds one that is not
-/// [minor](simt::core::FindingKind::is_minor), or more than a launch keeps (what
-/// [`Findings::assert_none`] rejects).
-pub fn has_major_findings(findings: &Findings) -> bool {
-    findings.major().next().is_some() || findings.dropped > 0
-}
-
-/// The counters a table shows, by label; derived ratios after the raw counts.
-fn counter_rows(c: &Counters) -> Vec<(&'static str, f64)> {
-    let per = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
-    vec![
-        ("instructions", c.instructions as f64),
-        ("skipped instructions", c.skipped_instructions as f64),
-        ("vector instructions", c.vector_instructions as f64),
-        (
-            "divergent vector instructions",
-            c.divergent_vector_instructions as f64,
-        ),
-        ("divergence %", c.divergence_pct()),
-        ("lanes per issue", c.simd_efficiency()),
-        ("barriers", c.barriers as f64),
-        ("LDS accesses", c.lds_accesses as f64),
-        ("LDS conflict cycles", c.lds_conflict_cycles as f64),
-        ("global accesses", c.global_accesses as f64),
-        ("global transactions", c.global_transactions as f64),
-        ("global sectors", c.global_sectors as f64),
-        (
-            "sectors per request",
-            per(c.global_sectors, c.global_accesses),
-        ),
-        ("global bytes requested", c.global_bytes_requested as f64),
-        ("L1 hit sectors", c.l1_hit_sectors as f64),
-        ("L1 miss sectors", c.l1_miss_sectors as f64),
-        ("DRAM sectors", c.dram_sectors as f64),
-        ("atomic accesses", c.atomic_accesses as f64),
-        ("atomic contention", c.atomic_contention as f64),
-    ]
-}
-
-/// Adds one table row per counter, leaving out counters that are zero everywhere.
-fn push_counter_rows(
-    row: &mut impl FnMut(&str, Vec<String>),
-    prefix: &str,
-    columns: &[Vec<(&'static str, f64)>],
-) {
-    let Some(first) = columns.first() else { return };
-    for (k, (label, _)) in first.iter().enumerate() {
-        if columns.iter().all(|c| c[k].1 == 0.0) {
-            continue;
-        }
-        row(
-            &format!("{prefix}{label}"),
-            columns.iter().map(|c| format_figure(c[k].1)).collect(),
-        );
-    }
-}
-
-/// Whole numbers as such, others with three decimals: how tables and charts print a figure.
-pub fn format_figure(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e15 {
-        format!("{x:.0}")
-    } else {
-        format!("{x:.3}")
-    }
+/// The result of `study` at `width`: its variants and relations, and whether
+/// it passed, with the study's seed and claim.
+pub fn result(
+    study: &Study,
+    width: u32,
+    variants: Vec<VariantRow>,
+    relations: Vec<Relation>,
+) -> StudyResult {
+    StudyResult::new(
+        study.name,
+        study.seed,
+        study.claim,
+        width,
+        variants,
+        relations,
+    )
 }
 
 /// A row for one variant: totals, the region's counters and occupancy.
@@ -525,6 +256,17 @@ mod tests {
     use simt::core::{Finding, FindingKind, Site};
 
     #[test]
+    fn every_study_declares_the_figures_its_chart_draws() {
+        for study in STUDIES {
+            assert!(
+                !simt_report::html::charts::figures(study.name).is_empty(),
+                "{}",
+                study.name
+            );
+        }
+    }
+
+    #[test]
     fn every_variant_launch_runs_the_sanitizers() {
         let c = config([2, 2], 64, 64);
         assert!(c.sanitize);
@@ -556,7 +298,14 @@ mod tests {
             register: None,
         };
         variants[1].findings.list.push(finding.clone());
-        let result = StudyResult::new(clean.study, 32, variants, clean.relations.clone());
+        let result = StudyResult::new(
+            clean.study,
+            clean.source,
+            clean.claim,
+            32,
+            variants,
+            clean.relations.clone(),
+        );
         assert!(!result.passed);
         let table = result.table();
         assert!(table.contains("| sanitizer findings | 0 | 1 |"), "{table}");

@@ -224,12 +224,7 @@ fn run_ladder(seed: u64, width: u32) -> Result<StudyResult, Error> {
             modulo.lds_conflict_cycles as f64,
         ),
     ];
-    Ok(StudyResult::new(
-        REDUCTION_LADDER.name,
-        width,
-        rows,
-        relations,
-    ))
+    Ok(super::result(&REDUCTION_LADDER, width, rows, relations))
 }
 
 /// A wave's shuffle tree at the launch's width.
@@ -266,5 +261,5 @@ fn run_wave_tree(seed: u64, width: u32) -> Result<StudyResult, Error> {
         f64::from(steps),
         ratio(shuffle.instructions, stats.waves),
     )];
-    Ok(StudyResult::new(WAVE_TREE.name, width, rows, relations))
+    Ok(super::result(&WAVE_TREE, width, rows, relations))
 }

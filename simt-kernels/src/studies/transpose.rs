@@ -193,7 +193,7 @@ fn run_transpose(seed: u64, width: u32) -> Result<StudyResult, Error> {
             ),
         ),
     ];
-    Ok(StudyResult::new(TRANSPOSE.name, width, rows, relations))
+    Ok(super::result(&TRANSPOSE, width, rows, relations))
 }
 
 type Launch = fn(&LaunchConfig, &[f32], &mut [f32], u32) -> Result<simt::core::Stats, Error>;

@@ -10,10 +10,8 @@
 //! The pictures use a handful of colours, named in [`colors`], which the browser
 //! test looks for in a screenshot.
 
-use crate::cli::Options;
-use crate::registry;
-use crate::report::{self, Results, Row};
-use crate::studies::{finding_count, has_major_findings};
+use crate::results::{finding_count, has_major_findings, Results, Row};
+use crate::table as report;
 use simt::core::{Inst, MemoryModel, Program, Trace, WorstPhase};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -58,13 +56,8 @@ pub const MAX_TIMELINE_COLUMN: usize = 24;
 /// How many issues per wave the timeline draws; longer waves are cut, and say so.
 pub const MAX_TIMELINE_ISSUES: usize = 1500;
 
-/// Writes the page for `results` to `path`, creating its folder; the file is
-/// replaced whole, never left half-written.
-pub fn write(results: &Results, options: &Options, path: &Path) -> io::Result<()> {
-    write_page(&render(results, options), path)
-}
-
-/// Writes `page` to `path` as [`write()`] does.
+/// Writes `page` to `path`, creating its folder; the file is replaced whole
+/// (written beside it, then renamed), never left half-written.
 pub fn write_page(page: &str, path: &Path) -> io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
@@ -73,11 +66,6 @@ pub fn write_page(page: &str, path: &Path) -> io::Result<()> {
     tmp.push(".tmp");
     std::fs::write(&tmp, page)?;
     std::fs::rename(&tmp, path)
-}
-
-/// The reference kernel called `name`'s program.
-fn registry_program(name: &str) -> Option<&'static Program> {
-    registry::find(name).map(|spec| spec.program)
 }
 
 /// Escapes text for HTML element content and attribute values.
@@ -121,11 +109,6 @@ td.holds { color: #2b8a3e; }
 td.pair { padding: 0 4px; }
 svg.chart text.heading { font-size: 12px; font-weight: bold; }
 ";
-
-/// The whole page.
-pub fn render(results: &Results, options: &Options) -> String {
-    render_with(results, options.launches, &registry_program)
-}
 
 /// The whole page for rows whose timings are medians of `launches` launches,
 /// with a section for each row whose kernel's program `program` finds.
@@ -715,10 +698,4 @@ fn global_pictures(out: &mut String, row: &Row, program: &Program, model: &Memor
             w.sectors
         );
     }
-}
-
-/// Runs the report for `options` and renders its page: for tests and tools that
-/// want the page without the JSON.
-pub fn report_page(options: &Options) -> String {
-    render(&report::run(options), options)
 }
