@@ -265,42 +265,30 @@ impl Checker<'_> {
             if certain.contains(&n) {
                 continue;
             }
-            match &pair.verdict {
+            let declared = program.workgroup_size.is_some();
+            // Why the pair is not proved, and what to do.
+            let (why, help) = match &pair.verdict {
                 Verdict::Free(assumptions)
                     if claim == RaceFree::AnyLaneOrder
                         && assumptions.contains(&RaceAssumption::LockstepLanes) =>
                 {
-                    let d = self.undecided_pair(
-                        program,
-                        pair,
-                        written,
+                    (
                         "proved free only when the lanes of a wave run in lockstep, as on AMD GPUs; with independent lanes (NVIDIA since Volta) two lanes of one wave may touch one element unordered",
-                    );
-                    self.push(stated(d.help(
                         "state `#[race_free(lockstep)]` for a kernel that relies on lockstep lanes, or make the work-items of one wave touch different elements",
-                        None,
-                    )));
+                    )
                 }
-                Verdict::Free(assumptions) => {
-                    // Launch-time assumptions (no wrapping, the grid's shape,
-                    // the lane order) are checked at each launch; a workgroup
-                    // shape is not when the kernel does not declare one.
-                    if program.workgroup_size.is_some()
-                        || !assumptions.contains(&RaceAssumption::OneDimensionalGroups)
-                    {
-                        continue;
-                    }
-                    let d = self.undecided_pair(
-                        program,
-                        pair,
-                        written,
+                // Launch-time assumptions (no wrapping, the grid's shape,
+                // the lane order) are checked at each launch; a workgroup
+                // shape is not when the kernel does not declare one.
+                Verdict::Free(assumptions)
+                    if !declared && assumptions.contains(&RaceAssumption::OneDimensionalGroups) =>
+                {
+                    (
                         "proved free only for one-dimensional workgroups",
-                    );
-                    self.push(stated(d.help(
                         "declare the workgroup's shape before `kernel`, `#[workgroup_size(256)]` for example",
-                        None,
-                    )));
+                    )
                 }
+                Verdict::Free(_) => continue,
                 Verdict::Race(w) => {
                     let race = LaunchRace {
                         pair: n,
@@ -318,22 +306,19 @@ impl Checker<'_> {
                         "separate the accesses with a `barrier`, or make the work-items touch different elements",
                         None,
                     )));
+                    continue;
                 }
-                Verdict::Unknown => {
-                    let why = if program.workgroup_size.is_some() {
-                        "the analysis cannot decide whether two work-items touch one byte"
-                    } else {
-                        "without a declared workgroup shape the analysis cannot decide whether two work-items touch one byte"
-                    };
-                    let d = self.undecided_pair(program, pair, written, why);
-                    let help = if program.workgroup_size.is_some() {
-                        "remove `#[race_free]`, or index both accesses by `local_id.x` times a constant so that the analysis can follow them"
-                    } else {
-                        "declare the workgroup's shape before `kernel` (`#[workgroup_size(256)]`) so that every pair of work-items is tried, or remove `#[race_free]`"
-                    };
-                    self.push(stated(d.help(help, None)));
-                }
-            }
+                Verdict::Unknown if declared => (
+                    "the analysis cannot decide whether two work-items touch one byte",
+                    "remove `#[race_free]`, or index both accesses by `local_id.x` times a constant so that the analysis can follow them",
+                ),
+                Verdict::Unknown => (
+                    "without a declared workgroup shape the analysis cannot decide whether two work-items touch one byte",
+                    "declare the workgroup's shape before `kernel` (`#[workgroup_size(256)]`) so that every pair of work-items is tried, or remove `#[race_free]`",
+                ),
+            };
+            let d = self.undecided_pair(program, pair, written, why);
+            self.push(stated(d.help(help, None)));
         }
     }
 

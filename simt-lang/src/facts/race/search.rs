@@ -27,14 +27,6 @@ fn symbol(s: Sym, item: &WorkItem, shape: [u32; 3], width: u32) -> Option<i64> {
     }))
 }
 
-fn eval_lin(l: &Lin, item: &WorkItem, shape: [u32; 3], width: u32) -> Option<i64> {
-    let mut v = l.c;
-    for &(s, k) in &l.terms {
-        v = v.wrapping_add(k.wrapping_mul(symbol(s, item, shape, width)?));
-    }
-    Some(v)
-}
-
 /// A work-item's linear index in its workgroup (x fastest), which decides its wave.
 pub(super) fn linear(item: &WorkItem, shape: [u32; 3]) -> u32 {
     item.local[0] + shape[0] * (item.local[1] + shape[1] * item.local[2])
@@ -50,14 +42,8 @@ fn item(group: [u32; 3], n: u32, shape: [u32; 3]) -> WorkItem {
 }
 
 /// The form's value for `item`, modulo 2^32 as the machine computes it.
-pub(super) fn eval(f: &Affine, item: &WorkItem, shape: [u32; 3], width: u32) -> Option<u32> {
-    let lin = linear(item, shape);
-    let bases = [lin % width, item.local[0], item.local[1], item.local[2]];
-    let mut v = eval_lin(&f.uni, item, shape, width)?;
-    for (c, &base) in f.per_lane.iter().zip(&bases) {
-        v = v.wrapping_add(eval_lin(c, item, shape, width)?.wrapping_mul(i64::from(base)));
-    }
-    Some(v as u32)
+fn eval(f: &Affine, item: &WorkItem, shape: [u32; 3], width: u32) -> Option<u32> {
+    Some(Flat::of(f, item.group, shape, width)?.at(&Flat::bases(item, shape, width)))
 }
 
 /// The comparison `cond` for `item`, when the launch decides it.
