@@ -11,7 +11,9 @@
 //! recorded it, must be inside the fact too. Launches with a partial phase are
 //! not compared: the facts speak of full phases only.
 
-use crate::facts::{Condition, Degree, Fact, Facts, Lin, SpecialSym, Sym, SymNames, Verdict, What};
+use crate::facts::{
+    launch_values, Condition, Degree, Fact, Facts, Lin, Sym, SymNames, Verdict, What,
+};
 use crate::ir::Program;
 use crate::model::MemoryModel;
 use crate::stats::Stats;
@@ -226,14 +228,12 @@ impl Launch<'_> {
                 .copied()
                 .flatten()
                 .map(i64::from),
-            Sym::Special(SpecialSym::GroupSize(a)) => self
-                .values
-                .workgroup
-                .get(usize::from(a.0))
-                .filter(|&&d| d > 0)
-                .map(|&d| i64::from(d)),
-            Sym::Special(SpecialSym::WaveWidth) => Some(i64::from(self.width)),
-            _ => None,
+            // The sizes and the wave width, as the facts substitute them.
+            _ => {
+                let shape = self.values.workgroup;
+                let known = (shape != [0; 3]).then_some(shape);
+                launch_values(known, Some(self.width))(s)?.as_const()
+            }
         }
     }
 

@@ -20,7 +20,7 @@ mod walk;
 pub use access::{
     phase_cost, Access, AccessKind, Assumption, Condition, Degree, Fact, Geometry, Space, What, Why,
 };
-pub use affine::{Affine, AxisSym, Lin, SpecialSym, Sym, SymNames, Val};
+pub use affine::{launch_values, Affine, AxisSym, Lin, SpecialSym, Sym, SymNames, Val};
 pub use race::{
     split_wave, wave_uniform, LaneOrder, LaunchRace, Pair, RaceAssumption, Verdict, Witness,
     WorkItem,

@@ -11,7 +11,7 @@
 //! test looks for in a screenshot.
 
 use crate::results::{finding_count, has_major_findings, Results, Row};
-use crate::table as report;
+use crate::table;
 use simt::core::{Inst, MemoryModel, Program, Trace, WorstPhase};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -202,7 +202,7 @@ fn contents<'p>(
 
 fn summary(out: &mut String, results: &Results) {
     out.push_str("<h2 id=\"summary\">Summary</h2>\n<table class=\"summary\">\n<tr>");
-    for h in &report::HEADER[..report::HEADER.len() - 2] {
+    for h in &table::HEADER[..table::HEADER.len() - 2] {
         let _ = write!(out, "<th>{}</th>", esc(h));
     }
     out.push_str("</tr>\n");
@@ -225,7 +225,7 @@ fn summary(out: &mut String, results: &Results) {
             t.global_transactions,
             r.transactions_per_access,
             esc(r.occupancy.hardware),
-            esc(&report::occupancy_cell(&r.occupancy)),
+            esc(&table::occupancy_cell(&r.occupancy)),
             if has_major_findings(&r.findings) {
                 format!("<span class=\"fail\">{findings}</span>")
             } else {
@@ -234,12 +234,12 @@ fn summary(out: &mut String, results: &Results) {
             if r.has_oracle && !r.oracle_pass {
                 "<span class=\"fail\">FAIL</span>"
             } else {
-                report::oracle_cell(r)
+                table::oracle_cell(r)
             }
         );
     }
     out.push_str("</table>\n");
-    if let Some(note) = report::occupancy_note(&results.rows) {
+    if let Some(note) = table::occupancy_note(&results.rows) {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
     }
     if results.rows.iter().any(|r| !r.findings.is_empty()) {
