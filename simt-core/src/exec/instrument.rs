@@ -137,39 +137,44 @@ impl<T: Instrument> Instrument for Option<T> {
     }
 }
 
-/// Two instruments, both called.
-impl<A: Instrument, B: Instrument> Instrument for (A, B) {
+/// Whatever watches a watched launch: the sanitizers, the recording, a
+/// parallel launch's marks, each if present. One type for all of them, so that
+/// the loop is compiled once for every watched launch (per wave width and CPU
+/// build) and still calls each instrument directly.
+#[derive(Default)]
+pub(super) struct Watch<'a> {
+    pub(super) sanitizer: Option<&'a mut Sanitizer>,
+    pub(super) recorder: Option<Recorder>,
+    pub(super) marks: Option<&'a mut Marks>,
+}
+
+impl Instrument for Watch<'_> {
     #[inline(always)]
     fn workgroup_begin(&mut self, linear: u64, group: [u32; 3], waves: usize) {
-        self.0.workgroup_begin(linear, group, waves);
-        self.1.workgroup_begin(linear, group, waves);
+        self.sanitizer.workgroup_begin(linear, group, waves);
+        self.recorder.workgroup_begin(linear, group, waves);
     }
     #[inline(always)]
     fn issue(&mut self, program: &Program, pc: usize, wave: usize, exec: u64) {
-        self.0.issue(program, pc, wave, exec);
-        self.1.issue(program, pc, wave, exec);
+        self.sanitizer.issue(program, pc, wave, exec);
+        self.recorder.issue(program, pc, wave, exec);
     }
     #[inline(always)]
     fn memory(&mut self, program: &Program, pc: usize, wave: usize, access: &Access<'_>) {
-        self.0.memory(program, pc, wave, access);
-        self.1.memory(program, pc, wave, access);
+        self.sanitizer.memory(program, pc, wave, access);
+        self.marks.memory(program, pc, wave, access);
     }
     #[inline(always)]
     fn wave_barrier(&mut self, wave: usize, exec: u64) {
-        self.0.wave_barrier(wave, exec);
-        self.1.wave_barrier(wave, exec);
+        self.sanitizer.wave_barrier(wave, exec);
     }
     #[inline(always)]
     fn barrier(&mut self) {
-        self.0.barrier();
-        self.1.barrier();
+        self.sanitizer.barrier();
     }
     #[inline(always)]
     fn worst(&mut self, pc: usize) -> Option<&mut WorstPhase> {
-        match self.0.worst(pc) {
-            Some(w) => Some(w),
-            None => self.1.worst(pc),
-        }
+        self.recorder.worst(pc)
     }
 }
 

@@ -48,12 +48,14 @@
 //! offsets while computing them (one block, one broadcast offset, or
 //! scattered); blocks and broadcasts are counted by formula and moved with one
 //! copy. The scheduler, the dispatch loop and its handlers are generic over
-//! the wave width and the instrument and `#[inline(always)]`; on x86-64 they
-//! are compiled twice, once inside a `#[target_feature(enable =
-//! "avx2,fma,bmi1,bmi2,lzcnt,popcnt")]` function used when the CPU reports
+//! the wave width and the instrument and `#[inline(always)]`; on x86-64 the
+//! plain launch's loop (instrument `()`) and the watched launches' loop
+//! (`instrument::Watch`) are compiled inside a `#[target_feature(enable
+//! = "avx2,fma,bmi1,bmi2,lzcnt,popcnt")]` function used when the CPU reports
 //! those features at run time (so `f32::mul_add` is one instruction instead of
 //! a library call, lane loops use 256-bit vectors and lane counts one
-//! `popcnt`), and once plainly for every other CPU. A worker's state
+//! `popcnt`), and the watched launches' loop once more plainly for every other CPU:
+//! three builds per wave width (see `Worker::run_groups`). A worker's state
 //! (`worker.rs`: registers, LDS, wave state, caches) is allocated once per
 //! [`Machine`] or pool thread and reused across launches ([`launch`] uses one
 //! machine per thread), never per workgroup or per instruction. The LDS is a
@@ -89,7 +91,7 @@ use crate::Kernel;
 use bind::{Geometry, Slot};
 use decode::Decoded;
 use groups::Groups;
-use instrument::Recorder;
+use instrument::{Recorder, Watch};
 use memory::Trap;
 use worker::{Job, Worker};
 
@@ -392,19 +394,21 @@ impl Machine {
             let groups = Groups::ordered(plan.order, plan.total, 0..plan.total);
             let recording = config.trace_workgroup.is_some() || config.worst_phases;
             let w = &mut self.worker;
-            // One instrumented build of the loop for every watched launch (the
-            // sanitizers, the recording or both), beside the plain one: each
-            // build of the loop is a large function, compiled per wave width
-            // and per CPU build.
+            // The watched launches (the sanitizers, the recording or both)
+            // share one build of the loop (see `Worker::run_groups`).
             match (watching || sanitizing, recording) {
-                (false, false) => w.run_groups::<W, ()>(plan, job, groups, &mut ())?,
+                (false, false) => w.run_groups::<W>(plan, job, groups, None)?,
                 (sanitizer, recording) => {
                     let n = program.insts.len();
                     let recorder = recording
                         .then(|| Recorder::new(config.worst_phases, config.trace_workgroup, n));
-                    let mut both = (sanitizer.then_some(&mut self.sanitizer), recorder);
-                    w.run_groups::<W, _>(plan, job, groups, &mut both)?;
-                    if let Some(recorder) = both.1 {
+                    let mut watch = Watch {
+                        sanitizer: sanitizer.then_some(&mut self.sanitizer),
+                        recorder,
+                        marks: None,
+                    };
+                    w.run_groups::<W>(plan, job, groups, Some(&mut watch))?;
+                    if let Some(recorder) = watch.recorder {
                         recorder.finish(&mut stats);
                     }
                 }

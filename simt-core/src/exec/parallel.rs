@@ -23,6 +23,7 @@
 
 use super::bind::{self, Slot};
 use super::groups::Groups;
+use super::instrument::Watch;
 use super::marks::{conflicting, merge_written, Marks};
 use super::memory::DramEvent;
 use super::worker::{Job, Worker};
@@ -106,7 +107,7 @@ pub(super) fn run<const W: usize>(
 ) -> Result<usize, Error> {
     let mut remaining = plan.config.instruction_budget;
     let first = Groups::ordered(Order::Normal, plan.total, 0..1);
-    main.run_groups::<W, ()>(plan, job(slots, stats, &mut remaining), first, &mut ())?;
+    main.run_groups::<W>(plan, job(slots, stats, &mut remaining), first, None)?;
     let rest = plan.total - 1;
     let expected = issued(stats).saturating_mul(rest);
     let units = plan.cache_units.max(1);
@@ -139,7 +140,7 @@ pub(super) fn run<const W: usize>(
         main.restore(checkpoint);
     }
     let rest = Groups::ordered(Order::Normal, plan.total, 1..plan.total);
-    main.run_groups::<W, ()>(plan, job(slots, stats, &mut remaining), rest, &mut ())?;
+    main.run_groups::<W>(plan, job(slots, stats, &mut remaining), rest, None)?;
     Ok(1)
 }
 
@@ -219,7 +220,15 @@ fn spread<const W: usize>(
             team: Some(team),
         };
         if main
-            .run_groups::<W, _>(plan, job, share(0), &mut main_marks)
+            .run_groups::<W>(
+                plan,
+                job,
+                share(0),
+                Some(&mut Watch {
+                    marks: Some(&mut main_marks),
+                    ..Watch::default()
+                }),
+            )
             .is_err()
         {
             team.stop();
@@ -283,7 +292,15 @@ fn work<const W: usize>(
                 remaining: &mut remaining.clone(),
                 team: Some(team),
             };
-            w.run_groups::<W, _>(plan, job, groups, &mut marks)
+            w.run_groups::<W>(
+                plan,
+                job,
+                groups,
+                Some(&mut Watch {
+                    marks: Some(&mut marks),
+                    ..Watch::default()
+                }),
+            )
         });
         if result.is_err() {
             team.stop();

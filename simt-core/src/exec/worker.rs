@@ -9,7 +9,7 @@
 use super::bind::Slot;
 use super::flow::SkipLog;
 use super::groups::Groups;
-use super::instrument::Instrument;
+use super::instrument::{Instrument, Watch};
 use super::memory::{BankTable, Caches, Lds, Trap};
 use super::ops::{Exec, Regs, Scratch};
 use super::parallel::Team;
@@ -154,26 +154,43 @@ impl Worker {
         self.skips = checkpoint.skips;
     }
 
-    /// Runs workgroups `groups` (linear indices, x fastest) in their order with
-    /// the best build of the interpreter the CPU allows, watched by `instr`.
-    pub(super) fn run_groups<const W: usize, I: Instrument>(
+    /// Runs workgroups `groups` (linear indices, x fastest) in their order,
+    /// watched by `instr` if any.
+    ///
+    /// The loop is compiled three times per wave width: a plain launch (no
+    /// instrument) runs the AVX2 + FMA build with `()`, whose hooks compile to
+    /// nothing; a watched launch runs the AVX2 + FMA build with [`Watch`],
+    /// which calls whichever instruments it holds; a CPU without those
+    /// features runs the baseline build with [`Watch`] for both, a plain
+    /// launch with an empty one. Unit tests of this crate build only the
+    /// baseline one, so that it is tested and the test build stays small; the
+    /// integration tests run the other two.
+    pub(super) fn run_groups<const W: usize>(
         &mut self,
         plan: &Plan<'_>,
         job: Job<'_, '_>,
         groups: Groups,
-        instr: &mut I,
+        instr: Option<&mut Watch<'_>>,
     ) -> Result<(), Error> {
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(test)))]
         if plan.fast {
             // SAFETY: `plan.fast` is true only when the CPU reported every feature
             // the function enables.
-            return unsafe { run_groups_avx2::<W, I>(self, plan, job, groups, instr) };
+            return unsafe {
+                match instr {
+                    None => run_groups_avx2::<W, ()>(self, plan, job, groups, &mut ()),
+                    Some(i) => run_groups_avx2::<W, Watch<'_>>(self, plan, job, groups, i),
+                }
+            };
         }
-        run_groups_plain::<W, I>(self, plan, job, groups, instr)
+        match instr {
+            Some(i) => run_groups_plain::<W>(self, plan, job, groups, i),
+            None => run_groups_plain::<W>(self, plan, job, groups, &mut Watch::default()),
+        }
     }
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(test)))]
 #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt,popcnt")]
 unsafe fn run_groups_avx2<const W: usize, I: Instrument>(
     w: &mut Worker,
@@ -185,14 +202,14 @@ unsafe fn run_groups_avx2<const W: usize, I: Instrument>(
     run_groups::<W, I>(w, plan, job, groups, instr)
 }
 
-fn run_groups_plain<const W: usize, I: Instrument>(
+fn run_groups_plain<const W: usize>(
     w: &mut Worker,
     plan: &Plan<'_>,
     job: Job<'_, '_>,
     groups: Groups,
-    instr: &mut I,
+    instr: &mut Watch<'_>,
 ) -> Result<(), Error> {
-    run_groups::<W, I>(w, plan, job, groups, instr)
+    run_groups::<W, Watch<'_>>(w, plan, job, groups, instr)
 }
 
 /// Runs workgroups `groups`: the scheduler around [`Exec::run`].
