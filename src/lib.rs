@@ -9,7 +9,7 @@ pub use simt_macros::simt_kernel;
 /// brings the front end, and syn, into the program).
 #[cfg(feature = "text")]
 pub use simt_front::{
-    compile, compile_file, compile_rust_file, Diagnostics, Help, Kind, Place, PlacedLabel,
+    compile, compile_file, compile_file_with, compile_rust_file, Diagnostics, Help, Kind, Place, PlacedLabel,
     TextDiagnostic,
 };
 

@@ -19,6 +19,8 @@ Examples:
       Picks one of several kernels, gives its scalars, reads `x` from a .npy
       file and `y` from raw little-endian bytes, and writes every `&mut`
       buffer after the launch to out/NAME.npy.
+  simt run transpose.simt --kernel transpose --const PAD=1 --groups 4x4 --size 32x8 --arg n=128
+      Runs the template `transpose<const PAD: u32>` with PAD = 1.
   generate-kernel > gen.simt && simt run gen.simt --groups 1 --size 64 --json gen.json
       Runs a kernel that a program printed, and writes the report's JSON.
 
@@ -59,6 +61,11 @@ pub enum Command {
     Check {
         /// The kernel file.
         file: PathBuf,
+        /// A constant of the templates the file leaves without instances:
+        /// each template whose constants are all given is checked as one
+        /// kernel of its own name.
+        #[arg(long = "const", value_name = "NAME=VALUE", value_parser = parse_assignment)]
+        consts: Vec<(String, String)>,
     },
     /// Runs one kernel of FILE and prints its counters table and its listing
     /// per source line with hints.
@@ -75,6 +82,11 @@ pub struct Run {
     /// The kernel to run; needed when the file holds several.
     #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,
+    /// A constant of the templates the file leaves without instances (a
+    /// constant expression): each template whose constants are all given
+    /// runs as one kernel of its own name.
+    #[arg(long = "const", value_name = "NAME=VALUE", value_parser = parse_assignment)]
+    pub consts: Vec<(String, String)>,
     /// Workgroups in the grid: `N`, or `XxY` or `XxYxZ` for more dimensions.
     #[arg(long, value_name = "N", value_parser = parse_shape)]
     pub groups: Dim3,

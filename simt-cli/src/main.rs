@@ -21,7 +21,7 @@ const USAGE: u8 = 2;
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Check { file } => check(&file),
+        Command::Check { file, consts } => check(&file, &consts),
         Command::Run(options) => run::run(&options),
     }
 }
@@ -40,18 +40,18 @@ fn failure(message: &str) -> ExitCode {
 
 /// Compiles every kernel of `file`, or prints why not: its diagnostics (in
 /// colour on a terminal, unless `NO_COLOR` is set) or why it cannot be read.
-fn compile(file: &Path) -> Result<Vec<simt::core::Kernel>, ExitCode> {
+fn compile(file: &Path, consts: &[(String, String)]) -> Result<Vec<simt::core::Kernel>, ExitCode> {
     let source = std::fs::read_to_string(file)
         .map_err(|e| failure(&format!("cannot read {}: {e}", file.display())))?;
-    simt_front::compile_file(&file.display().to_string(), &source).map_err(|diagnostics| {
+    simt_front::compile_file_with(&file.display().to_string(), &source, consts).map_err(|diagnostics| {
         let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
         eprint!("{}", diagnostics.render(colour));
         ExitCode::FAILURE
     })
 }
 
-fn check(file: &Path) -> ExitCode {
-    match compile(file) {
+fn check(file: &Path, consts: &[(String, String)]) -> ExitCode {
+    match compile(file, consts) {
         Ok(kernels) => {
             for kernel in &kernels {
                 cli::print(format!("{}\n", summary(kernel.program())));

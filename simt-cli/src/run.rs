@@ -15,7 +15,7 @@ use std::time::Instant;
 
 /// Runs `options`' kernel; prints what the report prints for it.
 pub fn run(options: &Run) -> ExitCode {
-    let kernels = match compile(&options.file) {
+    let kernels = match compile(&options.file, &options.consts) {
         Ok(kernels) => kernels,
         Err(status) => return status,
     };

@@ -441,3 +441,48 @@ kernel tile(out: &mut [u32]) {
     assert_eq!(out.code, Some(2), "{}", out.stderr);
     assert_has(&out.stderr, "expected N, XxY or XxYxZ");
 }
+
+/// A template the file leaves without instances runs with its constants
+/// from `--const`, under its own name; each value makes another kernel.
+#[test]
+fn const_gives_a_template_its_constants() {
+    let dir = Scratch::new("template");
+    dir.write(
+        "pitched.simt",
+        "const BASE = 100;\n\
+         kernel pitched<const PITCH: u32>(out: &mut [u32]) {\n\
+         \x20   lds tile: [u32; 32 * PITCH];\n\
+         \x20   vreg v, j;\n\
+         \x20   v_mul_u32 j, lane_id, PITCH\n\
+         \x20   lds_store tile[j], lane_id\n\
+         \x20   lds_load v, tile[j]\n\
+         \x20   v_add_u32 v, v, BASE\n\
+         \x20   global_store out[global_id.x], v\n\
+         }\n",
+    );
+    let base = ["run", "pitched.simt", "--groups", "1", "--size", "32", "--out-dir", "o"];
+    for (pitch, conflict_cycles) in [("32", "62"), ("BASE / 3", "0")] {
+        let out = simt(
+            dir.path(),
+            &[&base[..], &["--const", &format!("PITCH={pitch}")]].concat(),
+        );
+        assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+        // Stride 32 words: every lane in bank 0, 31 cycles on the store and
+        // 31 on the load; stride 33 (100 / 3): no two lanes share a bank.
+        let row = table_row(&out.stdout, "pitched");
+        assert_eq!(cell(&row, "lds conflict cyc"), conflict_cycles, "{}", out.stdout);
+        let values: Vec<u32> = read_npy(&dir.path().join("o/out.npy"));
+        assert_eq!(values, (100..132).collect::<Vec<u32>>());
+    }
+    // Without its constants the template is no kernel, and a constant no
+    // template declares is an error of its own.
+    let out = simt(dir.path(), &base);
+    assert_eq!(out.code, Some(1));
+    assert_has(&out.stderr, "`pitched` is a template and nothing instantiates it");
+    let out = simt(
+        dir.path(),
+        &[&base[..], &["--const", "PITCH=32", "--const", "PAD=1"]].concat(),
+    );
+    assert_eq!(out.code, Some(1));
+    assert_has(&out.stderr, "`--const PAD=...` sets no constant");
+}

@@ -157,6 +157,18 @@ fn race_free(attr: &Attribute) -> Result<RaceFree, Box<Diagnostic>> {
 
 /// `#[workgroup_size(x)]`, `(x, y)` or `(x, y, z)`: positive integers whose
 /// product is a workgroup the machine allows.
+/// A workgroup dimension: an integer literal, or a constant that stands for
+/// one.
+fn dimension(input: syn::parse::ParseStream) -> syn::Result<LitInt> {
+    if let Some((id, _)) = input.cursor().ident() {
+        if let Some((syn::Lit::Int(lit), None)) = crate::consts::value(&id) {
+            input.step(|c| Ok(((), c.ident().map_or(*c, |(_, rest)| rest))))?;
+            return Ok(lit);
+        }
+    }
+    input.parse()
+}
+
 fn workgroup_size(attr: &Attribute) -> Result<[u32; 3], Box<Diagnostic>> {
     let usage = "write `#[workgroup_size(x)]`, `#[workgroup_size(x, y)]` or `#[workgroup_size(x, y, z)]` with positive integers";
     let Meta::List(list) = &attr.meta else {
@@ -166,7 +178,9 @@ fn workgroup_size(attr: &Attribute) -> Result<[u32; 3], Box<Diagnostic>> {
         ));
     };
     let dims = list
-        .parse_args_with(Punctuated::<LitInt, Token![,]>::parse_terminated)
+        .parse_args_with(|input: syn::parse::ParseStream| {
+            Punctuated::<LitInt, Token![,]>::parse_terminated_with(input, dimension)
+        })
         .map_err(|e| {
             let mut d = Diagnostic::from(e);
             d.kind = Kind::Attribute;

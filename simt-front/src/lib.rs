@@ -15,6 +15,7 @@
 pub mod ast;
 mod attrs;
 mod check;
+mod consts;
 mod contracts;
 mod diagnostic;
 mod literal;
@@ -31,7 +32,7 @@ pub use diagnostic::{Diagnostic, Help, Kind, Label, Location};
 pub use parse::{parse, Parsed, MAX_EXPR_DEPTH};
 pub use suggest::CONTROL;
 pub use text::{
-    compile, compile_file, compile_rust_file, Diagnostics, Place, PlacedLabel, TextDiagnostic,
+    compile, compile_file, compile_file_with, compile_rust_file, Diagnostics, Place, PlacedLabel, TextDiagnostic,
 };
 pub use words::is_reserved;
 
@@ -70,7 +71,19 @@ pub struct Checks {
 /// Parses and checks every kernel of `tokens`. Never panics: every problem is
 /// an error at the offending token.
 pub fn check_tokens(tokens: TokenStream) -> Checks {
-    let (parsed, mut errors) = parse::parse(tokens);
+    check_with(tokens, &[])
+}
+
+/// [`check_tokens`] with values for the constants of templates that nothing
+/// in `tokens` instantiates (`--const NAME=VALUE` on the command line): each
+/// template whose constants are all given becomes a kernel of its own name.
+pub fn check_with(tokens: TokenStream, given: &[(String, String)]) -> Checks {
+    let mut expanded = consts::expand(tokens, given);
+    let tokens = std::mem::take(&mut expanded.tokens);
+    let mut errors = std::mem::take(&mut expanded.errors);
+    let (parsed, syntax) = parse::parse_in(tokens, Some(&expanded));
+    errors.extend(syntax);
+    let instances = &expanded.instances;
     let mut kernels = Vec::new();
     let mut defined: HashMap<String, Span> = HashMap::new();
     for Parsed {
@@ -103,20 +116,22 @@ pub fn check_tokens(tokens: TokenStream) -> Checks {
                 format!("a kernel named `{CRATE}` would shadow the `{CRATE}` crate (the kernel's module is named after it, and `use {CRATE}::...` becomes ambiguous); choose another name"),
             ));
         } else {
-            defined.insert(name, kernel.name.span());
+            defined.insert(name.clone(), kernel.name.span());
         }
-        let program = if syntax.is_empty() {
+        let (program, mut found) = if syntax.is_empty() {
             match check::check(&kernel) {
-                Ok(program) => Some(program),
-                Err(e) => {
-                    errors.extend(bounded(e));
-                    None
-                }
+                Ok(program) => (Some(program), Vec::new()),
+                Err(e) => (None, bounded(e)),
             }
         } else {
-            errors.extend(bounded(syntax));
-            None
+            (None, bounded(syntax))
         };
+        if let Some(note) = instances.get(&name) {
+            for d in &mut found {
+                d.notes.push(note.clone());
+            }
+        }
+        errors.extend(found);
         kernels.push(Checked {
             kernel,
             program,

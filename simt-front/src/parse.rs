@@ -14,7 +14,7 @@
 //! call such as `get_global_id(0)`) are reported where they are and parsed as
 //! what was meant, so that what follows is read as intended.
 
-use super::{attrs, suggest, words};
+use super::{attrs, consts, suggest, words};
 use crate::ast::{
     BinOp, Contract, Expr, Instruction, Kernel, LdsDecl, Operand, Param, ParamType, RegClass,
     RegDecl, Stmt,
@@ -45,11 +45,20 @@ pub struct Parsed {
 /// Parses every kernel of an invocation. Kernels whose header does not parse
 /// are left out and their errors returned.
 pub fn parse(tokens: TokenStream) -> (Vec<Parsed>, Vec<Diagnostic>) {
+    parse_in(tokens, None)
+}
+
+/// [`parse`] of an invocation [`consts::expand`] resolved, each kernel with
+/// the constants in scope in it.
+pub(crate) fn parse_in(
+    tokens: TokenStream,
+    scopes: Option<&consts::Expanded>,
+) -> (Vec<Parsed>, Vec<Diagnostic>) {
     let mut errors = Vec::new();
     let parser = |input: ParseStream| {
         let mut kernels = Vec::new();
         while !input.is_empty() {
-            match kernel(input) {
+            match kernel(input, scopes) {
                 Ok(k) => kernels.push(k),
                 Err(e) => {
                     errors.push(e.into());
@@ -68,7 +77,7 @@ pub fn parse(tokens: TokenStream) -> (Vec<Parsed>, Vec<Diagnostic>) {
     }
 }
 
-fn kernel(input: ParseStream) -> Result<Parsed> {
+fn kernel(input: ParseStream, scopes: Option<&consts::Expanded>) -> Result<Parsed> {
     let attrs = input.call(Attribute::parse_outer)?;
     let vis: Visibility = input.parse()?;
     let keyword = input
@@ -86,6 +95,7 @@ fn kernel(input: ParseStream) -> Result<Parsed> {
         ));
     }
     let name: Ident = input.parse()?;
+    consts::enter(scopes.map_or_else(Default::default, |s| s.scope(&name.unraw().to_string())));
     let content;
     parenthesized!(content in input);
     let params: Vec<Param> = all(&content, |c| {
@@ -389,6 +399,23 @@ fn stmt(
             .into());
     };
     let text = word.to_string();
+    if text == "const" {
+        let tokens = input.step(|cursor| {
+            let mut rest = *cursor;
+            let mut out = Vec::new();
+            while let Some((tt, next)) = rest.token_tree() {
+                rest = next;
+                let end = matches!(&tt, TokenTree::Punct(p) if p.as_char() == ';');
+                out.push(tt);
+                if end {
+                    break;
+                }
+            }
+            Ok((out, rest))
+        })?;
+        consts::define_in_body(tokens).map_err(Box::new)?;
+        return Ok(None);
+    }
     let nested = match input.cursor().ident().and_then(|(_, rest)| rest.ident()) {
         Some((next, _)) => text == "pub" && next == "kernel" || text == "kernel",
         None => text == "pub",
@@ -767,7 +794,21 @@ fn operand(input: ParseStream, in_index: bool, errors: &mut Vec<Diagnostic>) -> 
 
 /// Whether a constant expression starts here.
 fn starts_number(input: ParseStream) -> bool {
-    input.peek(Token![-]) || input.peek(LitInt) || input.peek(LitFloat) || input.peek(token::Paren)
+    input.peek(Token![-])
+        || input.peek(LitInt)
+        || input.peek(LitFloat)
+        || input.peek(token::Paren)
+        || constant(input).is_some()
+}
+
+/// The constant whose name is next, as the literal it stands for.
+fn constant(input: ParseStream) -> Option<(syn::Lit, Option<Span>)> {
+    consts::value(&input.cursor().ident()?.0)
+}
+
+/// Takes the constant's name [`constant`] saw.
+fn skip_word(input: ParseStream) -> Result<()> {
+    input.call(Ident::parse_any).map(|_| ())
 }
 
 /// `buf.byte[i]`: only `.bytes` may come between a buffer and its index.
@@ -963,6 +1004,12 @@ fn skip_op(input: ParseStream, op: BinOp) -> Result<()> {
 /// rustc gives the macro.
 pub const MAX_EXPR_DEPTH: usize = 256;
 
+/// A constant expression that is the whole of `input` (a named constant's
+/// value).
+pub(crate) fn whole_const_expr(input: ParseStream) -> Result<Expr> {
+    all(input, const_expr)
+}
+
 /// A constant expression: see [`expr`].
 fn const_expr(input: ParseStream) -> Result<Expr> {
     expr(input, 0, 0, false).map(|(e, _)| e)
@@ -996,7 +1043,7 @@ fn expr(input: ParseStream, min: u8, depth: usize, index: bool) -> Result<(Expr,
                 minus: Some(minus.span),
             };
             (lit, 0)
-        } else if input.peek(token::Paren) || input.peek(Token![-]) {
+        } else if input.peek(token::Paren) || input.peek(Token![-]) || constant(input).is_some() {
             let (e, h) = expr(input, 6, depth + 1, false)?;
             (Expr::Neg(Box::new(e), minus.span), h + 1)
         } else {
@@ -1013,6 +1060,9 @@ fn expr(input: ParseStream, min: u8, depth: usize, index: bool) -> Result<(Expr,
             minus: None,
         };
         (lit, 0)
+    } else if let Some((lit, minus)) = constant(input) {
+        skip_word(input)?;
+        (Expr::Lit { lit, minus }, 0)
     } else {
         return Err(input.error("expected a number"));
     };

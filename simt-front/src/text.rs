@@ -27,7 +27,20 @@ pub fn compile(source: &str) -> Result<Kernel, Diagnostics> {
 /// Compiles every kernel of `source`, the text of the file `file` (which the
 /// kernels' programs and the diagnostics name).
 pub fn compile_file(file: &str, source: &str) -> Result<Vec<Kernel>, Diagnostics> {
-    compile_in(file, source, |tokens| vec![tokens])
+    compile_file_with(file, source, &[])
+}
+
+/// [`compile_file`] with values for the constants of the templates the file
+/// leaves without instances (`simt run --const PAD=1`): each template whose
+/// constants `consts` all give (as `(NAME, VALUE)`, the value a constant
+/// expression) becomes one kernel of its own name; a name no such template
+/// declares is an error.
+pub fn compile_file_with(
+    file: &str,
+    source: &str,
+    consts: &[(String, String)],
+) -> Result<Vec<Kernel>, Diagnostics> {
+    compile_in(file, source, consts, |tokens| vec![tokens])
 }
 
 /// Compiles the kernels of every `simt_kernel!` invocation in `source`, the
@@ -36,7 +49,7 @@ pub fn compile_file(file: &str, source: &str) -> Result<Vec<Kernel>, Diagnostics
 /// located in the whole file (so `file:line:column` are rustc's). Text outside
 /// the invocations is only tokenized, never checked.
 pub fn compile_rust_file(file: &str, source: &str) -> Result<Vec<Kernel>, Diagnostics> {
-    compile_in(file, source, |tokens| {
+    compile_in(file, source, &[], |tokens| {
         let mut bodies = Vec::new();
         invocations(tokens, &mut bodies);
         bodies
@@ -48,6 +61,7 @@ pub fn compile_rust_file(file: &str, source: &str) -> Result<Vec<Kernel>, Diagno
 fn compile_in(
     file: &str,
     source: &str,
+    given: &[(String, String)],
     units: impl FnOnce(TokenStream) -> Vec<TokenStream>,
 ) -> Result<Vec<Kernel>, Diagnostics> {
     let result = match source.parse::<TokenStream>() {
@@ -60,7 +74,7 @@ fn compile_in(
             let mut kernels = Vec::new();
             let mut errors = Vec::new();
             for unit in units(tokens) {
-                let checks = crate::check_tokens(unit);
+                let checks = crate::check_with(unit, given);
                 errors.extend(checks.errors);
                 kernels.extend(checks.kernels.into_iter().filter_map(|c| c.program));
             }

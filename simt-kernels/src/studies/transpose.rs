@@ -35,10 +35,10 @@ simt::simt_kernel! {
         endloop more
     }
 
-    /// The transpose through a `[32][32]` LDS tile: rows in, barrier, columns out,
-    /// so both global sides are coalesced, but a tile column is 32 words of one bank.
-    pub kernel transpose_lds(input: &[f32], out: &mut [f32], n: u32) {
-        lds tile: [f32; 1024];
+    /// The transpose through an LDS tile of 32 rows of `PITCH` words: rows in,
+    /// barrier, columns out, so both global sides are coalesced.
+    kernel transpose_tile<const PITCH: u32>(input: &[f32], out: &mut [f32], n: u32) {
+        lds tile: [f32; 32 * PITCH];
         vreg row, col, at, slot, v;
         sreg step;
         mreg more;
@@ -49,7 +49,7 @@ simt::simt_kernel! {
             v_mad_u32    row, group_id.y, 32, slot
             v_mad_u32    at, row, n, col
             global_load  v, input[at]
-            v_mad_u32    slot, slot, 32, local_id.x
+            v_mad_u32    slot, slot, PITCH, local_id.x
             lds_store    tile[slot], v
             s_add_u32    step, step, 8
             s_cmp_lt_u32 more, step, 32
@@ -60,7 +60,7 @@ simt::simt_kernel! {
         loop
             v_add_u32    slot, local_id.y, step
             v_mad_u32    row, group_id.x, 32, slot
-            v_mad_u32    slot, local_id.x, 32, slot
+            v_mad_u32    slot, local_id.x, PITCH, slot
             lds_load     v, tile[slot]
             v_mad_u32    at, row, n, col
             global_store out[at], v
@@ -69,39 +69,12 @@ simt::simt_kernel! {
         endloop more
     }
 
-    /// `transpose_lds` with tile rows of 33 words: word `(r, c)` is in bank
-    /// `(33 r + c) % 32`, so a column's 32 words are in 32 different banks.
-    pub kernel transpose_padded(input: &[f32], out: &mut [f32], n: u32) {
-        lds tile: [f32; 1056];
-        vreg row, col, at, slot, v;
-        sreg step;
-        mreg more;
-        v_mad_u32 col, group_id.x, 32, local_id.x
-        s_mov     step, 0
-        loop
-            v_add_u32    slot, local_id.y, step
-            v_mad_u32    row, group_id.y, 32, slot
-            v_mad_u32    at, row, n, col
-            global_load  v, input[at]
-            v_mad_u32    slot, slot, 33, local_id.x
-            lds_store    tile[slot], v
-            s_add_u32    step, step, 8
-            s_cmp_lt_u32 more, step, 32
-        endloop more
-        barrier
-        v_mad_u32 col, group_id.y, 32, local_id.x
-        s_mov     step, 0
-        loop
-            v_add_u32    slot, local_id.y, step
-            v_mad_u32    row, group_id.x, 32, slot
-            v_mad_u32    slot, local_id.x, 33, slot
-            lds_load     v, tile[slot]
-            v_mad_u32    at, row, n, col
-            global_store out[at], v
-            s_add_u32    step, step, 8
-            s_cmp_lt_u32 more, step, 32
-        endloop more
-    }
+    /// Tile rows of 32 words: a tile column is 32 words of one bank.
+    pub kernel transpose_lds = transpose_tile<PITCH = 32>;
+
+    /// Tile rows of 33 words: word `(r, c)` is in bank `(33 r + c) % 32`, so a
+    /// column's 32 words are in 32 different banks.
+    pub kernel transpose_padded = transpose_tile<PITCH = 33>;
 }
 
 /// The scalar oracle.
