@@ -9,8 +9,8 @@ pub use simt_macros::simt_kernel;
 /// brings the front end, and syn, into the program).
 #[cfg(feature = "text")]
 pub use simt_front::{
-    compile, compile_file, compile_file_with, compile_rust_file, Diagnostics, Help, Kind, Place, PlacedLabel,
-    TextDiagnostic,
+    compile, compile_file, compile_file_with, compile_rust_file, Diagnostics, Help, Kind, Place,
+    PlacedLabel, TextDiagnostic,
 };
 
 /// The kernel language, its operands and every instruction (`docs/language.md`).

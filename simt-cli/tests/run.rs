@@ -460,7 +460,16 @@ fn const_gives_a_template_its_constants() {
          \x20   global_store out[global_id.x], v\n\
          }\n",
     );
-    let base = ["run", "pitched.simt", "--groups", "1", "--size", "32", "--out-dir", "o"];
+    let base = [
+        "run",
+        "pitched.simt",
+        "--groups",
+        "1",
+        "--size",
+        "32",
+        "--out-dir",
+        "o",
+    ];
     for (pitch, conflict_cycles) in [("32", "62"), ("BASE / 3", "0")] {
         let out = simt(
             dir.path(),
@@ -470,7 +479,12 @@ fn const_gives_a_template_its_constants() {
         // Stride 32 words: every lane in bank 0, 31 cycles on the store and
         // 31 on the load; stride 33 (100 / 3): no two lanes share a bank.
         let row = table_row(&out.stdout, "pitched");
-        assert_eq!(cell(&row, "lds conflict cyc"), conflict_cycles, "{}", out.stdout);
+        assert_eq!(
+            cell(&row, "lds conflict cyc"),
+            conflict_cycles,
+            "{}",
+            out.stdout
+        );
         let values: Vec<u32> = read_npy(&dir.path().join("o/out.npy"));
         assert_eq!(values, (100..132).collect::<Vec<u32>>());
     }
@@ -478,7 +492,10 @@ fn const_gives_a_template_its_constants() {
     // template declares is an error of its own.
     let out = simt(dir.path(), &base);
     assert_eq!(out.code, Some(1));
-    assert_has(&out.stderr, "`pitched` is a template and nothing instantiates it");
+    assert_has(
+        &out.stderr,
+        "`pitched` is a template and nothing instantiates it",
+    );
     let out = simt(
         dir.path(),
         &[&base[..], &["--const", "PITCH=32", "--const", "PAD=1"]].concat(),

@@ -32,7 +32,8 @@ pub use diagnostic::{Diagnostic, Help, Kind, Label, Location};
 pub use parse::{parse, Parsed, MAX_EXPR_DEPTH};
 pub use suggest::CONTROL;
 pub use text::{
-    compile, compile_file, compile_file_with, compile_rust_file, Diagnostics, Place, PlacedLabel, TextDiagnostic,
+    compile, compile_file, compile_file_with, compile_rust_file, Diagnostics, Place, PlacedLabel,
+    TextDiagnostic,
 };
 pub use words::is_reserved;
 
