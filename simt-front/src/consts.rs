@@ -67,12 +67,15 @@ pub(crate) fn value(name: &Ident) -> Option<(syn::Lit, Option<Span>)> {
 
 /// Parses a `const` definition of a kernel's body (`input` at `const`) and
 /// adds it to the scope.
-pub(crate) fn define_in_body(tokens: Vec<TokenTree>) -> Result<(), Diagnostic> {
+pub(crate) fn define_in_body(tokens: Vec<TokenTree>) -> Result<(), Box<Diagnostic>> {
     let mut env = SCOPE.with(|s| s.borrow().clone());
     let mut errors = Vec::new();
     define(&mut env, const_def(&tokens), &mut errors);
     SCOPE.with(|s| *s.borrow_mut() = env);
-    errors.into_iter().next().map_or(Ok(()), Err)
+    errors
+        .into_iter()
+        .next()
+        .map_or(Ok(()), |e| Err(Box::new(e)))
 }
 
 impl Env {
@@ -149,7 +152,7 @@ pub(crate) fn expand(tokens: TokenStream, given: &[(String, String)]) -> Expande
         match classify(&item) {
             Shape::Template(at) => match template(&item, at) {
                 Ok(t) => templates.push(t),
-                Err(e) => errors.push(e),
+                Err(e) => errors.push(*e),
             },
             Shape::Instance(at) => match instance(&item, at, &env, &mut templates) {
                 Ok((tokens, name, note, scope)) => {
@@ -157,7 +160,7 @@ pub(crate) fn expand(tokens: TokenStream, given: &[(String, String)]) -> Expande
                     scopes.insert(name, scope);
                     out.extend(tokens);
                 }
-                Err(e) => errors.push(e),
+                Err(e) => errors.push(*e),
             },
             Shape::Plain => out.extend(item),
         }
@@ -181,7 +184,7 @@ pub(crate) fn expand(tokens: TokenStream, given: &[(String, String)]) -> Expande
             .params
             .iter()
             .filter_map(|(p, _)| {
-                let value = &given.iter().find(|(n, _)| *n == p.unraw().to_string())?.1;
+                let value = &given.iter().find(|(n, _)| p.unraw() == n)?.1;
                 let tokens: TokenStream = value.parse().ok()?;
                 Some((p.clone(), respan(tokens.into_iter().collect(), p.span())))
             })
@@ -194,7 +197,7 @@ pub(crate) fn expand(tokens: TokenStream, given: &[(String, String)]) -> Expande
                     scopes.insert(name.unraw().to_string(), scope);
                     out.extend(tokens);
                 }
-                Err(e) => errors.push(e),
+                Err(e) => errors.push(*e),
             }
             continue;
         }
@@ -283,7 +286,7 @@ struct ConstDef {
 
 /// `item` as a constant's definition, if it starts with `const`; a malformed
 /// one is a definition with no name (reported by [`define`]).
-fn const_item(item: &[TokenTree]) -> Option<Result<ConstDef, Diagnostic>> {
+fn const_item(item: &[TokenTree]) -> Option<Result<ConstDef, Box<Diagnostic>>> {
     let start = after_header(item);
     if !is_word(item.get(start), "const") {
         return None;
@@ -292,7 +295,7 @@ fn const_item(item: &[TokenTree]) -> Option<Result<ConstDef, Diagnostic>> {
 }
 
 /// Parses `const NAME (: TYPE)? = VALUE ;` (with or without the `;`).
-fn const_def(tokens: &[TokenTree]) -> Result<ConstDef, Diagnostic> {
+fn const_def(tokens: &[TokenTree]) -> Result<ConstDef, Box<Diagnostic>> {
     let at = tokens[0].span();
     let error = |span: Span, what: &str| {
         Diagnostic::new(
@@ -304,10 +307,10 @@ fn const_def(tokens: &[TokenTree]) -> Result<ConstDef, Diagnostic> {
     let name = match tokens.get(1) {
         Some(TokenTree::Ident(id)) => id.clone(),
         other => {
-            return Err(error(
+            return Err(Box::new(error(
                 other.map_or(at, TokenTree::span),
                 "the constant's name",
-            ))
+            )))
         }
     };
     let mut i = 2;
@@ -315,22 +318,22 @@ fn const_def(tokens: &[TokenTree]) -> Result<ConstDef, Diagnostic> {
     if is_punct(tokens.get(i), ':') {
         match tokens.get(i + 1) {
             Some(TokenTree::Ident(t)) => ty = Some(t.clone()),
-            other => return Err(error(other.map_or(at, TokenTree::span), "a type")),
+            other => return Err(Box::new(error(other.map_or(at, TokenTree::span), "a type"))),
         }
         i += 2;
     }
     if !is_punct(tokens.get(i), '=') {
-        return Err(error(
+        return Err(Box::new(error(
             tokens.get(i).map_or(name.span(), TokenTree::span),
             "`=`",
-        ));
+        )));
     }
     let mut value: Vec<TokenTree> = tokens[i + 1..].to_vec();
     if is_punct(value.last(), ';') {
         value.pop();
     }
     if value.is_empty() {
-        return Err(error(tokens[i].span(), "a value after `=`"));
+        return Err(Box::new(error(tokens[i].span(), "a value after `=`")));
     }
     Ok(ConstDef {
         name,
@@ -341,10 +344,10 @@ fn const_def(tokens: &[TokenTree]) -> Result<ConstDef, Diagnostic> {
 }
 
 /// Evaluates a definition in `env` and adds it there.
-fn define(env: &mut Env, def: Result<ConstDef, Diagnostic>, errors: &mut Vec<Diagnostic>) {
+fn define(env: &mut Env, def: Result<ConstDef, Box<Diagnostic>>, errors: &mut Vec<Diagnostic>) {
     let def = match def {
         Ok(def) => def,
-        Err(e) => return errors.push(e),
+        Err(e) => return errors.push(*e),
     };
     let name = def.name.unraw().to_string();
     if crate::words::is_reserved(&name) {
@@ -356,7 +359,7 @@ fn define(env: &mut Env, def: Result<ConstDef, Diagnostic>, errors: &mut Vec<Dia
     }
     match evaluate(&def.value, def.ty.as_ref(), env, def.at) {
         Ok(value) => env.define(name, value),
-        Err(e) => errors.push(e),
+        Err(e) => errors.push(*e),
     }
 }
 
@@ -367,13 +370,13 @@ fn evaluate(
     ty: Option<&Ident>,
     env: &Env,
     at: Span,
-) -> Result<Vec<TokenTree>, Diagnostic> {
+) -> Result<Vec<TokenTree>, Box<Diagnostic>> {
     if let Some(unknown) = first_unknown(value, env) {
-        return Err(Diagnostic::new(
+        return Err(Box::new(Diagnostic::new(
             Kind::UnknownName,
             Location::token(unknown.span()),
             format!("no constant `{unknown}` is defined before this value"),
-        ));
+        )));
     }
     let tokens: TokenStream = value.iter().cloned().collect();
     enter(env.clone());
@@ -398,10 +401,10 @@ fn evaluate(
         (Some("i32"), Number::Int(v)) => i32::try_from(*v).is_ok(),
         (Some("u32" | "i32"), Number::Float(_)) => false,
         (Some(other), _) => {
-            return Err(immediate(
+            return Err(Box::new(immediate(
                 ty.map_or(at, Ident::span),
                 format!("a constant's type is `u32`, `i32` or `f32`, not `{other}`"),
-            ))
+            )))
         }
     };
     if !fits {
@@ -410,10 +413,10 @@ fn evaluate(
             Number::Int(v) => v.to_string(),
             Number::Float(f) => format!("{f:?}"),
         };
-        return Err(immediate(
+        return Err(Box::new(immediate(
             first,
             format!("this value, {shown}, is not a `{ty}`"),
-        ));
+        )));
     }
     let single = match value {
         [TokenTree::Literal(_)] => true,
@@ -486,7 +489,7 @@ fn classify(item: &[TokenTree]) -> Shape {
 }
 
 /// A template's header: `<const P: u32, ...>` after its name.
-fn template(item: &[TokenTree], at: usize) -> Result<Template, Diagnostic> {
+fn template(item: &[TokenTree], at: usize) -> Result<Template, Box<Diagnostic>> {
     let name = match &item[at + 1] {
         TokenTree::Ident(id) => id.clone(),
         _ => unreachable_shape(item[at].span())?,
@@ -504,11 +507,11 @@ fn template(item: &[TokenTree], at: usize) -> Result<Template, Diagnostic> {
                 params.push((p.clone(), Some(ty.clone())))
             }
             _ => {
-                return Err(Diagnostic::new(
+                return Err(Box::new(Diagnostic::new(
                     Kind::Syntax,
                     Location::token(part[0].span()),
                     "a template's parameters are constants: `<const PAD: u32, const N: u32>`",
-                ))
+                )))
             }
         }
     }
@@ -522,16 +525,16 @@ fn template(item: &[TokenTree], at: usize) -> Result<Template, Diagnostic> {
 }
 
 /// A shape `classify` ruled out.
-fn unreachable_shape<T>(at: Span) -> Result<T, Diagnostic> {
-    Err(Diagnostic::new(
+fn unreachable_shape<T>(at: Span) -> Result<T, Box<Diagnostic>> {
+    Err(Box::new(Diagnostic::new(
         Kind::Syntax,
         Location::token(at),
         "expected a kernel's name",
-    ))
+    )))
 }
 
 /// The tokens between the `<` at `open` and its `>`, and the `>`'s index.
-fn angle(item: &[TokenTree], open: usize) -> Result<(&[TokenTree], usize), Diagnostic> {
+fn angle(item: &[TokenTree], open: usize) -> Result<(&[TokenTree], usize), Box<Diagnostic>> {
     let close = (open + 1..item.len())
         .find(|&k| is_punct(item.get(k), '>'))
         .ok_or_else(|| {
@@ -550,7 +553,7 @@ fn instance(
     at: usize,
     env: &Env,
     templates: &mut [Template],
-) -> Result<(TokenStream, String, String, Env), Diagnostic> {
+) -> Result<(TokenStream, String, String, Env), Box<Diagnostic>> {
     let name = match &item[at + 1] {
         TokenTree::Ident(id) => id.clone(),
         _ => unreachable_shape(item[at].span())?,
@@ -563,26 +566,26 @@ fn instance(
         )
     };
     let Some(TokenTree::Ident(of)) = item.get(at + 3) else {
-        return Err(form());
+        return Err(Box::new(form()));
     };
     if !is_punct(item.get(at + 4), '<') {
-        return Err(form());
+        return Err(Box::new(form()));
     }
     let (inside, close) = angle(item, at + 4)?;
     let trailing = &item[close + 1..];
     if !(trailing.is_empty() || trailing.len() == 1 && is_punct(trailing.first(), ';')) {
-        return Err(Diagnostic::new(
+        return Err(Box::new(Diagnostic::new(
             Kind::Syntax,
             Location::token(trailing[0].span()),
             "expected `;` after the instance",
-        ));
+        )));
     }
     let Some(t) = templates.iter_mut().find(|t| t.name == *of) else {
-        return Err(Diagnostic::new(
+        return Err(Box::new(Diagnostic::new(
             Kind::UnknownName,
             Location::token(of.span()),
             format!("no template `{of}` is defined before this instance in this invocation"),
-        ));
+        )));
     };
     // Named, so a mistake in the instance is not also reported as a
     // template nothing instantiates.
@@ -597,11 +600,11 @@ fn instance(
                 bound.push((p.clone(), value.to_vec()))
             }
             _ => {
-                return Err(Diagnostic::new(
+                return Err(Box::new(Diagnostic::new(
                     Kind::Syntax,
                     Location::token(part[0].span()),
                     "expected `NAME = value` for each of the template's constants",
-                ))
+                )))
             }
         }
     }
@@ -632,29 +635,31 @@ fn bind(
     name: &Ident,
     bound: Vec<(Ident, Vec<TokenTree>)>,
     env: &Env,
-) -> Result<(TokenStream, String, Env), Diagnostic> {
+) -> Result<(TokenStream, String, Env), Box<Diagnostic>> {
     let mut env = env.clone();
     let mut shown = Vec::new();
     for (k, (b, _)) in bound.iter().enumerate() {
         if bound[..k].iter().any(|(earlier, _)| earlier == b) {
-            return Err(Diagnostic::new(
+            return Err(Box::new(Diagnostic::new(
                 Kind::Kernels,
                 Location::token(b.span()),
                 format!("`{b}` is given twice in the instance `{name}`"),
-            ));
+            )));
         }
     }
     for (p, ty) in &t.params {
         let Some((_, value)) = bound.iter().find(|(b, _)| b == p) else {
-            return Err(Diagnostic::new(
-                Kind::Kernels,
-                Location::token(name.span()),
-                format!(
-                    "the instance `{name}` gives no value for `{p}` of `{}`",
-                    t.name
-                ),
-            )
-            .label(Location::token(p.span()), format!("`{p}` is declared here")));
+            return Err(Box::new(
+                Diagnostic::new(
+                    Kind::Kernels,
+                    Location::token(name.span()),
+                    format!(
+                        "the instance `{name}` gives no value for `{p}` of `{}`",
+                        t.name
+                    ),
+                )
+                .label(Location::token(p.span()), format!("`{p}` is declared here")),
+            ));
         };
         let literal = evaluate(value, ty.as_ref(), &env, value[0].span())?;
         shown.push(format!(
@@ -667,11 +672,11 @@ fn bind(
         .iter()
         .find(|(b, _)| !t.params.iter().any(|(p, _)| p == b))
     {
-        return Err(Diagnostic::new(
+        return Err(Box::new(Diagnostic::new(
             Kind::UnknownName,
             Location::token(b.span()),
             format!("`{}` has no constant `{b}`", t.name),
-        ));
+        )));
     }
     let mut item = header;
     item.push(TokenTree::Ident(Ident::new("kernel", t.name.span())));

@@ -413,7 +413,7 @@ fn stmt(
             }
             Ok((out, rest))
         })?;
-        consts::define_in_body(tokens).map_err(Box::new)?;
+        consts::define_in_body(tokens)?;
         return Ok(None);
     }
     let nested = match input.cursor().ident().and_then(|(_, rest)| rest.ident()) {
