@@ -120,6 +120,9 @@ pub struct Instruction {
     pub trailing_comma: Option<Span>,
     /// The performance contracts written on the lines before it.
     pub contracts: Vec<Contract>,
+    /// The calls of inline functions it was written out by, outermost
+    /// first; empty for an instruction of the kernel's own body.
+    pub inlined: Vec<crate::functions::CallSite>,
 }
 
 /// What a performance contract on an instruction states.

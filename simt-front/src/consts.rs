@@ -27,6 +27,7 @@
 //! what does not parse.
 
 use crate::diagnostic::{Diagnostic, Kind, Location};
+use crate::functions::{self, Functions};
 use crate::literal::{self, Number};
 use proc_macro2::{Delimiter, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
 use std::collections::HashMap;
@@ -141,12 +142,19 @@ pub(crate) fn expand(tokens: TokenStream, given: &[(String, String)]) -> Expande
             define(&mut env, def, &mut errors);
         }
     }
+    let mut functions = Functions::default();
+    for item in &items {
+        let at = after_header(item);
+        if functions::is_function(item, at) {
+            functions.define(item, at, &mut errors);
+        }
+    }
     let mut templates: Vec<Template> = Vec::new();
     let mut out = TokenStream::new();
     let mut instances = HashMap::new();
     let mut scopes = HashMap::new();
     for item in items {
-        if const_item(&item).is_some() {
+        if const_item(&item).is_some() || functions::is_function(&item, after_header(&item)) {
             continue;
         }
         match classify(&item) {
@@ -218,6 +226,10 @@ pub(crate) fn expand(tokens: TokenStream, given: &[(String, String)]) -> Expande
             ),
         ));
     }
+    let out = split_items(out)
+        .into_iter()
+        .flat_map(|item| functions.inline(item, &mut errors))
+        .collect();
     Expanded {
         tokens: out,
         errors,

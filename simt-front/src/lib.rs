@@ -18,6 +18,7 @@ mod check;
 mod consts;
 mod contracts;
 mod diagnostic;
+mod functions;
 mod literal;
 mod lower;
 mod operands;
@@ -29,6 +30,7 @@ mod words;
 
 pub use check::check;
 pub use diagnostic::{Diagnostic, Help, Kind, Label, Location};
+pub use functions::CallSite;
 pub use parse::{parse, Parsed, MAX_EXPR_DEPTH};
 pub use suggest::CONTROL;
 pub use text::{

@@ -7,6 +7,7 @@ use super::{parse, words};
 use crate::ast::{self, Operand, Stmt};
 use crate::check::Checker;
 use crate::diagnostic::{Diagnostic, Kind, Location};
+use crate::functions;
 use crate::resolve::reg_class;
 use proc_macro2::Span;
 use simt_lang::isa::Fields;
@@ -55,7 +56,11 @@ impl<'a> Checker<'a> {
             count += 1;
             let before = self.errors.len();
             let mut operands = [None; Fields::MAX];
-            if let Some(lowered) = self.instruction(inst, previous, &mut operands) {
+            let lowered = self.instruction(inst, previous, &mut operands);
+            for d in &mut self.errors[before..] {
+                functions::label_calls(d, &inst.inlined);
+            }
+            if let Some(lowered) = lowered {
                 self.builder.push_at(lowered, loc(inst.mnemonic.span()));
                 written.push(Written {
                     inst: Some(inst),
@@ -212,6 +217,12 @@ impl<'a> Checker<'a> {
             _ => {}
         }
         let mut d = Diagnostic::new(kind(&e.kind), at, message);
+        if let Some(Written {
+            inst: Some(inst), ..
+        }) = e.inst.and_then(|i| written.get(i as usize))
+        {
+            functions::label_calls(&mut d, &inst.inlined);
+        }
         for n in &e.notes {
             let message = n.kind.render(&|r| self.reg_name(r));
             d = d.label(self.mnemonic_at(written, n.inst), message);

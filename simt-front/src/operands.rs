@@ -226,7 +226,12 @@ impl<'a> Checker<'a> {
         // a special value, an unknown name) is an error here, never a dropped
         // instruction.
         let base_op = Operand::Name(base.clone());
-        let entity = match self.resolve(&base_op)? {
+        let declare = if global {
+            "a buffer is a parameter of the kernel, such as `out: &mut [u32]`"
+        } else {
+            "declare an LDS array at the top of the body, such as `lds tile: [u32; 256];`"
+        };
+        let entity = match self.resolve_or(&base_op, declare)? {
             Thing::Entity(e @ (Entity::Param(_, ParamType::Buffer { .. }) | Entity::Lds(..))) => e,
             // That a scalar is no buffer is the validator's to say, at `base`.
             Thing::Entity(e @ Entity::Param(_, ParamType::Scalar(_))) if global => e,

@@ -14,13 +14,13 @@
 //! call such as `get_global_id(0)`) are reported where they are and parsed as
 //! what was meant, so that what follows is read as intended.
 
-use super::{attrs, consts, suggest, words};
+use super::{attrs, consts, functions, suggest, words};
 use crate::ast::{
     BinOp, Contract, Expr, Instruction, Kernel, LdsDecl, Operand, Param, ParamType, RegClass,
     RegDecl, Stmt,
 };
 use crate::check::SPECIALS;
-use crate::diagnostic::{Diagnostic, Kind, Location};
+use crate::diagnostic::{Diagnostic, Help, Kind, Location};
 use crate::resolve::numbered;
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use quote::ToTokens;
@@ -84,10 +84,12 @@ fn kernel(input: ParseStream, scopes: Option<&consts::Expanded>) -> Result<Parse
         .call(Ident::parse_any)
         .map_err(|e| Error::new(e.span(), "expected `kernel`"))?;
     if keyword != "kernel" {
-        let hint = if keyword == "fn" {
-            ": kernels are declared with `kernel`, not `fn`"
-        } else {
-            ""
+        let hint = match keyword.to_string().as_str() {
+            "fn" => ": kernels are declared with `kernel`, not `fn`",
+            "__global__" | "__device__" | "__host__" | "extern" | "void" => {
+                ": this is CUDA; a kernel here is `kernel name(out: &mut [f32], n: u32) { ... }`, its buffers slices and its scalars numbers"
+            }
+            _ => "",
         };
         return Err(Error::new(
             keyword.span(),
@@ -95,6 +97,7 @@ fn kernel(input: ParseStream, scopes: Option<&consts::Expanded>) -> Result<Parse
         ));
     }
     let name: Ident = input.parse()?;
+    functions::reset();
     consts::enter(scopes.map_or_else(Default::default, |s| s.scope(&name.unraw().to_string())));
     let content;
     parenthesized!(content in input);
@@ -288,7 +291,7 @@ fn statements(
                     errors.push(near);
                 }
                 reported = true;
-                errors.push(*e);
+                errors.push(functions::at_calls(*e, &functions::calls()));
                 recover(input, before);
             }
         }
@@ -312,7 +315,10 @@ fn misspelt_start(start: Cursor) -> Option<Diagnostic> {
 /// apart by [`rust_keyword`]).
 fn misspelt(word: &Ident) -> Option<Diagnostic> {
     let name = word.to_string();
-    if words::is_reserved(&name) || rust_keyword(&name).is_some() {
+    if words::is_reserved(&name)
+        || rust_keyword(&name).is_some()
+        || suggest::cuda_habit(&name).is_some()
+    {
         return None;
     }
     let suggestions = suggest::mnemonics(&name);
@@ -327,6 +333,77 @@ fn misspelt(word: &Ident) -> Option<Diagnostic> {
         )
         .with_help(suggest::similar(suggest::MNEMONIC, &suggestions)),
     )
+}
+
+/// Reads a marker [`functions::inline`] left around an inlined body
+/// (`MARK_BEGIN name (args) ;` or `MARK_END ;`) and enters or leaves the call.
+fn call_marker(input: ParseStream) -> Result<()> {
+    let marker: Ident = input.parse()?;
+    if marker == functions::MARK_BEGIN {
+        let name: Ident = input.parse()?;
+        let args;
+        let parens = parenthesized!(args in input);
+        functions::enter(functions::CallSite {
+            name,
+            at: Location::tokens(marker.span(), parens.span.close()),
+        });
+    } else {
+        functions::leave();
+    }
+    input.parse::<Token![;]>()?;
+    Ok(())
+}
+
+/// The error for a statement that starts with a CUDA word: it covers the word
+/// and the arguments in parentheses after it, or, for a `__shared__` array,
+/// the whole declaration, rewritten as an `lds` one.
+/// Consumes what the error covers, so that recovery starts after it.
+fn cuda_habit(input: ParseStream, word: &Ident, habit: suggest::Habit) -> Diagnostic {
+    let mut last = word.span();
+    let mut replacement = habit.replacement;
+    let Some((_, rest)) = input.cursor().ident() else {
+        return Diagnostic::new(Kind::Syntax, Location::token(last), habit.message);
+    };
+    // Token trees the error covers.
+    let mut covered = 1;
+    if let Some((_, args, _)) = rest.group(Delimiter::Parenthesis) {
+        last = args.close();
+        covered = 2;
+    }
+    if word == "__shared__" {
+        if let Some((ty, (name, (len, brackets, _)))) = (|| {
+            let (ty, r) = rest.ident()?;
+            let (name, r) = r.ident()?;
+            Some((ty, (name, r.group(Delimiter::Bracket)?)))
+        })() {
+            covered = 4;
+            let elem = match ty.to_string().as_str() {
+                "float" => "f32",
+                "int" => "i32",
+                _ => "u32",
+            };
+            last = brackets.close();
+            replacement = Some(format!("lds {name}: [{elem}; {}]", len.token_stream()));
+        }
+    }
+    let _ = input.step(|cursor| {
+        let mut rest = *cursor;
+        for _ in 0..covered {
+            if let Some((_, next)) = rest.token_tree() {
+                rest = next;
+            }
+        }
+        Ok(((), rest))
+    });
+    Diagnostic::new(
+        Kind::Syntax,
+        Location::tokens(word.span(), last),
+        habit.message,
+    )
+    .with_help(replacement.map(|r| Help {
+        message: "write instead".to_owned(),
+        replacement: Some(r),
+    }))
 }
 
 /// What a Rust keyword that starts a statement would be in the kernel
@@ -362,7 +439,11 @@ fn recover(input: ParseStream, before: Cursor) {
                 }
                 if let Some((id, _)) = rest.ident() {
                     let word = id.to_string();
-                    if words::is_reserved(&word) || rust_keyword(&word).is_some() {
+                    if words::is_reserved(&word)
+                        || rust_keyword(&word).is_some()
+                        || suggest::cuda_habit(&word).is_some()
+                        || [functions::MARK_BEGIN, functions::MARK_END].contains(&word.as_str())
+                    {
                         break;
                     }
                 }
@@ -399,6 +480,10 @@ fn stmt(
             .into());
     };
     let text = word.to_string();
+    if text == functions::MARK_BEGIN || text == functions::MARK_END {
+        call_marker(input)?;
+        return Ok(None);
+    }
     if text == "const" {
         let tokens = input.step(|cursor| {
             let mut rest = *cursor;
@@ -432,6 +517,9 @@ fn stmt(
             Location::token(open.span()),
             format!("the body of `{open}` opens here"),
         )));
+    }
+    if let Some(habit) = suggest::cuda_habit(&text) {
+        return Err(Box::new(cuda_habit(input, &word, habit)));
     }
     if let Some(instead) = rust_keyword(&text) {
         return Err(Box::new(Diagnostic::new(
@@ -565,6 +653,7 @@ fn instruction(
         mnemonic,
         operands,
         trailing_comma,
+        inlined: functions::calls(),
         contracts: Vec::new(),
     })
 }

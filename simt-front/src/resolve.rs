@@ -244,8 +244,15 @@ impl Checker<'_> {
         names
     }
 
-    /// Resolves a bare name or `base.axis` to what it stands for.
+    /// Resolves a bare name or `base.axis` to what it stands for; an unknown
+    /// name is told how registers are declared.
     pub(super) fn resolve(&mut self, op: &Operand) -> Option<Thing> {
+        self.resolve_or(op, "declare registers with `vreg`, `sreg` or `mreg`")
+    }
+
+    /// [`resolve`](Self::resolve), telling an unknown name `declare`, how
+    /// what was expected in its place is declared.
+    pub(super) fn resolve_or(&mut self, op: &Operand, declare: &str) -> Option<Thing> {
         let (base, field) = match op {
             Operand::Name(id) => (id, None),
             Operand::Dotted { base, field } => (base, Some(field)),
@@ -302,7 +309,7 @@ impl Checker<'_> {
                     Diagnostic::new(
                         Kind::UnknownName,
                         at,
-                        format!("unknown name `{name}`; declare registers with `vreg`, `sreg` or `mreg`"),
+                        format!("unknown name `{name}`; {declare}"),
                     )
                 } else {
                     Diagnostic::new(Kind::UnknownName, at, format!("unknown name `{name}`"))

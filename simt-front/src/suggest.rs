@@ -81,6 +81,92 @@ const SPELLINGS: &[(&str, &str)] = &[
     ("wavefront_size", "wave_width"),
 ];
 
+/// What a statement that starts with a CUDA or HIP word is here: the message
+/// that names this language's equivalent, and the word to write instead where
+/// one word replaces it.
+pub struct Habit {
+    /// What to write instead, said in full.
+    pub message: String,
+    /// What replaces the CUDA word (and its parenthesised arguments), where
+    /// it can be said without knowing them.
+    pub replacement: Option<String>,
+}
+
+/// CUDA's and HIP's intrinsics that begin a statement, and the instruction
+/// each is here.
+const INTRINSICS: &[(&str, &str)] = &[
+    ("__syncthreads", "barrier"),
+    ("__shfl_sync", "v_shfl_idx"),
+    ("__shfl", "v_shfl_idx"),
+    ("__shfl_xor_sync", "v_shfl_xor"),
+    ("__shfl_xor", "v_shfl_xor"),
+    ("__shfl_up_sync", "v_shfl_up"),
+    ("__shfl_up", "v_shfl_up"),
+    ("__shfl_down_sync", "v_shfl_down"),
+    ("__shfl_down", "v_shfl_down"),
+    ("__ballot_sync", "s_ballot"),
+    ("__ballot", "s_ballot"),
+];
+
+/// CUDA's atomic functions and the operation each names in this language's
+/// `global_atomic_*` and `lds_atomic_*` mnemonics.
+const ATOMICS: &[(&str, &str)] = &[
+    ("atomicAdd", "add_u32"),
+    ("atomicSub", "sub_u32"),
+    ("atomicMin", "min_u32"),
+    ("atomicMax", "max_u32"),
+    ("atomicAnd", "and"),
+    ("atomicOr", "or"),
+    ("atomicXor", "xor"),
+    ("atomicExch", "xchg"),
+    ("atomicCAS", "cmpswap"),
+];
+
+/// C's type names, which start a variable's declaration in CUDA and HIP.
+pub const C_TYPES: &[&str] = &[
+    "int", "unsigned", "signed", "float", "double", "half", "bool", "char", "short", "long",
+    "uint", "size_t", "auto", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+    "uint32_t", "uint64_t",
+];
+
+/// The help for a statement a CUDA or HIP programmer starts with `word`, or
+/// `None` when the word is no CUDA habit.
+pub fn cuda_habit(word: &str) -> Option<Habit> {
+    if let Some((_, ours)) = INTRINSICS.iter().find(|(theirs, _)| *theirs == word) {
+        let message = match *ours {
+            "barrier" => "`__syncthreads` is CUDA: the workgroup barrier here is the instruction `barrier`, without parentheses".to_owned(),
+            "s_ballot" => format!("`{word}` is CUDA: a ballot here is `s_ballot dst, mask`, the active lanes of a mask as one scalar (lanes 32 to 63 with `s_ballot_hi`)"),
+            _ => format!("`{word}` is CUDA: the lane exchange here is the instruction `{ours} dst, src, lane`"),
+        };
+        return Some(Habit {
+            message,
+            replacement: (*ours == "barrier").then(|| "barrier".to_owned()),
+        });
+    }
+    if word == "__syncwarp" {
+        return Some(Habit {
+            message: "`__syncwarp` is CUDA: the lanes of a wave run in lockstep here and need no barrier among them; delete it (`barrier` waits for the whole workgroup)".to_owned(),
+            replacement: None,
+        });
+    }
+    if let Some((_, op)) = ATOMICS.iter().find(|(theirs, _)| *theirs == word) {
+        return Some(Habit {
+            message: format!("`{word}` is CUDA: an atomic here is an instruction, `global_atomic_{op} old, buf[i], value` on a buffer or `lds_atomic_{op}` on an LDS array, where `old` (optional) receives the old value"),
+            replacement: None,
+        });
+    }
+    if word == "__shared__" {
+        return Some(Habit {
+            message: "`__shared__` is CUDA: workgroup memory here is an LDS array, declared `lds tile: [f32; 256];` at the top of the body".to_owned(),
+            replacement: None,
+        });
+    }
+    C_TYPES.contains(&word).then(|| Habit {
+        message: format!("`{word}` declares a variable in C: registers here are `vreg name;` (one value per lane), `sreg name;` (one per wave) or `mreg name;` (a lane mask); registers have no type, the instruction says it (`v_add_f32`)"),
+        replacement: Some("vreg".to_owned()),
+    })
+}
+
 /// The special values that take an axis.
 const WITH_AXIS: &[&str] = &[
     "local_id",

@@ -1,0 +1,480 @@
+//! Inline functions: named instruction sequences with register and constant
+//! parameters, expanded where they are called.
+//!
+//! - `fn escape(x: vreg, n: sreg, done: mreg, const ITERS: u32) { ... }` at
+//!   the top of an invocation or file defines one; its parameters are
+//!   registers (`vreg`, `sreg`, `mreg`), arrays (`lds`, `buffer`) or
+//!   constants (`const NAME: u32`, `i32` or `f32`).
+//! - `call escape(cx, count, m, 64)` in a kernel (or in another function)
+//!   writes the body there, each parameter replaced by its argument: a
+//!   register, array or constant is one name, a constant may also be a
+//!   number or an expression. The registers and arrays the body declares
+//!   belong to the kernel, declared once however often it calls the function.
+//!
+//! [`inline`] runs after the templates are instantiated and before the
+//! parser: each call becomes the function's tokens (spans kept, so that an
+//! error points into the function), between two markers that tell the parser
+//! which call it is reading ([`MARK_BEGIN`], [`MARK_END`]); the parser keeps
+//! the chain of calls on each instruction, and every error about an inlined
+//! instruction is labelled at its call. The checks then see one kernel, with
+//! the function's instructions at each call: a `barrier` in a function is
+//! allowed exactly where it would be allowed written at the call.
+
+use crate::diagnostic::{Diagnostic, Kind, Label, Location};
+use crate::suggest;
+use proc_macro2::{Delimiter, Group, Ident, Punct, Spacing, TokenStream, TokenTree};
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use syn::ext::IdentExt;
+
+/// The word that opens an inlined body: `MARK_BEGIN name (args) ;`, placed
+/// at the call (the marker's span is the `call` keyword's, the group's the
+/// arguments').
+pub(crate) const MARK_BEGIN: &str = "__simt_call_begin";
+/// The word that closes an inlined body: `MARK_END ;`.
+pub(crate) const MARK_END: &str = "__simt_call_end";
+
+/// How deep calls may nest: a chain longer than this is a mistake (calls
+/// cannot recurse, so only a very long chain of distinct functions reaches it).
+const MAX_DEPTH: usize = 16;
+
+/// What a parameter stands for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ParamKind {
+    /// A register or an array: the argument is one name.
+    Name,
+    /// A constant: the argument is a constant expression.
+    Const,
+}
+
+/// One function, as written.
+struct Function {
+    name: Ident,
+    params: Vec<(Ident, ParamKind)>,
+    body: Vec<TokenTree>,
+}
+
+/// The functions of an invocation, by name.
+#[derive(Default)]
+pub(crate) struct Functions(HashMap<String, Function>);
+
+/// One call being read: the function's name and where the call is written.
+#[derive(Clone, Debug)]
+pub struct CallSite {
+    /// The function's name, as written at the call.
+    pub name: Ident,
+    /// The call, from `call` to its closing parenthesis.
+    pub at: Location,
+}
+
+thread_local! {
+    /// The calls the parser is inside, outermost first.
+    static CALLS: RefCell<Vec<CallSite>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The calls the parser is inside, outermost first: what an instruction
+/// parsed now was inlined through.
+pub(crate) fn calls() -> Vec<CallSite> {
+    CALLS.with(|c| c.borrow().clone())
+}
+
+/// The parser entered a call (`MARK_BEGIN name (args)`).
+pub(crate) fn enter(site: CallSite) {
+    CALLS.with(|c| c.borrow_mut().push(site));
+}
+
+/// The parser left the innermost call.
+pub(crate) fn leave() {
+    CALLS.with(|c| c.borrow_mut().pop());
+}
+
+/// Forgets every call: a kernel starts outside any.
+pub(crate) fn reset() {
+    CALLS.with(|c| c.borrow_mut().clear());
+}
+
+/// `d` with a label at each call it was inlined through, innermost first.
+pub(crate) fn at_calls(mut d: Diagnostic, calls: &[CallSite]) -> Diagnostic {
+    label_calls(&mut d, calls);
+    d
+}
+
+/// Labels `d` at each call it was inlined through, innermost first.
+pub(crate) fn label_calls(d: &mut Diagnostic, calls: &[CallSite]) {
+    for site in calls.iter().rev() {
+        d.labels.push(Label {
+            at: site.at,
+            message: format!("in this call of `{}`", site.name),
+        });
+    }
+}
+
+/// Whether `item` (after its attributes and visibility, at `at`) is a
+/// function: `fn name(...) { ... }` whose parameters name no Rust type (one
+/// with `&` is a kernel written as a Rust function, which the parser
+/// reports).
+pub(crate) fn is_function(item: &[TokenTree], at: usize) -> bool {
+    let word = |k: usize, w: &str| matches!(item.get(k), Some(TokenTree::Ident(id)) if id == w);
+    let params = match item.get(at + 2) {
+        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis => g.stream(),
+        _ => return false,
+    };
+    word(at, "fn")
+        && matches!(item.get(at + 1), Some(TokenTree::Ident(_)))
+        && matches!(item.get(at + 3), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace)
+        && item.len() == at + 4
+        && !params
+            .into_iter()
+            .any(|t| matches!(&t, TokenTree::Punct(p) if p.as_char() == '&'))
+}
+
+impl Functions {
+    /// Reads the function `item` (`is_function` said so, its `fn` at `at`).
+    pub(crate) fn define(&mut self, item: &[TokenTree], at: usize, errors: &mut Vec<Diagnostic>) {
+        let (
+            Some(TokenTree::Ident(name)),
+            Some(TokenTree::Group(params)),
+            Some(TokenTree::Group(body)),
+        ) = (item.get(at + 1), item.get(at + 2), item.get(at + 3))
+        else {
+            return;
+        };
+        // Documentation (`///`, which arrives as `#[doc]`) is the only
+        // attribute a function takes.
+        let attribute = item[..at].iter().find_map(|t| match t {
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket => {
+                let doc = matches!(g.stream().into_iter().next(), Some(TokenTree::Ident(id)) if id == "doc");
+                (!doc).then(|| g.span())
+            }
+            _ => None,
+        });
+        if let Some(span) = attribute {
+            errors.push(Diagnostic::new(
+                Kind::Syntax,
+                Location::token(span),
+                "a function takes no attributes but its documentation: contracts and shapes go on the kernel or on an instruction",
+            ));
+        }
+        let tokens: Vec<TokenTree> = params.stream().into_iter().collect();
+        let mut list = Vec::new();
+        for part in tokens.split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ',')) {
+            match part {
+                [] => {}
+                [TokenTree::Ident(p), TokenTree::Punct(c), TokenTree::Ident(kind)]
+                    if c.as_char() == ':'
+                        && matches!(
+                            kind.to_string().as_str(),
+                            "vreg" | "sreg" | "mreg" | "lds" | "buffer"
+                        ) =>
+                {
+                    list.push((p.clone(), ParamKind::Name));
+                }
+                [TokenTree::Ident(k), TokenTree::Ident(p), TokenTree::Punct(c), TokenTree::Ident(ty)]
+                    if k == "const"
+                        && c.as_char() == ':'
+                        && matches!(ty.to_string().as_str(), "u32" | "i32" | "f32") =>
+                {
+                    list.push((p.clone(), ParamKind::Const));
+                }
+                _ => {
+                    errors.push(Diagnostic::new(
+                        Kind::Syntax,
+                        Location::tokens(part[0].span(), part[part.len() - 1].span()),
+                        "a function's parameter is a register, an array or a constant: `x: vreg`, `s: sreg`, `m: mreg`, `tile: lds`, `buf: buffer` or `const N: u32` (`i32`, `f32`)",
+                    ));
+                    return;
+                }
+            }
+        }
+        for (k, (p, _)) in list.iter().enumerate() {
+            if let Some((first, _)) = list[..k].iter().find(|(q, _)| q == p) {
+                errors.push(
+                    Diagnostic::new(
+                        Kind::DeclaredTwice,
+                        Location::token(p.span()),
+                        format!("the parameter `{p}` is declared twice"),
+                    )
+                    .label(Location::token(first.span()), "first declared here"),
+                );
+                return;
+            }
+        }
+        let key = name.unraw().to_string();
+        if let Some(first) = self.0.get(&key) {
+            errors.push(
+                Diagnostic::new(
+                    Kind::Kernels,
+                    Location::token(name.span()),
+                    format!("the function `{name}` is defined twice in this invocation"),
+                )
+                .label(
+                    Location::token(first.name.span()),
+                    format!("`{name}` is first defined here"),
+                ),
+            );
+            return;
+        }
+        self.0.insert(
+            key,
+            Function {
+                name: name.clone(),
+                params: list,
+                body: body.stream().into_iter().collect(),
+            },
+        );
+    }
+
+    /// `item`, a kernel, with every call in its body replaced by the
+    /// function's body.
+    pub(crate) fn inline(
+        &self,
+        item: Vec<TokenTree>,
+        errors: &mut Vec<Diagnostic>,
+    ) -> Vec<TokenTree> {
+        if self.0.is_empty() {
+            return item;
+        }
+        let mut item = item;
+        let Some(TokenTree::Group(body)) = item.last() else {
+            return item;
+        };
+        if body.delimiter() != Delimiter::Brace {
+            return item;
+        }
+        let mut expansion = Expansion {
+            functions: self,
+            stack: Vec::new(),
+            sites: Vec::new(),
+            declared: HashSet::new(),
+            errors,
+        };
+        let tokens: Vec<TokenTree> = body.stream().into_iter().collect();
+        let inlined = expansion.body(tokens);
+        let mut group = Group::new(Delimiter::Brace, inlined.into_iter().collect());
+        group.set_span(body.span());
+        *item.last_mut().expect("a body") = TokenTree::Group(group);
+        item
+    }
+}
+
+/// The inlining of one kernel's calls.
+struct Expansion<'a> {
+    functions: &'a Functions,
+    /// The functions being expanded, outermost first: a call of one of them
+    /// would recurse.
+    stack: Vec<String>,
+    /// Where each of them is called.
+    sites: Vec<CallSite>,
+    /// The functions whose declarations the kernel already has.
+    declared: HashSet<String>,
+    errors: &'a mut Vec<Diagnostic>,
+}
+
+impl Expansion<'_> {
+    /// Reports `d`, labelled at the calls being expanded.
+    fn error(&mut self, d: Diagnostic) {
+        self.errors.push(at_calls(d, &self.sites));
+    }
+
+    /// `tokens`, a body, with each `call name(args)` expanded.
+    fn body(&mut self, tokens: Vec<TokenTree>) -> Vec<TokenTree> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < tokens.len() {
+            match &tokens[i] {
+                TokenTree::Ident(word) if word == "call" => {
+                    let (Some(TokenTree::Ident(name)), Some(TokenTree::Group(args))) =
+                        (tokens.get(i + 1), tokens.get(i + 2))
+                    else {
+                        self.error(Diagnostic::new(
+                            Kind::Syntax,
+                            Location::token(word.span()),
+                            "expected a function's name and its arguments: `call name(a, b)`",
+                        ));
+                        // The name, if there is one, is no mnemonic either.
+                        i +=
+                            1 + usize::from(matches!(tokens.get(i + 1), Some(TokenTree::Ident(_))));
+                        continue;
+                    };
+                    if args.delimiter() != Delimiter::Parenthesis {
+                        self.error(Diagnostic::new(
+                            Kind::Syntax,
+                            Location::token(args.span()),
+                            "expected the arguments in parentheses: `call name(a, b)`",
+                        ));
+                        i += 3;
+                        continue;
+                    }
+                    self.call(word, name, args, &mut out);
+                    i += 3;
+                    // A `;` after a call ends it, as after an instruction.
+                    if matches!(tokens.get(i), Some(TokenTree::Punct(p)) if p.as_char() == ';') {
+                        i += 1;
+                    }
+                }
+                t => {
+                    out.push(t.clone());
+                    i += 1;
+                }
+            }
+        }
+        out
+    }
+
+    /// Expands `call name(args)` into `out`.
+    fn call(&mut self, word: &Ident, name: &Ident, args: &Group, out: &mut Vec<TokenTree>) {
+        let at = Location::tokens(word.span(), args.span_close());
+        let key = name.unraw().to_string();
+        let Some(f) = self.functions.0.get(&key) else {
+            let known: Vec<&str> = self.functions.0.keys().map(String::as_str).collect();
+            let mut d = Diagnostic::new(
+                Kind::UnknownName,
+                Location::token(name.span()),
+                format!("no function `{name}` is defined in this invocation"),
+            );
+            d = d.with_help(suggest::similar(
+                ("function", "functions"),
+                &suggest::closest(&key, known),
+            ));
+            self.error(d);
+            return;
+        };
+        if let Some(k) = self.stack.iter().position(|s| *s == key) {
+            let mut chain = self.stack[k..].to_vec();
+            chain.push(key.clone());
+            self.error(Diagnostic::new(
+                Kind::Syntax,
+                at,
+                format!(
+                    "`{name}` calls itself ({}): a function is written out at each call, so it cannot recurse",
+                    chain.join(" -> ")
+                ),
+            ));
+            return;
+        }
+        if self.stack.len() >= MAX_DEPTH {
+            self.error(Diagnostic::new(
+                Kind::Syntax,
+                at,
+                format!("calls nest more than {MAX_DEPTH} deep here"),
+            ));
+            return;
+        }
+        let given: Vec<TokenTree> = args.stream().into_iter().collect();
+        let given: Vec<&[TokenTree]> = if given.is_empty() {
+            Vec::new()
+        } else {
+            given
+                .split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+                .collect()
+        };
+        if given.len() != f.params.len() {
+            self.error(
+                Diagnostic::new(
+                    Kind::OperandCount,
+                    at,
+                    format!(
+                        "`{name}` takes {} argument{}, and this call gives {}",
+                        f.params.len(),
+                        if f.params.len() == 1 { "" } else { "s" },
+                        given.len()
+                    ),
+                )
+                .label(
+                    Location::token(f.name.span()),
+                    format!("`{name}` is defined here"),
+                ),
+            );
+            return;
+        }
+        let mut bound: HashMap<String, Vec<TokenTree>> = HashMap::new();
+        for ((p, kind), arg) in f.params.iter().zip(&given) {
+            let value = match (kind, arg) {
+                (_, [one]) if !matches!(one, TokenTree::Group(_)) || *kind == ParamKind::Const => {
+                    vec![one.clone()]
+                }
+                (ParamKind::Const, [first, ..]) => {
+                    let mut g = Group::new(Delimiter::Parenthesis, arg.iter().cloned().collect());
+                    g.set_span(first.span());
+                    vec![TokenTree::Group(g)]
+                }
+                (_, []) | (ParamKind::Name, _) => {
+                    let place = arg.first().map_or(Location::token(args.span()), |first| {
+                        Location::tokens(first.span(), arg[arg.len() - 1].span())
+                    });
+                    self.error(
+                        Diagnostic::new(
+                            Kind::OperandKind,
+                            place,
+                            format!("the argument for `{p}` is one name: a register or an array"),
+                        )
+                        .label(Location::token(p.span()), format!("`{p}` is declared here")),
+                    );
+                    return;
+                }
+            };
+            bound.insert(p.unraw().to_string(), value);
+        }
+        let first = self.declared.insert(key.clone());
+        let body = substitute(&f.body, &bound, first);
+        self.stack.push(key);
+        self.sites.push(CallSite {
+            name: name.clone(),
+            at,
+        });
+        let body = self.body(body);
+        self.sites.pop();
+        self.stack.pop();
+        let mut marker_args = Group::new(Delimiter::Parenthesis, TokenStream::new());
+        marker_args.set_span(args.span());
+        out.push(TokenTree::Ident(Ident::new(MARK_BEGIN, word.span())));
+        out.push(TokenTree::Ident(name.clone()));
+        out.push(TokenTree::Group(marker_args));
+        out.push(TokenTree::Punct(Punct::new(';', Spacing::Alone)));
+        out.extend(body);
+        out.push(TokenTree::Ident(Ident::new(MARK_END, word.span())));
+        out.push(TokenTree::Punct(Punct::new(';', Spacing::Alone)));
+    }
+}
+
+/// A function's body with each parameter replaced by its argument, and,
+/// unless `declare`, without its declarations (the kernel has them from an
+/// earlier call).
+fn substitute(
+    body: &[TokenTree],
+    bound: &HashMap<String, Vec<TokenTree>>,
+    declare: bool,
+) -> Vec<TokenTree> {
+    let mut out = Vec::new();
+    // The declaration keywords are reserved, so each one starts a
+    // declaration, which runs to its `;`.
+    let mut skipping = false;
+    for t in body {
+        if !declare {
+            if let TokenTree::Ident(id) = t {
+                skipping |= crate::words::DECLARATIONS.contains(&id.to_string().as_str());
+            }
+        }
+        if skipping {
+            skipping = !matches!(t, TokenTree::Punct(p) if p.as_char() == ';');
+            continue;
+        }
+        match t {
+            TokenTree::Ident(id) => match bound.get(&id.unraw().to_string()) {
+                Some(value) => out.extend(value.iter().cloned()),
+                None => out.push(t.clone()),
+            },
+            TokenTree::Group(g) => {
+                let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                let mut group = Group::new(
+                    g.delimiter(),
+                    substitute(&inner, bound, true).into_iter().collect(),
+                );
+                group.set_span(g.span());
+                out.push(TokenTree::Group(group));
+            }
+            _ => out.push(t.clone()),
+        }
+    }
+    out
+}
