@@ -503,3 +503,75 @@ fn const_gives_a_template_its_constants() {
     assert_eq!(out.code, Some(1));
     assert_has(&out.stderr, "`--const PAD=...` sets no constant");
 }
+
+/// A file's inline functions are written out at each call: the run computes
+/// through them, the listing counts their lines, and a barrier in one called
+/// under a divergent `if` is an error at the barrier labelled at the call.
+#[test]
+fn inline_functions_run_and_their_errors_name_the_call() {
+    let dir = Scratch::new("functions");
+    dir.write(
+        "scaled.simt",
+        "fn scaled(y: vreg, x: vreg, const N: u32) {\n\
+         \x20   vreg t;\n\
+         \x20   v_mov t, x\n\
+         \x20   v_mul_u32 y, t, N\n\
+         }\n\
+         fn sync(x: vreg) {\n\
+         \x20   barrier\n\
+         }\n\
+         kernel k(out: &mut [u32]) {\n\
+         \x20   vreg v;\n\
+         \x20   call scaled(v, global_id.x, 3)\n\
+         \x20   call scaled(v, v, 2 + 2)\n\
+         \x20   global_store out[global_id.x], v\n\
+         }\n\
+         kernel divergent(out: &mut [u32]) {\n\
+         \x20   mreg m;\n\
+         \x20   v_cmp_lt_u32 m, lane_id, 3\n\
+         \x20   if m\n\
+         \x20       call sync(m)\n\
+         \x20   endif\n\
+         }\n",
+    );
+    let run_k = || {
+        simt(
+            dir.path(),
+            &[
+                "run",
+                "scaled.simt",
+                "--kernel",
+                "k",
+                "--groups",
+                "1",
+                "--size",
+                "32",
+                "--out-dir",
+                "o",
+            ],
+        )
+    };
+    let out = run_k();
+    assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
+    // The file does not compile while `divergent` is wrong: every kernel of
+    // a file is checked.
+    assert_has(&out.stderr, "barrier under divergent control flow");
+    assert_has(&out.stderr, " --> scaled.simt:7:5");
+    assert_has(&out.stderr, "in this call of `sync`");
+    assert_has(&out.stderr, "19 |         call sync(m)");
+
+    let fixed = std::fs::read_to_string(dir.path().join("scaled.simt"))
+        .expect("source")
+        .replace(
+            "    if m\n        call sync(m)\n    endif\n",
+            "    call sync(m)\n",
+        );
+    dir.write("scaled.simt", &fixed);
+    let out = run_k();
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    let values: Vec<u32> = read_npy(&dir.path().join("o/out.npy"));
+    assert_eq!(values, (0..32).map(|i| i * 12).collect::<Vec<u32>>());
+    // Both calls' instructions are counted on the function's lines: two
+    // issues each on lines 3 and 4, one wave.
+    assert_has(&out.stdout, "v_mov t, global_id.x; v_mov t, v");
+}

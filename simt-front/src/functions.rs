@@ -3,13 +3,15 @@
 //!
 //! - `fn escape(x: vreg, n: sreg, done: mreg, const ITERS: u32) { ... }` at
 //!   the top of an invocation or file defines one; its parameters are
-//!   registers (`vreg`, `sreg`, `mreg`), arrays (`lds`, `buffer`) or
-//!   constants (`const NAME: u32`, `i32` or `f32`).
+//!   registers (`vreg`, `sreg`, `mreg`; a special value or a kernel's
+//!   scalar parameter may stand for one), arrays (`lds`, `buffer`),
+//!   mnemonics (`add: mnemonic`, so that one body serves `v_add_i32` and
+//!   `v_add_f32`) or constants (`const NAME: u32`, `i32` or `f32`).
 //! - `call escape(cx, count, m, 64)` in a kernel (or in another function)
-//!   writes the body there, each parameter replaced by its argument: a
-//!   register, array or constant is one name, a constant may also be a
-//!   number or an expression. The registers and arrays the body declares
-//!   belong to the kernel, declared once however often it calls the function.
+//!   writes the body there, each parameter replaced by its argument's
+//!   tokens; a constant's expression stays one value (it is parenthesised).
+//!   The registers and arrays the body declares belong to the kernel,
+//!   declared once however often it calls the function.
 //!
 //! [`inline`] runs after the templates are instantiated and before the
 //! parser: each call becomes the function's tokens (spans kept, so that an
@@ -41,7 +43,8 @@ const MAX_DEPTH: usize = 16;
 /// What a parameter stands for.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum ParamKind {
-    /// A register or an array: the argument is one name.
+    /// A register, an array or a mnemonic: the argument's tokens stand for
+    /// it (`local_id.x` for a `vreg`, say).
     Name,
     /// A constant: the argument is a constant expression.
     Const,
@@ -164,7 +167,7 @@ impl Functions {
                     if c.as_char() == ':'
                         && matches!(
                             kind.to_string().as_str(),
-                            "vreg" | "sreg" | "mreg" | "lds" | "buffer"
+                            "vreg" | "sreg" | "mreg" | "lds" | "buffer" | "mnemonic"
                         ) =>
                 {
                     list.push((p.clone(), ParamKind::Name));
@@ -180,7 +183,7 @@ impl Functions {
                     errors.push(Diagnostic::new(
                         Kind::Syntax,
                         Location::tokens(part[0].span(), part[part.len() - 1].span()),
-                        "a function's parameter is a register, an array or a constant: `x: vreg`, `s: sreg`, `m: mreg`, `tile: lds`, `buf: buffer` or `const N: u32` (`i32`, `f32`)",
+                        "a function's parameter is a register, an array, a mnemonic or a constant: `x: vreg`, `s: sreg`, `m: mreg`, `tile: lds`, `buf: buffer`, `add: mnemonic` or `const N: u32` (`i32`, `f32`)",
                     ));
                     return;
                 }
@@ -249,9 +252,17 @@ impl Functions {
             errors,
         };
         let tokens: Vec<TokenTree> = body.stream().into_iter().collect();
+        if !tokens
+            .iter()
+            .any(|t| matches!(t, TokenTree::Ident(id) if id == "call"))
+        {
+            return item;
+        }
         let inlined = expansion.body(tokens);
         let mut group = Group::new(Delimiter::Brace, inlined.into_iter().collect());
-        group.set_span(body.span());
+        // A group takes one span for both braces: the closing one, where the
+        // kernel's `end` is placed.
+        group.set_span(body.span_close());
         *item.last_mut().expect("a body") = TokenTree::Group(group);
         item
     }
@@ -390,28 +401,24 @@ impl Expansion<'_> {
         let mut bound: HashMap<String, Vec<TokenTree>> = HashMap::new();
         for ((p, kind), arg) in f.params.iter().zip(&given) {
             let value = match (kind, arg) {
-                (_, [one]) if !matches!(one, TokenTree::Group(_)) || *kind == ParamKind::Const => {
-                    vec![one.clone()]
-                }
-                (ParamKind::Const, [first, ..]) => {
-                    let mut g = Group::new(Delimiter::Parenthesis, arg.iter().cloned().collect());
-                    g.set_span(first.span());
-                    vec![TokenTree::Group(g)]
-                }
-                (_, []) | (ParamKind::Name, _) => {
-                    let place = arg.first().map_or(Location::token(args.span()), |first| {
-                        Location::tokens(first.span(), arg[arg.len() - 1].span())
-                    });
+                (_, []) => {
                     self.error(
                         Diagnostic::new(
-                            Kind::OperandKind,
-                            place,
-                            format!("the argument for `{p}` is one name: a register or an array"),
+                            Kind::OperandCount,
+                            Location::token(args.span()),
+                            format!("the argument for `{p}` is missing"),
                         )
                         .label(Location::token(p.span()), format!("`{p}` is declared here")),
                     );
                     return;
                 }
+                // An expression stays one value wherever the constant is used.
+                (ParamKind::Const, [first, _, ..]) => {
+                    let mut g = Group::new(Delimiter::Parenthesis, arg.iter().cloned().collect());
+                    g.set_span(first.span());
+                    vec![TokenTree::Group(g)]
+                }
+                _ => arg.to_vec(),
             };
             bound.insert(p.unraw().to_string(), value);
         }

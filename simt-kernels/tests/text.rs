@@ -39,7 +39,13 @@ fn shipped() -> Vec<(&'static str, Vec<&'static Program>)> {
         ),
         (
             "src/kernels/reduce.rs",
-            vec![&reduce::reduce_i32::PROGRAM, &reduce::reduce_f32::PROGRAM],
+            vec![
+                &reduce::reduce_i32::PROGRAM,
+                &reduce::reduce_f32::PROGRAM,
+                &reduce::interleaved_modulo::PROGRAM,
+                &reduce::interleaved_strided::PROGRAM,
+                &reduce::sequential::PROGRAM,
+            ],
         ),
         (
             "src/studies/atomics.rs",
@@ -91,12 +97,7 @@ fn shipped() -> Vec<(&'static str, Vec<&'static Program>)> {
         ),
         (
             "src/studies/reduction.rs",
-            vec![
-                &reduction::interleaved_modulo::PROGRAM,
-                &reduction::interleaved_strided::PROGRAM,
-                &reduction::sequential::PROGRAM,
-                &reduction::shuffle_tree::PROGRAM,
-            ],
+            vec![&reduction::shuffle_tree::PROGRAM],
         ),
         (
             "src/studies/transpose.rs",

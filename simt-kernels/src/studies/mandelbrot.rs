@@ -20,16 +20,13 @@ pub const MAX_ITERATIONS: u32 = 64;
 const GROUP: u32 = 256;
 
 simt::simt_kernel! {
-    /// Work-item `j` computes pixel `j` (row-major): `out[j]` is the number of
-    /// iterations of `z = z * z + c` before `|z|` reaches 2, at most `maxit`, for
-    /// `c = (-2.2 + 3 * col / w, -1.2 + 2.4 * row / h)`.
-    pub kernel coherent(out: &mut [u32], w: u32, h: u32, maxit: u32) {
-        vreg j, col, row, cx, cy, x, y, xx, yy, r2, t, twox, it;
+    /// Pixel `(col, row)` of a `w` x `h` image: `out[j]` gets the number of
+    /// iterations of `z = z * z + c` before `|z|` reaches 2, at most `maxit`,
+    /// for `c = (-2.2 + 3 * col / w, -1.2 + 2.4 * row / h)`. `t` is scratch.
+    fn escape(out: buffer, j: vreg, col: vreg, row: vreg, t: vreg, w: sreg, h: sreg, maxit: sreg) {
+        vreg cx, cy, x, y, xx, yy, r2, twox, it;
         sreg wf, hf;
         mreg escaped, more;
-        v_mov          j, global_id.x
-        v_rem_u32      col, j, w
-        v_div_u32      row, j, w
         s_cvt_f32_u32  wf, w
         s_cvt_f32_u32  hf, h
         v_cvt_f32_u32  cx, col
@@ -58,55 +55,35 @@ simt::simt_kernel! {
             v_cmp_lt_u32 more, it, maxit
         endloop more
         global_store out[j], it
+    }
+
+    /// Work-item `j` computes pixel `j` (row-major), as `escape` says.
+    pub kernel coherent(out: &mut [u32], w: u32, h: u32, maxit: u32) {
+        vreg j, col, row, t;
+        v_mov          j, global_id.x
+        v_rem_u32      col, j, w
+        v_div_u32      row, j, w
+        call escape(out, j, col, row, t, w, h, maxit)
     }
 
     /// `coherent` with work-item `i` computing pixel `(i * 2654435761) % (w * h)`:
     /// a permutation when `w * h` is a power of two, which scatters neighbours.
     pub kernel scattered(out: &mut [u32], w: u32, h: u32, maxit: u32) {
-        vreg j, col, row, cx, cy, x, y, xx, yy, r2, t, twox, it;
-        sreg wf, hf, pixels;
-        mreg escaped, more;
+        vreg j, col, row, t;
+        sreg pixels;
         s_mul_u32      pixels, w, h
         v_mul_u32      j, global_id.x, 2654435761
         v_rem_u32      j, j, pixels
         v_rem_u32      col, j, w
         v_div_u32      row, j, w
-        s_cvt_f32_u32  wf, w
-        s_cvt_f32_u32  hf, h
-        v_cvt_f32_u32  cx, col
-        v_mul_f32      cx, cx, 3.0
-        v_div_f32      cx, cx, wf
-        v_add_f32      cx, cx, -2.2
-        v_cvt_f32_u32  cy, row
-        v_mul_f32      cy, cy, 2.4
-        v_div_f32      cy, cy, hf
-        v_add_f32      cy, cy, -1.2
-        v_mov x, 0.0
-        v_mov y, 0.0
-        v_mov it, 0
-        loop
-            v_mul_f32    xx, x, x
-            v_mul_f32    yy, y, y
-            v_add_f32    r2, xx, yy
-            v_cmp_ge_f32 escaped, r2, 4.0
-            break escaped
-            v_sub_f32    t, xx, yy
-            v_add_f32    t, t, cx
-            v_mul_f32    twox, x, 2.0
-            v_fma_f32    y, twox, y, cy
-            v_mov        x, t
-            v_add_u32    it, it, 1
-            v_cmp_lt_u32 more, it, maxit
-        endloop more
-        global_store out[j], it
+        call escape(out, j, col, row, t, w, h, maxit)
     }
 
     /// `coherent` with each 32 consecutive work-items covering an 8 x 4 tile of
     /// pixels, tiles in row-major order (`w` a multiple of 8, `h` of 4).
     pub kernel tiled_8x4(out: &mut [u32], w: u32, h: u32, maxit: u32) {
-        vreg tile, lane, j, col, row, cx, cy, x, y, xx, yy, r2, t, twox, it;
-        sreg wf, hf, tiles_x;
-        mreg escaped, more;
+        vreg tile, lane, j, col, row, t;
+        sreg tiles_x;
         s_shr_u32      tiles_x, w, 3
         v_shr_u32      tile, global_id.x, 5
         v_and          lane, global_id.x, 31
@@ -119,34 +96,7 @@ simt::simt_kernel! {
         v_shr_u32      t, lane, 3
         v_add_u32      row, row, t
         v_mad_u32      j, row, w, col
-        s_cvt_f32_u32  wf, w
-        s_cvt_f32_u32  hf, h
-        v_cvt_f32_u32  cx, col
-        v_mul_f32      cx, cx, 3.0
-        v_div_f32      cx, cx, wf
-        v_add_f32      cx, cx, -2.2
-        v_cvt_f32_u32  cy, row
-        v_mul_f32      cy, cy, 2.4
-        v_div_f32      cy, cy, hf
-        v_add_f32      cy, cy, -1.2
-        v_mov x, 0.0
-        v_mov y, 0.0
-        v_mov it, 0
-        loop
-            v_mul_f32    xx, x, x
-            v_mul_f32    yy, y, y
-            v_add_f32    r2, xx, yy
-            v_cmp_ge_f32 escaped, r2, 4.0
-            break escaped
-            v_sub_f32    t, xx, yy
-            v_add_f32    t, t, cx
-            v_mul_f32    twox, x, 2.0
-            v_fma_f32    y, twox, y, cy
-            v_mov        x, t
-            v_add_u32    it, it, 1
-            v_cmp_lt_u32 more, it, maxit
-        endloop more
-        global_store out[j], it
+        call escape(out, j, col, row, t, w, h, maxit)
     }
 }
 

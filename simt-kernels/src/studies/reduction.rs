@@ -12,6 +12,7 @@
 //! Sums are of `i32`, wrapping, so every tree gives the same bits as the oracle.
 
 use super::{config, nth, ratio, row, Relation, Study, StudyResult};
+use crate::kernels::reduce::{interleaved_modulo, interleaved_strided, sequential};
 use crate::rng::SplitMix64;
 use simt::core::{Error, Inst, LaunchConfig};
 
@@ -21,103 +22,6 @@ pub const ITEMS: u32 = 4096;
 const GROUP: u32 = 256;
 
 simt::simt_kernel! {
-    /// `partial[g]` = the sum of workgroup `g`'s inputs. At step `s` = 1, 2, 4, ...
-    /// work-items whose local id is a multiple of `2 s` add the word `s` above.
-    pub kernel interleaved_modulo(input: &[i32], partial: &mut [i32]) {
-        lds sums: [i32; 256];
-        vreg x, y, rest, partner;
-        sreg stride, span;
-        mreg active, more, first;
-        global_load x, input[global_id.x]
-        lds_store   sums[local_id.x], x
-        barrier
-        s_mov stride, 1
-        loop
-            s_shl        span, stride, 1
-            v_rem_u32    rest, local_id.x, span
-            v_cmp_eq_u32 active, rest, 0
-            if active
-                v_add_u32 partner, local_id.x, stride
-                lds_load  x, sums[local_id.x]
-                lds_load  y, sums[partner]
-                v_add_i32 x, x, y
-                lds_store sums[local_id.x], x
-            endif
-            barrier
-            s_mov        stride, span
-            s_cmp_lt_u32 more, stride, group_size.x
-        endloop more
-        v_cmp_eq_u32 first, local_id.x, 0
-        if first
-            lds_load     x, sums[0]
-            global_store partial[group_id.x], x
-        endif
-    }
-
-    /// The interleaved tree with contiguous work-items: at step `s`, work-item `t`
-    /// adds word `2 s t + s` into word `2 s t` while `2 s t` is in range.
-    pub kernel interleaved_strided(input: &[i32], partial: &mut [i32]) {
-        lds sums: [i32; 256];
-        vreg x, y, index, partner;
-        sreg stride, span;
-        mreg active, more, first;
-        global_load x, input[global_id.x]
-        lds_store   sums[local_id.x], x
-        barrier
-        s_mov stride, 1
-        loop
-            s_shl        span, stride, 1
-            v_mul_u32    index, local_id.x, span
-            v_cmp_lt_u32 active, index, group_size.x
-            if active
-                v_add_u32 partner, index, stride
-                lds_load  x, sums[index]
-                lds_load  y, sums[partner]
-                v_add_i32 x, x, y
-                lds_store sums[index], x
-            endif
-            barrier
-            s_mov        stride, span
-            s_cmp_lt_u32 more, stride, group_size.x
-        endloop more
-        v_cmp_eq_u32 first, local_id.x, 0
-        if first
-            lds_load     x, sums[0]
-            global_store partial[group_id.x], x
-        endif
-    }
-
-    /// The sequential tree: at stride `s` = half the workgroup, then halving,
-    /// work-items below `s` add the word `s` above their own.
-    pub kernel sequential(input: &[i32], partial: &mut [i32]) {
-        lds sums: [i32; 256];
-        vreg x, y, partner;
-        sreg stride;
-        mreg active, more, first;
-        global_load x, input[global_id.x]
-        lds_store   sums[local_id.x], x
-        barrier
-        s_shr_u32 stride, group_size.x, 1
-        loop
-            v_cmp_lt_u32 active, local_id.x, stride
-            if active
-                v_add_u32 partner, local_id.x, stride
-                lds_load  x, sums[local_id.x]
-                lds_load  y, sums[partner]
-                v_add_i32 x, x, y
-                lds_store sums[local_id.x], x
-            endif
-            barrier
-            s_shr_u32    stride, stride, 1
-            s_cmp_ne_u32 more, stride, 0
-        endloop more
-        v_cmp_eq_u32 first, local_id.x, 0
-        if first
-            lds_load     x, sums[0]
-            global_store partial[group_id.x], x
-        endif
-    }
-
     /// `partial[w]` = the sum of wave `w`'s inputs, by a shuffle tree: at distance
     /// `d` = half the wave width, then halving, each lane adds the value `d` lanes
     /// up; lane 0 ends with the wave's sum.
