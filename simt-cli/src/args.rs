@@ -1,5 +1,6 @@
 //! The command line, with clap's derive API as in the report.
 
+use crate::inputs::Slice;
 use clap::{Parser, Subcommand, ValueEnum};
 use simt::core::{Dim3, MemoryModel, Schedule};
 use simt_report::args::{parse_model, parse_path, parse_schedule, DEFAULT_SEED};
@@ -19,18 +20,26 @@ Examples:
       Picks one of several kernels, gives its scalars, reads `x` from a .npy
       file and `y` from raw little-endian bytes, and writes every `&mut`
       buffer after the launch to out/NAME.npy.
+  simt run histogram.simt --groups 16 --size 256 --buffer bins=zeros:256 \
+      --print bins[0..16] --out-dir out
+      Starts `bins` at zero, prints its first 16 counts after the launch, and
+      writes the generated input beside the output (out/NAME.input.npy).
   simt run transpose.simt --kernel transpose --const PAD=1 --groups 4x4 --size 32x8 --arg n=128
       Runs the template `transpose<const PAD: u32>` with PAD = 1.
   generate-kernel > gen.simt && simt run gen.simt --groups 1 --size 64 --json gen.json
       Runs a kernel that a program printed, and writes the report's JSON.
 
 Buffers: each buffer parameter gets groups x size elements unless --buffer
-gives a length or a file. Generated elements come from SplitMix64 seeded with
-the seed plus the parameter's position (0 for the first parameter): integers
-uniform in 0..=99, floats uniform in [-1, 1). Writable (`&mut`) buffers are
-filled the same way, since a kernel may read them before writing. A FILE ending
-in .npy must hold the buffer's element type (u1 i1 u2 i2 u4 i4 f4, either byte
-order, C order); any other file is read as raw little-endian elements.
+gives a length, a fill or a file. Generated elements come from SplitMix64
+seeded with the seed plus the parameter's position (0 for the first
+parameter): integers uniform in 0..=99, floats uniform in [-1, 1). Writable
+(`&mut`) buffers are filled the same way, since a kernel may read them before
+writing; give `zeros` for a buffer the kernel accumulates into. `zeros`,
+`fill:VALUE` and `iota` (element k is k, wrapping at the type's width) take an
+optional `:LEN`; VALUE is read as the element type (decimal, or 0x hex for an
+integer's bits). A FILE ending in .npy must hold the buffer's element type (u1
+i1 u2 i2 u4 i4 f4, either byte order, C order); any other file is read as raw
+little-endian elements (`./zeros` for a file of that name).
 
 Exit status: 0 on success; 1 when the file has errors, a launch faults, the
 sanitizers (--sanitize) find a race or an uninitialised read, or an output
@@ -113,10 +122,15 @@ pub struct Run {
     /// or 0x hex, f32 as Rust writes it); every scalar needs one.
     #[arg(long = "arg", value_name = "NAME=VALUE", value_parser = parse_assignment)]
     pub args: Vec<(String, String)>,
-    /// A buffer's length (filled from the seed), or a file to read it from
+    /// A buffer's contents: LEN elements from the seed, `zeros[:LEN]`,
+    /// `fill:VALUE[:LEN]`, `iota[:LEN]` (0, 1, 2, ...), or a file to read
     /// (.npy, or raw little-endian elements).
-    #[arg(long = "buffer", value_name = "NAME=LEN|FILE", value_parser = parse_assignment)]
+    #[arg(long = "buffer", value_name = "NAME=SPEC", value_parser = parse_assignment)]
     pub buffers: Vec<(String, String)>,
+    /// Print a buffer's elements after the launch: NAME (its first 64),
+    /// NAME[a..b], NAME[a..], NAME[..b] or NAME[k].
+    #[arg(long = "print", value_name = "NAME[a..b]", value_parser = Slice::parse)]
+    pub print: Vec<Slice>,
     /// Also write the report's HTML page (table, listing, pictures).
     #[arg(long, value_name = "PATH", value_parser = parse_path)]
     pub html: Option<PathBuf>,
@@ -124,7 +138,8 @@ pub struct Run {
     #[arg(long, value_name = "PATH", value_parser = parse_path)]
     pub json: Option<PathBuf>,
     /// Write each writable (`&mut`) buffer after the launch to DIR/NAME.npy
-    /// (or DIR/NAME.bin with --out-format raw).
+    /// (or DIR/NAME.bin with --out-format raw), and each buffer not read
+    /// from a file as it was before the launch to DIR/NAME.input.npy.
     #[arg(long, value_name = "DIR", value_parser = parse_path)]
     pub out_dir: Option<PathBuf>,
     /// The format of --out-dir's files: NumPy's .npy (1-D, little-endian), or

@@ -19,6 +19,9 @@ pub enum Value {
         writable: bool,
         /// The elements.
         bytes: Vec<u8>,
+        /// Whether they were read from a file (else made from `--buffer`'s
+        /// fill or the seed, and worth writing out beside the outputs).
+        from_file: bool,
     },
     /// A `u32` scalar.
     U32(u32),
@@ -37,11 +40,13 @@ pub fn launch_args(values: &mut [Value]) -> Vec<Arg<'_>> {
                 elem,
                 writable: false,
                 bytes,
+                ..
             } => Arg::Buffer { elem: *elem, bytes },
             Value::Buffer {
                 elem,
                 writable: true,
                 bytes,
+                ..
             } => Arg::BufferMut { elem: *elem, bytes },
             Value::U32(v) => Arg::U32(*v),
             Value::I32(v) => Arg::I32(*v),
@@ -54,7 +59,7 @@ pub fn launch_args(values: &mut [Value]) -> Vec<Arg<'_>> {
 pub struct Given<'a> {
     /// `--arg NAME=VALUE`, in order.
     pub scalars: &'a [(String, String)],
-    /// `--buffer NAME=LEN|FILE`, in order.
+    /// `--buffer NAME=SPEC` (a length, a fill or a file), in order.
     pub buffers: &'a [(String, String)],
     /// The length of a buffer not given a length or a file.
     pub default_len: u64,
@@ -122,17 +127,29 @@ pub fn bind<'g>(program: &Program, given: &Given<'g>) -> Result<Vec<Value>, Stri
                     ));
                 }
                 let seed = given.seed.wrapping_add(k as u64);
-                let bytes = match buffers.get(p.name.as_ref()) {
-                    None => generated(p, elem, given.default_len, seed)?,
-                    Some(value) => match value.parse::<u64>() {
-                        Ok(len) => generated(p, elem, len, seed)?,
-                        Err(_) => read(p, elem, Path::new(value))?,
-                    },
+                let spec = buffers.get(p.name.as_ref()).copied();
+                let (bytes, from_file) = match Fill::parse(spec, given.default_len) {
+                    Some(Ok(fill)) => {
+                        let bytes = filled(p, elem, &fill, seed).map_err(|e| match spec {
+                            Some(spec) => format!("--buffer {}={spec}: {e}", p.name),
+                            None => e,
+                        })?;
+                        (bytes, false)
+                    }
+                    Some(Err(message)) => {
+                        return Err(format!(
+                            "--buffer {}={}: {message}",
+                            p.name,
+                            spec.unwrap_or("")
+                        ))
+                    }
+                    None => (read(p, elem, Path::new(spec.unwrap_or("")))?, true),
                 };
                 Ok(Value::Buffer {
                     elem,
                     writable,
                     bytes,
+                    from_file,
                 })
             }
         })
@@ -172,10 +189,95 @@ fn scalar(p: &Param, ty: ScalarType, value: &str) -> Result<Value, String> {
     })
 }
 
-/// `len` elements from SplitMix64(`seed`): integers uniform in 0..=99 (which
-/// every element type holds), floats uniform in [-1, 1).
-fn generated(p: &Param, elem: ElemType, len: u64, seed: u64) -> Result<Vec<u8>, String> {
+/// How `--buffer` fills a buffer that is not read from a file.
+#[derive(Clone, Debug, PartialEq)]
+enum Fill {
+    /// `LEN`: elements from the seed.
+    Seeded(u64),
+    /// `zeros[:LEN]`.
+    Zeros(u64),
+    /// `fill:V[:LEN]`: every element `V`, as the element type reads it.
+    Value(String, u64),
+    /// `iota[:LEN]`: element `k` is `k` (wrapping at the type's width).
+    Iota(u64),
+}
+
+impl Fill {
+    /// The fill `spec` says (`None`: the default, seeded at `default_len`),
+    /// or `None` when `spec` names a file; the error says what is malformed.
+    fn parse(spec: Option<&str>, default_len: u64) -> Option<Result<Fill, String>> {
+        let Some(spec) = spec else {
+            return Some(Ok(Fill::Seeded(default_len)));
+        };
+        if let Ok(len) = spec.parse::<u64>() {
+            return Some(Ok(Fill::Seeded(len)));
+        }
+        let mut parts = spec.split(':');
+        let kind = parts.next()?;
+        if !matches!(kind, "zeros" | "fill" | "iota") {
+            return None;
+        }
+        let rest: Vec<&str> = parts.collect();
+        let len = |text: Option<&&str>| match text {
+            None => Ok(default_len),
+            Some(t) => t
+                .parse::<u64>()
+                .map_err(|_| format!("expected a length, found `{t}`")),
+        };
+        Some(match (kind, &rest[..]) {
+            ("zeros", [] | [_]) => len(rest.first()).map(Fill::Zeros),
+            ("iota", [] | [_]) => len(rest.first()).map(Fill::Iota),
+            ("fill", [value] | [value, _]) => {
+                len(rest.get(1)).map(|n| Fill::Value((*value).to_owned(), n))
+            }
+            _ => {
+                Err("expected LEN, zeros[:LEN], fill:VALUE[:LEN], iota[:LEN] or a file".to_owned())
+            }
+        })
+    }
+
+    fn len(&self) -> u64 {
+        match self {
+            Fill::Seeded(n) | Fill::Zeros(n) | Fill::Value(_, n) | Fill::Iota(n) => *n,
+        }
+    }
+}
+
+/// Buffer `p`'s elements as `fill` says (`seed` for a seeded one).
+fn filled(p: &Param, elem: ElemType, fill: &Fill, seed: u64) -> Result<Vec<u8>, String> {
     let size = elem.size() as usize;
+    let len = fill.len();
+    let value = match fill {
+        Fill::Seeded(_) => return generated(p, elem, len, seed),
+        Fill::Value(v, _) => Some(element(p, elem, v)?),
+        _ => None,
+    };
+    let mut bytes = reserve(p, len, size)?;
+    match fill {
+        Fill::Seeded(_) => {}
+        // `reserve` checked that the product fits.
+        Fill::Zeros(_) => bytes.resize(len as usize * size, 0),
+        Fill::Value(..) => {
+            let one = value.unwrap_or_default();
+            for _ in 0..len {
+                bytes.extend_from_slice(&one);
+            }
+        }
+        Fill::Iota(_) => {
+            for k in 0..len {
+                match elem {
+                    ElemType::F32 => bytes.extend_from_slice(&(k as f32).to_le_bytes()),
+                    _ => bytes.extend_from_slice(&k.to_le_bytes()[..size]),
+                }
+            }
+        }
+    }
+    Ok(bytes)
+}
+
+/// Room for `len` elements of `size` bytes, or the error for a buffer too
+/// large to hold.
+fn reserve(p: &Param, len: u64, size: usize) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
     usize::try_from(len)
         .ok()
@@ -187,6 +289,51 @@ fn generated(p: &Param, elem: ElemType, len: u64, seed: u64) -> Result<Vec<u8>, 
                 p.name
             )
         })?;
+    Ok(bytes)
+}
+
+/// One element `text` of type `elem`, as little-endian bytes: an integer in
+/// the type's range (decimal, or 0x hex for its bits) or an `f32`.
+fn element(p: &Param, elem: ElemType, text: &str) -> Result<Vec<u8>, String> {
+    let size = elem.size() as usize;
+    if elem == ElemType::F32 {
+        return text
+            .parse::<f32>()
+            .map(|v| v.to_le_bytes().to_vec())
+            .map_err(|_| format!("`{}` holds f32, and `{text}` is not a number", p.name));
+    }
+    let bits = u64::from(elem.size()) * 8;
+    let parsed = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16)
+            .ok()
+            .filter(|v| bits == 64 || *v >> bits == 0)
+            .map(|v| v as i64),
+        None => text.parse::<i64>().ok().filter(|v| {
+            let signed = matches!(elem, ElemType::I8 | ElemType::I16 | ElemType::I32);
+            let (lo, hi) = if signed {
+                (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+            } else {
+                (0, (1i64 << bits) - 1)
+            };
+            (lo..=hi).contains(v)
+        }),
+    };
+    parsed
+        .map(|v| v.to_le_bytes()[..size].to_vec())
+        .ok_or_else(|| {
+            format!(
+                "`{}` holds {}, and `{text}` is not one",
+                p.name,
+                elem.name()
+            )
+        })
+}
+
+/// `len` elements from SplitMix64(`seed`): integers uniform in 0..=99 (which
+/// every element type holds), floats uniform in [-1, 1).
+fn generated(p: &Param, elem: ElemType, len: u64, seed: u64) -> Result<Vec<u8>, String> {
+    let size = elem.size() as usize;
+    let mut bytes = reserve(p, len, size)?;
     let mut rng = SplitMix64::new(seed);
     for _ in 0..len {
         match elem {
@@ -220,6 +367,107 @@ fn read(p: &Param, elem: ElemType, path: &Path) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
+/// Which elements of a buffer `--print` shows: `NAME`, `NAME[a..b]`,
+/// `NAME[a..]`, `NAME[..b]` or `NAME[k]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slice {
+    /// The buffer parameter's name.
+    pub name: String,
+    /// The first element shown.
+    pub start: u64,
+    /// Past the last element shown (`None`: to the end, at most
+    /// [`Slice::UNBOUNDED_MAX`] elements).
+    pub end: Option<u64>,
+}
+
+impl Slice {
+    /// How many elements a slice without an end shows at most.
+    pub const UNBOUNDED_MAX: u64 = 64;
+
+    /// Reads `NAME[a..b]` and its shorter forms.
+    pub fn parse(text: &str) -> Result<Slice, String> {
+        let usage = || {
+            format!("expected NAME, NAME[a..b], NAME[a..], NAME[..b] or NAME[k], found `{text}`")
+        };
+        let (name, range) = match text.split_once('[') {
+            None => (text, None),
+            Some((name, rest)) => (name, Some(rest.strip_suffix(']').ok_or_else(usage)?)),
+        };
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(usage());
+        }
+        let number = |t: &str| t.trim().parse::<u64>().map_err(|_| usage());
+        let (start, end) = match range {
+            None => (0, None),
+            Some(r) => match r.split_once("..") {
+                None => {
+                    let k = number(r)?;
+                    (k, Some(k + 1))
+                }
+                Some((a, b)) => (
+                    if a.trim().is_empty() { 0 } else { number(a)? },
+                    if b.trim().is_empty() {
+                        None
+                    } else {
+                        Some(number(b)?)
+                    },
+                ),
+            },
+        };
+        if end.is_some_and(|e| e < start) {
+            return Err(format!("`{text}` ends before it starts"));
+        }
+        Ok(Slice {
+            name: name.to_owned(),
+            start,
+            end,
+        })
+    }
+
+    /// The elements of `bytes` (of `elem`s) this slice shows, one line:
+    /// `out[0..4] (u32, 32 elements): 0 1 2 3`, with a note when it was cut
+    /// short or runs past the end.
+    pub fn show(&self, elem: ElemType, bytes: &[u8]) -> String {
+        let size = elem.size() as usize;
+        let len = (bytes.len() / size) as u64;
+        let start = self.start.min(len);
+        let end = self
+            .end
+            .unwrap_or(start.saturating_add(Self::UNBOUNDED_MAX))
+            .min(len);
+        let values: Vec<String> = bytes[start as usize * size..end as usize * size]
+            .chunks_exact(size)
+            .map(|b| match elem {
+                ElemType::U8 => b[0].to_string(),
+                ElemType::I8 => (b[0] as i8).to_string(),
+                ElemType::U16 => u16::from_le_bytes([b[0], b[1]]).to_string(),
+                ElemType::I16 => i16::from_le_bytes([b[0], b[1]]).to_string(),
+                ElemType::U32 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]).to_string(),
+                ElemType::I32 => i32::from_le_bytes([b[0], b[1], b[2], b[3]]).to_string(),
+                ElemType::F32 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]).to_string(),
+            })
+            .collect();
+        let mut line = format!(
+            "{}[{start}..{end}] ({}, {len} elements): {}",
+            self.name,
+            elem.name(),
+            values.join(" ")
+        );
+        if self.end.is_none() && end < len {
+            line += &format!(
+                " ... ({} more: --print {}[{end}..{}])",
+                len - end,
+                self.name,
+                len.min(end + Self::UNBOUNDED_MAX)
+            );
+        } else if self.end.is_some_and(|e| e > len) || self.start > len {
+            line += &format!(" (the buffer ends at {len})");
+        }
+        line
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,6 +492,82 @@ mod tests {
         assert!(values.iter().any(|&v| v != values[0]));
         let huge = generated(&p, ElemType::I16, u64::MAX, 7).unwrap_err();
         assert!(huge.contains("does not fit in memory"), "{huge}");
+    }
+
+    fn param(elem: ElemType) -> Param {
+        Param {
+            name: "b".into(),
+            kind: ParamKind::Buffer {
+                elem,
+                writable: true,
+            },
+        }
+    }
+
+    #[test]
+    fn fills_give_each_element_as_the_type_reads_it() {
+        let spec = |s: &str| Fill::parse(Some(s), 8);
+        assert_eq!(spec("zeros"), Some(Ok(Fill::Zeros(8))));
+        assert_eq!(spec("iota:3"), Some(Ok(Fill::Iota(3))));
+        assert_eq!(spec("fill:-2:4"), Some(Ok(Fill::Value("-2".into(), 4))));
+        assert_eq!(spec("5"), Some(Ok(Fill::Seeded(5))));
+        assert_eq!(spec("x.npy"), None);
+        assert!(matches!(spec("zeros:many"), Some(Err(_))));
+        assert!(matches!(spec("fill"), Some(Err(_))));
+
+        let i16s = |fill: Fill| -> Vec<i16> {
+            filled(&param(ElemType::I16), ElemType::I16, &fill, 1)
+                .unwrap()
+                .chunks_exact(2)
+                .map(|b| i16::from_le_bytes([b[0], b[1]]))
+                .collect()
+        };
+        assert_eq!(i16s(Fill::Zeros(3)), [0, 0, 0]);
+        assert_eq!(i16s(Fill::Value("-2".into(), 2)), [-2, -2]);
+        assert_eq!(i16s(Fill::Value("0xffff".into(), 1)), [-1]);
+        assert_eq!(i16s(Fill::Iota(4)), [0, 1, 2, 3]);
+        // u8 wraps at its width; f32 counts in floats.
+        let u8s = filled(&param(ElemType::U8), ElemType::U8, &Fill::Iota(258), 1).unwrap();
+        assert_eq!(&u8s[254..], [254, 255, 0, 1]);
+        let f = filled(
+            &param(ElemType::F32),
+            ElemType::F32,
+            &Fill::Value("2.5".into(), 1),
+            1,
+        );
+        assert_eq!(f.unwrap(), 2.5f32.to_le_bytes());
+        // Out of the type's range, or not a number of it: an error naming both.
+        let e = filled(
+            &param(ElemType::U8),
+            ElemType::U8,
+            &Fill::Value("256".into(), 1),
+            1,
+        );
+        assert_eq!(e.unwrap_err(), "`b` holds u8, and `256` is not one");
+        let e = filled(
+            &param(ElemType::U16),
+            ElemType::U16,
+            &Fill::Value("-1".into(), 1),
+            1,
+        );
+        assert!(e.is_err());
+    }
+
+    #[test]
+    fn slices_show_what_they_name() {
+        let bytes: Vec<u8> = (0..100u32).flat_map(|v| v.to_le_bytes()).collect();
+        let show = |s: &str| Slice::parse(s).unwrap().show(ElemType::U32, &bytes);
+        assert_eq!(show("out[2..5]"), "out[2..5] (u32, 100 elements): 2 3 4");
+        assert_eq!(show("out[7]"), "out[7..8] (u32, 100 elements): 7");
+        assert_eq!(show("out[98..]"), "out[98..100] (u32, 100 elements): 98 99");
+        assert_eq!(
+            show("out[99..120]"),
+            "out[99..100] (u32, 100 elements): 99 (the buffer ends at 100)"
+        );
+        assert!(show("out").ends_with("62 63 ... (36 more: --print out[64..100])"));
+        assert!(Slice::parse("out[5..2]").is_err());
+        assert!(Slice::parse("out[a..]").is_err());
+        assert!(Slice::parse("[1..2]").is_err());
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use crate::args::{shape_text, OutFormat, Run};
 use crate::inputs::{self, Given, Value};
 use crate::{compile, failure, npy, usage};
-use simt::core::{Kernel, LaunchConfig, Program};
+use simt::core::{Kernel, LaunchConfig, ParamKind, Program};
 use simt_report::args as cli;
 use simt_report::results::{self as report, has_major_findings, Results};
 use simt_report::{html, metrics, table};
@@ -34,6 +34,17 @@ pub fn run(options: &Run) -> ExitCode {
         Ok(values) => values,
         Err(message) => return usage(&message),
     };
+    if let Some(unknown) = options.print.iter().find(|s| {
+        !program
+            .params
+            .iter()
+            .any(|p| p.name == s.name && matches!(p.kind, ParamKind::Buffer { .. }))
+    }) {
+        return usage(&format!(
+            "--print {0}: `{1}` has no buffer parameter `{0}`",
+            unknown.name, program.name
+        ));
+    }
     let config = LaunchConfig::new(options.groups, options.size)
         .wave_width(options.width)
         .model(options.model.clone())
@@ -42,6 +53,7 @@ pub fn run(options: &Run) -> ExitCode {
     // The timed launch runs on a copy of the inputs, after the detailed one
     // has warmed the interpreter up, so that in-place kernels see the same
     // inputs in both.
+    let before = values.clone();
     let mut initial = values.clone();
     let detailed = report::detailed(&config).sanitize(options.sanitize);
     let stats = match simt::core::launch(kernel, &detailed, &mut inputs::launch_args(&mut values)) {
@@ -71,7 +83,20 @@ pub fn run(options: &Run) -> ExitCode {
         study_failures: Vec::new(),
     };
     print(&results, options);
-    let mut ok = write_outputs(&results, program, &values, options);
+    for slice in &options.print {
+        let shown = program
+            .params
+            .iter()
+            .zip(&values)
+            .find_map(|(p, v)| match v {
+                Value::Buffer { elem, bytes, .. } if p.name == slice.name => {
+                    Some(slice.show(*elem, bytes))
+                }
+                _ => None,
+            });
+        cli::print(format!("{}\n", shown.unwrap_or_default()));
+    }
+    let mut ok = write_outputs(&results, program, [&values, &before], options);
     let row = &results.rows[0];
     if has_major_findings(&row.findings) {
         eprintln!(
@@ -146,9 +171,15 @@ fn print(results: &Results, options: &Run) {
     }
 }
 
-/// Writes the JSON, the HTML and the output buffers that `options` asks for;
-/// whether all were written.
-fn write_outputs(results: &Results, program: &Program, values: &[Value], options: &Run) -> bool {
+/// Writes the JSON, the HTML and the buffers that `options` asks for (the
+/// writable ones after the launch, `values`, and those not read from files
+/// as they were before it, `before`); whether all were written.
+fn write_outputs(
+    results: &Results,
+    program: &Program,
+    [values, before]: [&[Value]; 2],
+    options: &Run,
+) -> bool {
     let mut ok = true;
     let mut wrote = |path: &Path, written: std::io::Result<()>| match written {
         Ok(()) => cli::print(format!("wrote {}\n", path.display())),
@@ -172,23 +203,41 @@ fn write_outputs(results: &Results, program: &Program, values: &[Value], options
             wrote(dir, Err(e));
             return false;
         }
-        for (param, value) in program.params.iter().zip(values) {
-            let Value::Buffer {
-                elem,
-                writable: true,
-                bytes,
-            } = value
-            else {
-                continue;
-            };
+        let outputs = program
+            .params
+            .iter()
+            .zip(values)
+            .filter_map(|(p, v)| match v {
+                Value::Buffer {
+                    elem,
+                    writable: true,
+                    bytes,
+                    ..
+                } => Some((p, *elem, bytes, "")),
+                _ => None,
+            });
+        let inputs = program
+            .params
+            .iter()
+            .zip(before)
+            .filter_map(|(p, v)| match v {
+                Value::Buffer {
+                    elem,
+                    bytes,
+                    from_file: false,
+                    ..
+                } => Some((p, *elem, bytes, ".input")),
+                _ => None,
+            });
+        for (param, elem, bytes, suffix) in outputs.chain(inputs) {
             let (path, written) = match options.out_format {
                 OutFormat::Npy => {
-                    let path = dir.join(format!("{}.npy", param.name));
-                    let written = npy::write(&path, *elem, bytes);
+                    let path = dir.join(format!("{}{suffix}.npy", param.name));
+                    let written = npy::write(&path, elem, bytes);
                     (path, written)
                 }
                 OutFormat::Raw => {
-                    let path = dir.join(format!("{}.bin", param.name));
+                    let path = dir.join(format!("{}{suffix}.bin", param.name));
                     let written = std::fs::write(&path, bytes);
                     (path, written)
                 }

@@ -575,3 +575,69 @@ fn inline_functions_run_and_their_errors_name_the_call() {
     // issues each on lines 3 and 4, one wave.
     assert_has(&out.stdout, "v_mov t, global_id.x; v_mov t, v");
 }
+
+/// A histogram counts into a buffer started at zero; the generated input is
+/// written beside the output, so the counts can be checked against it, and
+/// `--print` shows a slice of a buffer after the launch.
+#[test]
+fn buffers_start_as_given_and_generated_inputs_are_written_out() {
+    let dir = Scratch::new("buffers");
+    dir.write(
+        "hist.simt",
+        "kernel histogram(x: &[u32], bins: &mut [u32]) {\n\
+         \x20   vreg v, b;\n\
+         \x20   global_load v, x[global_id.x]\n\
+         \x20   v_rem_u32 b, v, 16\n\
+         \x20   global_atomic_add_u32 bins[b], 1\n\
+         }\n",
+    );
+    let run = |extra: &[&str]| {
+        let base = [
+            "run",
+            "hist.simt",
+            "--groups",
+            "4",
+            "--size",
+            "64",
+            "--out-dir",
+            "o",
+        ];
+        simt(dir.path(), &[&base[..], extra].concat())
+    };
+    let out = run(&["--buffer", "bins=zeros:16", "--print", "bins[0..4]"]);
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    let input: Vec<u32> = read_npy(&dir.path().join("o/x.input.npy"));
+    let bins: Vec<u32> = read_npy(&dir.path().join("o/bins.npy"));
+    assert_eq!(input.len(), 256);
+    let mut expected = vec![0u32; 16];
+    for v in &input {
+        expected[(v % 16) as usize] += 1;
+    }
+    assert_eq!(bins, expected);
+    assert_eq!(bins.iter().sum::<u32>(), 256);
+    let shown: Vec<String> = expected[..4].iter().map(u32::to_string).collect();
+    assert_has(
+        &out.stdout,
+        &format!("bins[0..4] (u32, 16 elements): {}", shown.join(" ")),
+    );
+    let before: Vec<u32> = read_npy(&dir.path().join("o/bins.input.npy"));
+    assert_eq!(before, vec![0; 16]);
+
+    // iota: element k is k, so each bin gets 256 / 16 on top of the fill.
+    let out = run(&["--buffer", "x=iota", "--buffer", "bins=fill:300:16"]);
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    let bins: Vec<u32> = read_npy(&dir.path().join("o/bins.npy"));
+    assert_eq!(bins, vec![316; 16]);
+
+    // A value the element type cannot hold, and a slice of no buffer, are
+    // command-line errors.
+    let out = run(&["--buffer", "bins=fill:-1"]);
+    assert_eq!(out.code, Some(2));
+    assert_has(
+        &out.stderr,
+        "--buffer bins=fill:-1: `bins` holds u32, and `-1` is not one",
+    );
+    let out = run(&["--print", "count"]);
+    assert_eq!(out.code, Some(2));
+    assert_has(&out.stderr, "`histogram` has no buffer parameter `count`");
+}
