@@ -41,9 +41,16 @@ integer's bits). A FILE ending in .npy must hold the buffer's element type (u1
 i1 u2 i2 u4 i4 f4, either byte order, C order); any other file is read as raw
 little-endian elements (`./zeros` for a file of that name).
 
+Races: below 65,536 work-items `simt run` runs the sanitizers (races,
+uninitialised reads) unless --no-sanitize; above, only with --sanitize, and it
+says so in one line. Without them, the races the static facts prove for the
+launch's shape are still reported, as warnings. `simt check --size M` reports
+the proved races of every kernel for workgroups of M work-items.
+
 Exit status: 0 on success; 1 when the file has errors, a launch faults, the
-sanitizers (--sanitize) find a race or an uninitialised read, or an output
-cannot be written; 2 when the command line is wrong (an unknown or repeated
+sanitizers find a race or an uninitialised read, there is a warning under
+--deny warnings, `simt check --size` proves a race, or an output cannot be
+written; 2 when the command line is wrong (an unknown or repeated
 --arg or --buffer, a bad value, a missing scalar).";
 
 /// `simt`: checks and runs kernels written in files.
@@ -75,6 +82,17 @@ pub enum Command {
         /// kernel of its own name.
         #[arg(long = "const", value_name = "NAME=VALUE", value_parser = parse_assignment)]
         consts: Vec<(String, String)>,
+        /// Also report, as errors, the races the static facts prove for
+        /// workgroups of this shape (`M`, `XxY` or `XxYxZ`).
+        #[arg(long, value_name = "M", value_parser = parse_shape)]
+        size: Option<Dim3>,
+        /// With --size: the workgroups of the grid the races are searched in
+        /// (two or more along an axis let workgroups race with each other).
+        #[arg(long, value_name = "N", default_value = "2", value_parser = parse_shape, requires = "size")]
+        groups: Dim3,
+        /// With --size: lanes per wave.
+        #[arg(long, value_name = "32|64", default_value = "32", value_parser = parse_width, requires = "size")]
+        width: u32,
     },
     /// Runs one kernel of FILE and prints its counters table and its listing
     /// per source line with hints.
@@ -112,9 +130,18 @@ pub struct Run {
     /// How the waves of a workgroup take turns.
     #[arg(long, value_name = "ORDER", default_value = "until-barrier", value_parser = parse_schedule)]
     pub schedule: Schedule,
-    /// Run the sanitizers (races, uninitialised reads) and list what they find.
-    #[arg(long)]
+    /// Run the sanitizers (races, uninitialised reads) and list what they
+    /// find: the default for launches below 65,536 work-items.
+    #[arg(long, conflicts_with = "no_sanitize")]
     pub sanitize: bool,
+    /// Do not run the sanitizers; the races the static facts prove for the
+    /// launch are still reported, as warnings.
+    #[arg(long)]
+    pub no_sanitize: bool,
+    /// `--deny warnings`: exit with 1 when there is a warning (a race the
+    /// facts prove, reported without the sanitizers).
+    #[arg(long, value_name = "warnings")]
+    pub deny: Option<Deny>,
     /// Seed of the generated buffers.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED)]
     pub seed: u64,
@@ -146,6 +173,13 @@ pub struct Run {
     /// raw little-endian elements (.bin).
     #[arg(long, value_name = "FORMAT", default_value = "npy")]
     pub out_format: OutFormat,
+}
+
+/// What `--deny` turns into errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Deny {
+    /// Every warning.
+    Warnings,
 }
 
 /// How output buffers are written.

@@ -8,9 +8,10 @@ mod inputs;
 mod npy;
 mod run;
 
+use args::shape_text;
 use args::{Cli, Command};
 use clap::Parser;
-use simt::core::Program;
+use simt::core::{Dim3, LaunchConfig, Program};
 use simt_report::args as cli;
 use std::io::IsTerminal;
 use std::path::Path;
@@ -21,7 +22,13 @@ const USAGE: u8 = 2;
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Check { file, consts } => check(&file, &consts),
+        Command::Check {
+            file,
+            consts,
+            size,
+            groups,
+            width,
+        } => check(&file, &consts, size.map(|size| (groups, size, width))),
         Command::Run(options) => run::run(&options),
     }
 }
@@ -52,15 +59,42 @@ fn compile(file: &Path, consts: &[(String, String)]) -> Result<Vec<simt::core::K
     )
 }
 
-fn check(file: &Path, consts: &[(String, String)]) -> ExitCode {
-    match compile(file, consts) {
-        Ok(kernels) => {
-            for kernel in &kernels {
-                cli::print(format!("{}\n", summary(kernel.program())));
-            }
-            ExitCode::SUCCESS
+/// Checks `file`; with `launch` (grid, workgroup shape, wave width), also
+/// reports the races the facts prove for it, as errors.
+fn check(file: &Path, consts: &[(String, String)], launch: Option<(Dim3, Dim3, u32)>) -> ExitCode {
+    let kernels = match compile(file, consts) {
+        Ok(kernels) => kernels,
+        Err(status) => return status,
+    };
+    let mut raced = false;
+    for kernel in &kernels {
+        let program = kernel.program();
+        let Some((groups, size, width)) = launch else {
+            cli::print(format!("{}\n", summary(program)));
+            continue;
+        };
+        let config = LaunchConfig::new(groups, size).wave_width(width);
+        let races = simt::core::proved_races(kernel, &config);
+        if races.is_empty() {
+            cli::print(format!(
+                "{}; no race for workgroups of {} at wave{width}\n",
+                summary(program),
+                shape_text(size)
+            ));
         }
-        Err(status) => status,
+        for race in &races {
+            eprintln!(
+                "error: `{}`, workgroups of {} at wave{width}: {race}",
+                program.name,
+                shape_text(size)
+            );
+            raced = true;
+        }
+    }
+    if raced {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     }
 }
 

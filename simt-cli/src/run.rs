@@ -2,7 +2,7 @@
 //! report records and once plainly, timed, on one thread; printed and written
 //! with the report's own table, listing, JSON and HTML.
 
-use crate::args::{shape_text, OutFormat, Run};
+use crate::args::{shape_text, Deny, OutFormat, Run};
 use crate::inputs::{self, Given, Value};
 use crate::{compile, failure, npy, usage};
 use simt::core::{Kernel, LaunchConfig, ParamKind, Program};
@@ -12,6 +12,9 @@ use simt_report::{html, metrics, table};
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
+
+/// Launches of fewer work-items than this run the sanitizers by default.
+pub const SANITIZE_BELOW: u64 = 1 << 16;
 
 /// Runs `options`' kernel; prints what the report prints for it.
 pub fn run(options: &Run) -> ExitCode {
@@ -55,7 +58,9 @@ pub fn run(options: &Run) -> ExitCode {
     // inputs in both.
     let before = values.clone();
     let mut initial = values.clone();
-    let detailed = report::detailed(&config).sanitize(options.sanitize);
+    let work_items = options.groups.count().saturating_mul(options.size.count());
+    let sanitize = options.sanitize || (!options.no_sanitize && work_items < SANITIZE_BELOW);
+    let detailed = report::detailed(&config).sanitize(sanitize);
     let stats = match simt::core::launch(kernel, &detailed, &mut inputs::launch_args(&mut values)) {
         Ok(stats) => stats,
         Err(e) => return failure(&e.to_string()),
@@ -104,6 +109,25 @@ pub fn run(options: &Run) -> ExitCode {
             row.kernel
         );
         ok = false;
+    }
+    if !sanitize {
+        let why = if options.no_sanitize {
+            "--no-sanitize".to_owned()
+        } else {
+            format!("{work_items} work-items, at least {SANITIZE_BELOW}")
+        };
+        let proved = simt::core::proved_races(kernel, &config);
+        for race in &proved {
+            eprintln!("warning: {race}");
+        }
+        cli::print(format!(
+            "note: the sanitizers did not run ({why}): races and uninitialised reads {}were not checked; add --sanitize to check them\n",
+            if proved.is_empty() { "" } else { "other than the proved ones above " }
+        ));
+        if !proved.is_empty() && options.deny == Some(Deny::Warnings) {
+            eprintln!("error: warnings are denied (--deny warnings)");
+            ok = false;
+        }
     }
     if ok {
         ExitCode::SUCCESS

@@ -374,22 +374,67 @@ fn a_fault_is_the_typed_error() {
     assert_has(&out.stderr, "(two.simt:4:5)");
 }
 
+/// Below 65,536 work-items the sanitizers run by default and a race fails
+/// the run; without them, the race the facts prove for the launch is still a
+/// warning, an error under `--deny warnings`, and a note says what was not
+/// checked.
 #[test]
-fn the_sanitizers_run_when_asked_and_fail_the_run() {
+fn a_race_never_passes_quietly() {
     let dir = Scratch::new("sanitize");
     dir.write(
         "race.simt",
         "kernel race(out: &mut [u32]) {\n    global_store out[0], global_id.x\n}\n",
     );
     let base = ["run", "race.simt", "--groups", "1", "--size", "64"];
-    let out = simt(dir.path(), &base);
+    for extra in [&[][..], &["--sanitize"]] {
+        let out = simt(dir.path(), &[&base[..], extra].concat());
+        assert_eq!(out.code, Some(1), "{}", out.stderr);
+        // Two waves store different values to word 0 with no barrier between.
+        assert_has(&out.stdout, "global race, write after write, between waves");
+        assert_has(&out.stderr, "the sanitizers found a race");
+    }
+    let proved = "warning: global race proved for this launch's shape, between lanes of one wave";
+    let out = simt(dir.path(), &[&base[..], &["--no-sanitize"]].concat());
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert!(!out.stdout.contains("sanitizer findings"));
-    let out = simt(dir.path(), &[&base[..], &["--sanitize"]].concat());
-    assert_eq!(out.code, Some(1));
-    // Two waves store different values to word 0 with no barrier between.
-    assert_has(&out.stdout, "global race, write after write, between waves");
-    assert_has(&out.stderr, "the sanitizers found a race");
+    assert_has(&out.stderr, proved);
+    assert_has(
+        &out.stdout,
+        "note: the sanitizers did not run (--no-sanitize)",
+    );
+    let out = simt(
+        dir.path(),
+        &[&base[..], &["--no-sanitize", "--deny", "warnings"]].concat(),
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert_has(&out.stderr, "error: warnings are denied (--deny warnings)");
+    // 1,024 workgroups of 64: too many to sanitize by default.
+    let big = [
+        "run",
+        "race.simt",
+        "--groups",
+        "1024",
+        "--size",
+        "64",
+        "--buffer",
+        "out=1",
+    ];
+    let out = simt(dir.path(), &big);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_has(&out.stderr, proved);
+    assert_has(
+        &out.stdout,
+        "note: the sanitizers did not run (65536 work-items, at least 65536)",
+    );
+    // `simt check --size` proves it for a shape, as an error.
+    let out = simt(dir.path(), &["check", "race.simt", "--size", "64"]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert_has(
+        &out.stderr,
+        "error: `race`, workgroups of 64 at wave32: global race proved",
+    );
+    let out = simt(dir.path(), &["check", "race.simt"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
 }
 
 /// `--groups` and `--size` take `XxY` (and `XxYxZ`) shapes, so a kernel

@@ -46,6 +46,7 @@ pub use listing::{Hint, HintKind, Line, Listing, MAX_HINTS};
 pub use model::MemoryModel;
 pub use occupancy::{occupancy, Hardware, Limiter, Occupancy, Usage};
 pub use prediction::{predictions, Prediction};
+pub use proved::races as proved_races;
 pub use simt_lang::ir::*;
 pub use simt_lang::isa::{
     AtomicOp, BinOp, CmpOp, CmpType, Inst, MaskOp, Opcode, ShuffleOp, TernOp, UnOp, WaveOp, Width,

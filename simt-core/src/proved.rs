@@ -44,8 +44,9 @@ pub(crate) fn check_shape(kernel: &Kernel, config: &LaunchConfig) -> Result<(), 
 }
 
 /// The races `kernel`'s facts prove for the launch `config` describes, as
-/// [`FindingKind::ProvedRace`] findings.
-pub(crate) fn races(kernel: &Kernel, config: &LaunchConfig) -> Vec<Finding> {
+/// [`FindingKind::ProvedRace`] findings: what a sanitized launch reports
+/// before it runs, found without running it (no input is read).
+pub fn races(kernel: &Kernel, config: &LaunchConfig) -> Vec<Finding> {
     let program = kernel.program();
     let facts = kernel.facts();
     let width = config.wave_width;
