@@ -9,6 +9,7 @@ use simt::core::{Kernel, LaunchConfig, ParamKind, Program};
 use simt_report::args as cli;
 use simt_report::results::{self as report, has_major_findings, Results};
 use simt_report::{html, metrics, table};
+use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -63,6 +64,9 @@ pub fn run(options: &Run) -> ExitCode {
     let detailed = report::detailed(&config).sanitize(sanitize);
     let stats = match simt::core::launch(kernel, &detailed, &mut inputs::launch_args(&mut values)) {
         Ok(stats) => stats,
+        Err(simt::core::Error::Fault(fault)) if fault.loc.line > 0 => {
+            return fault_at_source(&fault, options)
+        }
         Err(e) => return failure(&e.to_string()),
     };
     let start = Instant::now();
@@ -134,6 +138,31 @@ pub fn run(options: &Run) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// A fault shown as the front end shows its errors: the message, the source
+/// line with the faulting instruction underlined, and who faulted.
+fn fault_at_source(fault: &simt::core::Fault, options: &Run) -> ExitCode {
+    let Ok(source) = std::fs::read_to_string(&options.file) else {
+        return failure(&fault.to_string());
+    };
+    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    eprintln!(
+        "{}",
+        simt_front::render_at(
+            &options.file.display().to_string(),
+            &source,
+            [fault.loc.line as usize, fault.loc.column as usize],
+            &fault.kind.to_string(),
+            &[format!(
+                "in kernel `{}`, {}",
+                fault.kernel,
+                fault.work_item()
+            )],
+            colour,
+        )
+    );
+    ExitCode::FAILURE
 }
 
 /// The kernel called `name`, or the file's only kernel when no name is given.

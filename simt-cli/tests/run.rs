@@ -354,6 +354,9 @@ fn json_and_html_are_the_reports() {
     assert_has(&html, "global_load v, x[global_id.x]");
 }
 
+/// A fault is shown as the compile errors are: the message naming the
+/// buffer and index, the source line with the instruction underlined, and
+/// the work-item; never an instruction number.
 #[test]
 fn a_fault_is_the_typed_error() {
     let dir = Scratch::new("fault");
@@ -371,7 +374,13 @@ fn a_fault_is_the_typed_error() {
         &out.stderr,
         "error: out-of-bounds store of 4 bytes at index 10",
     );
-    assert_has(&out.stderr, "(two.simt:4:5)");
+    assert_has(&out.stderr, " --> two.simt:4:5");
+    assert_has(&out.stderr, "4 |     global_store out[global_id.x], v\n  |     ^^^^^^^^^^^^");
+    assert_has(
+        &out.stderr,
+        "note: in kernel `copy`, workgroup (0, 0, 0), wave 0, lane 10",
+    );
+    assert!(!out.stderr.contains("instruction"), "{}", out.stderr);
 }
 
 /// Below 65,536 work-items the sanitizers run by default and a race fails

@@ -179,12 +179,7 @@ pub enum LaunchErrorKind {
 
 /// A fault: where it happened and what went wrong.
 #[derive(Clone, Debug, PartialEq, Error)]
-#[error(
-    "{kind} in kernel `{kernel}` at instruction {inst} ({file}:{}:{}), workgroup ({}, {}, {}), wave {wave}{}{}",
-    loc.line, loc.column, workgroup[0], workgroup[1], workgroup[2],
-    lane.map(|l| format!(", lane {l}")).unwrap_or_default(),
-    address.map(|a| format!(", address {a:#x}")).unwrap_or_default()
-)]
+#[error("{kind} in kernel `{kernel}` at {}, {}", self.place(), self.work_item())]
 pub struct Fault {
     /// The kernel's name.
     pub kernel: String,
@@ -204,6 +199,31 @@ pub struct Fault {
     pub address: Option<u64>,
     /// What went wrong.
     pub kind: FaultKind,
+}
+
+impl Fault {
+    /// Where in the source it faulted: `file:line:column`, or, for a program
+    /// built without source locations, the instruction's index.
+    pub fn place(&self) -> String {
+        if self.loc.line == 0 {
+            format!("instruction {} of {}", self.inst, self.file)
+        } else {
+            format!("{}:{}:{}", self.file, self.loc.line, self.loc.column)
+        }
+    }
+
+    /// Who faulted: `workgroup (x, y, z), wave w, lane l, address a`.
+    pub fn work_item(&self) -> String {
+        let [x, y, z] = self.workgroup;
+        format!(
+            "workgroup ({x}, {y}, {z}), wave {}{}{}",
+            self.wave,
+            self.lane.map(|l| format!(", lane {l}")).unwrap_or_default(),
+            self.address
+                .map(|a| format!(", address {a:#x}"))
+                .unwrap_or_default()
+        )
+    }
 }
 
 /// What went wrong in a [`Fault`].

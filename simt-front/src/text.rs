@@ -268,6 +268,52 @@ impl<'a> IntoIterator for &'a Diagnostics {
     }
 }
 
+/// An error at 1-based `line` and `column` of `source` (a file named
+/// `file`), rendered as [`Diagnostics`] are: `message`, the source line with
+/// the word there underlined, then `notes`. For what the front end did not
+/// find but a run did: a fault at an instruction's place.
+pub fn render_at(
+    file: &str,
+    source: &str,
+    [line, column]: [usize; 2],
+    message: &str,
+    notes: &[String],
+    colour: bool,
+) -> String {
+    let line_start: usize = source
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let text = source[line_start.min(source.len())..]
+        .split('\n')
+        .next()
+        .unwrap_or("");
+    let start = line_start
+        + text
+            .char_indices()
+            .nth(column.saturating_sub(1))
+            .map_or(text.len(), |(k, _)| k);
+    let word = source[start.min(source.len())..]
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(source.len() - start.min(source.len()));
+    let renderer = if colour {
+        Renderer::styled()
+    } else {
+        Renderer::plain()
+    };
+    let snippet = Snippet::source(source).path(file).fold(true).annotation(
+        AnnotationKind::Primary.span(start.min(source.len())..start.min(source.len()) + word),
+    );
+    let mut report = vec![Level::ERROR.primary_title(message).element(snippet)];
+    for note in notes {
+        report.push(Group::with_title(
+            Level::NOTE.secondary_title(note.as_str()),
+        ));
+    }
+    renderer.render(&report).to_string()
+}
+
 /// Where `at` lies in `source`, which its spans were read from.
 fn place(source: &str, at: Location) -> Place {
     let start = at.first.byte_range().start.min(source.len());
