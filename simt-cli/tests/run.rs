@@ -375,7 +375,10 @@ fn a_fault_is_the_typed_error() {
         "error: out-of-bounds store of 4 bytes at index 10",
     );
     assert_has(&out.stderr, " --> two.simt:4:5");
-    assert_has(&out.stderr, "4 |     global_store out[global_id.x], v\n  |     ^^^^^^^^^^^^");
+    assert_has(
+        &out.stderr,
+        "4 |     global_store out[global_id.x], v\n  |     ^^^^^^^^^^^^",
+    );
     assert_has(
         &out.stderr,
         "note: in kernel `copy`, workgroup (0, 0, 0), wave 0, lane 10",

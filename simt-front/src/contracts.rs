@@ -52,7 +52,10 @@ impl Checker<'_> {
             }
         }
         let certain = match program.workgroup_size {
-            Some(shape) => self.certain_races(kernel, facts, shape, written),
+            Some(shape) => {
+                self.certain_out_of_bounds(program, facts, shape, written);
+                self.certain_races(kernel, facts, shape, written)
+            }
             None => HashSet::new(),
         };
         if let Some((at, claim)) = self.kernel.race_free {
@@ -598,7 +601,7 @@ fn uniform(program: &Program, facts: &Facts, i: usize, mnemonic: &str) -> Option
 }
 
 /// The memory operand of an instruction, as written.
-fn memory_operand(w: &Written) -> Option<Location> {
+pub(crate) fn memory_operand(w: &Written) -> Option<Location> {
     w.inst?.operands.iter().find_map(|op| match op {
         Operand::Mem { .. } => {
             let (first, last) = op.spans();
@@ -608,7 +611,7 @@ fn memory_operand(w: &Written) -> Option<Location> {
     })
 }
 
-fn shape_text(shape: [u32; 3]) -> String {
+pub(crate) fn shape_text(shape: [u32; 3]) -> String {
     match shape {
         [x, 1, 1] => x.to_string(),
         [x, y, 1] => format!("{x}, {y}"),

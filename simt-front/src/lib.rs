@@ -14,6 +14,7 @@
 
 pub mod ast;
 mod attrs;
+mod bounds;
 mod check;
 mod consts;
 mod contracts;
