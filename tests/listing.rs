@@ -327,7 +327,7 @@ fn the_listing_prints_the_static_facts_beside_the_measured_costs() {
     let listing = stats.listing(&ids::PROGRAM);
     assert_eq!(
         row(&listing, "global_store").facts,
-        ["global: predicted 2 lines, 2 sectors; measured 1 lines, 1 sectors (the prediction assumes a workgroup x size a multiple of 32, which this launch's 16x4x1 workgroups are not: it does not apply)"]
+        ["global: predicted 2 lines, 2 sectors; measured 1 line, 1 sector (the prediction assumes a workgroup x size a multiple of 32, which this launch's 16x4x1 workgroups are not: it does not apply)"]
     );
     // Decided for the launch's shape, the fact needs no assumption, and a
     // phase over two rows is counted with its rows placed.
@@ -337,7 +337,7 @@ fn the_listing_prints_the_static_facts_beside_the_measured_costs() {
     );
     assert_eq!(
         row(&shaped, "global_store").facts[0],
-        "global: predicted 1 lines, 1 sectors; measured 1 lines, 1 sectors"
+        "global: predicted 1 line, 1 sector; measured 1 line, 1 sector"
     );
 }
 

@@ -166,18 +166,22 @@ pub(crate) fn notes(
                     let show = |d: Option<Degree>| d.map_or("?".to_owned(), |d| d.to_string());
                     let at = launch.at(&cl.stride, &names);
                     format!(
-                        "{} lines, {} sectors{at} (by the lane stride {} bytes)",
-                        show(cl.at(|s| launch.value(s))),
-                        show(cs.at(|s| launch.value(s))),
+                        "{}, {}{at} (by the lane stride {} bytes)",
+                        counted(&show(cl.at(|s| launch.value(s))), "line"),
+                        counted(&show(cs.at(|s| launch.value(s))), "sector"),
                         names.lin(&cl.stride),
                     )
                 }
-                (lv, sv) => format!("{lv} lines, {sv} sectors"),
+                (lv, sv) => format!(
+                    "{}, {}",
+                    counted(&lv.to_string(), "line"),
+                    counted(&sv.to_string(), "sector")
+                ),
             };
             out.push(format!(
                 "global: predicted {predicted}; measured {}, {}{}",
-                measured(l, |m| format!("{} lines", figure(m))),
-                measured(s, |m| format!("{} sectors", figure(m))),
+                measured(l, |m| counted(&figure(m), "line")),
+                measured(s, |m| counted(&figure(m), "sector")),
                 assumptions(l, launch)
             ));
         }
@@ -360,5 +364,14 @@ fn assumptions(p: &Prediction, launch: &Launch<'_>) -> String {
             shape[1],
             shape[2]
         )
+    }
+}
+
+/// `n` `noun`s, in the singular for one: "1 line", "2 lines", "1.5 lines".
+fn counted(n: &str, noun: &str) -> String {
+    if n == "1" {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }

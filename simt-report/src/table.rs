@@ -23,8 +23,8 @@ pub(crate) const HEADER: [&str; COLUMNS] = [
     "occupancy",
     "findings",
     "oracle",
-    "Mwave-inst/s",
-    "us/launch",
+    "sim Mwave-inst/s",
+    "sim us/launch",
 ];
 const COLUMNS: usize = 16;
 /// The columns of text, left-aligned; the others hold numbers.
@@ -59,6 +59,15 @@ pub fn oracle_cell(row: &Row) -> &'static str {
         (false, _) => "none",
         (true, true) => "pass",
         (true, false) => "FAIL",
+    }
+}
+
+/// How a row's timing was taken: "one launch", or "median of N launches".
+pub fn launches_text(launches: usize) -> String {
+    if launches == 1 {
+        "one launch".to_owned()
+    } else {
+        format!("median of {launches} launches")
     }
 }
 

@@ -81,8 +81,10 @@ impl Progress {
 
 fn run(options: &Options) -> ExitCode {
     cli::print(format!(
-        "seed {}, model {}, median of {} launches per row on one thread\n\n",
-        options.seed, options.model.name, options.launches
+        "seed {}, model {}, {} per row on one thread\n\n",
+        options.seed,
+        options.model.name,
+        simt_report::table::launches_text(options.launches)
     ));
     let mut progress = Progress::new();
     let results = report::run_with_progress(options, |done, total, next| {

@@ -125,10 +125,10 @@ pub fn render_with<'p>(
     out.push_str("<h1>simt report</h1>\n");
     let _ = writeln!(
         out,
-        "<p>seed {}, model {}, median of {} launches per row on one thread</p>",
+        "<p>seed {}, model {}, {} per row on one thread</p>",
         results.seed,
         esc(&results.model.name),
-        launches
+        crate::table::launches_text(launches)
     );
     contents(&mut out, results, program);
     summary(&mut out, results);
@@ -674,13 +674,15 @@ fn global_pictures(out: &mut String, row: &Row, program: &Program, model: &Memor
         out.push_str("</svg>\n");
         let _ = writeln!(
             out,
-            "<figcaption>line {}: {} — lanes {}..{}: {} lines ({} sectors) of {line_bytes} bytes, the fewest is {minimum}</figcaption>\n</figure>",
+            "<figcaption>line {}: {} — lanes {}..{}: {} line{} ({} sector{}) of {line_bytes} bytes, the fewest is {minimum}</figcaption>\n</figure>",
             program.loc(k).line,
             esc(&inst),
             w.first_lane,
             w.first_lane as usize + lanes,
             lines.len(),
-            w.sectors
+            if lines.len() == 1 { "" } else { "s" },
+            w.sectors,
+            if w.sectors == 1 { "" } else { "s" }
         );
     }
 }
