@@ -479,7 +479,7 @@ fn a_short_kernels_timeline_is_drawn_at_a_readable_width() {
     // 9 issues per wave: 480 / 9 rounds up past the widest column, 24 pixels.
     assert_eq!(html::timeline_column(9), 24);
     assert_eq!(html::timeline_column(100), 5);
-    assert_eq!(html::timeline_column(5000), 2);
+    assert_eq!(html::timeline_column(5000), 3);
     let page = html::report_page(&options(&[
         "--kernels",
         "lds_conflict_heavy_i32",
@@ -491,8 +491,27 @@ fn a_short_kernels_timeline_is_drawn_at_a_readable_width() {
         .descendants()
         .find(|n| class(n) == "timeline" && n.has_tag_name((SVG, "svg")))
         .unwrap();
-    // The wave labels' 60 pixels, 9 columns of 24 pixels, a 4-pixel margin.
-    assert_eq!(timeline.attribute("width"), Some("280"));
+    // The wave labels' 60 pixels, then the legend's 300 (wider than 9
+    // columns of 24 pixels and a 4-pixel margin).
+    assert_eq!(timeline.attribute("width"), Some("360"));
+    // An axis under each of the 8 waves: its first tick at the first issue,
+    // labelled with the kernel's first line.
+    let axis: Vec<String> = timeline
+        .descendants()
+        .filter(|n| class(n) == "axis")
+        .map(|n| text(n))
+        .collect();
+    assert_eq!(
+        axis.iter().filter(|t| *t == &axis[0]).count(),
+        8,
+        "{axis:?}"
+    );
+    assert!(axis[0].starts_with('L'), "{axis:?}");
+    let legend = timeline
+        .descendants()
+        .find(|n| class(n) == "legend")
+        .unwrap();
+    assert!(text(legend).contains("active lane"));
     let widest = timeline
         .children()
         .filter(|n| n.has_tag_name((SVG, "rect")))
@@ -608,8 +627,8 @@ mod browser {
         let png_path = dir.join("screenshot.png");
         let options = options(&["--kernels", "lds_conflict_heavy_i32", "--width", "32"]);
         std::fs::write(&html_path, html::report_page(&options)).unwrap();
-        let (image, width, height) = screenshot(&browser, &html_path, &png_path, 2000);
-        assert_eq!((width, height), (1400, 2000));
+        let (image, width, height) = screenshot(&browser, &html_path, &png_path, 2800);
+        assert_eq!((width, height), (1400, 2800));
 
         // Not blank: text, table borders and pictures make many non-white pixels.
         let inked = image
@@ -618,12 +637,19 @@ mod browser {
             .count();
         assert!(inked > 20_000, "only {inked} non-white pixels");
 
-        // The timeline: 8 waves of 32 lanes, 8 pixels apart, each wave issuing 9
-        // instructions with every lane active (24 pixels per issue, the widest
-        // column, for a short kernel).
-        let active = bbox(&image, width, colors::ACTIVE).expect("the timeline is drawn");
-        assert_eq!(active.2 - active.0 + 1, 9 * 24, "{active:?}");
-        assert_eq!(active.3 - active.1 + 1, 8 * 40 - 8, "{active:?}");
+        // The timeline: 8 waves of 32 lanes of 2 pixels, 22 pixels apart (the
+        // axis between), each wave issuing 9 instructions with every lane
+        // active (24 pixels per issue, the widest column, for a short kernel);
+        // above them the legend's 10-pixel swatch.
+        let blocks = components(&image, width, colors::ACTIVE);
+        let (swatch, waves) = blocks.split_first().expect("the timeline is drawn");
+        assert_eq!((swatch.2 - swatch.0 + 1, swatch.3 - swatch.1 + 1), (10, 10));
+        assert_eq!(waves.len(), 8, "{waves:?}");
+        for (k, w) in waves.iter().enumerate() {
+            assert_eq!((w.2 - w.0 + 1, w.3 - w.1 + 1), (9 * 24, 64), "{w:?}");
+            assert_eq!(w.1 - waves[0].1, k * (64 + 22), "{waves:?}");
+        }
+        let active = (waves[0].0, waves[0].1, waves[7].2, waves[7].3);
         // Below it, the two bank pictures, each with one red bank (bank 0) in the
         // same column: one box wide.
         let conflict = bbox(&image, width, colors::CONFLICT).expect("the busiest bank is drawn");

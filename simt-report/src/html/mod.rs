@@ -53,6 +53,9 @@ pub const MIN_TIMELINE_WIDTH: usize = 480;
 /// The widest column an issue gets in the timeline.
 pub const MAX_TIMELINE_COLUMN: usize = 24;
 
+/// Pixels per lane in the timeline: a lone active lane stays visible.
+pub const TIMELINE_LANE: usize = 2;
+
 /// How many issues per wave the timeline draws; longer waves are cut, and say so.
 pub const MAX_TIMELINE_ISSUES: usize = 1500;
 
@@ -92,12 +95,16 @@ th { background: #f1f3f5; }
 td.text, th.text { text-align: left; font-family: monospace; }
 tr.hot td { background: #fff4e6; }
 div.fact { color: #555; font-size: 90%; }
-ol.hints { font-size: 13px; }
+table.listing { max-width: 1200px; }
+table.listing td.text { white-space: normal; overflow-wrap: anywhere; min-width: 360px; }
+ol.hints { font-size: 13px; max-width: 1200px; }
 section.kernel { border-top: 2px solid #adb5bd; margin-top: 24px; }
 figure { margin: 8px 0; }
+figure.timeline { max-width: 1200px; overflow-x: auto; }
 figcaption { font-size: 12px; font-family: monospace; }
 svg { display: block; }
 svg text { font-family: monospace; font-size: 10px; fill: #212529; }
+svg text.axis { fill: #495057; }
 .fail { color: #c92a2a; font-weight: bold; }
 nav.toc { font-size: 13px; }
 nav.toc ul { margin: 2px 0; }
@@ -393,19 +400,23 @@ fn runs(mask: u64, width: u32) -> Vec<(u32, u32)> {
 pub fn timeline_column(longest: usize) -> usize {
     MIN_TIMELINE_WIDTH
         .div_ceil(longest.max(1))
-        .clamp(2, MAX_TIMELINE_COLUMN)
+        .clamp(3, MAX_TIMELINE_COLUMN)
 }
 
-/// Per wave, one column per issued instruction (time runs right), one pixel row
-/// per lane: active lanes in [`colors::ACTIVE`], inactive in [`colors::INACTIVE`].
+/// Per wave, one column per issued instruction (time runs right), a row of
+/// [`TIMELINE_LANE`] pixels per lane: active lanes in [`colors::ACTIVE`],
+/// inactive in [`colors::INACTIVE`]; under each wave an axis of the source
+/// lines its issues come from, and above them a legend.
 fn timeline(out: &mut String, trace: &Trace, program: &Program, width: u32) {
     const LABEL: usize = 60;
-    const GAP: usize = 8;
-    let mut per_wave: Vec<Vec<u64>> = vec![Vec::new(); trace.waves as usize];
+    // Below each wave: its axis (ticks and line numbers), then a margin.
+    const GAP: usize = 22;
+    const LEGEND: usize = 18;
+    let mut per_wave: Vec<Vec<(u64, u32)>> = vec![Vec::new(); trace.waves as usize];
     for issue in &trace.issues {
         if let Some(w) = per_wave.get_mut(issue.wave as usize) {
             if w.len() < MAX_TIMELINE_ISSUES {
-                w.push(issue.exec);
+                w.push((issue.exec, program.loc(issue.pc as usize).line));
             }
         }
     }
@@ -413,8 +424,9 @@ fn timeline(out: &mut String, trace: &Trace, program: &Program, width: u32) {
     let column = timeline_column(longest);
     let cut = per_wave.iter().any(|w| w.len() >= MAX_TIMELINE_ISSUES) || trace.truncated;
     let lanes = width as usize;
-    let svg_w = LABEL + longest * column + 4;
-    let svg_h = per_wave.len() * (lanes + GAP) + 4;
+    let height = lanes * TIMELINE_LANE;
+    let svg_w = (LABEL + longest * column + 4).max(LABEL + 300);
+    let svg_h = LEGEND + per_wave.len() * (height + GAP) + 4;
     let _ = writeln!(
         out,
         "<h3>Divergence timeline, workgroup {}</h3>\n<figure class=\"timeline\">",
@@ -424,25 +436,35 @@ fn timeline(out: &mut String, trace: &Trace, program: &Program, width: u32) {
         out,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\" width=\"{svg_w}\" height=\"{svg_h}\" viewBox=\"0 0 {svg_w} {svg_h}\">"
     );
+    let _ = writeln!(
+        out,
+        "<g class=\"legend\"><rect x=\"{LABEL}\" y=\"2\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"11\">active lane</text><rect x=\"{}\" y=\"2\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"11\">inactive lane</text><text x=\"{}\" y=\"11\">L: source line</text></g>",
+        colors::ACTIVE,
+        LABEL + 14,
+        LABEL + 100,
+        colors::INACTIVE,
+        LABEL + 114,
+        LABEL + 210,
+    );
     for (w, issues) in per_wave.iter().enumerate() {
-        let top = w * (lanes + GAP);
+        let top = LEGEND + w * (height + GAP);
         let _ = writeln!(
             out,
             "<text x=\"0\" y=\"{}\">wave {w}</text>",
-            top + lanes / 2 + 4
+            top + height / 2 + 4
         );
         let _ = writeln!(
             out,
-            "<rect x=\"{LABEL}\" y=\"{top}\" width=\"{}\" height=\"{lanes}\" fill=\"{}\"/>",
+            "<rect x=\"{LABEL}\" y=\"{top}\" width=\"{}\" height=\"{height}\" fill=\"{}\"/>",
             issues.len() * column,
             colors::INACTIVE
         );
         // Consecutive issues under one exec mask share their rectangles.
         let mut k = 0;
         while k < issues.len() {
-            let exec = issues[k];
+            let exec = issues[k].0;
             let mut end = k + 1;
-            while end < issues.len() && issues[end] == exec {
+            while end < issues.len() && issues[end].0 == exec {
                 end += 1;
             }
             for (lo, hi) in runs(exec, width) {
@@ -450,14 +472,15 @@ fn timeline(out: &mut String, trace: &Trace, program: &Program, width: u32) {
                     out,
                     "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>",
                     LABEL + k * column,
-                    top + lo as usize,
+                    top + lo as usize * TIMELINE_LANE,
                     (end - k) * column,
-                    hi - lo,
+                    (hi - lo) as usize * TIMELINE_LANE,
                     colors::ACTIVE
                 );
             }
             k = end;
         }
+        axis(out, issues, column, LABEL, top + height);
     }
     out.push_str("</svg>\n");
     let divergent = trace
@@ -472,12 +495,43 @@ fn timeline(out: &mut String, trace: &Trace, program: &Program, width: u32) {
         .count();
     let _ = writeln!(
         out,
-        "<figcaption>{} waves, {} issues ({} vector); one column of {column} pixels per issue, one row per lane{}</figcaption>\n</figure>",
+        "<figcaption>{} wave{}, {} issue{} ({} vector); one column of {column} pixels per issue, {TIMELINE_LANE} pixels per lane (lane 0 at the top); under each wave, the source line where its issues move to another{}</figcaption>\n</figure>",
         trace.waves,
+        if trace.waves == 1 { "" } else { "s" },
         trace.issues.len(),
+        if trace.issues.len() == 1 { "" } else { "s" },
         divergent,
         if cut { "; cut after the first issues" } else { "" }
     );
+}
+
+/// A wave's axis under its timeline, at `y`: a tick and the source line
+/// wherever its issues move to another line, leaving out labels that would
+/// overlap the one before.
+fn axis(out: &mut String, issues: &[(u64, u32)], column: usize, left: usize, y: usize) {
+    // Monospace at 10 pixels: about 6 pixels a character.
+    const CHAR: usize = 6;
+    let mut free = 0;
+    let mut previous = None;
+    for (k, &(_, line)) in issues.iter().enumerate() {
+        if previous == Some(line) {
+            continue;
+        }
+        previous = Some(line);
+        let x = left + k * column;
+        let label = format!("L{line}");
+        if x < free {
+            continue;
+        }
+        free = x + label.len() * CHAR + CHAR;
+        let _ = writeln!(
+            out,
+            "<line x1=\"{x}\" y1=\"{y}\" x2=\"{x}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"1\"/><text class=\"axis\" x=\"{x}\" y=\"{}\">{label}</text>",
+            y + 4,
+            colors::STATED,
+            y + 14
+        );
+    }
 }
 
 /// The memory instructions with a recorded worst phase, of one kind.
