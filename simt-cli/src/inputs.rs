@@ -403,7 +403,7 @@ impl Slice {
             Some(r) => match r.split_once("..") {
                 None => {
                     let k = number(r)?;
-                    (k, Some(k + 1))
+                    (k, Some(k.checked_add(1).ok_or_else(usage)?))
                 }
                 Some((a, b)) => (
                     if a.trim().is_empty() { 0 } else { number(a)? },

@@ -190,6 +190,14 @@ impl Functions {
             }
         }
         for (k, (p, _)) in list.iter().enumerate() {
+            if crate::words::is_reserved(&p.unraw().to_string()) {
+                errors.push(Diagnostic::new(
+                    Kind::ReservedName,
+                    Location::token(p.span()),
+                    format!("`{p}` is a word of the language and cannot name a parameter"),
+                ));
+                return;
+            }
             if let Some((first, _)) = list[..k].iter().find(|(q, _)| q == p) {
                 errors.push(
                     Diagnostic::new(
@@ -234,9 +242,6 @@ impl Functions {
         item: Vec<TokenTree>,
         errors: &mut Vec<Diagnostic>,
     ) -> Vec<TokenTree> {
-        if self.0.is_empty() {
-            return item;
-        }
         let mut item = item;
         let Some(TokenTree::Group(body)) = item.last() else {
             return item;

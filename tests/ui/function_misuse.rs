@@ -20,6 +20,10 @@ simt_kernel! {
         v_mov x, n
     }
 
+    fn reserved(loop: vreg) {
+        v_mov loop, 1
+    }
+
     kernel k(out: &mut [u32]) {
         vreg i, v;
         mreg m;
