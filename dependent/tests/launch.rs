@@ -34,10 +34,9 @@ fn block_sum_adds_each_workgroup() {
 
 /// Prints vecadd's launch time under this build's profile (run
 /// `cargo test --release` beside `cargo test` to compare): no assertion on
-/// time, which shared machines make noisy; the launch itself must succeed.
+/// time, which shared machines make noisy; every timed launch must add right.
 #[test]
 fn vecadd_launch_time_is_printed() {
-    let median = vecadd_median(1 << 16, 21);
+    let median = vecadd_median(1 << 16, 21).expect("every launch adds right");
     println!("vecadd, 65,536 elements, median of 21 launches: {median:?}");
-    assert!(median > std::time::Duration::ZERO);
 }

@@ -166,7 +166,8 @@ pub struct Run {
     pub json: Option<PathBuf>,
     /// Write each writable (`&mut`) buffer after the launch to DIR/NAME.npy
     /// (or DIR/NAME.bin with --out-format raw), and each buffer not read
-    /// from a file as it was before the launch to DIR/NAME.input.npy.
+    /// from a file as it was before the launch to DIR/NAME.input.npy (or
+    /// .input.bin).
     #[arg(long, value_name = "DIR", value_parser = parse_path)]
     pub out_dir: Option<PathBuf>,
     /// The format of --out-dir's files: NumPy's .npy (1-D, little-endian), or

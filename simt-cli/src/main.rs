@@ -66,13 +66,35 @@ fn check(file: &Path, consts: &[(String, String)], launch: Option<(Dim3, Dim3, u
         Ok(kernels) => kernels,
         Err(status) => return status,
     };
-    let mut raced = false;
+    if let Some((_, size, _)) = launch {
+        let limit = simt::core::limits::MAX_WORKGROUP_SIZE;
+        if size.count() > u64::from(limit) {
+            return usage(&format!(
+                "--size {}: {} work-items, past the limit of {limit} a workgroup holds",
+                shape_text(size),
+                size.count()
+            ));
+        }
+    }
+    let mut failed = false;
     for kernel in &kernels {
         let program = kernel.program();
         let Some((groups, size, width)) = launch else {
             cli::print(format!("{}\n", summary(program)));
             continue;
         };
+        if let Some(declared) = program.workgroup_size {
+            if declared != size.to_array() {
+                eprintln!(
+                    "error: `{}` declares workgroups of {}: no launch has workgroups of {} (its races under its own shape are compile errors)",
+                    program.name,
+                    shape_text(Dim3::new(declared[0], declared[1], declared[2])),
+                    shape_text(size)
+                );
+                failed = true;
+                continue;
+            }
+        }
         let config = LaunchConfig::new(groups, size).wave_width(width);
         let races = simt::core::proved_races(kernel, &config);
         if races.is_empty() {
@@ -88,10 +110,10 @@ fn check(file: &Path, consts: &[(String, String)], launch: Option<(Dim3, Dim3, u
                 program.name,
                 shape_text(size)
             );
-            raced = true;
+            failed = true;
         }
     }
-    if raced {
+    if failed {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

@@ -105,14 +105,16 @@ fn out_of_bounds(program: &Program, access: &Access, shape: [u32; 3]) -> Option<
     if low <= -limit || high >= limit {
         return None;
     }
+    let size = i64::from(decl.elem.size().max(1));
+    // The element named: past the end, the last one the access reads (a
+    // wide access reads several); before the start, the first.
     let (item, offset) = if high + bytes > array_bytes {
-        (high_item, high)
+        (high_item, high + bytes - size)
     } else if low < 0 {
         (low_item, low)
     } else {
         return None;
     };
-    let size = i64::from(decl.elem.size().max(1));
     let verb = match access.kind {
         AccessKind::Load => "reads",
         AccessKind::Store => "writes",

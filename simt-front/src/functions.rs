@@ -26,7 +26,7 @@ use crate::diagnostic::{Diagnostic, Kind, Label, Location};
 use crate::suggest;
 use proc_macro2::{Delimiter, Group, Ident, Punct, Spacing, TokenStream, TokenTree};
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use syn::ext::IdentExt;
 
 /// The word that opens an inlined body: `MARK_BEGIN name (args) ;`, placed
@@ -39,6 +39,11 @@ pub(crate) const MARK_END: &str = "__simt_call_end";
 /// How deep calls may nest: a chain longer than this is a mistake (calls
 /// cannot recurse, so only a very long chain of distinct functions reaches it).
 const MAX_DEPTH: usize = 16;
+
+/// How many tokens the calls of one kernel may write out: calls inside
+/// functions called several times multiply, and a few lines could otherwise
+/// ask for more than memory holds (about 30,000 instructions).
+const MAX_TOKENS: usize = 200_000;
 
 /// What a parameter stands for.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -253,7 +258,8 @@ impl Functions {
             functions: self,
             stack: Vec::new(),
             sites: Vec::new(),
-            declared: HashSet::new(),
+            declared: HashMap::new(),
+            written: 0,
             errors,
         };
         let tokens: Vec<TokenTree> = body.stream().into_iter().collect();
@@ -281,8 +287,11 @@ struct Expansion<'a> {
     stack: Vec<String>,
     /// Where each of them is called.
     sites: Vec<CallSite>,
-    /// The functions whose declarations the kernel already has.
-    declared: HashSet<String>,
+    /// The functions whose declarations the kernel already has, with them
+    /// as the first call wrote them.
+    declared: HashMap<String, String>,
+    /// The tokens written out so far.
+    written: usize,
     errors: &'a mut Vec<Diagnostic>,
 }
 
@@ -298,7 +307,11 @@ impl Expansion<'_> {
         let mut i = 0;
         while i < tokens.len() {
             match &tokens[i] {
-                TokenTree::Ident(word) if word == "call" => {
+                // `call` followed by a name; anything else (`vreg call;`,
+                // `v_mov call, 1`) is a name the parser reads.
+                TokenTree::Ident(word)
+                    if word == "call" && matches!(tokens.get(i + 1), Some(TokenTree::Ident(_))) =>
+                {
                     let (Some(TokenTree::Ident(name)), Some(TokenTree::Group(args))) =
                         (tokens.get(i + 1), tokens.get(i + 2))
                     else {
@@ -307,9 +320,8 @@ impl Expansion<'_> {
                             Location::token(word.span()),
                             "expected a function's name and its arguments: `call name(a, b)`",
                         ));
-                        // The name, if there is one, is no mnemonic either.
-                        i +=
-                            1 + usize::from(matches!(tokens.get(i + 1), Some(TokenTree::Ident(_))));
+                        // The name is no mnemonic either.
+                        i += 2;
                         continue;
                     };
                     if args.delimiter() != Delimiter::Parenthesis {
@@ -377,13 +389,17 @@ impl Expansion<'_> {
             return;
         }
         let given: Vec<TokenTree> = args.stream().into_iter().collect();
-        let given: Vec<&[TokenTree]> = if given.is_empty() {
+        let mut given: Vec<&[TokenTree]> = if given.is_empty() {
             Vec::new()
         } else {
             given
                 .split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
                 .collect()
         };
+        // A trailing comma, as in the parameter list.
+        if given.len() > 1 && given.last().is_some_and(|a| a.is_empty()) {
+            given.pop();
+        }
         if given.len() != f.params.len() {
             self.error(
                 Diagnostic::new(
@@ -427,8 +443,42 @@ impl Expansion<'_> {
             };
             bound.insert(p.unraw().to_string(), value);
         }
-        let first = self.declared.insert(key.clone());
-        let body = substitute(&f.body, &bound, first);
+        let (body, declarations) = split_declarations(substitute(&f.body, &bound));
+        let written = text(&declarations);
+        let body = match self.declared.get(&key) {
+            None => {
+                self.declared.insert(key.clone(), written);
+                let mut all = declarations;
+                all.extend(body);
+                all
+            }
+            Some(first) if *first == written => body,
+            Some(first) => {
+                self.error(Diagnostic::new(
+                    Kind::DeclaredTwice,
+                    at,
+                    format!(
+                        "this call of `{name}` declares `{written}`, and its first call in this kernel declared `{first}`: a function's declarations are the kernel's, made once, at its first call"
+                    ),
+                ));
+                return;
+            }
+        };
+        if self.written > MAX_TOKENS {
+            // Said once, at the call that went past.
+            return;
+        }
+        self.written += weight(&body);
+        if self.written > MAX_TOKENS {
+            self.error(Diagnostic::new(
+                Kind::Limit,
+                at,
+                format!(
+                    "the calls of this kernel write out more than {MAX_TOKENS} tokens by here: a function called in loops of calls multiplies; call fewer times, or loop in the kernel"
+                ),
+            ));
+            return;
+        }
         self.stack.push(key);
         self.sites.push(CallSite {
             name: name.clone(),
@@ -439,40 +489,29 @@ impl Expansion<'_> {
         self.stack.pop();
         let mut marker_args = Group::new(Delimiter::Parenthesis, TokenStream::new());
         marker_args.set_span(args.span());
+        // Each marker follows a `;`, so that an instruction left unfinished
+        // (a trailing comma) before it ends there rather than taking it.
+        let semicolon = || TokenTree::Punct(Punct::new(';', Spacing::Alone));
+        out.push(semicolon());
         out.push(TokenTree::Ident(Ident::new(MARK_BEGIN, word.span())));
         out.push(TokenTree::Ident(name.clone()));
         out.push(TokenTree::Group(marker_args));
-        out.push(TokenTree::Punct(Punct::new(';', Spacing::Alone)));
+        out.push(semicolon());
         out.extend(body);
+        out.push(semicolon());
         out.push(TokenTree::Ident(Ident::new(MARK_END, word.span())));
-        out.push(TokenTree::Punct(Punct::new(';', Spacing::Alone)));
+        out.push(semicolon());
     }
 }
 
-/// A function's body with each parameter replaced by its argument, and,
-/// unless `declare`, without its declarations (the kernel has them from an
-/// earlier call).
-fn substitute(
-    body: &[TokenTree],
-    bound: &HashMap<String, Vec<TokenTree>>,
-    declare: bool,
-) -> Vec<TokenTree> {
+/// A function's body with each parameter replaced by its argument (but not
+/// an axis after a `.`: `local_id.x` stays itself for a parameter `x`).
+fn substitute(body: &[TokenTree], bound: &HashMap<String, Vec<TokenTree>>) -> Vec<TokenTree> {
     let mut out = Vec::new();
-    // The declaration keywords are reserved, so each one starts a
-    // declaration, which runs to its `;`.
-    let mut skipping = false;
+    let mut after_dot = false;
     for t in body {
-        if !declare {
-            if let TokenTree::Ident(id) = t {
-                skipping |= crate::words::DECLARATIONS.contains(&id.to_string().as_str());
-            }
-        }
-        if skipping {
-            skipping = !matches!(t, TokenTree::Punct(p) if p.as_char() == ';');
-            continue;
-        }
         match t {
-            TokenTree::Ident(id) => match bound.get(&id.unraw().to_string()) {
+            TokenTree::Ident(id) if !after_dot => match bound.get(&id.unraw().to_string()) {
                 Some(value) => out.extend(value.iter().cloned()),
                 None => out.push(t.clone()),
             },
@@ -480,13 +519,74 @@ fn substitute(
                 let inner: Vec<TokenTree> = g.stream().into_iter().collect();
                 let mut group = Group::new(
                     g.delimiter(),
-                    substitute(&inner, bound, true).into_iter().collect(),
+                    substitute(&inner, bound).into_iter().collect(),
                 );
                 group.set_span(g.span());
                 out.push(TokenTree::Group(group));
             }
             _ => out.push(t.clone()),
         }
+        after_dot = matches!(t, TokenTree::Punct(p) if p.as_char() == '.');
     }
     out
+}
+
+/// A body's statements but its declarations, and its declarations: each
+/// starts at a declaration keyword (reserved, so never an operand) and runs
+/// to its `;`.
+fn split_declarations(body: Vec<TokenTree>) -> (Vec<TokenTree>, Vec<TokenTree>) {
+    let (mut rest, mut declarations) = (Vec::new(), Vec::new());
+    let mut inside = false;
+    for t in body {
+        if let TokenTree::Ident(id) = &t {
+            inside |= crate::words::DECLARATIONS.contains(&id.to_string().as_str());
+        }
+        if inside {
+            inside = !matches!(&t, TokenTree::Punct(p) if p.as_char() == ';');
+            declarations.push(t);
+        } else {
+            rest.push(t);
+        }
+    }
+    (rest, declarations)
+}
+
+/// Tokens as they are written (`lds s: [u32; 16];`), to compare two calls'
+/// declarations and show them: the same in the macro and in a file, which
+/// print token streams with different spacing.
+fn text(tokens: &[TokenTree]) -> String {
+    let mut out = String::new();
+    for t in tokens {
+        let tight = matches!(t, TokenTree::Punct(p) if matches!(p.as_char(), ',' | ';' | ':'));
+        if !out.is_empty() && !tight {
+            out.push(' ');
+        }
+        match t {
+            TokenTree::Group(g) => {
+                let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                let (open, close) = match g.delimiter() {
+                    Delimiter::Parenthesis => ("(", ")"),
+                    Delimiter::Bracket => ("[", "]"),
+                    Delimiter::Brace => ("{", "}"),
+                    Delimiter::None => ("", ""),
+                };
+                out.push_str(open);
+                out.push_str(&text(&inner));
+                out.push_str(close);
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    out
+}
+
+/// How many tokens `tokens` hold, those inside groups included.
+fn weight(tokens: &[TokenTree]) -> usize {
+    tokens
+        .iter()
+        .map(|t| match t {
+            TokenTree::Group(g) => 1 + weight(&g.stream().into_iter().collect::<Vec<_>>()),
+            _ => 1,
+        })
+        .sum()
 }

@@ -371,17 +371,24 @@ fn cuda_habit(input: ParseStream, word: &Ident, habit: suggest::Habit) -> Diagno
         covered = 2;
     }
     if word == "__shared__" {
-        if let Some((ty, (name, (len, brackets, _)))) = (|| {
+        let array = (|| {
             let (ty, r) = rest.ident()?;
             let (name, r) = r.ident()?;
-            Some((ty, (name, r.group(Delimiter::Bracket)?)))
-        })() {
-            covered = 4;
+            let (len, brackets, after) = r.group(Delimiter::Bracket)?;
+            // One dimension, of a type simt has.
             let elem = match ty.to_string().as_str() {
                 "float" => "f32",
-                "int" => "i32",
-                _ => "u32",
+                "int" | "int32_t" => "i32",
+                "unsigned" | "uint" | "uint32_t" => "u32",
+                _ => return None,
             };
+            after
+                .group(Delimiter::Bracket)
+                .is_none()
+                .then_some((elem, name, len, brackets))
+        })();
+        if let Some((elem, name, len, brackets)) = array {
+            covered = 4;
             last = brackets.close();
             replacement = Some(format!("lds {name}: [{elem}; {}]", len.token_stream()));
         }
@@ -481,6 +488,12 @@ fn stmt(
     };
     let text = word.to_string();
     if text == functions::MARK_BEGIN || text == functions::MARK_END {
+        // A contract states a fact of one instruction, not of a call's.
+        errors.extend(
+            pending
+                .drain(..)
+                .map(|c| attrs::stray(c, "not before a call")),
+        );
         call_marker(input)?;
         return Ok(None);
     }

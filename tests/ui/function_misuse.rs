@@ -37,6 +37,46 @@ simt_kernel! {
         global_store out[i], v
     }
 
+    fn sized(v: vreg, const N: u32) {
+        lds s: [u32; N];
+        lds_store s[0], v
+    }
+
+    fn unfinished(a: vreg) {
+        v_add_u32 a, a,
+    }
+
+    fn l1(x: vreg) { v_add_u32 x, x, 1 }
+    fn l2(x: vreg) { call l1(x) call l1(x) call l1(x) call l1(x) call l1(x) call l1(x) call l1(x) call l1(x) }
+    fn l3(x: vreg) { call l2(x) call l2(x) call l2(x) call l2(x) call l2(x) call l2(x) call l2(x) call l2(x) }
+    fn l4(x: vreg) { call l3(x) call l3(x) call l3(x) call l3(x) call l3(x) call l3(x) call l3(x) call l3(x) }
+    fn l5(x: vreg) { call l4(x) call l4(x) call l4(x) call l4(x) call l4(x) call l4(x) call l4(x) call l4(x) }
+    fn l6(x: vreg) { call l5(x) call l5(x) call l5(x) call l5(x) call l5(x) call l5(x) call l5(x) call l5(x) }
+
+    kernel declarations(out: &mut [u32]) {
+        vreg v;
+        v_mov v, 0
+        call sized(v, 64)
+        call sized(v, 16)
+        #[conflict_free]
+        call bump(v)
+        global_store out[global_id.x], v
+    }
+
+    kernel unfinished_call(out: &mut [u32]) {
+        vreg v;
+        v_mov v, 0
+        call unfinished(v)
+        global_store out[global_id.x], v
+    }
+
+    kernel huge(out: &mut [u32]) {
+        vreg v;
+        v_mov v, 0
+        call l6(v)
+        global_store out[global_id.x], v
+    }
+
     kernel divergent(out: &mut [u32]) {
         vreg i, v;
         mreg m;

@@ -27,6 +27,19 @@ simt_kernel! {
         v_add_u32 x, x, 1
     }
 
+    /// A parameter named as an axis leaves the axes of special values alone.
+    fn lane_plus(x: vreg, y: vreg) {
+        v_add_u32 x, y, local_id.x
+    }
+
+    /// `call` names a register where no function's name follows it.
+    kernel named_call(out: &mut [u32]) {
+        vreg call, v;
+        v_mov call, 1
+        call lane_plus(v, call,)
+        global_store out[global_id.x], v
+    }
+
     kernel k(out: &mut [u32]) {
         lds words: [u32; 64];
         vreg i, v;
@@ -44,4 +57,6 @@ fn main() {
     let stats = k::launch(&simt::core::LaunchConfig::new(2, 32), &mut out).unwrap();
     assert_eq!(out, (0..64).map(|i| i * 12 + 1).collect::<Vec<u32>>());
     assert_eq!(stats.totals.barriers, 2);
+    named_call::launch(&simt::core::LaunchConfig::new(1, 32), &mut out[..32]).unwrap();
+    assert_eq!(out[..32], (1..33).collect::<Vec<u32>>());
 }
