@@ -18,59 +18,44 @@ pub const WORK: u32 = 64;
 const GROUP: u32 = 256;
 
 simt::simt_kernel! {
-    /// Lanes of odd local id run path a (`work` steps of `v = v * 1.0001 + 0.5`),
-    /// lanes of even local id path b (`v = v * 0.9999 + 0.25`): neighbouring lanes
-    /// disagree, so every wave runs both paths, one after the other.
-    pub kernel divergent_lanes(input: &[f32], out: &mut [f32], work: u32) {
+    /// `work` steps of `v = v * SCALE + BIAS`, counted in `step`.
+    fn path(v: vreg, step: sreg, more: mreg, work: sreg, const SCALE: f32, const BIAS: f32) {
+        s_mov step, 0
+        loop
+            v_fma_f32    v, v, SCALE, BIAS
+            s_add_u32    step, step, 1
+            s_cmp_lt_u32 more, step, work
+        endloop more
+    }
+
+    /// Work-items whose `selector` is odd run path a (`work` steps of
+    /// `v = v * 1.0001 + 0.5`), the others path b (`v = v * 0.9999 + 0.25`).
+    fn two_paths(input: buffer, out: buffer, work: sreg, selector: vreg) {
         vreg v, bit;
         sreg step;
         mreg path_a, more;
         global_load  v, input[global_id.x]
-        v_and        bit, local_id.x, 1
+        v_and        bit, selector, 1
         v_cmp_eq_u32 path_a, bit, 1
         if path_a
-            s_mov step, 0
-            loop
-                v_fma_f32    v, v, 1.0001, 0.5
-                s_add_u32    step, step, 1
-                s_cmp_lt_u32 more, step, work
-            endloop more
+            call path(v, step, more, work, 1.0001, 0.5)
         else
-            s_mov step, 0
-            loop
-                v_fma_f32    v, v, 0.9999, 0.25
-                s_add_u32    step, step, 1
-                s_cmp_lt_u32 more, step, work
-            endloop more
+            call path(v, step, more, work, 0.9999, 0.25)
         endif
         global_store out[global_id.x], v
+    }
+
+    /// Lanes of odd local id run path a, lanes of even local id path b:
+    /// neighbouring lanes disagree, so every wave runs both paths, one after
+    /// the other.
+    pub kernel divergent_lanes(input: &[f32], out: &mut [f32], work: u32) {
+        call two_paths(input, out, work, local_id.x)
     }
 
     /// `divergent_lanes` with the path chosen by the wave's parity: every lane of a
     /// wave agrees, so each wave runs one path and skips the other.
     pub kernel divergent_warps(input: &[f32], out: &mut [f32], work: u32) {
-        vreg v, bit;
-        sreg step;
-        mreg path_a, more;
-        global_load  v, input[global_id.x]
-        v_and        bit, wave_id, 1
-        v_cmp_eq_u32 path_a, bit, 1
-        if path_a
-            s_mov step, 0
-            loop
-                v_fma_f32    v, v, 1.0001, 0.5
-                s_add_u32    step, step, 1
-                s_cmp_lt_u32 more, step, work
-            endloop more
-        else
-            s_mov step, 0
-            loop
-                v_fma_f32    v, v, 0.9999, 0.25
-                s_add_u32    step, step, 1
-                s_cmp_lt_u32 more, step, work
-            endloop more
-        endif
-        global_store out[global_id.x], v
+        call two_paths(input, out, work, wave_id)
     }
 
     /// Work-item `i` runs path a when `i % period == period - 1`, and otherwise
@@ -85,12 +70,7 @@ simt::simt_kernel! {
         s_sub_u32    last, period, 1
         v_cmp_eq_u32 takes, phase, last
         if takes
-            s_mov step, 0
-            loop
-                v_fma_f32    v, v, 1.0001, 0.5
-                s_add_u32    step, step, 1
-                s_cmp_lt_u32 more, step, work
-            endloop more
+            call path(v, step, more, work, 1.0001, 0.5)
         endif
         global_store out[global_id.x], v
     }
