@@ -106,10 +106,11 @@ fn out_of_bounds(program: &Program, access: &Access, shape: [u32; 3]) -> Option<
         return None;
     }
     let size = i64::from(decl.elem.size().max(1));
-    // The element named: past the end, the last one the access reads (a
-    // wide access reads several); before the start, the first.
+    // The element named: past the end, the one holding the access's last
+    // byte (a wide access reads several elements, a byte access part of
+    // one); before the start, the one holding its first.
     let (item, offset) = if high + bytes > array_bytes {
-        (high_item, high + bytes - size)
+        (high_item, high + bytes - 1)
     } else if low < 0 {
         (low_item, low)
     } else {

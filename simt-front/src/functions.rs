@@ -307,10 +307,16 @@ impl Expansion<'_> {
         let mut i = 0;
         while i < tokens.len() {
             match &tokens[i] {
-                // `call` followed by a name; anything else (`vreg call;`,
-                // `v_mov call, 1`) is a name the parser reads.
+                // `call` followed by a name that is no word of the language,
+                // and not after a `,`; anywhere else (`vreg call;`, `v_mov
+                // call, 1`, `v_add_u32 v, v, call` before the next line's
+                // mnemonic) it is a name the parser reads.
                 TokenTree::Ident(word)
-                    if word == "call" && matches!(tokens.get(i + 1), Some(TokenTree::Ident(_))) =>
+                    if word == "call"
+                        && matches!(tokens.get(i + 1), Some(TokenTree::Ident(next))
+                            if !crate::words::is_reserved(&next.to_string()))
+                        && !matches!(i.checked_sub(1).and_then(|k| tokens.get(k)),
+                            Some(TokenTree::Punct(p)) if p.as_char() == ',') =>
                 {
                     let (Some(TokenTree::Ident(name)), Some(TokenTree::Group(args))) =
                         (tokens.get(i + 1), tokens.get(i + 2))
@@ -351,6 +357,10 @@ impl Expansion<'_> {
 
     /// Expands `call name(args)` into `out`.
     fn call(&mut self, word: &Ident, name: &Ident, args: &Group, out: &mut Vec<TokenTree>) {
+        if self.written > MAX_TOKENS {
+            // Said once, at the call that went past.
+            return;
+        }
         let at = Location::tokens(word.span(), args.span_close());
         let key = name.unraw().to_string();
         let Some(f) = self.functions.0.get(&key) else {
@@ -443,16 +453,17 @@ impl Expansion<'_> {
             };
             bound.insert(p.unraw().to_string(), value);
         }
-        let (body, declarations) = split_declarations(substitute(&f.body, &bound));
+        let whole = substitute(&f.body, &bound);
+        let (rest, declarations) = split_declarations(&whole);
         let written = text(&declarations);
         let body = match self.declared.get(&key) {
+            // The first call keeps them where they are written: among the
+            // body's `const`s, and after any contract before them.
             None => {
                 self.declared.insert(key.clone(), written);
-                let mut all = declarations;
-                all.extend(body);
-                all
+                whole
             }
-            Some(first) if *first == written => body,
+            Some(first) if *first == written => rest,
             Some(first) => {
                 self.error(Diagnostic::new(
                     Kind::DeclaredTwice,
@@ -464,10 +475,6 @@ impl Expansion<'_> {
                 return;
             }
         };
-        if self.written > MAX_TOKENS {
-            // Said once, at the call that went past.
-            return;
-        }
         self.written += weight(&body);
         if self.written > MAX_TOKENS {
             self.error(Diagnostic::new(
@@ -534,18 +541,18 @@ fn substitute(body: &[TokenTree], bound: &HashMap<String, Vec<TokenTree>>) -> Ve
 /// A body's statements but its declarations, and its declarations: each
 /// starts at a declaration keyword (reserved, so never an operand) and runs
 /// to its `;`.
-fn split_declarations(body: Vec<TokenTree>) -> (Vec<TokenTree>, Vec<TokenTree>) {
+fn split_declarations(body: &[TokenTree]) -> (Vec<TokenTree>, Vec<TokenTree>) {
     let (mut rest, mut declarations) = (Vec::new(), Vec::new());
     let mut inside = false;
     for t in body {
-        if let TokenTree::Ident(id) = &t {
+        if let TokenTree::Ident(id) = t {
             inside |= crate::words::DECLARATIONS.contains(&id.to_string().as_str());
         }
         if inside {
-            inside = !matches!(&t, TokenTree::Punct(p) if p.as_char() == ';');
-            declarations.push(t);
+            inside = !matches!(t, TokenTree::Punct(p) if p.as_char() == ';');
+            declarations.push(t.clone());
         } else {
-            rest.push(t);
+            rest.push(t.clone());
         }
     }
     (rest, declarations)

@@ -489,11 +489,12 @@ fn stmt(
     let text = word.to_string();
     if text == functions::MARK_BEGIN || text == functions::MARK_END {
         // A contract states a fact of one instruction, not of a call's.
-        errors.extend(
-            pending
-                .drain(..)
-                .map(|c| attrs::stray(c, "not before a call")),
-        );
+        let place = if text == functions::MARK_BEGIN {
+            "not before a call"
+        } else {
+            "not at the end of a function's body"
+        };
+        errors.extend(pending.drain(..).map(|c| attrs::stray(c, place)));
         call_marker(input)?;
         return Ok(None);
     }

@@ -32,11 +32,22 @@ simt_kernel! {
         v_add_u32 x, y, local_id.x
     }
 
-    /// `call` names a register where no function's name follows it.
+    /// A function's declarations stay after its own constants.
+    fn staged(v: vreg) {
+        const K: u32 = 16;
+        lds s: [u32; K];
+        lds_store s[local_id.x], v
+    }
+
+    /// `call` names a register where no function's name follows it, or
+    /// after a `,`.
     kernel named_call(out: &mut [u32]) {
         vreg call, v;
         v_mov call, 1
         call lane_plus(v, call,)
+        v_add_u32 v, v, call
+        v_sub_u32 v, v, call
+        call staged(v)
         global_store out[global_id.x], v
     }
 
@@ -57,6 +68,7 @@ fn main() {
     let stats = k::launch(&simt::core::LaunchConfig::new(2, 32), &mut out).unwrap();
     assert_eq!(out, (0..64).map(|i| i * 12 + 1).collect::<Vec<u32>>());
     assert_eq!(stats.totals.barriers, 2);
-    named_call::launch(&simt::core::LaunchConfig::new(1, 32), &mut out[..32]).unwrap();
-    assert_eq!(out[..32], (1..33).collect::<Vec<u32>>());
+    assert_eq!(named_call::PROGRAM.lds_bytes, 16 * 4);
+    named_call::launch(&simt::core::LaunchConfig::new(1, 16), &mut out[..16]).unwrap();
+    assert_eq!(out[..16], (1..17).collect::<Vec<u32>>());
 }
