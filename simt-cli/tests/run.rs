@@ -447,6 +447,21 @@ fn a_race_never_passes_quietly() {
     );
     let out = simt(dir.path(), &["check", "race.simt"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
+    // No workgroup holds 2,000 work-items; a kernel declaring its shape is
+    // checked under it, whatever --size says.
+    let out = simt(dir.path(), &["check", "race.simt", "--size", "2000"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert_has(&out.stderr, "past the limit of 1024");
+    dir.write(
+        "shaped.simt",
+        "#[workgroup_size(64)]\nkernel shaped(out: &mut [u32]) {\n    global_store out[global_id.x], local_id.x\n}\n",
+    );
+    let out = simt(dir.path(), &["check", "shaped.simt", "--size", "32"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_has(
+        &out.stdout,
+        "declares workgroups of 64, so none of 32 launches it",
+    );
 }
 
 /// `--groups` and `--size` take `XxY` (and `XxYxZ`) shapes, so a kernel
