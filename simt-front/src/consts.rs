@@ -596,7 +596,10 @@ fn instance(
         return Err(Box::new(Diagnostic::new(
             Kind::UnknownName,
             Location::token(of.span()),
-            format!("no template `{of}` is defined before this instance in this invocation"),
+            format!(
+                "no template `{of}` is defined before this instance in this {}",
+                crate::unit()
+            ),
         )));
     };
     // Named, so a mistake in the instance is not also reported as a

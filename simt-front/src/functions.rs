@@ -221,7 +221,10 @@ impl Functions {
                 Diagnostic::new(
                     Kind::Kernels,
                     Location::token(name.span()),
-                    format!("the function `{name}` is defined twice in this invocation"),
+                    format!(
+                        "the function `{name}` is defined twice in this {}",
+                        crate::unit()
+                    ),
                 )
                 .label(
                     Location::token(first.name.span()),
@@ -368,7 +371,7 @@ impl Expansion<'_> {
             let mut d = Diagnostic::new(
                 Kind::UnknownName,
                 Location::token(name.span()),
-                format!("no function `{name}` is defined in this invocation"),
+                format!("no function `{name}` is defined in this {}", crate::unit()),
             );
             d = d.with_help(suggest::similar(
                 ("function", "functions"),

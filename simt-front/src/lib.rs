@@ -72,6 +72,25 @@ pub struct Checks {
     pub errors: Vec<Diagnostic>,
 }
 
+thread_local! {
+    /// What the kernels being checked are written in, for messages: an
+    /// `invocation` of the macro, or a `file` read at run time.
+    static UNIT: std::cell::Cell<&'static str> = const { std::cell::Cell::new("invocation") };
+}
+
+/// What the kernels being checked are written in: `invocation` or `file`.
+pub(crate) fn unit() -> &'static str {
+    UNIT.with(std::cell::Cell::get)
+}
+
+/// Runs `f` with the kernels' unit named `name`.
+pub(crate) fn in_unit<T>(name: &'static str, f: impl FnOnce() -> T) -> T {
+    let before = UNIT.with(|u| u.replace(name));
+    let result = f();
+    UNIT.with(|u| u.set(before));
+    result
+}
+
 /// Parses and checks every kernel of `tokens`. Never panics: every problem is
 /// an error at the offending token.
 pub fn check_tokens(tokens: TokenStream) -> Checks {
@@ -104,7 +123,7 @@ pub fn check_with(tokens: TokenStream, given: &[(String, String)]) -> Checks {
                 Diagnostic::new(
                     Kind::Kernels,
                     at,
-                    format!("kernel `{name}` is defined twice in this invocation"),
+                    format!("kernel `{name}` is defined twice in this {}", unit()),
                 )
                 .label(
                     Location::token(first),

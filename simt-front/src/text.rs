@@ -40,7 +40,9 @@ pub fn compile_file_with(
     source: &str,
     consts: &[(String, String)],
 ) -> Result<Vec<Kernel>, Diagnostics> {
-    compile_in(file, source, consts, |tokens| vec![tokens])
+    crate::in_unit("file", || {
+        compile_in(file, source, consts, |tokens| vec![tokens])
+    })
 }
 
 /// Compiles the kernels of every `simt_kernel!` invocation in `source`, the
