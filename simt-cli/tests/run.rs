@@ -713,3 +713,85 @@ fn buffers_start_as_given_and_generated_inputs_are_written_out() {
     assert_eq!(out.code, Some(2));
     assert_has(&out.stderr, "`histogram` has no buffer parameter `count`");
 }
+
+/// A file includes another's constants and functions, read relative to it:
+/// the run computes through them, their instructions are counted on the
+/// call's line, and an error in the included file is shown there, labelled
+/// at the call in the including one.
+#[test]
+fn an_included_files_functions_run_and_their_errors_show_both_files() {
+    let dir = Scratch::new("include");
+    std::fs::create_dir_all(dir.path().join("lib")).unwrap();
+    dir.write(
+        "lib/common.simt",
+        "const SCALE = 3;\n\
+         fn scaled(y: vreg, x: vreg) {\n\
+         \x20   v_mul_u32 y, x, SCALE\n\
+         \x20   barrier\n\
+         }\n",
+    );
+    dir.write(
+        "main.simt",
+        "include \"lib/common.simt\";\n\
+         kernel k(out: &mut [u32]) {\n\
+         \x20   vreg v;\n\
+         \x20   call scaled(v, global_id.x)\n\
+         \x20   global_store out[global_id.x], v\n\
+         }\n",
+    );
+    let run = [
+        "run",
+        "main.simt",
+        "--groups",
+        "1",
+        "--size",
+        "32",
+        "--print",
+        "out[0..4]",
+    ];
+    let out = simt(dir.path(), &run);
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    assert_has(&out.stdout, "out[0..4] (u32, 32 elements): 0 3 6 9");
+    // Both instructions of the function on line 4, the call's.
+    assert_has(&out.stdout, "   4       2 ");
+    assert_has(&out.stdout, "v_mul_u32 v, global_id.x, 3; barrier");
+
+    dir.write(
+        "divergent.simt",
+        "include \"lib/common.simt\";\n\
+         kernel d(out: &mut [u32]) {\n\
+         \x20   vreg v;\n\
+         \x20   mreg m;\n\
+         \x20   v_cmp_lt_u32 m, lane_id, 3\n\
+         \x20   if m\n\
+         \x20       call scaled(v, global_id.x)\n\
+         \x20   endif\n\
+         \x20   global_store out[global_id.x], v\n\
+         }\n",
+    );
+    let out = simt(dir.path(), &["check", "divergent.simt"]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert_has(&out.stderr, "barrier under divergent control flow");
+    assert_has(&out.stderr, " --> lib/common.simt:4:5");
+    assert_has(&out.stderr, "::: divergent.simt:5:5");
+    assert_has(&out.stderr, "in this call of `scaled`");
+
+    // A cycle, a missing file and a kernel in an included file.
+    dir.write("a.simt", "include \"b.simt\";\n");
+    dir.write("b.simt", "include \"a.simt\";\n");
+    let out = simt(dir.path(), &["check", "a.simt"]);
+    assert_eq!(out.code, Some(1));
+    assert_has(
+        &out.stderr,
+        "`a.simt` includes itself (a.simt -> b.simt -> a.simt)",
+    );
+    dir.write("missing.simt", "include \"nope.simt\";\n");
+    let out = simt(dir.path(), &["check", "missing.simt"]);
+    assert_has(&out.stderr, "cannot read `nope.simt`");
+    dir.write("uses.simt", "include \"main.simt\";\n");
+    let out = simt(dir.path(), &["check", "uses.simt"]);
+    assert_has(
+        &out.stderr,
+        "an included file holds constants and functions",
+    );
+}

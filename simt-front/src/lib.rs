@@ -20,6 +20,7 @@ mod consts;
 mod contracts;
 mod diagnostic;
 mod functions;
+mod include;
 mod literal;
 mod lower;
 mod operands;

@@ -61,7 +61,16 @@ impl<'a> Checker<'a> {
                 functions::label_calls(d, &inst.inlined);
             }
             if let Some(lowered) = lowered {
-                self.builder.push_at(lowered, loc(inst.mnemonic.span()));
+                // An instruction of an included file is counted on the line
+                // of the call that brought it in: a kernel's lines are one
+                // file's.
+                let span = match inst.inlined.first() {
+                    Some(call) if crate::include::is_included(inst.mnemonic.span()) => {
+                        call.at.first
+                    }
+                    _ => inst.mnemonic.span(),
+                };
+                self.builder.push_at(lowered, loc(span));
                 written.push(Written {
                     inst: Some(inst),
                     lowered,

@@ -3,6 +3,7 @@
 //! renders its own (through `annotate-snippets`).
 
 use crate::diagnostic::{Diagnostic, Help, Kind, Label, Location};
+use crate::include::{self, Sources};
 use annotate_snippets::{AnnotationKind, Group, Level, Patch, Renderer, Snippet};
 use proc_macro2::{TokenStream, TokenTree};
 use simt_lang::Kernel;
@@ -41,7 +42,7 @@ pub fn compile_file_with(
     consts: &[(String, String)],
 ) -> Result<Vec<Kernel>, Diagnostics> {
     crate::in_unit("file", || {
-        compile_in(file, source, consts, |tokens| vec![tokens])
+        compile_in(file, source, consts, true, |tokens| vec![tokens])
     })
 }
 
@@ -51,7 +52,7 @@ pub fn compile_file_with(
 /// located in the whole file (so `file:line:column` are rustc's). Text outside
 /// the invocations is only tokenized, never checked.
 pub fn compile_rust_file(file: &str, source: &str) -> Result<Vec<Kernel>, Diagnostics> {
-    compile_in(file, source, &[], |tokens| {
+    compile_in(file, source, &[], false, |tokens| {
         let mut bodies = Vec::new();
         invocations(tokens, &mut bodies);
         bodies
@@ -64,26 +65,43 @@ fn compile_in(
     file: &str,
     source: &str,
     given: &[(String, String)],
+    includes: bool,
     units: impl FnOnce(TokenStream) -> Vec<TokenStream>,
 ) -> Result<Vec<Kernel>, Diagnostics> {
     let result = match source.parse::<TokenStream>() {
         Err(e) => {
             let at = Location::token(e.span());
             let d = Diagnostic::new(Kind::Syntax, at, e.to_string());
-            Err(Diagnostics::new(file, source, &[d]))
+            let sources = Sources::main(file, source, &TokenStream::new());
+            Err(Diagnostics::new(&sources, &[d]))
         }
         Ok(tokens) => {
-            let mut kernels = Vec::new();
+            let mut sources = Sources::main(file, source, &tokens);
             let mut errors = Vec::new();
-            for unit in units(tokens) {
-                let checks = crate::check_with(unit, given);
-                errors.extend(checks.errors);
-                kernels.extend(checks.kernels.into_iter().filter_map(|c| c.program));
+            let tokens = if includes {
+                include::expand(
+                    tokens,
+                    0,
+                    &mut sources,
+                    &mut vec![file.to_owned()],
+                    &mut errors,
+                )
+            } else {
+                tokens
+            };
+            let mut kernels = Vec::new();
+            if errors.is_empty() {
+                for unit in units(tokens) {
+                    let checks = crate::check_with(unit, given);
+                    errors.extend(checks.errors);
+                    kernels.extend(checks.kernels.into_iter().filter_map(|c| c.program));
+                }
             }
+            sources.done();
             if errors.is_empty() {
                 Ok(kernels.into_iter().map(|k| k.in_file(file)).collect())
             } else {
-                Err(Diagnostics::new(file, source, &errors))
+                Err(Diagnostics::new(&sources, &errors))
             }
         }
     };
@@ -118,6 +136,9 @@ fn invocations(tokens: TokenStream, out: &mut Vec<TokenStream>) {
 /// A place in the source text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Place {
+    /// The file: 0 for the one compiled, then the files it includes, in the
+    /// order first included ([`Diagnostics::file_name`]).
+    pub file: usize,
     /// 1-based line of the first character.
     pub line: usize,
     /// 1-based column (in characters) of the first character.
@@ -137,19 +158,22 @@ pub type TextDiagnostic = Diagnostic<Place>;
 /// labels, notes and help.
 #[derive(Clone, Debug)]
 pub struct Diagnostics {
-    file: String,
-    source: String,
+    /// Each file's name and text: the one compiled, then those it includes.
+    files: Vec<(String, String)>,
     items: Vec<TextDiagnostic>,
 }
 
 impl Diagnostics {
-    fn new(file: &str, source: &str, diagnostics: &[Diagnostic]) -> Diagnostics {
+    fn new(sources: &Sources, diagnostics: &[Diagnostic]) -> Diagnostics {
         Diagnostics {
-            file: file.to_owned(),
-            source: source.to_owned(),
+            files: sources
+                .files
+                .iter()
+                .map(|f| (f.name.clone(), f.text.clone()))
+                .collect(),
             items: diagnostics
                 .iter()
-                .map(|d| d.located(|&at| place(source, at)))
+                .map(|d| d.located(|&at| place(sources, at)))
                 .collect(),
         }
     }
@@ -157,15 +181,20 @@ impl Diagnostics {
     /// One diagnostic about the text as a whole, at its start.
     fn whole(file: &str, source: &str, message: String) -> Diagnostics {
         let at = Place {
+            file: 0,
             line: 1,
             column: 1,
             bytes: 0..0,
         };
         Diagnostics {
-            file: file.to_owned(),
-            source: source.to_owned(),
+            files: vec![(file.to_owned(), source.to_owned())],
             items: vec![Diagnostic::new(Kind::Kernels, at, message)],
         }
+    }
+
+    /// The name of file `k` of a [`Place`] (0: the file compiled).
+    pub fn file_name(&self, k: usize) -> &str {
+        self.files.get(k).map_or("", |(name, _)| name)
     }
 
     /// The diagnostics as the `simt_kernel!` macro shows them, as separate
@@ -201,21 +230,36 @@ impl Diagnostics {
             Renderer::plain()
         };
         let mut out = String::new();
-        for d in &self.items {
-            let mut snippet = Snippet::source(self.source.as_str())
-                .path(self.file.as_str())
+        let snippet = |k: usize| {
+            let (name, text) = &self.files[k.min(self.files.len() - 1)];
+            Snippet::source(text.as_str())
+                .path(name.as_str())
                 .fold(true)
-                .annotation(AnnotationKind::Primary.span(d.at.bytes.clone()));
+        };
+        for d in &self.items {
+            // The primary place's file first, with the labels in it; then
+            // each other file a label is in.
+            let mut snippets = vec![(
+                d.at.file,
+                snippet(d.at.file).annotation(AnnotationKind::Primary.span(d.at.bytes.clone())),
+            )];
             for l in &d.labels {
-                snippet = snippet.annotation(
-                    AnnotationKind::Context
-                        .span(l.at.bytes.clone())
-                        .label(l.message.as_str()),
-                );
+                let annotation = AnnotationKind::Context
+                    .span(l.at.bytes.clone())
+                    .label(l.message.as_str());
+                match snippets.iter().position(|(k, _)| *k == l.at.file) {
+                    Some(k) => {
+                        let (file, s) = snippets.remove(k);
+                        snippets.insert(k, (file, s.annotation(annotation)));
+                    }
+                    None => snippets.push((l.at.file, snippet(l.at.file).annotation(annotation))),
+                }
             }
-            let mut report = vec![Level::ERROR
-                .primary_title(d.message.as_str())
-                .element(snippet)];
+            let mut group = Group::with_title(Level::ERROR.primary_title(d.message.as_str()));
+            for (_, s) in snippets {
+                group = group.element(s);
+            }
+            let mut report: Vec<Group> = vec![group];
             for note in &d.notes {
                 report.push(Group::with_title(
                     Level::NOTE.secondary_title(note.as_str()),
@@ -227,14 +271,13 @@ impl Diagnostics {
                 Some(Help {
                     message,
                     replacement: Some(replacement),
-                }) => report.push(
-                    Level::HELP.secondary_title(message.as_str()).element(
-                        Snippet::source(self.source.as_str())
-                            .path(self.file.as_str())
-                            .fold(true)
-                            .patch(Patch::new(d.at.bytes.clone(), replacement.as_str())),
-                    ),
-                ),
+                }) => report.push(Level::HELP.secondary_title(message.as_str()).element({
+                    let (name, text) = &self.files[d.at.file.min(self.files.len() - 1)];
+                    Snippet::source(text.as_str())
+                        .path(name.as_str())
+                        .fold(true)
+                        .patch(Patch::new(d.at.bytes.clone(), replacement.as_str()))
+                })),
                 Some(help) => report.push(Group::with_title(
                     Level::HELP.secondary_title(help.to_string()),
                 )),
@@ -247,7 +290,7 @@ impl Diagnostics {
         let errors = if n == 1 { "error" } else { "errors" };
         out.push_str(&format!(
             "error: could not compile `{}` ({n} {errors})\n",
-            self.file
+            self.file_name(0)
         ));
         out
     }
@@ -316,12 +359,15 @@ pub fn render_at(
     renderer.render(&report).to_string()
 }
 
-/// Where `at` lies in `source`, which its spans were read from.
-fn place(source: &str, at: Location) -> Place {
+/// Where `at` lies in `sources`, which its spans were read from.
+fn place(sources: &Sources, at: Location) -> Place {
+    let file = sources.file_of(at.first);
+    let source = sources.files.get(file).map_or("", |f| f.text.as_str());
     let start = at.first.byte_range().start.min(source.len());
     let end = at.last.byte_range().end.clamp(start, source.len());
     let first = at.first.start();
     Place {
+        file,
         line: first.line,
         column: first.column + 1,
         bytes: start..end,
