@@ -50,7 +50,7 @@ fn failure(message: &str) -> ExitCode {
 fn compile(file: &Path, consts: &[(String, String)]) -> Result<Vec<simt::core::Kernel>, ExitCode> {
     let source = std::fs::read_to_string(file)
         .map_err(|e| failure(&format!("cannot read {}: {e}", file.display())))?;
-    simt_front::compile_file_with(&file.display().to_string(), &source, consts).map_err(
+    simt_front::compile_file_including(&file.display().to_string(), &source, consts).map_err(
         |diagnostics| {
             let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             eprint!("{}", diagnostics.render(colour));

@@ -788,6 +788,17 @@ fn an_included_files_functions_run_and_their_errors_show_both_files() {
     dir.write("missing.simt", "include \"nope.simt\";\n");
     let out = simt(dir.path(), &["check", "missing.simt"]);
     assert_has(&out.stderr, "cannot read `nope.simt`");
+    // A diamond: two files include one, which is read once.
+    dir.write("lib/one.simt", "fn one(x: vreg) {\n    v_mov x, 1\n}\n");
+    dir.write("lib/two.simt", "include \"one.simt\";\n");
+    dir.write("lib/three.simt", "include \"one.simt\";\n");
+    dir.write(
+        "diamond.simt",
+        "include \"lib/two.simt\";\ninclude \"lib/three.simt\";\n\
+         kernel k(out: &mut [u32]) {\n    vreg v;\n    call one(v)\n    global_store out[global_id.x], v\n}\n",
+    );
+    let out = simt(dir.path(), &["check", "diamond.simt"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
     dir.write("uses.simt", "include \"main.simt\";\n");
     let out = simt(dir.path(), &["check", "uses.simt"]);
     assert_has(

@@ -30,6 +30,11 @@ pub(crate) struct Source {
 #[derive(Default)]
 pub(crate) struct Sources {
     pub(crate) files: Vec<Source>,
+    /// Each file read, by its canonical path: a file is included once.
+    read: Vec<std::path::PathBuf>,
+    /// The files being read, the main one first, by canonical path: one of
+    /// them included again is a cycle.
+    open: Vec<std::path::PathBuf>,
 }
 
 thread_local! {
@@ -54,9 +59,8 @@ impl Sources {
             .unwrap_or(0)
     }
 
-    /// Adds a file; its index.
-    fn add(&mut self, name: String, text: String, tokens: &TokenStream) -> usize {
-        let anchor = tokens.clone().into_iter().next().map(|t| t.span());
+    /// Adds a file, recognised by `anchor` (a span in it); its index.
+    fn add(&mut self, name: String, text: String, anchor: Option<Span>) -> usize {
         self.files.push(Source { name, text, anchor });
         self.files.len() - 1
     }
@@ -64,13 +68,20 @@ impl Sources {
     /// The main file `name` with `text`, tokenized as `tokens`.
     pub(crate) fn main(name: &str, text: &str, tokens: &TokenStream) -> Sources {
         let mut sources = Sources::default();
-        sources.add(name.to_owned(), text.to_owned(), tokens);
-        MAIN.with(|m| *m.borrow_mut() = sources.files[0].anchor);
+        let anchor = tokens.clone().into_iter().next().map(|t| t.span());
+        sources.add(name.to_owned(), text.to_owned(), anchor);
+        if let Ok(path) = std::fs::canonicalize(name) {
+            sources.read.push(path.clone());
+            sources.open.push(path);
+        }
+        MAIN.with(|m| *m.borrow_mut() = anchor);
         sources
     }
+}
 
-    /// Forgets the main file: the compile is over.
-    pub(crate) fn done(&self) {
+impl Drop for Sources {
+    /// Forgets the main file, however the compile ends.
+    fn drop(&mut self) {
         MAIN.with(|m| *m.borrow_mut() = None);
     }
 }
@@ -94,28 +105,29 @@ pub(crate) fn expand(
             i += 1;
             continue;
         };
-        if word != "include" {
-            out.push(tokens[i].clone());
-            i += 1;
-            continue;
-        }
+        // `include` before a string; anything else is left to the parser.
         let path = match tokens.get(i + 1) {
-            Some(TokenTree::Literal(l)) => syn::parse_str::<syn::LitStr>(&l.to_string())
-                .ok()
-                .map(|s| (s.value(), l.span())),
+            Some(TokenTree::Literal(l)) if word == "include" => {
+                syn::parse_str::<syn::LitStr>(&l.to_string())
+                    .ok()
+                    .map(|s| (s.value(), l.span()))
+            }
             _ => None,
         };
         let Some((path, at)) = path else {
-            errors.push(Diagnostic::new(
-                Kind::Syntax,
-                Location::token(word.span()),
-                "expected the file to include, in quotes: `include \"common.simt\";`",
-            ));
+            out.push(tokens[i].clone());
             i += 1;
             continue;
         };
         let semicolon =
             matches!(tokens.get(i + 2), Some(TokenTree::Punct(p)) if p.as_char() == ';');
+        if !semicolon {
+            errors.push(Diagnostic::new(
+                Kind::Syntax,
+                Location::token(at),
+                "expected `;` after the file to include: `include \"common.simt\";`",
+            ));
+        }
         i += 2 + usize::from(semicolon);
         if let Some(tokens) = include(&path, at, from, sources, stack, errors) {
             out.extend(tokens);
@@ -138,14 +150,26 @@ fn include(
         .parent()
         .unwrap_or(Path::new(""));
     let name = dir.join(path).display().to_string();
-    if stack.contains(&name) || sources.files[0].name == name {
+    let canonical = match std::fs::canonicalize(&name) {
+        Ok(path) => path,
+        Err(e) => {
+            errors.push(error(format!("cannot read `{name}`: {e}")));
+            return None;
+        }
+    };
+    if sources.open.contains(&canonical) {
         errors.push(error(format!(
             "`{name}` includes itself ({} -> {name})",
             stack.join(" -> ")
         )));
         return None;
     }
-    if stack.len() >= MAX_DEPTH {
+    // Included once: a second include of a file (a diamond) adds nothing.
+    if sources.read.contains(&canonical) {
+        return Some(TokenStream::new());
+    }
+    // The stack holds the main file, then each include.
+    if stack.len() > MAX_DEPTH {
         errors.push(error(format!(
             "includes nest more than {MAX_DEPTH} deep here"
         )));
@@ -158,14 +182,21 @@ fn include(
             return None;
         }
     };
+    sources.read.push(canonical.clone());
     let tokens = match text.parse::<TokenStream>() {
         Ok(tokens) => tokens,
         Err(e) => {
-            errors.push(error(format!("`{name}` does not tokenize: {e}")));
+            // Located in the included file, whose only span is the error's.
+            sources.add(name.clone(), text, Some(e.span()));
+            errors.push(
+                Diagnostic::new(Kind::Syntax, Location::token(e.span()), e.to_string())
+                    .label(Location::token(at), "included here"),
+            );
             return None;
         }
     };
-    let index = sources.add(name.clone(), text, &tokens);
+    let anchor = tokens.clone().into_iter().next().map(|t| t.span());
+    let index = sources.add(name.clone(), text, anchor);
     if let Some(kernel) = tokens
         .clone()
         .into_iter()
@@ -182,7 +213,9 @@ fn include(
         return None;
     }
     stack.push(name);
+    sources.open.push(canonical);
     let tokens = expand(tokens, index, sources, stack, errors);
+    sources.open.pop();
     stack.pop();
     Some(tokens)
 }

@@ -87,7 +87,7 @@ fn kernel(input: ParseStream, scopes: Option<&consts::Expanded>) -> Result<Parse
         let hint = match keyword.to_string().as_str() {
             "fn" => ": kernels are declared with `kernel`, not `fn`",
             "include" => {
-                ": `include` reads a file into a file of kernels given as text (`simt`, `simt::compile_file`); in Rust, the kernels of one `simt_kernel!` share its constants and functions"
+                ": `include` reads a file into a file of kernels the `simt` command reads (`simt_front::compile_file_including`); in Rust, the kernels of one `simt_kernel!` share its constants and functions"
             }
             "__global__" | "__device__" | "__host__" | "extern" | "void" => {
                 ": this is CUDA; a kernel here is `kernel name(out: &mut [f32], n: u32) { ... }`, its buffers slices and its scalars numbers"

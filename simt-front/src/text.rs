@@ -42,6 +42,20 @@ pub fn compile_file_with(
     consts: &[(String, String)],
 ) -> Result<Vec<Kernel>, Diagnostics> {
     crate::in_unit("file", || {
+        compile_in(file, source, consts, false, |tokens| vec![tokens])
+    })
+}
+
+/// [`compile_file_with`] for a file on disk that its user chose (the `simt`
+/// command's): its `include "path";` items read other files, relative to
+/// `file`'s directory. Text from elsewhere goes through [`compile_file_with`],
+/// which reads no file.
+pub fn compile_file_including(
+    file: &str,
+    source: &str,
+    consts: &[(String, String)],
+) -> Result<Vec<Kernel>, Diagnostics> {
+    crate::in_unit("file", || {
         compile_in(file, source, consts, true, |tokens| vec![tokens])
     })
 }
@@ -97,7 +111,6 @@ fn compile_in(
                     kernels.extend(checks.kernels.into_iter().filter_map(|c| c.program));
                 }
             }
-            sources.done();
             if errors.is_empty() {
                 Ok(kernels.into_iter().map(|k| k.in_file(file)).collect())
             } else {
@@ -363,8 +376,15 @@ pub fn render_at(
 fn place(sources: &Sources, at: Location) -> Place {
     let file = sources.file_of(at.first);
     let source = sources.files.get(file).map_or("", |f| f.text.as_str());
+    // An operand substituted into a function's body may end in another file
+    // than it starts: underline its first token alone.
+    let last = if sources.file_of(at.last) == file {
+        at.last
+    } else {
+        at.first
+    };
     let start = at.first.byte_range().start.min(source.len());
-    let end = at.last.byte_range().end.clamp(start, source.len());
+    let end = last.byte_range().end.clamp(start, source.len());
     let first = at.first.start();
     Place {
         file,
