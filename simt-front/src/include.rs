@@ -2,8 +2,10 @@
 //! functions of another file, read relative to the including one, as if
 //! written where the `include` stands.
 //!
-//! Only files given as text include (the macro reads no files): each
-//! included file is tokenized on its own, so its tokens keep its own lines
+//! Only the files the `simt` command reads include
+//! ([`compile_file_including`](crate::compile_file_including)); the macro and
+//! text from elsewhere read no file. Each included file is tokenized on its
+//! own, so its tokens keep its own lines
 //! and columns, and [`Sources::file_of`] tells which file a span is in
 //! (proc-macro2 joins two spans only within one file). An included file
 //! holds constants and functions, not kernels: a kernel's listing and
