@@ -32,7 +32,8 @@ fn source(shape: [u32; 2], declared: bool, len: u32, kx: i32, ky: i32, c: i32) -
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    // 256 cases unless `PROPTEST_CASES` asks for more.
+    #![proptest_config(ProptestConfig::default())]
 
     #[test]
     fn compile_time_bounds_agree_with_the_run(

@@ -12,7 +12,7 @@
 use crate::check::Checker;
 use crate::diagnostic::{Diagnostic, Kind, Location};
 use crate::lower::Written;
-use simt_lang::facts::{launch_values, Access, AccessKind, Facts, Space};
+use simt_lang::facts::{launch_values, Access, Facts, Space};
 use simt_lang::Program;
 
 impl Checker<'_> {
@@ -116,11 +116,7 @@ fn out_of_bounds(program: &Program, access: &Access, shape: [u32; 3]) -> Option<
     } else {
         return None;
     };
-    let verb = match access.kind {
-        AccessKind::Load => "reads",
-        AccessKind::Store => "writes",
-        _ => "updates",
-    };
+    let verb = crate::contracts::verb(Some(access.kind));
     let id = match shape {
         [_, 1, 1] => item[0].to_string(),
         _ => format!("({}, {}, {})", item[0], item[1], item[2]),

@@ -175,15 +175,14 @@ impl Checker<'_> {
         what: String,
     ) -> Diagnostic {
         let (a, b) = (pair.a as usize, pair.b as usize);
-        let verb = |i: usize| match facts
-            .accesses
-            .get(i)
-            .and_then(Option::as_ref)
-            .map(|x| x.kind)
-        {
-            Some(AccessKind::Load) => "reads",
-            Some(AccessKind::Store) => "writes",
-            _ => "updates",
+        let verb = |i: usize| {
+            verb(
+                facts
+                    .accesses
+                    .get(i)
+                    .and_then(Option::as_ref)
+                    .map(|x| x.kind),
+            )
         };
         let place = |i: usize| {
             written.get(i).map_or_else(
@@ -598,6 +597,15 @@ fn uniform(program: &Program, facts: &Facts, i: usize, mnemonic: &str) -> Option
         format!("{construct} is computed from values that may differ between lanes (a vector register, `lane_id`, `local_id`, `global_id` or data loaded per lane), and no two lanes it splits could be shown"),
         help,
     )
+}
+
+/// What an access does to its word, as a verb: `reads`, `writes`, `updates`.
+pub(crate) fn verb(kind: Option<AccessKind>) -> &'static str {
+    match kind {
+        Some(AccessKind::Load) => "reads",
+        Some(AccessKind::Store) => "writes",
+        _ => "updates",
+    }
 }
 
 /// The memory operand of an instruction, as written.

@@ -123,7 +123,7 @@ const ATOMICS: &[(&str, &str)] = &[
 ];
 
 /// C's type names, which start a variable's declaration in CUDA and HIP.
-pub const C_TYPES: &[&str] = &[
+const C_TYPES: &[&str] = &[
     "int", "unsigned", "signed", "float", "double", "half", "bool", "char", "short", "long",
     "uint", "size_t", "auto", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
     "uint32_t", "uint64_t",

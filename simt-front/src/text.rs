@@ -237,66 +237,9 @@ impl Diagnostics {
 
     /// The rendering, with ANSI colours when `colour` holds.
     pub fn render(&self, colour: bool) -> String {
-        let renderer = if colour {
-            Renderer::styled()
-        } else {
-            Renderer::plain()
-        };
         let mut out = String::new();
-        let snippet = |k: usize| {
-            let (name, text) = &self.files[k.min(self.files.len() - 1)];
-            Snippet::source(text.as_str())
-                .path(name.as_str())
-                .fold(true)
-        };
         for d in &self.items {
-            // The primary place's file first, with the labels in it; then
-            // each other file a label is in.
-            let mut snippets = vec![(
-                d.at.file,
-                snippet(d.at.file).annotation(AnnotationKind::Primary.span(d.at.bytes.clone())),
-            )];
-            for l in &d.labels {
-                let annotation = AnnotationKind::Context
-                    .span(l.at.bytes.clone())
-                    .label(l.message.as_str());
-                match snippets.iter().position(|(k, _)| *k == l.at.file) {
-                    Some(k) => {
-                        let (file, s) = snippets.remove(k);
-                        snippets.insert(k, (file, s.annotation(annotation)));
-                    }
-                    None => snippets.push((l.at.file, snippet(l.at.file).annotation(annotation))),
-                }
-            }
-            let mut group = Group::with_title(Level::ERROR.primary_title(d.message.as_str()));
-            for (_, s) in snippets {
-                group = group.element(s);
-            }
-            let mut report: Vec<Group> = vec![group];
-            for note in &d.notes {
-                report.push(Group::with_title(
-                    Level::NOTE.secondary_title(note.as_str()),
-                ));
-            }
-            match &d.help {
-                // A replacement is shown written into the source line, as
-                // rustc shows a suggestion.
-                Some(Help {
-                    message,
-                    replacement: Some(replacement),
-                }) => report.push(Level::HELP.secondary_title(message.as_str()).element({
-                    let (name, text) = &self.files[d.at.file.min(self.files.len() - 1)];
-                    Snippet::source(text.as_str())
-                        .path(name.as_str())
-                        .fold(true)
-                        .patch(Patch::new(d.at.bytes.clone(), replacement.as_str()))
-                })),
-                Some(help) => report.push(Group::with_title(
-                    Level::HELP.secondary_title(help.to_string()),
-                )),
-                None => {}
-            }
-            out.push_str(&renderer.render(&report));
+            out.push_str(&self.render_one(d, colour));
             out.push_str("\n\n");
         }
         let n = self.items.len();
@@ -306,6 +249,68 @@ impl Diagnostics {
             self.file_name(0)
         ));
         out
+    }
+
+    /// One diagnostic, rendered: its message, a snippet of its place's file
+    /// with the labels in it, one of each other file a label is in, its notes
+    /// and its help.
+    fn render_one(&self, d: &TextDiagnostic, colour: bool) -> String {
+        let renderer = if colour {
+            Renderer::styled()
+        } else {
+            Renderer::plain()
+        };
+        let snippet = |k: usize| {
+            let (name, text) = &self.files[k.min(self.files.len() - 1)];
+            Snippet::source(text.as_str())
+                .path(name.as_str())
+                .fold(true)
+        };
+        let mut snippets = vec![(
+            d.at.file,
+            snippet(d.at.file).annotation(AnnotationKind::Primary.span(d.at.bytes.clone())),
+        )];
+        for l in &d.labels {
+            let annotation = AnnotationKind::Context
+                .span(l.at.bytes.clone())
+                .label(l.message.as_str());
+            match snippets.iter().position(|(k, _)| *k == l.at.file) {
+                Some(k) => {
+                    let (file, s) = snippets.remove(k);
+                    snippets.insert(k, (file, s.annotation(annotation)));
+                }
+                None => snippets.push((l.at.file, snippet(l.at.file).annotation(annotation))),
+            }
+        }
+        let mut group = Group::with_title(Level::ERROR.primary_title(d.message.as_str()));
+        for (_, s) in snippets {
+            group = group.element(s);
+        }
+        let mut report: Vec<Group> = vec![group];
+        for note in &d.notes {
+            report.push(Group::with_title(
+                Level::NOTE.secondary_title(note.as_str()),
+            ));
+        }
+        match &d.help {
+            // A replacement is shown written into the source line, as
+            // rustc shows a suggestion.
+            Some(Help {
+                message,
+                replacement: Some(replacement),
+            }) => report.push(Level::HELP.secondary_title(message.as_str()).element({
+                let (name, text) = &self.files[d.at.file.min(self.files.len() - 1)];
+                Snippet::source(text.as_str())
+                    .path(name.as_str())
+                    .fold(true)
+                    .patch(Patch::new(d.at.bytes.clone(), replacement.as_str()))
+            })),
+            Some(help) => report.push(Group::with_title(
+                Level::HELP.secondary_title(help.to_string()),
+            )),
+            None => {}
+        }
+        renderer.render(&report).to_string()
     }
 }
 
@@ -355,21 +360,24 @@ pub fn render_at(
     let word = source[start.min(source.len())..]
         .find(|c: char| !(c.is_alphanumeric() || c == '_'))
         .unwrap_or(source.len() - start.min(source.len()));
-    let renderer = if colour {
-        Renderer::styled()
-    } else {
-        Renderer::plain()
-    };
-    let snippet = Snippet::source(source).path(file).fold(true).annotation(
-        AnnotationKind::Primary.span(start.min(source.len())..start.min(source.len()) + word),
+    let begin = start.min(source.len());
+    // The kind groups compile errors; it is not shown.
+    let mut d = Diagnostic::new(
+        Kind::Syntax,
+        Place {
+            file: 0,
+            line,
+            column,
+            bytes: begin..begin + word,
+        },
+        message,
     );
-    let mut report = vec![Level::ERROR.primary_title(message).element(snippet)];
-    for note in notes {
-        report.push(Group::with_title(
-            Level::NOTE.secondary_title(note.as_str()),
-        ));
-    }
-    renderer.render(&report).to_string()
+    d.notes = notes.to_vec();
+    let one = Diagnostics {
+        files: vec![(file.to_owned(), source.to_owned())],
+        items: Vec::new(),
+    };
+    one.render_one(&d, colour)
 }
 
 /// Where `at` lies in `sources`, which its spans were read from.
