@@ -96,6 +96,26 @@ pub struct LaunchConfig {
     /// How many threads run the workgroups ([`Threads::Auto`] by default).
     /// Outputs and every statistic are the same for every thread count.
     pub threads: Threads,
+    /// What runs the waves ([`Engine::Native`] by default). Outputs and every
+    /// statistic are the same on both.
+    pub engine: Engine,
+}
+
+/// What runs a launch's waves.
+///
+/// Outputs, every counter, findings and faults are the same on both; only
+/// the speed differs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub enum Engine {
+    /// The kernel's native runner, the code `simt_kernel!` wrote for it, where
+    /// it has one and the launch can use it: a plain launch (no sanitizers,
+    /// trace or worst phases) under [`Schedule::UntilBarrier`] on a CPU with
+    /// AVX2 and FMA, in a build with optimisations or with debug assertions
+    /// off (see the README's "Speed"). Anything else runs on the interpreter.
+    #[default]
+    Native,
+    /// The interpreter, always: how kernels given as text run.
+    Interpreter,
 }
 
 /// How many threads a launch runs its workgroups on.
@@ -232,7 +252,14 @@ impl LaunchConfig {
             trace_workgroup: None,
             worst_phases: false,
             threads: Threads::Auto,
+            engine: Engine::Native,
         }
+    }
+
+    /// Chooses what runs the waves; see [`Engine`].
+    pub fn engine(mut self, engine: Engine) -> Self {
+        self.engine = engine;
+        self
     }
 
     /// Runs the workgroups on exactly `n` workers (at least 1); see [`Threads`].

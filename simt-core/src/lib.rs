@@ -41,7 +41,15 @@ pub use cache::{
 pub use error::{Error, Fault, FaultKind, LaunchError, LaunchErrorKind};
 pub use exec::{launch, Machine};
 pub use findings::{BufferByte, Finding, FindingKind, Findings, RaceClass, Scope, Site, Space};
-pub use launch::{Arg, Dim3, LaneOrder, LaunchConfig, Order, Schedule, Threads};
+pub use launch::{Arg, Dim3, Engine, LaneOrder, LaunchConfig, Order, Schedule, Threads};
+
+/// What the code `simt_kernel!` writes for a kernel's native runner calls.
+#[doc(hidden)]
+pub mod __native {
+    pub use crate::exec::native::{
+        available, decode_op, native_turns, Op, Runner, Runners, Turn, TurnEnd,
+    };
+}
 pub use listing::{Hint, HintKind, Line, Listing, MAX_HINTS};
 pub use model::MemoryModel;
 pub use occupancy::{occupancy, Hardware, Limiter, Occupancy, Usage};

@@ -5,8 +5,10 @@
 use crate::registry::{self, KernelSpec};
 use crate::studies::{self, Study};
 use clap::Parser;
-use simt::core::{MemoryModel, Schedule};
-pub use simt_report::args::{parse_model, parse_path, parse_schedule, print, DEFAULT_SEED};
+use simt::core::{Engine, MemoryModel, Schedule};
+pub use simt_report::args::{
+    parse_engine, parse_model, parse_path, parse_schedule, print, DEFAULT_SEED,
+};
 use std::path::{Path, PathBuf};
 /// The default number of timed launches.
 pub const DEFAULT_LAUNCHES: usize = 11;
@@ -43,6 +45,10 @@ pub struct Args {
     /// How the waves of a workgroup take turns.
     #[arg(long, value_name = "ORDER", default_value = "until-barrier", value_parser = parse_schedule)]
     schedule: Schedule,
+    /// What runs the kernels' waves: their native runners, or the
+    /// interpreter (to compare the two).
+    #[arg(long, value_name = "ENGINE", default_value = "native", value_parser = parse_engine)]
+    engine: Engine,
     /// Where to write the JSON (default: simt-report/results.json in cargo's
     /// target folder, so that a run leaves the checkout clean).
     #[arg(long, value_name = "PATH", value_parser = parse_path)]
@@ -97,6 +103,8 @@ pub struct Options {
     pub model: MemoryModel,
     /// How the waves of a workgroup take turns.
     pub schedule: Schedule,
+    /// What runs the waves.
+    pub engine: Engine,
     /// Where to write the JSON.
     pub out: PathBuf,
     /// Timed launches per kernel and width.
@@ -116,6 +124,7 @@ impl Default for Options {
             seed: DEFAULT_SEED,
             model: MemoryModel::reference(),
             schedule: Schedule::UntilBarrier,
+            engine: Engine::Native,
             out: default_out(),
             launches: DEFAULT_LAUNCHES,
             html: None,
@@ -173,6 +182,7 @@ impl Args {
             seed: self.seed,
             model: self.model,
             schedule: self.schedule,
+            engine: self.engine,
             out: match (self.out, self.update_results) {
                 (_, true) => committed_results(),
                 (Some(out), false) => out,

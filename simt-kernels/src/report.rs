@@ -5,7 +5,7 @@
 use crate::cli::Options;
 use crate::reference;
 use crate::registry::KernelSpec;
-use simt::core::{Error, MemoryModel, Schedule};
+use simt::core::{Engine, Error, MemoryModel, Schedule};
 pub use simt_report::results::{
     detailed, hardware_for, row, Failure, Results, Row, StudyFailure, Timing, TRACED_WORKGROUP,
 };
@@ -25,9 +25,13 @@ pub fn measure(
     wave_width: u32,
     model: &MemoryModel,
     schedule: Schedule,
+    engine: Engine,
     launches: usize,
 ) -> Result<Row, Error> {
-    let config = spec.config(wave_width, model.clone()).schedule(schedule);
+    let config = spec
+        .config(wave_width, model.clone())
+        .schedule(schedule)
+        .engine(engine);
     let mut workload = (spec.prepare)(seed);
     // The checked launch, untimed, also records the worst phases for the hints
     // and the pictures, and one workgroup for the timeline, and runs the
@@ -80,6 +84,7 @@ pub fn run_with_progress(
                 width,
                 &options.model,
                 options.schedule,
+                options.engine,
                 options.launches,
             ) {
                 Ok(row) => rows.push(row),

@@ -199,13 +199,20 @@ fn the_thread_count_changes_nothing() {
 /// in the reference kernels and counts exactly what a plain launch counts.
 #[test]
 fn the_reports_checked_launch_finds_nothing_and_counts_as_a_plain_launch() {
-    use simt::core::Schedule;
+    use simt::core::{Engine, Schedule};
     let model = MemoryModel::reference();
     for spec in KERNELS {
         for width in [32, 64] {
-            let row =
-                simt_kernels::report::measure(spec, SEED, width, &model, Schedule::UntilBarrier, 1)
-                    .unwrap();
+            let row = simt_kernels::report::measure(
+                spec,
+                SEED,
+                width,
+                &model,
+                Schedule::UntilBarrier,
+                Engine::Native,
+                1,
+            )
+            .unwrap();
             assert!(row.oracle_pass, "{} wave{width}", spec.name);
             assert!(
                 row.findings.is_empty(),

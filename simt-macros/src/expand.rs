@@ -66,6 +66,7 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
         ),
         None => (&stub[..], &stub_locs[..], 0, 0, 0, 0),
     };
+    let runner = crate::native::runner(&rt, insts);
     let insts = insts.iter().map(inst);
     let locs = locs.iter().map(|l| {
         let (line, column) = (l.line, l.column);
@@ -163,6 +164,9 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
     quote! {
         #(#attrs)*
         #vis mod #name {
+            /// The kernel's instructions, linked and validated.
+            const INSTS: &[#rt::Inst] = &[#(#insts),*];
+            #runner
             /// The kernel's IR: linked and validated when the macro expanded.
             #[allow(dead_code)]
             pub static PROGRAM: #rt::Program = #rt::Program {
@@ -170,7 +174,7 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
                 file: #rt::Cow::Borrowed(::core::file!()),
                 params: #rt::Cow::Borrowed(&[#(#params),*]),
                 lds: #rt::Cow::Borrowed(&[#(#lds),*]),
-                insts: #rt::Cow::Borrowed(&[#(#insts),*]),
+                insts: #rt::Cow::Borrowed(INSTS),
                 locs: #rt::Cow::Borrowed(&[#(#locs),*]),
                 vregs: #vregs,
                 sregs: #sregs,
@@ -184,7 +188,12 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
             #[allow(dead_code)]
             // SAFETY: `PROGRAM` holds the program the macro validated (or, for a
             // kernel with errors, only `end`, which is valid), unchanged.
-            pub static KERNEL: #rt::Kernel = unsafe { #rt::Kernel::new_unchecked(&PROGRAM) };
+            pub static KERNEL: #rt::Kernel = {
+                let kernel = unsafe { #rt::Kernel::new_unchecked(&PROGRAM) };
+                #[cfg(not(debug_assertions))]
+                let kernel = kernel.with_native(&RUNNERS);
+                kernel
+            };
             /// Vector registers the kernel uses (`v0..VREGS`).
             #[allow(dead_code)]
             pub const VREGS: u16 = #vregs;

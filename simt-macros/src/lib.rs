@@ -1,10 +1,11 @@
 //! The `simt_kernel!` macro: tokens in, the front end of `simt-front`
 //! (parse, check, lower, validate), and either errors at the offending tokens
 //! or one module per kernel holding its static IR tables and a typed `launch`
-//! (`expand`). The language is described in `docs/language.md`, and rendered
+//! (`expand`), with a native runner for each kernel (`native`). The language is described in `docs/language.md`, and rendered
 //! as `simt::language`.
 
 mod expand;
+mod native;
 
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,7 @@
 //! Command-line values the report and the `simt` command share, and how both
 //! print.
 
-use simt::core::{MemoryModel, Schedule};
+use simt::core::{Engine, MemoryModel, Schedule};
 use std::path::PathBuf;
 
 /// The seed of the inputs when none is given: the one of the published figures.
@@ -19,6 +19,15 @@ pub fn parse_schedule(name: &str) -> Result<Schedule, String> {
         "until-barrier" => Ok(Schedule::UntilBarrier),
         "round-robin" => Ok(Schedule::RoundRobin),
         _ => Err("expected until-barrier or round-robin".to_owned()),
+    }
+}
+
+/// An engine's name: `native` or `interpreter`.
+pub fn parse_engine(name: &str) -> Result<Engine, String> {
+    match name {
+        "native" => Ok(Engine::Native),
+        "interpreter" => Ok(Engine::Interpreter),
+        _ => Err("expected native or interpreter".to_owned()),
     }
 }
 

@@ -18,7 +18,7 @@ use crate::isa::{BinOp, CmpOp, CmpType, Inst, MaskOp, ShuffleOp, TernOp, UnOp, W
 
 /// A source operand with its kind resolved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Src {
+pub enum Src {
     /// A vector register.
     V(u16),
     /// A scalar register.
@@ -48,7 +48,7 @@ pub(super) enum Src {
 
 /// A memory operand: where the lanes' indices come from and what they address.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Mem {
+pub struct Mem {
     /// The buffer parameter (global) or LDS array index.
     pub(super) target: u16,
     /// The per-lane index.
@@ -61,7 +61,7 @@ pub(super) struct Mem {
 
 /// `dst = op(a, b)`, vector or scalar.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Bin {
+pub struct Bin {
     pub(super) op: BinOp,
     pub(super) dst: u16,
     pub(super) a: Src,
@@ -70,7 +70,7 @@ pub(super) struct Bin {
 
 /// `dst = op(a)`, vector or scalar.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Un {
+pub struct Un {
     pub(super) op: UnOp,
     pub(super) dst: u16,
     pub(super) a: Src,
@@ -78,7 +78,7 @@ pub(super) struct Un {
 
 /// `dst = op(a, b, c)`, vector or scalar.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Tern {
+pub struct Tern {
     pub(super) op: TernOp,
     pub(super) dst: u16,
     pub(super) a: Src,
@@ -88,7 +88,7 @@ pub(super) struct Tern {
 
 /// A compare into mask register `dst`.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Cmp {
+pub struct Cmp {
     pub(super) op: CmpOp,
     pub(super) ty: CmpType,
     pub(super) dst: u16,
@@ -98,7 +98,7 @@ pub(super) struct Cmp {
 
 /// `dst = mask ? t : e` per lane.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Select {
+pub struct Select {
     pub(super) dst: u16,
     pub(super) mask: u16,
     pub(super) t: Src,
@@ -107,7 +107,7 @@ pub(super) struct Select {
 
 /// A lane exchange, or a read of one lane into a scalar register.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Exchange {
+pub struct Exchange {
     /// The shuffle (unused by the lane reads).
     pub(super) op: ShuffleOp,
     pub(super) dst: u16,
@@ -118,7 +118,7 @@ pub(super) struct Exchange {
 
 /// A scalar reduction of a mask register.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Wave {
+pub struct Wave {
     pub(super) op: WaveOp,
     pub(super) dst: u16,
     pub(super) mask: u16,
@@ -126,7 +126,7 @@ pub(super) struct Wave {
 
 /// A mask operation (`not` ignores `b`).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Masks {
+pub struct Masks {
     pub(super) op: MaskOp,
     pub(super) dst: u16,
     pub(super) a: u16,
@@ -135,7 +135,7 @@ pub(super) struct Masks {
 
 /// A load of one element per lane into `reg`, or a store of `src`.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Access {
+pub struct Access {
     pub(super) ty: ElemType,
     pub(super) at: Mem,
     /// The register loaded (loads).
@@ -147,7 +147,7 @@ pub(super) struct Access {
 /// A load or store of `n` consecutive 32-bit elements per lane, to or from the
 /// registers from `reg` on.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Wide {
+pub struct Wide {
     pub(super) n: u8,
     pub(super) reg: u16,
     pub(super) at: Mem,
@@ -155,7 +155,7 @@ pub(super) struct Wide {
 
 /// An atomic: `update` with `src` (and `cmp`), old values into `dst` if any.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Atomic {
+pub struct Atomic {
     pub(super) update: Update,
     pub(super) dst: Option<u16>,
     pub(super) at: Mem,
@@ -165,49 +165,85 @@ pub(super) struct Atomic {
 
 /// A control instruction: its mask register and jump target, where it has them.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Jump {
+pub struct Jump {
     pub(super) mask: u16,
     pub(super) target: u32,
 }
 
 /// One decoded instruction.
 #[derive(Clone, Copy, Debug)]
-pub(super) enum Op {
+pub enum Op {
+    /// A vector binary operation (`v_add_i32`, ...).
     VBinary(Bin),
+    /// A vector unary operation.
     VUnary(Un),
+    /// A vector ternary operation (`v_fma_f32`, ...).
     VTernary(Tern),
+    /// A vector compare into a mask register.
     VCmp(Cmp),
+    /// A per-lane select by a mask.
     VSelect(Select),
+    /// A lane exchange.
     VShuffle(Exchange),
+    /// The first active lane of a vector value, into a scalar register.
     VReadFirstLane(Exchange),
+    /// One lane of a vector value, into a scalar register.
     VReadLane(Exchange),
+    /// A scalar binary operation.
     SBinary(Bin),
+    /// A scalar unary operation.
     SUnary(Un),
+    /// A scalar ternary operation.
     STernary(Tern),
+    /// A scalar compare into a mask register (every lane alike).
     SCmp(Cmp),
+    /// A scalar reduction of a mask register.
     SWave(Wave),
+    /// The number of active lanes, into a scalar register.
     SActiveLanes(u16),
+    /// A mask operation of two masks.
     MaskBinary(Masks),
+    /// A mask complement.
     MaskNot(Masks),
+    /// A global load of one element per lane.
     GlobalLoad(Access),
+    /// A global store of one element per lane.
     GlobalStore(Access),
+    /// An LDS load of one element per lane.
     LdsLoad(Access),
+    /// An LDS store of one element per lane.
     LdsStore(Access),
+    /// A global load of 2 or 4 consecutive words per lane.
     GlobalLoadWide(Wide),
+    /// A global store of 2 or 4 consecutive words per lane.
     GlobalStoreWide(Wide),
+    /// An LDS load of 2 or 4 consecutive words per lane.
     LdsLoadWide(Wide),
+    /// An LDS store of 2 or 4 consecutive words per lane.
     LdsStoreWide(Wide),
+    /// A global atomic.
     GlobalAtomic(Atomic),
+    /// An LDS atomic.
     LdsAtomic(Atomic),
+    /// `if`: narrows exec to the mask, or jumps past an empty branch.
     If(Jump),
+    /// `else`: swaps to the other lanes.
     Else(Jump),
+    /// `endif`: restores exec.
     EndIf,
+    /// `loop`: opens a loop frame.
     Loop(Jump),
+    /// `endloop`: jumps back while lanes remain.
     EndLoop(Jump),
+    /// `break`: retires lanes from the loop.
     Break(Jump),
+    /// `continue`: parks lanes until the next iteration.
     Continue(Jump),
+    /// A workgroup barrier.
     Barrier,
+    /// A wave barrier.
     WaveBarrier,
+    /// The end of the kernel.
     End,
 }
 
@@ -228,11 +264,7 @@ impl Decoded {
     /// Decodes `program`, which validation has accepted.
     pub(super) fn new(program: &Program) -> Self {
         let prepared = bind::prepare(program);
-        let d = Decoder {
-            vregs: prepared.vregs,
-            sregs: prepared.sregs,
-            mregs: prepared.mregs,
-        };
+        let d = Decoder::of([program.vregs, program.sregs, program.mregs]);
         Decoded {
             ops: program.insts.iter().map(|i| d.op(i)).collect(),
             prepared,
@@ -260,16 +292,49 @@ fn counts(p: &Program) -> [u32; 4] {
 /// Register counts, to resolve registers past them (which validation rules
 /// out) to what the interpreter read for them before: zeros.
 struct Decoder {
-    vregs: usize,
-    sregs: usize,
-    mregs: usize,
+    vregs: u16,
+    sregs: u16,
+    mregs: u16,
+}
+
+/// Decodes `inst`, an instruction of a validated program with `counts`
+/// vector, scalar and mask registers, during constant evaluation: the native
+/// runner `simt_kernel!` writes for a kernel runs its ops as constants.
+pub const fn decode_op(inst: &Inst, counts: [u16; 3]) -> Op {
+    Decoder::of(counts).op(inst)
+}
+
+/// `a.min(b)`, in a `const fn`.
+const fn min(a: u16, b: u16) -> u16 {
+    if a < b {
+        a
+    } else {
+        b
+    }
 }
 
 impl Decoder {
-    fn src(&self, op: Operand) -> Src {
+    /// The decoder of a program with `counts` registers (at least one of each
+    /// class is sized, as [`bind::prepare`] does).
+    const fn of(counts: [u16; 3]) -> Self {
+        const fn at_least_one(n: u16) -> u16 {
+            if n == 0 {
+                1
+            } else {
+                n
+            }
+        }
+        Decoder {
+            vregs: at_least_one(counts[0]),
+            sregs: at_least_one(counts[1]),
+            mregs: at_least_one(counts[2]),
+        }
+    }
+
+    const fn src(&self, op: Operand) -> Src {
         match op {
-            Operand::V(VReg(r)) if (r as usize) < self.vregs => Src::V(r),
-            Operand::S(SReg(r)) if (r as usize) < self.sregs => Src::S(r),
+            Operand::V(VReg(r)) if r < self.vregs => Src::V(r),
+            Operand::S(SReg(r)) if r < self.sregs => Src::S(r),
             Operand::V(_) | Operand::S(_) => Src::Imm(0),
             Operand::Arg(p) => Src::Arg(p.0),
             Operand::Imm(v) => Src::Imm(v),
@@ -288,19 +353,32 @@ impl Decoder {
 
     /// A destination register, or one past the registers (whose writes are
     /// dropped) for a register past the counts.
-    fn v(&self, r: VReg) -> u16 {
-        r.0.min(self.vregs as u16)
+    const fn v(&self, r: VReg) -> u16 {
+        min(r.0, self.vregs)
     }
 
-    fn s(&self, r: SReg) -> u16 {
-        r.0.min(self.sregs as u16)
+    const fn v_opt(&self, r: Option<VReg>) -> Option<u16> {
+        match r {
+            Some(r) => Some(self.v(r)),
+            None => None,
+        }
     }
 
-    fn m(&self, r: MReg) -> u16 {
-        r.0.min(self.mregs as u16)
+    const fn s(&self, r: SReg) -> u16 {
+        min(r.0, self.sregs)
     }
 
-    fn mem(&self, target: u16, index: Operand, offset: Operand, addressing: Addressing) -> Mem {
+    const fn m(&self, r: MReg) -> u16 {
+        min(r.0, self.mregs)
+    }
+
+    const fn mem(
+        &self,
+        target: u16,
+        index: Operand,
+        offset: Operand,
+        addressing: Addressing,
+    ) -> Mem {
         Mem {
             target,
             index: self.src(index),
@@ -312,42 +390,41 @@ impl Decoder {
         }
     }
 
-    fn global(&self, r: GlobalRef) -> Mem {
+    const fn global(&self, r: GlobalRef) -> Mem {
         self.mem(r.buffer.0, r.index, r.offset, r.addressing)
     }
 
-    fn lds(&self, r: LdsRef) -> Mem {
+    const fn lds(&self, r: LdsRef) -> Mem {
         self.mem(r.lds.0, r.index, r.offset, r.addressing)
     }
 
-    fn op(&self, inst: &Inst) -> Op {
-        let s = |o| self.src(o);
+    const fn op(&self, inst: &Inst) -> Op {
         let none = Src::Imm(0);
         match *inst {
             Inst::VBinary { op, dst, a, b } => Op::VBinary(Bin {
                 op,
                 dst: self.v(dst),
-                a: s(a),
-                b: s(b),
+                a: self.src(a),
+                b: self.src(b),
             }),
             Inst::VUnary { op, dst, a } => Op::VUnary(Un {
                 op,
                 dst: self.v(dst),
-                a: s(a),
+                a: self.src(a),
             }),
             Inst::VTernary { op, dst, a, b, c } => Op::VTernary(Tern {
                 op,
                 dst: self.v(dst),
-                a: s(a),
-                b: s(b),
-                c: s(c),
+                a: self.src(a),
+                b: self.src(b),
+                c: self.src(c),
             }),
             Inst::VCmp { op, ty, dst, a, b } => Op::VCmp(Cmp {
                 op,
                 ty,
                 dst: self.m(dst),
-                a: s(a),
-                b: s(b),
+                a: self.src(a),
+                b: self.src(b),
             }),
             Inst::VSelect {
                 dst,
@@ -357,51 +434,51 @@ impl Decoder {
             } => Op::VSelect(Select {
                 dst: self.v(dst),
                 mask: self.m(mask),
-                t: s(on_true),
-                e: s(on_false),
+                t: self.src(on_true),
+                e: self.src(on_false),
             }),
             Inst::VShuffle { op, dst, src, lane } => Op::VShuffle(Exchange {
                 op,
                 dst: self.v(dst),
-                src: s(src),
-                lane: s(lane),
+                src: self.src(src),
+                lane: self.src(lane),
             }),
             Inst::VReadFirstLane { dst, src } => Op::VReadFirstLane(Exchange {
                 op: ShuffleOp::Index,
                 dst: self.s(dst),
-                src: s(src),
+                src: self.src(src),
                 lane: none,
             }),
             Inst::VReadLane { dst, src, lane } => Op::VReadLane(Exchange {
                 op: ShuffleOp::Index,
                 dst: self.s(dst),
-                src: s(src),
-                lane: s(lane),
+                src: self.src(src),
+                lane: self.src(lane),
             }),
             Inst::SBinary { op, dst, a, b } => Op::SBinary(Bin {
                 op,
                 dst: self.s(dst),
-                a: s(a),
-                b: s(b),
+                a: self.src(a),
+                b: self.src(b),
             }),
             Inst::SUnary { op, dst, a } => Op::SUnary(Un {
                 op,
                 dst: self.s(dst),
-                a: s(a),
+                a: self.src(a),
             }),
             Inst::STernary { op, dst, a, b, c } => Op::STernary(Tern {
                 op,
                 dst: self.s(dst),
-                a: s(a),
-                b: s(b),
-                c: s(c),
+                a: self.src(a),
+                b: self.src(b),
+                c: self.src(c),
             }),
             Inst::SCmp { op, ty, dst, a, b } => Op::SCmp(Cmp {
                 op,
                 ty,
                 dst: self.m(dst),
-                a: s(a),
-                b: s(b),
+                a: self.src(a),
+                b: self.src(b),
             }),
             Inst::SWave { op, dst, mask } => Op::SWave(Wave {
                 op,
@@ -431,7 +508,7 @@ impl Decoder {
                 ty,
                 at: self.global(dst),
                 reg: 0,
-                src: s(src),
+                src: self.src(src),
             }),
             Inst::LdsLoad { ty, dst, src } => Op::LdsLoad(Access {
                 ty,
@@ -443,7 +520,7 @@ impl Decoder {
                 ty,
                 at: self.lds(dst),
                 reg: 0,
-                src: s(src),
+                src: self.src(src),
             }),
             Inst::GlobalLoadWide { width, dst, src } => Op::GlobalLoadWide(Wide {
                 n: width.count() as u8,
@@ -467,31 +544,31 @@ impl Decoder {
             }),
             Inst::GlobalAtomic { op, dst, mem, src } => Op::GlobalAtomic(Atomic {
                 update: Update::Rmw(op),
-                dst: dst.map(|d| self.v(d)),
+                dst: self.v_opt(dst),
                 at: self.global(mem),
-                src: s(src),
+                src: self.src(src),
                 cmp: none,
             }),
             Inst::GlobalCmpSwap { dst, mem, cmp, src } => Op::GlobalAtomic(Atomic {
                 update: Update::CmpSwap,
-                dst: dst.map(|d| self.v(d)),
+                dst: self.v_opt(dst),
                 at: self.global(mem),
-                src: s(src),
-                cmp: s(cmp),
+                src: self.src(src),
+                cmp: self.src(cmp),
             }),
             Inst::LdsAtomic { op, dst, mem, src } => Op::LdsAtomic(Atomic {
                 update: Update::Rmw(op),
-                dst: dst.map(|d| self.v(d)),
+                dst: self.v_opt(dst),
                 at: self.lds(mem),
-                src: s(src),
+                src: self.src(src),
                 cmp: none,
             }),
             Inst::LdsCmpSwap { dst, mem, cmp, src } => Op::LdsAtomic(Atomic {
                 update: Update::CmpSwap,
-                dst: dst.map(|d| self.v(d)),
+                dst: self.v_opt(dst),
                 at: self.lds(mem),
-                src: s(src),
-                cmp: s(cmp),
+                src: self.src(src),
+                cmp: self.src(cmp),
             }),
             Inst::If { mask, next } => Op::If(Jump {
                 mask: self.m(mask),

@@ -12,7 +12,7 @@ use crate::ir::Program;
 use crate::stats::{Issue, Stats, Trace, WorstPhase, MAX_TRACE_ISSUES};
 
 /// One memory instruction's lanes, as the instruments see them.
-pub(super) struct Access<'a> {
+pub struct Access<'a> {
     /// Load, store or atomic.
     pub(super) kind: Kind,
     /// The buffer parameter (global) or `None` (LDS).
@@ -32,7 +32,7 @@ pub(super) struct Access<'a> {
 }
 
 /// What a launch calls besides counting. Every method does nothing by default.
-pub(super) trait Instrument {
+pub trait Instrument {
     /// Workgroup `linear` (numbered x fastest), of id `group` and `waves`
     /// waves, starts.
     #[inline(always)]

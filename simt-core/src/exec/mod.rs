@@ -74,6 +74,7 @@ mod instrument;
 mod lanes;
 mod marks;
 mod memory;
+pub(crate) mod native;
 mod ops;
 mod parallel;
 mod sanitize;
@@ -85,7 +86,7 @@ mod tests;
 
 use crate::error::{Error, Fault, FaultKind, LaunchError, LaunchErrorKind};
 use crate::ir::Program;
-use crate::launch::{Arg, LaunchConfig, Order, Threads};
+use crate::launch::{Arg, Engine, LaunchConfig, Order, Schedule, Threads};
 use crate::stats::Stats;
 use crate::Kernel;
 use bind::{Geometry, Slot};
@@ -150,6 +151,8 @@ struct Plan<'p> {
     geo: Geometry,
     config: &'p LaunchConfig,
     fast: bool,
+    /// The kernel's native runners, when the launch runs them.
+    native: Option<&'p native::Runners>,
     /// The order workgroups and waves run in.
     order: Order,
     /// Waves per workgroup.
@@ -225,7 +228,13 @@ impl Machine {
             Some(d) if d.is_of(program) => d,
             _ => Decoded::new(program),
         };
-        let result = self.launch_decoded(program, &decoded, config, args);
+        let native = match (config.engine, config.schedule) {
+            (Engine::Native, Schedule::UntilBarrier) => kernel
+                .native()
+                .and_then(|n| n.downcast_ref::<native::Runners>()),
+            _ => None,
+        };
+        let result = self.launch_decoded(program, &decoded, native, config, args);
         self.decoded = Some(decoded);
         let mut stats = result?;
         stats.findings.prepend(proved);
@@ -250,6 +259,7 @@ impl Machine {
         &mut self,
         program: &Program,
         decoded: &Decoded,
+        native: Option<&native::Runners>,
         config: &LaunchConfig,
         args: &mut [Arg<'_>],
     ) -> Result<Stats, Error> {
@@ -284,6 +294,7 @@ impl Machine {
             geo,
             config,
             fast: fast_path_available(),
+            native,
             order: Order::Normal,
             nwaves: (config.workgroup.count() as usize).div_ceil(config.wave_width as usize),
             total,
@@ -349,8 +360,8 @@ impl Machine {
 
     fn run_width(&mut self, plan: &Plan<'_>, slots: &mut [Slot<'_>]) -> Result<Stats, Error> {
         match plan.config.wave_width {
-            64 => self.run::<64>(plan, slots),
-            _ => self.run::<32>(plan, slots),
+            64 => self.run::<64>(plan, slots, plan.native.map(|n| n.w64)),
+            _ => self.run::<32>(plan, slots, plan.native.map(|n| n.w32)),
         }
     }
 
@@ -358,6 +369,7 @@ impl Machine {
         &mut self,
         plan: &Plan<'_>,
         slots: &mut [Slot<'_>],
+        native: Option<native::Runner<W>>,
     ) -> Result<Stats, Error> {
         let program = plan.program;
         let config = plan.config;
@@ -365,7 +377,7 @@ impl Machine {
         let mut stats = plan.stats::<W>();
         self.workers = 1;
         if plan.threads > 1 {
-            self.workers = parallel::run::<W>(&mut self.worker, plan, slots, &mut stats)?;
+            self.workers = parallel::run::<W>(&mut self.worker, plan, slots, &mut stats, native)?;
         } else {
             let watching = self.sanitizer.watching();
             let sanitizing = config.sanitize && !watching;
@@ -397,7 +409,7 @@ impl Machine {
             // The watched launches (the sanitizers, the recording or both)
             // share one build of the loop (see `Worker::run_groups`).
             match (watching || sanitizing, recording) {
-                (false, false) => w.run_groups::<W>(plan, job, groups, None)?,
+                (false, false) => w.run_groups::<W>(plan, job, groups, None, native)?,
                 (sanitizer, recording) => {
                     let n = program.insts.len();
                     let recorder = recording
@@ -407,7 +419,7 @@ impl Machine {
                         recorder,
                         marks: None,
                     };
-                    w.run_groups::<W>(plan, job, groups, Some(&mut watch))?;
+                    w.run_groups::<W>(plan, job, groups, Some(&mut watch), None)?;
                     if let Some(recorder) = watch.recorder {
                         recorder.finish(&mut stats);
                     }

@@ -26,6 +26,7 @@ use super::groups::Groups;
 use super::instrument::Watch;
 use super::marks::{conflicting, merge_written, Marks};
 use super::memory::DramEvent;
+use super::native::Runner;
 use super::worker::{Job, Worker};
 use super::Plan;
 use crate::cache::DramSectors;
@@ -104,10 +105,11 @@ pub(super) fn run<const W: usize>(
     plan: &Plan<'_>,
     slots: &mut [Slot<'_>],
     stats: &mut Stats,
+    native: Option<Runner<W>>,
 ) -> Result<usize, Error> {
     let mut remaining = plan.config.instruction_budget;
     let first = Groups::ordered(Order::Normal, plan.total, 0..1);
-    main.run_groups::<W>(plan, job(slots, stats, &mut remaining), first, None)?;
+    main.run_groups::<W>(plan, job(slots, stats, &mut remaining), first, None, native)?;
     let rest = plan.total - 1;
     let expected = issued(stats).saturating_mul(rest);
     let units = plan.cache_units.max(1);
@@ -140,7 +142,7 @@ pub(super) fn run<const W: usize>(
         main.restore(checkpoint);
     }
     let rest = Groups::ordered(Order::Normal, plan.total, 1..plan.total);
-    main.run_groups::<W>(plan, job(slots, stats, &mut remaining), rest, None)?;
+    main.run_groups::<W>(plan, job(slots, stats, &mut remaining), rest, None, native)?;
     Ok(1)
 }
 
@@ -228,6 +230,7 @@ fn spread<const W: usize>(
                     marks: Some(&mut main_marks),
                     ..Watch::default()
                 }),
+                None,
             )
             .is_err()
         {
@@ -300,6 +303,7 @@ fn work<const W: usize>(
                     marks: Some(&mut marks),
                     ..Watch::default()
                 }),
+                None,
             )
         });
         if result.is_err() {

@@ -11,6 +11,7 @@ use super::flow::SkipLog;
 use super::groups::Groups;
 use super::instrument::{Instrument, Watch};
 use super::memory::{BankTable, Caches, Lds, Trap};
+use super::native::{Runner, RunnerFor};
 use super::ops::{Exec, Regs, Scratch};
 use super::parallel::Team;
 use super::wave::{Exit, Status, Uniforms, Wave};
@@ -171,18 +172,21 @@ impl Worker {
         job: Job<'_, '_>,
         groups: Groups,
         instr: Option<&mut Watch<'_>>,
+        native: Option<Runner<W>>,
     ) -> Result<(), Error> {
         #[cfg(all(target_arch = "x86_64", not(test)))]
         if plan.fast {
             // SAFETY: `plan.fast` is true only when the CPU reported every feature
-            // the function enables.
+            // the function enables, which are those native runners are built for.
             return unsafe {
                 match instr {
-                    None => run_groups_avx2::<W, ()>(self, plan, job, groups, &mut ()),
-                    Some(i) => run_groups_avx2::<W, Watch<'_>>(self, plan, job, groups, i),
+                    None => run_groups_avx2::<W, ()>(self, plan, job, groups, &mut (), native),
+                    Some(i) => run_groups_avx2::<W, Watch<'_>>(self, plan, job, groups, i, None),
                 }
             };
         }
+        // Native runners need the features of the AVX2 build.
+        let _ = native;
         match instr {
             Some(i) => run_groups_plain::<W>(self, plan, job, groups, i),
             None => run_groups_plain::<W>(self, plan, job, groups, &mut Watch::default()),
@@ -198,8 +202,10 @@ unsafe fn run_groups_avx2<const W: usize, I: Instrument>(
     job: Job<'_, '_>,
     groups: Groups,
     instr: &mut I,
+    native: Option<RunnerFor<W, I>>,
 ) -> Result<(), Error> {
-    run_groups::<W, I>(w, plan, job, groups, instr)
+    // SAFETY: the caller's: the CPU has the features native runners need.
+    unsafe { run_groups::<W, I>(w, plan, job, groups, instr, native) }
 }
 
 fn run_groups_plain<const W: usize>(
@@ -209,17 +215,24 @@ fn run_groups_plain<const W: usize>(
     groups: Groups,
     instr: &mut Watch<'_>,
 ) -> Result<(), Error> {
-    run_groups::<W, Watch<'_>>(w, plan, job, groups, instr)
+    // SAFETY: no native runner.
+    unsafe { run_groups::<W, Watch<'_>>(w, plan, job, groups, instr, None) }
 }
 
-/// Runs workgroups `groups`: the scheduler around [`Exec::run`].
+/// Runs workgroups `groups`: the scheduler around [`Exec::run`], or around
+/// the kernel's native runner when there is one.
+///
+/// # Safety
+///
+/// With a native runner, the CPU has the features it was built for.
 #[inline(always)]
-fn run_groups<const W: usize, I: Instrument>(
+unsafe fn run_groups<const W: usize, I: Instrument>(
     m: &mut Worker,
     plan: &Plan<'_>,
     job: Job<'_, '_>,
     groups: Groups,
     instr: &mut I,
+    native: Option<RunnerFor<W, I>>,
 ) -> Result<(), Error> {
     let Job {
         slots,
@@ -344,7 +357,8 @@ fn run_groups<const W: usize, I: Instrument>(
                 }
                 let fault =
                     |pc: usize, trap: Trap| super::fault(program, config, group, w, pc, trap);
-                match exec.run(w, remaining, quantum) {
+                // SAFETY: the caller's.
+                match unsafe { exec.run(w, remaining, quantum, native) } {
                     Err((pc, trap)) => return Err(fault(pc, *trap)),
                     Ok(Exit::Done(pc)) => {
                         exec.waves[w].status = Status::Done;

@@ -3,6 +3,7 @@
 use super::{check, link, ValidationErrors};
 use crate::facts::{Facts, LaneOrder, LaunchRace};
 use crate::ir::Program;
+use std::any::Any;
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -23,11 +24,17 @@ pub struct Kernel {
     /// The races certain for each launch shape asked about: a kernel is
     /// launched many times with few shapes, and the search is the costly part.
     races: Mutex<Vec<(LaunchKey, Arc<[LaunchRace]>)>>,
+    /// The native runners `simt_kernel!` wrote for it, which `simt_core`
+    /// knows the type of.
+    native: Option<&'static (dyn Any + Send + Sync)>,
 }
 
 impl Clone for Kernel {
     fn clone(&self) -> Self {
-        Kernel::of(self.program.clone())
+        Kernel {
+            native: self.native,
+            ..Kernel::of(self.program.clone())
+        }
     }
 }
 
@@ -37,7 +44,21 @@ impl Kernel {
             program,
             facts: OnceLock::new(),
             races: Mutex::new(Vec::new()),
+            native: None,
         }
+    }
+
+    /// The same kernel with the native runners `simt_kernel!` wrote for it.
+    #[doc(hidden)]
+    pub const fn with_native(mut self, native: &'static (dyn Any + Send + Sync)) -> Kernel {
+        self.native = Some(native);
+        self
+    }
+
+    /// The native runners, if the kernel has them.
+    #[doc(hidden)]
+    pub fn native(&self) -> Option<&'static (dyn Any + Send + Sync)> {
+        self.native
     }
     /// Links `program` (filling in its jump targets) and validates it.
     pub fn new(mut program: Program) -> Result<Kernel, ValidationErrors> {

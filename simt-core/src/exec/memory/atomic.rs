@@ -16,7 +16,7 @@ use crate::stats::Counters;
 
 /// What an atomic instruction does to each word.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Update {
+pub enum Update {
     /// `word = op(word, v)`.
     Rmw(AtomicOp),
     /// `word = v` if `word == cmp`.

@@ -56,7 +56,7 @@ impl<'r> Around<'r> {
 
 impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     #[inline(always)]
-    pub(super) fn v_binary(&mut self, x: Bin) -> Flow {
+    pub(in crate::exec) fn v_binary(&mut self, x: Bin) -> Flow {
         self.vector_issue();
         self.unstep(x.dst);
         let Parts { vr, rd, s, lm } = self.parts();
@@ -71,7 +71,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     }
 
     #[inline(always)]
-    pub(super) fn v_unary(&mut self, x: Un) -> Flow {
+    pub(in crate::exec) fn v_unary(&mut self, x: Un) -> Flow {
         self.vector_issue();
         // A copy of every lane of a stepped value steps too.
         let stepped = x.op == UnOp::Mov && self.all_lanes() && self.is_stepped(x.a);
@@ -86,7 +86,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     }
 
     #[inline(always)]
-    pub(super) fn v_ternary(&mut self, x: Tern) -> Flow {
+    pub(in crate::exec) fn v_ternary(&mut self, x: Tern) -> Flow {
         self.vector_issue();
         self.unstep(x.dst);
         let Parts { vr, rd, s, lm } = self.parts();
@@ -102,7 +102,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     }
 
     #[inline(always)]
-    pub(super) fn v_cmp(&mut self, x: Cmp) -> Flow {
+    pub(in crate::exec) fn v_cmp(&mut self, x: Cmp) -> Flow {
         self.vector_issue();
         let exec = self.exec;
         let Parts { vr, rd, s, .. } = self.parts();
@@ -123,7 +123,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     }
 
     #[inline(always)]
-    pub(super) fn v_select(&mut self, x: Select) -> Flow {
+    pub(in crate::exec) fn v_select(&mut self, x: Select) -> Flow {
         self.vector_issue();
         self.unstep(x.dst);
         let mask = self.mreg(x.mask);
@@ -166,25 +166,25 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     }
 
     #[inline(always)]
-    pub(super) fn s_binary(&mut self, x: Bin) -> Flow {
+    pub(in crate::exec) fn s_binary(&mut self, x: Bin) -> Flow {
         let (a, b) = (self.scalar(x.a), self.scalar(x.b));
         self.set_s(x.dst, alu::bin(x.op, a, b))
     }
 
     #[inline(always)]
-    pub(super) fn s_unary(&mut self, x: Un) -> Flow {
+    pub(in crate::exec) fn s_unary(&mut self, x: Un) -> Flow {
         let a = self.scalar(x.a);
         self.set_s(x.dst, alu::un(x.op, a))
     }
 
     #[inline(always)]
-    pub(super) fn s_ternary(&mut self, x: Tern) -> Flow {
+    pub(in crate::exec) fn s_ternary(&mut self, x: Tern) -> Flow {
         let (a, b, c) = (self.scalar(x.a), self.scalar(x.b), self.scalar(x.c));
         self.set_s(x.dst, alu::tern(x.op, a, b, c))
     }
 
     #[inline(always)]
-    pub(super) fn s_cmp(&mut self, x: Cmp) -> Flow {
+    pub(in crate::exec) fn s_cmp(&mut self, x: Cmp) -> Flow {
         let (a, b) = (self.scalar(x.a), self.scalar(x.b));
         self.set_m(x.dst, 0u64.wrapping_sub(alu::cmp(x.op, x.ty, a, b) as u64))
     }
@@ -206,7 +206,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     }
 
     #[inline(always)]
-    pub(super) fn mask_binary(&mut self, x: Masks) -> Flow {
+    pub(in crate::exec) fn mask_binary(&mut self, x: Masks) -> Flow {
         let (a, b) = (self.mreg(x.a), self.mreg(x.b));
         let v = match x.op {
             MaskOp::And => a & b,
@@ -218,7 +218,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     }
 
     #[inline(always)]
-    pub(super) fn mask_not(&mut self, x: Masks) -> Flow {
+    pub(in crate::exec) fn mask_not(&mut self, x: Masks) -> Flow {
         let a = self.mreg(x.a);
         self.set_m(x.dst, !a)
     }

@@ -22,6 +22,7 @@ use super::decode::{Op, Src};
 use super::flow::SkipLog;
 use super::instrument::Instrument;
 use super::memory::{BankTable, CuCaches, Lds, MemScratch, Trap};
+use super::native::RunnerFor;
 use super::wave::{Exit, Status, Uniforms, Wave};
 use crate::error::FaultKind;
 use crate::ir::Program;
@@ -95,7 +96,7 @@ pub(super) enum Step {
 pub(super) type Flow = Result<Step, Box<Trap>>;
 
 /// The executor context of one workgroup.
-pub(super) struct Exec<'x, 'b, const W: usize, I: Instrument> {
+pub struct Exec<'x, 'b, const W: usize, I: Instrument> {
     /// The program (names for faults).
     pub(super) program: &'x Program,
     pub(super) ops: &'x [Op],
@@ -398,31 +399,39 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
         })
     }
 
-    /// Runs wave `w` until it parks, ends, uses up `quantum` issues or faults;
-    /// a fault comes with the index of the faulting instruction. `remaining`
-    /// is the launch's instruction budget.
+    /// Runs wave `w` until it parks, ends, uses up `quantum` issues or faults,
+    /// with the kernel's native runner `native` if given, else on the
+    /// interpreter; a fault comes with the index of the faulting instruction.
+    /// `remaining` is the launch's instruction budget.
+    ///
+    /// # Safety
+    ///
+    /// With a native runner, the CPU has the features it was built for.
     #[inline(always)]
-    pub(super) fn run(
+    pub(super) unsafe fn run(
         &mut self,
         w: usize,
         remaining: &mut u64,
         quantum: u64,
+        native: Option<RunnerFor<W, I>>,
     ) -> Result<Exit, (usize, Box<Trap>)> {
         self.cur = std::mem::take(&mut self.regs[w]);
         self.ids = &self.local[w];
-        let exit = self.run_wave(w, remaining, quantum);
+        let (left, reserve) = self.enter(w, *remaining, quantum);
+        let exit = match native {
+            // SAFETY: the caller's.
+            Some(run) => unsafe { self.run_native(run, left, reserve, remaining) },
+            None => self.interpret(left, reserve, remaining),
+        };
         self.regs[w] = std::mem::take(&mut self.cur);
         exit
     }
 
-    /// [`run`](Self::run) with the wave's registers in `cur`.
+    /// Makes wave `w` the running wave, from where it stopped, and returns
+    /// how many instructions its turn may issue (`left`) and the rest of the
+    /// launch's budget, kept for later turns (`reserve`).
     #[inline(always)]
-    fn run_wave(
-        &mut self,
-        w: usize,
-        remaining: &mut u64,
-        quantum: u64,
-    ) -> Result<Exit, (usize, Box<Trap>)> {
+    pub(super) fn enter(&mut self, w: usize, remaining: u64, quantum: u64) -> (u64, u64) {
         let wave = &self.waves[w];
         self.wave = w;
         self.u.wave = w as u32;
@@ -437,15 +446,25 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
             self.seen = !self.exec;
         }
         self.exec_changed();
-        // The run may issue `left` instructions; `reserve` is the rest of the
-        // launch's budget, for later turns.
-        let mut left = (*remaining).min(quantum);
-        let reserve = *remaining - left;
+        let left = remaining.min(quantum);
+        (left, remaining - left)
+    }
+
+    /// Runs the running wave from its pc until it parks, ends, has issued
+    /// `left` instructions or faults: the dispatch loop. `remaining` gets the
+    /// launch's budget left when the wave stops without a fault.
+    #[inline(always)]
+    pub(super) fn interpret(
+        &mut self,
+        mut left: u64,
+        reserve: u64,
+        remaining: &mut u64,
+    ) -> Result<Exit, (usize, Box<Trap>)> {
         let ops = self.ops;
         loop {
             let Some(op) = ops.get(self.pc) else {
                 // Linking guarantees an `end` last; running off the end ends the wave.
-                self.waves[w].status = Status::Done;
+                self.waves[self.wave].status = Status::Done;
                 *remaining = left + reserve;
                 return Ok(Exit::Done(ops.len().saturating_sub(1)));
             };
@@ -459,53 +478,7 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
                 return Err((self.pc, Self::trap(FaultKind::BudgetExceeded { budget: 0 })));
             }
             left -= 1;
-            // Counted per instruction, not once per straight run between
-            // control instructions: kernels run two to five instructions
-            // between them, and per-run bookkeeping (a difference array spread
-            // after the launch) executed more machine instructions than it
-            // saved on all but long ALU runs.
-            self.counters[self.pc].instructions += 1;
-            self.instr
-                .issue(self.program, self.pc, self.wave, self.exec);
-            let step = match *op {
-                Op::VBinary(x) => self.v_binary(x),
-                Op::VUnary(x) => self.v_unary(x),
-                Op::VTernary(x) => self.v_ternary(x),
-                Op::VCmp(x) => self.v_cmp(x),
-                Op::VSelect(x) => self.v_select(x),
-                Op::VShuffle(x) => self.v_shuffle(x),
-                Op::VReadFirstLane(x) => self.v_read_first_lane(x),
-                Op::VReadLane(x) => self.v_read_lane(x),
-                Op::SBinary(x) => self.s_binary(x),
-                Op::SUnary(x) => self.s_unary(x),
-                Op::STernary(x) => self.s_ternary(x),
-                Op::SCmp(x) => self.s_cmp(x),
-                Op::SWave(x) => self.s_wave(x),
-                Op::SActiveLanes(dst) => self.s_active_lanes(dst),
-                Op::MaskBinary(x) => self.mask_binary(x),
-                Op::MaskNot(x) => self.mask_not(x),
-                Op::GlobalLoad(x) => self.global_load(x),
-                Op::GlobalStore(x) => self.global_store(x),
-                Op::LdsLoad(x) => self.lds_load(x),
-                Op::LdsStore(x) => self.lds_store(x),
-                Op::GlobalLoadWide(x) => self.global_wide(x, false),
-                Op::GlobalStoreWide(x) => self.global_wide(x, true),
-                Op::LdsLoadWide(x) => self.lds_wide(x, false),
-                Op::LdsStoreWide(x) => self.lds_wide(x, true),
-                Op::GlobalAtomic(x) => self.global_atomic(x),
-                Op::LdsAtomic(x) => self.lds_atomic(x),
-                Op::If(x) => self.op_if(x),
-                Op::Else(x) => self.op_else(x),
-                Op::EndIf => self.op_endif(),
-                Op::Loop(x) => self.op_loop(x),
-                Op::EndLoop(x) => self.op_endloop(x),
-                Op::Break(x) => self.op_exit(x, false),
-                Op::Continue(x) => self.op_exit(x, true),
-                Op::Barrier => self.barrier(),
-                Op::WaveBarrier => self.wave_barrier(),
-                Op::End => self.end(),
-            };
-            match step {
+            match self.issue(op) {
                 Ok(Step::Go) => {}
                 Ok(Step::Leave(exit)) => {
                     *remaining = left + reserve;
@@ -513,6 +486,71 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
                 }
                 Err(trap) => return Err((self.pc, trap)),
             }
+        }
+    }
+
+    /// Issues `op`, the instruction at the pc: counts it, tells the
+    /// instrument and runs its handler. The interpreter and the native
+    /// runners both issue every instruction through here.
+    #[inline(always)]
+    pub(super) fn issue(&mut self, op: &Op) -> Flow {
+        self.count_issue();
+        self.dispatch(op)
+    }
+
+    /// Counts the issue of the instruction at the pc and tells the instrument.
+    #[inline(always)]
+    pub(in crate::exec) fn count_issue(&mut self) {
+        // Counted per instruction, not once per straight run between
+        // control instructions: kernels run two to five instructions
+        // between them, and per-run bookkeeping (a difference array spread
+        // after the launch) executed more machine instructions than it
+        // saved on all but long ALU runs.
+        self.counters[self.pc].instructions += 1;
+        self.instr
+            .issue(self.program, self.pc, self.wave, self.exec);
+    }
+
+    /// Runs `op`'s handler: the one `match` from ops to handlers.
+    #[inline(always)]
+    pub(super) fn dispatch(&mut self, op: &Op) -> Flow {
+        match *op {
+            Op::VBinary(x) => self.v_binary(x),
+            Op::VUnary(x) => self.v_unary(x),
+            Op::VTernary(x) => self.v_ternary(x),
+            Op::VCmp(x) => self.v_cmp(x),
+            Op::VSelect(x) => self.v_select(x),
+            Op::VShuffle(x) => self.v_shuffle(x),
+            Op::VReadFirstLane(x) => self.v_read_first_lane(x),
+            Op::VReadLane(x) => self.v_read_lane(x),
+            Op::SBinary(x) => self.s_binary(x),
+            Op::SUnary(x) => self.s_unary(x),
+            Op::STernary(x) => self.s_ternary(x),
+            Op::SCmp(x) => self.s_cmp(x),
+            Op::SWave(x) => self.s_wave(x),
+            Op::SActiveLanes(dst) => self.s_active_lanes(dst),
+            Op::MaskBinary(x) => self.mask_binary(x),
+            Op::MaskNot(x) => self.mask_not(x),
+            Op::GlobalLoad(x) => self.global_load(x),
+            Op::GlobalStore(x) => self.global_store(x),
+            Op::LdsLoad(x) => self.lds_load(x),
+            Op::LdsStore(x) => self.lds_store(x),
+            Op::GlobalLoadWide(x) => self.global_wide(x, false),
+            Op::GlobalStoreWide(x) => self.global_wide(x, true),
+            Op::LdsLoadWide(x) => self.lds_wide(x, false),
+            Op::LdsStoreWide(x) => self.lds_wide(x, true),
+            Op::GlobalAtomic(x) => self.global_atomic(x),
+            Op::LdsAtomic(x) => self.lds_atomic(x),
+            Op::If(x) => self.op_if(x),
+            Op::Else(x) => self.op_else(x),
+            Op::EndIf => self.op_endif(),
+            Op::Loop(x) => self.op_loop(x),
+            Op::EndLoop(x) => self.op_endloop(x),
+            Op::Break(x) => self.op_exit(x, false),
+            Op::Continue(x) => self.op_exit(x, true),
+            Op::Barrier => self.barrier(),
+            Op::WaveBarrier => self.wave_barrier(),
+            Op::End => self.end(),
         }
     }
 }

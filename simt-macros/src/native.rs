@@ -1,0 +1,94 @@
+//! The native runner of a kernel: straight-line code per basic block, each
+//! instruction a call into the runtime with its decoded op as a constant.
+//!
+//! The semantics stay in `simt_core` (`Turn::step` issues an op exactly as
+//! the interpreter does); this only sequences the calls. A block starts at
+//! the first instruction, at every control instruction and after each one,
+//! so that every jump target and every place a wave resumes (after a
+//! barrier) starts one; a block runs whole or, when the turn's budget would
+//! end inside it or the wave stands elsewhere, the interpreter takes over.
+//!
+//! The runner is compiled only where debug assertions are off (release
+//! builds, and this workspace's test profile): see [`runner`].
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use simt_lang::isa::Unit;
+use simt_lang::Inst;
+
+/// The blocks of `insts`: each one's first instruction and its length. A
+/// block ends with its first control instruction; each control instruction
+/// also starts a block of its own.
+pub fn blocks(insts: &[Inst]) -> Vec<(usize, usize)> {
+    let control = |k: usize| insts[k].opcode().unit() == Unit::Control;
+    let leader = |k: usize| k == 0 || control(k) || control(k - 1);
+    (0..insts.len())
+        .filter(|&k| leader(k))
+        .map(|start| {
+            let end = (start..insts.len())
+                .find(|&k| control(k))
+                .unwrap_or(insts.len() - 1);
+            (start, end + 1 - start)
+        })
+        .collect()
+}
+
+/// The runner `native::<W>` of a kernel whose instructions are the constant
+/// `INSTS` and whose register counts are `VREGS`, `SREGS` and `MREGS`.
+pub fn runner(rt: &TokenStream, insts: &[Inst]) -> TokenStream {
+    let n = rt_native(rt);
+    let arms = blocks(insts).into_iter().map(|(start, len)| {
+        let steps = (start..start + len).map(|k| {
+            quote! {
+                if let ::core::option::Option::Some(end) = turn.step::<
+                    { #n::decode_op(&INSTS[#k], [VREGS, SREGS, MREGS]).kind() },
+                >(
+                    #k,
+                    &const { #n::decode_op(&INSTS[#k], [VREGS, SREGS, MREGS]) },
+                ) {
+                    return end;
+                }
+            }
+        });
+        let len = len as u64;
+        quote!(#start if turn.take(#len) => { #(#steps)* })
+    });
+    // Only in builds without debug assertions: the runner compiles in the
+    // user's crate under the user's profile, and cargo's default dev and
+    // test profiles (debug assertions on, opt-level 0) would make it slower
+    // than the interpreter, which the advised profile optimises as a
+    // dependency, and would cost their build time.
+    quote! {
+        /// Runs one turn of a wave natively (see `simt_core`'s `native`).
+        #[cfg(not(debug_assertions))]
+        ///
+        /// # Safety
+        ///
+        /// Built for AVX2, FMA, BMI1/2, LZCNT and POPCNT: the CPU has them.
+        #[cfg_attr(
+            target_arch = "x86_64",
+            target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt,popcnt")
+        )]
+        #[allow(clippy::missing_safety_doc)]
+        unsafe fn native<const W: usize>(
+            mut turn: #n::Turn<'_, '_, '_, W, ()>,
+        ) -> #n::TurnEnd {
+            loop {
+                match turn.pc() {
+                    #(#arms)*
+                    _ => return turn.interpret(),
+                }
+            }
+        }
+        /// The kernel's native runners.
+        #[cfg(not(debug_assertions))]
+        static RUNNERS: #n::Runners = #n::Runners {
+            w32: native::<32>,
+            w64: native::<64>,
+        };
+    }
+}
+
+fn rt_native(rt: &TokenStream) -> TokenStream {
+    quote!(#rt::__native)
+}
