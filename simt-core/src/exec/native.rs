@@ -213,7 +213,7 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
     ///
     /// As [`Runner`]: the CPU has the features it was compiled for.
     #[inline(always)]
-    pub(super) unsafe fn run_native(
+    pub(super) unsafe fn native_turn(
         &mut self,
         run: RunnerFor<W, I>,
         left: u64,

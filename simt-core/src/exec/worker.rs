@@ -357,8 +357,12 @@ unsafe fn run_groups<const W: usize, I: Instrument>(
                 }
                 let fault =
                     |pc: usize, trap: Trap| super::fault(program, config, group, w, pc, trap);
-                // SAFETY: the caller's.
-                match unsafe { exec.run(w, remaining, quantum, native) } {
+                let turn = match native {
+                    // SAFETY: the caller's.
+                    Some(run) => unsafe { exec.run_native(run, w, remaining, quantum) },
+                    None => exec.run(w, remaining, quantum),
+                };
+                match turn {
                     Err((pc, trap)) => return Err(fault(pc, *trap)),
                     Ok(Exit::Done(pc)) => {
                         exec.waves[w].status = Status::Done;
