@@ -110,8 +110,9 @@ pub enum Engine {
     /// The kernel's native runner, the code `simt_kernel!` wrote for it, where
     /// it has one and the launch can use it: a plain launch (no sanitizers,
     /// trace or worst phases) under [`Schedule::UntilBarrier`] on a CPU with
-    /// AVX2 and FMA, in a build with optimisations or with debug assertions
-    /// off (see the README's "Speed"). Anything else runs on the interpreter.
+    /// AVX2, FMA, BMI1/2, LZCNT and POPCNT, where the kernel's crate was
+    /// built with debug assertions off (release builds; see the README's
+    /// "Speed"). Anything else runs on the interpreter.
     #[default]
     Native,
     /// The interpreter, always: how kernels given as text run.

@@ -190,8 +190,9 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
             // kernel with errors, only `end`, which is valid), unchanged.
             pub static KERNEL: #rt::Kernel = {
                 let kernel = unsafe { #rt::Kernel::new_unchecked(&PROGRAM) };
+                // SAFETY: `RUNNERS` are this program's.
                 #[cfg(not(debug_assertions))]
-                let kernel = kernel.with_native(&RUNNERS);
+                let kernel = unsafe { kernel.with_native(&RUNNERS) };
                 kernel
             };
             /// Vector registers the kernel uses (`v0..VREGS`).

@@ -5,10 +5,11 @@
 //! so beside its IR the macro writes a function that runs one wave's turn as
 //! straight-line Rust: for each basic block, one [`Turn::step`] per
 //! instruction with the instruction's decoded [`Op`] as a constant (decoded
-//! by [`decode_ops`] during constant evaluation). `step` issues the op
-//! through the same [`Exec::issue`] the interpreter's loop calls, so the
-//! semantics and the counting are written once; with the op a constant,
-//! rustc and LLVM fold the dispatch and the operand kinds away.
+//! by [`decode_op`] during constant evaluation). `step` counts the op with
+//! the interpreter's own `count_issue` and runs it with the interpreter's
+//! own handlers (the register arithmetic inline, the rest through
+//! [`Exec::issue`]), so the semantics and the counting are written once; with
+//! the op a constant, rustc and LLVM fold the operand kinds away.
 //!
 //! A block runs natively only from its first instruction and only when the
 //! turn has budget for all of it ([`Turn::take`]); anything else (a wave
@@ -17,9 +18,9 @@
 //! the turn ([`Turn::interpret`]), which keeps every count, fault and budget
 //! exactly as the interpreter has them.
 //!
-//! Native runners run plain launches with the AVX2 + FMA build on CPUs that
-//! have it; launches with instruments (sanitizers, traces, worst phases,
-//! marks) run on the interpreter.
+//! Native runners run plain launches with the AVX2 + FMA build, on CPUs
+//! that have it (with BMI1/2, LZCNT and POPCNT); launches with instruments
+//! (sanitizers, traces, worst phases, marks) run on the interpreter.
 
 use super::instrument::Instrument;
 use super::memory::Trap;
@@ -29,12 +30,13 @@ use super::wave::Exit;
 pub use super::decode::{decode_op, Op};
 
 thread_local! {
-    /// Turns run natively on this thread: how the engines' tests know that
-    /// the native runners ran.
+    /// Turns given to native runners on this thread (a runner may hand a
+    /// turn straight to the interpreter): how the engines' tests know that
+    /// the runners ran.
     static NATIVE_TURNS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
-/// How many wave turns native runners have run on the calling thread.
+/// How many wave turns were given to native runners on the calling thread.
 pub fn native_turns() -> u64 {
     NATIVE_TURNS.get()
 }
@@ -182,9 +184,26 @@ impl<'t, 'x, 'b, const W: usize, I: Instrument> Turn<'t, 'x, 'b, W, I> {
     /// Runs the rest of the turn on the interpreter.
     #[inline(never)]
     pub fn interpret(self) -> TurnEnd {
-        TurnEnd(self.exec.interpret(self.left, self.reserve, self.remaining))
+        // SAFETY: a turn runs only on a CPU with the features of the runner
+        // (see `Runner`), which are those of this build.
+        unsafe { interpret_fast(self) }
     }
 }
+
+/// [`Turn::interpret`] in the build native runners are compiled for.
+///
+/// # Safety
+///
+/// The CPU has AVX2, FMA, BMI1/2, LZCNT and POPCNT.
+#[cfg_attr(
+    target_arch = "x86_64",
+    target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt,popcnt")
+)]
+unsafe fn interpret_fast<const W: usize, I: Instrument>(turn: Turn<'_, '_, '_, W, I>) -> TurnEnd {
+    TurnEnd(turn.exec.interpret(turn.left, turn.reserve, turn.remaining))
+}
+
+impl<'t, 'x, 'b, const W: usize, I: Instrument> Turn<'t, 'x, 'b, W, I> {}
 
 impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
     /// [`Exec::issue`] out of line, in the build native runners are compiled

@@ -49,8 +49,13 @@ impl Kernel {
     }
 
     /// The same kernel with the native runners `simt_kernel!` wrote for it.
+    ///
+    /// # Safety
+    ///
+    /// `native` holds the runners written for this kernel's program: a
+    /// launch runs them in place of its instructions.
     #[doc(hidden)]
-    pub const fn with_native(mut self, native: &'static (dyn Any + Send + Sync)) -> Kernel {
+    pub const unsafe fn with_native(mut self, native: &'static (dyn Any + Send + Sync)) -> Kernel {
         self.native = Some(native);
         self
     }
