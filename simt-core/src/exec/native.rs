@@ -7,7 +7,7 @@
 //! instruction with the instruction's decoded [`Op`] as a constant (decoded
 //! by [`decode_op`] during constant evaluation). `step` counts the op with
 //! the interpreter's own `count_issue` and runs it with the interpreter's
-//! own handlers (the register arithmetic inline, the rest through
+//! own handlers (the register arithmetic and control flow inline, the rest through
 //! [`Exec::issue`]), so the semantics and the counting are written once; with
 //! the op a constant, rustc and LLVM fold the operand kinds away.
 //!
@@ -79,7 +79,8 @@ pub struct Turn<'t, 'x, 'b, const W: usize, I: Instrument> {
 }
 
 /// The kinds of [`Op`] a native runner issues inline, as [`Op::kind`]
-/// numbers them.
+/// numbers them: the register arithmetic and the structured control flow,
+/// whose handlers are short.
 mod kind {
     pub(super) const V_BINARY: u8 = 1;
     pub(super) const V_UNARY: u8 = 2;
@@ -92,6 +93,13 @@ mod kind {
     pub(super) const S_CMP: u8 = 9;
     pub(super) const MASK_BINARY: u8 = 10;
     pub(super) const MASK_NOT: u8 = 11;
+    pub(super) const IF: u8 = 12;
+    pub(super) const ELSE: u8 = 13;
+    pub(super) const END_IF: u8 = 14;
+    pub(super) const LOOP: u8 = 15;
+    pub(super) const END_LOOP: u8 = 16;
+    pub(super) const BREAK: u8 = 17;
+    pub(super) const CONTINUE: u8 = 18;
 }
 
 impl Op {
@@ -110,6 +118,13 @@ impl Op {
             Op::SCmp(_) => kind::S_CMP,
             Op::MaskBinary(_) => kind::MASK_BINARY,
             Op::MaskNot(_) => kind::MASK_NOT,
+            Op::If(_) => kind::IF,
+            Op::Else(_) => kind::ELSE,
+            Op::EndIf => kind::END_IF,
+            Op::Loop(_) => kind::LOOP,
+            Op::EndLoop(_) => kind::END_LOOP,
+            Op::Break(_) => kind::BREAK,
+            Op::Continue(_) => kind::CONTINUE,
             _ => 0,
         }
     }
@@ -136,13 +151,13 @@ impl<'t, 'x, 'b, const W: usize, I: Instrument> Turn<'t, 'x, 'b, W, I> {
     /// Issues `op`, the instruction at `pc`, whose [`Op::kind`] is `KIND`;
     /// `Some` when the turn ends there. The budget was taken for its block.
     ///
-    /// The register arithmetic is issued inline: `KIND` is a constant, so
-    /// only its handler is compiled here, with `op`'s operands folded into
-    /// it. Memory, lane exchange and control ops go through one shared
-    /// out-of-line copy of the dispatch ([`Exec::issue_outlined`]): their
-    /// cost is the lanes' addresses and counters, not the dispatch, and
-    /// their long handlers inlined into every kernel would multiply the
-    /// build's time.
+    /// The register arithmetic and the structured control flow are issued
+    /// inline: `KIND` is a constant, so only its handler is compiled here,
+    /// with `op`'s operands folded into it. Memory, lane exchange, barriers
+    /// and `end` go through one shared out-of-line copy of the dispatch
+    /// ([`Exec::issue_outlined`]): a memory op's cost is its lanes'
+    /// addresses and counters, not the dispatch, and its long handler
+    /// inlined into every kernel would multiply the build's time.
     #[inline(always)]
     pub fn step<const KIND: u8>(&mut self, pc: usize, op: &'static Op) -> Option<TurnEnd> {
         self.exec.pc = pc;
@@ -167,6 +182,24 @@ impl<'t, 'x, 'b, const W: usize, I: Instrument> Turn<'t, 'x, 'b, W, I> {
             kind::S_CMP => inline!(SCmp, s_cmp),
             kind::MASK_BINARY => inline!(MaskBinary, mask_binary),
             kind::MASK_NOT => inline!(MaskNot, mask_not),
+            kind::IF => inline!(If, op_if),
+            kind::ELSE => inline!(Else, op_else),
+            kind::END_IF => {
+                e.count_issue();
+                e.op_endif()
+            }
+            kind::LOOP => inline!(Loop, op_loop),
+            kind::END_LOOP => inline!(EndLoop, op_endloop),
+            kind::BREAK => {
+                let Op::Break(x) = *op else { unreachable!() };
+                e.count_issue();
+                e.op_exit(x, false)
+            }
+            kind::CONTINUE => {
+                let Op::Continue(x) = *op else { unreachable!() };
+                e.count_issue();
+                e.op_exit(x, true)
+            }
             // SAFETY: a turn runs only on a CPU with the features of the
             // runner (see `Runner`), which are those of this build.
             _ => unsafe { e.issue_outlined(op) },

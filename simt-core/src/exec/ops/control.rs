@@ -25,7 +25,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     }
 
     #[inline(always)]
-    pub(super) fn op_if(&mut self, x: Jump) -> Flow {
+    pub(in crate::exec) fn op_if(&mut self, x: Jump) -> Flow {
         let mask = self.mreg(x.mask);
         let stack = &mut self.waves[self.wave].stack;
         let pc = flow::op_if(
@@ -40,14 +40,14 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     }
 
     #[inline(always)]
-    pub(super) fn op_else(&mut self, x: Jump) -> Flow {
+    pub(in crate::exec) fn op_else(&mut self, x: Jump) -> Flow {
         let stack = &mut self.waves[self.wave].stack;
         let pc = flow::op_else(stack, &mut self.exec, self.pc, x.target, &mut self.skips);
         self.jump(pc)
     }
 
     #[inline(always)]
-    pub(super) fn op_endif(&mut self) -> Flow {
+    pub(in crate::exec) fn op_endif(&mut self) -> Flow {
         let last = self.last();
         let stack = &mut self.waves[self.wave].stack;
         let pc = flow::op_endif(stack, &mut self.exec, self.pc, last, &mut self.skips);
@@ -55,14 +55,14 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     }
 
     #[inline(always)]
-    pub(super) fn op_loop(&mut self, x: Jump) -> Flow {
+    pub(in crate::exec) fn op_loop(&mut self, x: Jump) -> Flow {
         let stack = &mut self.waves[self.wave].stack;
         self.pc = flow::op_loop(stack, self.exec, self.pc, x.target);
         Ok(Step::Go)
     }
 
     #[inline(always)]
-    pub(super) fn op_endloop(&mut self, x: Jump) -> Flow {
+    pub(in crate::exec) fn op_endloop(&mut self, x: Jump) -> Flow {
         let (mask, last) = (self.mreg(x.mask), self.last());
         let stack = &mut self.waves[self.wave].stack;
         let (exec, skips) = (&mut self.exec, &mut self.skips);
@@ -72,7 +72,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
 
     /// `break` (`continuing` false) or `continue`.
     #[inline(always)]
-    pub(super) fn op_exit(&mut self, x: Jump, continuing: bool) -> Flow {
+    pub(in crate::exec) fn op_exit(&mut self, x: Jump, continuing: bool) -> Flow {
         let (mask, last) = (self.mreg(x.mask), self.last());
         let stack = &mut self.waves[self.wave].stack;
         let (exec, skips) = (&mut self.exec, &mut self.skips);
