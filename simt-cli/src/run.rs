@@ -222,6 +222,9 @@ fn print(results: &Results, options: &Run) {
     if let Some(list) = table::findings_list(&results.rows) {
         cli::print(format!("\n{list}"));
     }
+    if let Some(list) = table::prints_list(row) {
+        cli::print(format!("\n{list}"));
+    }
 }
 
 /// Writes the JSON, the HTML and the buffers that `options` asks for (the

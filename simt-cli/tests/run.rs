@@ -806,3 +806,49 @@ fn an_included_files_functions_run_and_their_errors_show_both_files() {
         "an included file holds constants and functions",
     );
 }
+
+/// `print` from a file's kernel: the lines after the statistics, with who
+/// printed them, in the JSON too; a format error is shown at the string.
+#[test]
+fn prints_are_shown_after_the_statistics() {
+    let dir = Scratch::new("print");
+    dir.write(
+        "show.simt",
+        "kernel show(x: &[u32]) {\n    vreg v;\n    global_load v, x[global_id.x]\n    print \"x[{}] = {}\", global_id.x, v;\n}\n",
+    );
+    let out = simt(
+        dir.path(),
+        &[
+            "run",
+            "show.simt",
+            "--groups",
+            "2",
+            "--size",
+            "2",
+            "--buffer",
+            "x=iota",
+            "--json",
+            "show.json",
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_has(
+        &out.stdout,
+        "printed (4 lines):\n  [workgroup (0, 0, 0) wave 0 lane 0, line 4] x[0] = 0\n  [workgroup (0, 0, 0) wave 0 lane 1, line 4] x[1] = 1\n  [workgroup (1, 0, 0) wave 0 lane 0, line 4] x[2] = 2\n  [workgroup (1, 0, 0) wave 0 lane 1, line 4] x[3] = 3\n",
+    );
+    let text = std::fs::read_to_string(dir.path().join("show.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let prints = &json["rows"][0]["prints"];
+    assert_eq!(prints["lines"][3]["text"], "x[3] = 3");
+    assert_eq!(prints["lines"][3]["workgroup"][0], 1);
+    assert_eq!(prints["dropped"], 0);
+
+    dir.write(
+        "bad.simt",
+        "kernel bad(x: &[u32]) {\n    print \"{d} and {}\", lane_id;\n}\n",
+    );
+    let out = simt(dir.path(), &["check", "bad.simt"]);
+    assert_ne!(out.code, Some(0));
+    assert_has(&out.stderr, "`{d}` is no placeholder");
+    assert_has(&out.stderr, "bad.simt:2:11");
+}

@@ -30,6 +30,7 @@ mod listing;
 mod model;
 pub mod occupancy;
 mod prediction;
+mod prints;
 mod proved;
 mod snapshot;
 mod stats;
@@ -54,6 +55,7 @@ pub use listing::{Hint, HintKind, Line, Listing, MAX_HINTS};
 pub use model::MemoryModel;
 pub use occupancy::{occupancy, Hardware, Limiter, Occupancy, Usage};
 pub use prediction::{predictions, Prediction};
+pub use prints::{PrintLine, Prints};
 pub use proved::races as proved_races;
 pub use simt_lang::ir::*;
 pub use simt_lang::isa::{

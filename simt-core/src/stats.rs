@@ -234,6 +234,10 @@ pub struct Stats {
     /// chose, when it chose one that ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<Trace>,
+    /// What the kernel's `print` instructions printed (left out of the JSON
+    /// when nothing was).
+    #[serde(skip_serializing_if = "crate::Prints::is_empty")]
+    pub prints: crate::Prints,
     /// What the launch was given: its shape and scalar arguments, at which
     /// the listing evaluates the static facts' symbols. Not compared or
     /// serialized: the figures stand for themselves.
@@ -268,6 +272,7 @@ impl PartialEq for Stats {
             findings,
             worst_phases,
             trace,
+            prints,
             launch: _,
         } = self;
         *kernel == other.kernel
@@ -281,6 +286,7 @@ impl PartialEq for Stats {
             && *findings == other.findings
             && *worst_phases == other.worst_phases
             && *trace == other.trace
+            && *prints == other.prints
     }
 }
 
@@ -416,6 +422,7 @@ impl Stats {
             findings: crate::findings::Findings::default(),
             worst_phases: Vec::new(),
             trace: None,
+            prints: crate::Prints::default(),
             launch: LaunchValues::default(),
         }
     }

@@ -251,6 +251,7 @@ fn barriers_under_divergent_control_are_rejected_before_running() {
             reg_names: Vec::new().into(),
             workgroup_size: None,
             race_free: None,
+            formats: Default::default(),
         };
         match Kernel::new(program) {
             Err(e) => assert!(

@@ -241,6 +241,7 @@ prop_compose! {
             reg_names: std::borrow::Cow::Borrowed(&[]),
             workgroup_size: None,
             race_free: None,
+            formats: Default::default(),
         }
     }
 }
@@ -583,6 +584,7 @@ fn raw_program(insts: Vec<Inst>) -> Program {
         reg_names: std::borrow::Cow::Borrowed(&[]),
         workgroup_size: None,
         race_free: None,
+        formats: Default::default(),
     }
 }
 

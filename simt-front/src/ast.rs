@@ -186,6 +186,8 @@ pub enum Operand {
         /// The closing bracket.
         close: Span,
     },
+    /// `"text {}"`: a `print`'s format.
+    Str(syn::LitStr),
     /// `[a, b, c, d]`: consecutive registers of a wide access.
     List {
         /// The registers, in order.
@@ -256,6 +258,7 @@ impl Operand {
             Operand::Name(id) => (id.span(), id.span()),
             Operand::Dotted { base, field } => (base.span(), field.span()),
             Operand::Number(e) => e.spans(),
+            Operand::Str(s) => (s.span(), s.span()),
             Operand::Mem { base, close, .. } => (base.span(), *close),
             Operand::List { open, close, .. } => (*open, *close),
         }

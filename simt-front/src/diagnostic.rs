@@ -110,6 +110,9 @@ pub enum Kind {
     Nesting,
     /// A barrier that some waves of a workgroup may not reach.
     Barrier,
+    /// A `print` whose format string does not parse, or whose values are
+    /// not the ones its placeholders take.
+    Format,
     /// An attribute that is unknown, misplaced or malformed
     /// (`#[workgroup_size(0)]`, a contract on the kernel).
     Attribute,

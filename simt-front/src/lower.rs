@@ -379,6 +379,7 @@ fn kind(e: &ValidationErrorKind) -> Kind {
         V::NonUniformOperand { .. } | V::ScalarReadsVector => Kind::Uniformity,
         V::ConstantIndexOutOfBounds { .. } => Kind::OutOfBounds,
         V::BarrierUnderDivergentControl { .. } => Kind::Barrier,
+        V::BadFormat { .. } => Kind::Format,
         V::MisplacedEnd
         | V::WrongTarget { .. }
         | V::LocsLength { .. }

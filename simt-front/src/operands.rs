@@ -450,6 +450,9 @@ impl<'a> Checker<'a> {
             return None;
         };
         let template = m.template()?;
+        if m.opcode == simt_lang::isa::Opcode::Print {
+            return self.print(inst, written).or(Some(template));
+        }
         let roles: Vec<Role> = m.operands().map(|(_, r)| r).collect();
         let optional = roles.first().is_some_and(|r| r.is_optional());
         let given = inst.operands.len();
@@ -573,7 +576,8 @@ impl<'a> Checker<'a> {
                     elem = Some(e);
                     Field::Mem(role, mem)
                 }),
-                Role::Op | Role::Target => None,
+                // Only `print` has a format, and it is lowered apart.
+                Role::Op | Role::Target | Role::Format => None,
             };
             match resolved {
                 Some(f) => *field = f,
@@ -599,6 +603,80 @@ impl<'a> Checker<'a> {
             );
         }
         built
+    }
+
+    /// `print "format", values...`: the format a string literal whose
+    /// placeholders take the values that follow it, each any value operand.
+    fn print(
+        &mut self,
+        inst: &'a ast::Instruction,
+        written: &mut [Option<&'a Operand>; Fields::MAX],
+    ) -> Option<Inst> {
+        let mnemonic = &inst.mnemonic;
+        let example = "write `print \"x = {} y = {f}\", v0, v1`";
+        let Some((first, values)) = inst.operands.split_first() else {
+            self.error(
+                Kind::OperandCount,
+                mnemonic.span(),
+                format!("`print` takes a format string and the values it shows: {example}"),
+            );
+            return None;
+        };
+        let Operand::Str(lit) = first else {
+            self.error_at(
+                Kind::OperandKind,
+                first,
+                format!("`print` takes a format string first: {example}"),
+            );
+            return None;
+        };
+        let format = match self.builder.format(&lit.value()) {
+            Ok(format) => format,
+            Err(e) => {
+                self.error(Kind::Format, lit.span(), e.message);
+                return None;
+            }
+        };
+        let wanted = usize::from(format.values);
+        if values.len() != wanted {
+            let what = |n: usize| match n {
+                1 => "1 value".to_owned(),
+                n => format!("{n} values"),
+            };
+            let message = format!(
+                "the format has {} and {} follow{} it: each `{{}}` takes the next value",
+                match wanted {
+                    1 => "1 placeholder".to_owned(),
+                    n => format!("{n} placeholders"),
+                },
+                what(values.len()),
+                if values.len() == 1 { "s" } else { "" },
+            );
+            match values.get(wanted) {
+                Some(extra) => self.error_at(Kind::Format, extra, message),
+                None => self.error(Kind::Format, lit.span(), message),
+            }
+            return None;
+        }
+        if let Some(comma) = inst.trailing_comma {
+            self.error(
+                Kind::OperandCount,
+                comma,
+                "unexpected `,` after the last operand of `print`; remove it".to_owned(),
+            );
+        }
+        written[0] = Some(first);
+        let mut read = [simt_lang::Operand::Imm(0); simt_lang::MAX_PRINT_VALUES];
+        let mut ok = true;
+        for (k, op) in values.iter().enumerate() {
+            written[1 + k] = Some(op);
+            match self.value(op, Ty::Bits, mnemonic) {
+                Some(v) => read[k] = v,
+                None => ok = false,
+            }
+        }
+        let [a, b, c, d] = read;
+        ok.then_some(Inst::Print { format, a, b, c, d })
     }
 
     fn unknown_mnemonic(&mut self, mnemonic: &Ident, previous: Option<&Mnemonic>) {

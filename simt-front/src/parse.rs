@@ -738,6 +738,7 @@ pub(crate) fn text(op: &Operand) -> String {
         Operand::Name(id) => id.to_string(),
         Operand::Dotted { base, field } => format!("{base}.{field}"),
         Operand::Number(e) => expr_text(e),
+        Operand::Str(s) => format!("{:?}", s.value()),
         Operand::Mem {
             base,
             bytes,
@@ -841,6 +842,9 @@ fn else_if(stmts: &[Stmt], errors: &mut Vec<Diagnostic>) {
 fn operand(input: ParseStream, in_index: bool, errors: &mut Vec<Diagnostic>) -> Result<Operand> {
     if starts_number(input) {
         return Ok(Operand::Number(const_expr(input)?));
+    }
+    if input.peek(syn::LitStr) {
+        return Ok(Operand::Str(input.parse()?));
     }
     if input.peek(token::Bracket) && !in_index {
         let content;

@@ -349,6 +349,7 @@ impl Checker<'_> {
             Operand::Name(id) => id.to_string(),
             Operand::Dotted { base, field } => format!("{base}.{field}"),
             Operand::Number { .. } => return "an immediate".to_owned(),
+            Operand::Str(_) => return "a string".to_owned(),
             Operand::Mem { .. } => return "a memory operand".to_owned(),
             Operand::List { .. } => return "a register list".to_owned(),
         };
@@ -389,7 +390,7 @@ fn reserve_numbered(op: &Operand, used: &mut [BTreeSet<u16>; 3]) {
             }
         }
         Operand::List { items, .. } => items.iter().for_each(|i| reserve_numbered(i, used)),
-        Operand::Number(_) => {}
+        Operand::Number(_) | Operand::Str(_) => {}
     }
 }
 

@@ -2,8 +2,8 @@
 
 use crate::element::Element;
 use crate::ir::{
-    ElemType, LdsDecl, LdsIdx, Param, ParamIdx, ParamKind, Program, RaceFree, Reg, RegName,
-    ScalarType, SourceLoc,
+    ElemType, FormatError, LdsDecl, LdsIdx, Param, ParamIdx, ParamKind, PrintFormat, Program,
+    RaceFree, Reg, RegName, ScalarType, SourceLoc,
 };
 use crate::isa::Inst;
 use crate::validate::{Kernel, ValidationErrors};
@@ -40,6 +40,7 @@ pub struct ProgramBuilder {
     reg_names: Vec<RegName>,
     workgroup_size: Option<[u32; 3]>,
     race_free: Option<RaceFree>,
+    formats: Vec<String>,
 }
 
 impl ProgramBuilder {
@@ -55,7 +56,34 @@ impl ProgramBuilder {
             reg_names: Vec::new(),
             workgroup_size: None,
             race_free: None,
+            formats: Vec::new(),
         }
+    }
+
+    /// The format of a `print` writing `text`: its index among the
+    /// program's formats (one entry per distinct text) and its values.
+    pub fn format(&mut self, text: &str) -> Result<PrintFormat, FormatError> {
+        let values = crate::ir::format_values(text)?;
+        if values > crate::ir::MAX_PRINT_VALUES {
+            return Err(FormatError {
+                offset: 0,
+                message: format!(
+                    "{values} placeholders: a `print` takes at most {} values",
+                    crate::ir::MAX_PRINT_VALUES
+                ),
+            });
+        }
+        let index = match self.formats.iter().position(|f| f == text) {
+            Some(i) => i,
+            None => {
+                self.formats.push(text.to_owned());
+                self.formats.len() - 1
+            }
+        };
+        Ok(PrintFormat {
+            index: u16::try_from(index).unwrap_or(u16::MAX),
+            values: values as u8,
+        })
     }
 
     /// Declares a parameter of `kind` (a front end knows the kind only as data).
@@ -186,6 +214,7 @@ impl ProgramBuilder {
             reg_names: Cow::Owned(self.reg_names.clone()),
             workgroup_size: self.workgroup_size,
             race_free: self.race_free,
+            formats: self.formats.iter().cloned().map(Cow::Owned).collect(),
         }
     }
 

@@ -17,3 +17,6 @@ pub const MAX_NESTING: u32 = 64;
 /// The instruction budget of a launch unless the launch sets its own: far above
 /// every shipped kernel, low enough that a runaway loop stops within seconds.
 pub const DEFAULT_INSTRUCTION_BUDGET: u64 = 1 << 28;
+/// The `print` lines a launch keeps: the first ones in print order (see
+/// `simt_core::Prints`); the rest are counted, not kept.
+pub const MAX_PRINT_LINES: usize = 1024;

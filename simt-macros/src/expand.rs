@@ -108,6 +108,14 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
         Some([x, y, z]) => quote!(::core::option::Option::Some([#x, #y, #z])),
         None => quote!(::core::option::Option::None),
     };
+    let formats = program
+        .map(|p| &p.formats[..])
+        .unwrap_or_default()
+        .iter()
+        .map(|f| {
+            let f = f.as_ref();
+            quote!(#rt::Cow::Borrowed(#f))
+        });
     let race_free = match program.and_then(|p| p.race_free) {
         Some(RaceFree::AnyLaneOrder) => {
             quote!(::core::option::Option::Some(#rt::RaceFree::AnyLaneOrder))
@@ -183,6 +191,7 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
                 reg_names: #rt::Cow::Borrowed(&[#(#reg_names),*]),
                 workgroup_size: #workgroup_size,
                 race_free: #race_free,
+                formats: #rt::Cow::Borrowed(&[#(#formats),*]),
             };
             /// The kernel, ready to launch: the macro validated `PROGRAM`.
             #[allow(dead_code)]
@@ -353,6 +362,10 @@ fn field(f: &Field) -> TokenStream {
         Field::Target(t) => {
             let n = t.0;
             quote!(#rt::InstIdx(#n))
+        }
+        Field::Format(p) => {
+            let (index, values) = (p.index, p.values);
+            quote!(#rt::PrintFormat { index: #index, values: #values })
         }
     }
 }

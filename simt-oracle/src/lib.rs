@@ -144,6 +144,24 @@ pub struct Report {
     pub waves: u64,
     /// How often the rarer paths of the semantics were taken.
     pub paths: Paths,
+    /// Every line `print` made, in the order they were made: workgroups
+    /// in turn (x fastest), issues in turn, lanes upwards.
+    pub prints: Vec<Printed>,
+}
+
+/// One lane's line of a `print`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Printed {
+    /// The workgroup's id.
+    pub workgroup: [u32; 3],
+    /// The wave's index in its workgroup.
+    pub wave: usize,
+    /// The lane.
+    pub lane: usize,
+    /// The `print`'s index in the program.
+    pub inst: usize,
+    /// The values its format reads, as the lane read them.
+    pub values: Vec<u32>,
 }
 
 /// Counts of paths through the semantics that a test suite can easily miss,
@@ -317,6 +335,7 @@ pub fn run(program: &Program, launch: &Launch, args: &mut [Value]) -> Result<Rep
         workgroups: 0,
         waves: 0,
         paths: Paths::default(),
+        prints: Vec::new(),
     };
     let bad = Fault {
         kind: FaultKind::BadArguments,

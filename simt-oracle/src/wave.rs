@@ -199,7 +199,8 @@ impl Wave {
         let active = self.exec.count_ones() as usize;
         {
             let c = &mut sh.report.per_instruction[pc];
-            c.instructions += 1;
+            // `print` counts in no counter.
+            c.instructions += u64::from(!matches!(inst, Inst::Print { .. }));
             if is_vector(&inst) {
                 c.vector_instructions += 1;
                 c.active_lanes += active as u64;
@@ -546,6 +547,22 @@ impl Wave {
             // Lanes run in lockstep, so a wave-level sync orders nothing more:
             // it is one issue and nothing else.
             Inst::WaveBarrier => {}
+            Inst::Print { format, a, b, c, d } => {
+                let n = usize::from(format.values).min(4);
+                for &l in &lanes {
+                    let values = [a, b, c, d][..n]
+                        .iter()
+                        .map(|&op| self.value(sh, op, l))
+                        .collect();
+                    sh.report.prints.push(crate::Printed {
+                        workgroup: sh.group,
+                        wave: self.index,
+                        lane: l,
+                        inst: pc,
+                        values,
+                    });
+                }
+            }
             Inst::End => {
                 self.pc = pc;
                 return Ok(Step::Done(pc));
@@ -735,7 +752,9 @@ fn atomic_update(op: AtomicOp, old: u32, v: u32) -> u32 {
 /// Counts the instructions strictly between `from` and `to` as skipped.
 fn skip(sh: &mut Shared<'_>, from: usize, to: usize) {
     for k in from + 1..to {
-        sh.report.per_instruction[k].skipped_instructions += 1;
+        // `print` counts in no counter, skipped or not.
+        let counted = !matches!(sh.program.insts[k], Inst::Print { .. });
+        sh.report.per_instruction[k].skipped_instructions += u64::from(counted);
     }
 }
 

@@ -4,8 +4,8 @@
 use crate::metrics::Metric;
 use serde::Serialize;
 use simt::core::{
-    Counters, Dim3, Findings, Hardware, LaunchConfig, Listing, MemoryModel, Occupancy, Program,
-    Schedule, Stats, Trace, Usage, WorstPhase,
+    Counters, Dim3, Findings, Hardware, LaunchConfig, Listing, MemoryModel, Occupancy, Prints,
+    Program, Schedule, Stats, Trace, Usage, WorstPhase,
 };
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -61,6 +61,10 @@ pub struct Row {
     /// What the sanitizers found in the checked launch (the timed launches run
     /// without them).
     pub findings: Findings,
+    /// What the kernel's `print`s printed in the checked launch (left out of
+    /// the JSON when nothing was).
+    #[serde(skip_serializing_if = "Prints::is_empty")]
+    pub prints: Prints,
     /// The counters per source line, with hints for the costliest lines.
     pub listing: Listing,
     /// The costliest phase of each memory instruction, for the HTML report's
@@ -205,6 +209,7 @@ pub fn row(
             &Usage::of(program, workgroup_size),
         ),
         findings: std::mem::take(&mut stats.findings),
+        prints: std::mem::take(&mut stats.prints),
         listing: stats.listing_with_facts(
             program,
             &simt::core::facts(

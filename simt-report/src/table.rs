@@ -198,6 +198,38 @@ pub fn findings_list(rows: &[Row]) -> Option<String> {
     (!out.is_empty()).then(|| format!("sanitizer findings:\n{out}"))
 }
 
+/// The lines a row's kernel printed, one per lane with who printed it and
+/// from which source line; `None` when it printed nothing.
+pub fn prints_list(row: &Row) -> Option<String> {
+    let p = &row.prints;
+    if p.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    for l in &p.lines {
+        let [x, y, z] = l.workgroup;
+        let _ = writeln!(
+            out,
+            "  [workgroup ({x}, {y}, {z}) wave {} lane {}, line {}] {}",
+            l.wave, l.lane, l.line, l.text
+        );
+    }
+    if p.dropped > 0 {
+        let _ = writeln!(
+            out,
+            "  and {} more line{} after these (a launch keeps the first {})",
+            p.dropped,
+            if p.dropped == 1 { "" } else { "s" },
+            simt::core::limits::MAX_PRINT_LINES
+        );
+    }
+    let n = p.lines.len() as u64 + p.dropped;
+    Some(format!(
+        "printed ({n} line{}):\n{out}",
+        if n == 1 { "" } else { "s" }
+    ))
+}
+
 /// Writes `results` as pretty JSON to `path`, creating its folder; the file is
 /// replaced whole (written beside it, then renamed), never left half-written.
 pub fn write_json(results: &Results, path: &Path) -> io::Result<()> {
@@ -256,6 +288,7 @@ mod tests {
                 },
             ),
             findings: Findings::default(),
+            prints: Default::default(),
             listing: Listing {
                 kernel: kernel.to_owned(),
                 wave_width: 32,

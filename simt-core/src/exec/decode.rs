@@ -170,6 +170,12 @@ pub struct Jump {
     pub(super) target: u32,
 }
 
+/// A `print`: its values (the format reads the first few).
+#[derive(Clone, Copy, Debug)]
+pub struct Print {
+    pub(super) values: [Src; crate::ir::MAX_PRINT_VALUES],
+}
+
 /// One decoded instruction.
 #[derive(Clone, Copy, Debug)]
 pub enum Op {
@@ -243,6 +249,8 @@ pub enum Op {
     Barrier,
     /// A wave barrier.
     WaveBarrier,
+    /// A `print`.
+    Print(Print),
     /// The end of the kernel.
     End,
 }
@@ -597,6 +605,9 @@ impl Decoder {
             }),
             Inst::Barrier => Op::Barrier,
             Inst::WaveBarrier => Op::WaveBarrier,
+            Inst::Print { a, b, c, d, .. } => Op::Print(Print {
+                values: [self.src(a), self.src(b), self.src(c), self.src(d)],
+            }),
             Inst::End => Op::End,
         }
     }

@@ -435,8 +435,14 @@ impl Machine {
             if inst.is_vector() {
                 c.vector_instructions = c.instructions;
             }
+            // A `print` counts in no counter (it still takes a step of the
+            // instruction budget).
+            if matches!(inst, crate::isa::Inst::Print { .. }) {
+                *c = crate::stats::Counters::default();
+            }
         }
         stats.sum_totals();
+        stats.prints = stats.prints.log.finish(program);
         Ok(stats)
     }
 }

@@ -327,6 +327,7 @@ fn work<const W: usize>(
 fn merge_stats(into: &mut Stats, from: &Stats) {
     into.workgroups += from.workgroups;
     into.waves += from.waves;
+    into.prints.log.merge(&from.prints.log);
     for (a, b) in into.per_instruction.iter_mut().zip(&from.per_instruction) {
         a.add(b);
     }

@@ -1061,6 +1061,7 @@ mod tests {
             reg_names: Cow::Owned(Vec::new()),
             workgroup_size: None,
             race_free: None,
+            formats: Default::default(),
         }
     }
 

@@ -33,6 +33,7 @@ fn program(body: &[Inst]) -> Program {
         reg_names: Cow::Owned(Vec::new()),
         workgroup_size: None,
         race_free: None,
+        formats: Default::default(),
     }
 }
 
@@ -291,6 +292,7 @@ fn static_program(insts: &'static [Inst], locs: &'static [SourceLoc]) -> Program
         reg_names: Cow::Borrowed(&[]),
         workgroup_size: None,
         race_free: None,
+        formats: Default::default(),
     }
 }
 

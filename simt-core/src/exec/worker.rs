@@ -274,6 +274,7 @@ unsafe fn run_groups<const W: usize, I: Instrument>(
         let unit = (linear % units) as usize;
         m.caches.set_group(linear);
         instr.workgroup_begin(linear, group, nwaves);
+        stats.prints.log.begin_group(linear, group);
         // Lanes past `W` are never read: zero only the wave's lanes (in
         // one pass when that is the whole register).
         if W >= 64 {
@@ -334,6 +335,7 @@ unsafe fn run_groups<const W: usize, I: Instrument>(
             },
             caches: m.caches.unit(unit),
             counters: &mut stats.per_instruction,
+            prints: &mut stats.prints.log,
             hist: &mut stats.active_lanes_histogram,
             skips: SkipLog(&mut m.skips),
             instr: &mut *instr,

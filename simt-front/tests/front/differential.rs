@@ -253,6 +253,7 @@ fn compare(
             return Err(format!("total {name}: oracle {mine}, interpreter {value}"));
         }
     }
+    same_prints(report, kernel, g, &stats.prints)?;
     if mm.l1.is_none() {
         let cached = (
             stats.totals.l1_hit_sectors,
@@ -264,6 +265,42 @@ fn compare(
         }
     }
     Ok(Outcome::Ran(Box::new(report.clone())))
+}
+
+/// Whether the interpreter kept the first lines the oracle printed, in its
+/// order, with the same text, and counted the rest.
+fn same_prints(
+    report: &simt_oracle::Report,
+    kernel: &Kernel,
+    g: &Generated,
+    prints: &simt_core::Prints,
+) -> Result<(), String> {
+    let kept = report.prints.len().min(simt_lang::limits::MAX_PRINT_LINES);
+    let dropped = (report.prints.len() - kept) as u64;
+    if (prints.lines.len(), prints.dropped) != (kept, dropped) {
+        return Err(format!(
+            "print lines kept and dropped: oracle {:?}, interpreter {:?}",
+            (kept, dropped),
+            (prints.lines.len(), prints.dropped)
+        ));
+    }
+    for (k, (o, i)) in report.prints.iter().zip(&prints.lines).enumerate() {
+        let text = match g.program.insts[o.inst] {
+            simt_lang::Inst::Print { format, .. } => {
+                simt_lang::render(&g.program.formats[usize::from(format.index)], &o.values)
+            }
+            _ => return Err(format!("oracle print {k} from a non-print")),
+        };
+        let line = kernel.program().locs[o.inst].line;
+        let want = (o.workgroup, o.wave as u32, o.lane as u32, line, text);
+        let got = (i.workgroup, i.wave, i.lane, i.line, i.text.clone());
+        if want != got {
+            return Err(format!(
+                "print line {k}: oracle {want:?}, interpreter {got:?}"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The first byte where the buffers the oracle and the interpreter left differ.

@@ -355,6 +355,20 @@ impl Gen<'_> {
     /// One instruction of mnemonic `m` (not control flow), with the
     /// instructions that compute its memory index first.
     fn instruction(&mut self, m: &'static Mnemonic) {
+        if m.opcode == simt_lang::isa::Opcode::Print {
+            let n = self.p.below(FORMATS.len());
+            let mut values = [Operand::Imm(0); 4];
+            for v in values.iter_mut().take(n) {
+                *v = self.value(ImmType::Bits);
+            }
+            let [a, b, c, d] = values;
+            let format = simt_lang::PrintFormat {
+                index: n as u16,
+                values: n as u8,
+            };
+            self.emit(Inst::Print { format, a, b, c, d }, m);
+            return;
+        }
         let template = m.template().unwrap_or(Inst::End);
         let fields = template.fields();
         if let Some((role, _)) = fields.memory() {
@@ -1041,9 +1055,22 @@ fn build(picks: &[u32], faulty: bool) -> Generated {
     }
 }
 
-/// A builder holding the generated kernels' parameters and LDS arrays, and `insts`.
+/// The formats of generated `print`s: the one at index `n` reads `n` values.
+pub(crate) const FORMATS: &[&str] = &[
+    "here",
+    "a={}",
+    "{i} {f}",
+    "{x}|{u}|{}",
+    "{} {{{i}}} {f} {x}",
+];
+
+/// A builder holding the generated kernels' parameters, LDS arrays and
+/// `print` formats, and `insts`.
 fn builder(insts: &[Inst]) -> ProgramBuilder {
     let mut b = ProgramBuilder::new("gen");
+    for f in FORMATS {
+        b.format(f).expect("a generated format");
+    }
     for &(name, elem, writable, _) in BUFFERS {
         match (elem, writable) {
             (ElemType::U8, false) => b.buffer::<u8>(name),

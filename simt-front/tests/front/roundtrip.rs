@@ -507,6 +507,9 @@ fn memory_operand(p: &mut Picks, m: &Mnemonic, role: Role) -> (String, ElemType)
 
 /// One instruction of mnemonic `m` with operands chosen per role.
 fn instruction(p: &mut Picks, m: &Mnemonic) -> String {
+    if m.opcode == Opcode::Print {
+        return print(p);
+    }
     let width = m
         .ops
         .iter()
@@ -565,7 +568,7 @@ fn instruction(p: &mut Picks, m: &Mnemonic) -> String {
             | Role::LdsLoad
             | Role::LdsStore
             | Role::LdsAtomic => mem.take().unwrap_or_default(),
-            Role::Op | Role::Target => continue,
+            Role::Op | Role::Target | Role::Format => continue,
         };
         out.push(text);
     }
@@ -574,6 +577,28 @@ fn instruction(p: &mut Picks, m: &Mnemonic) -> String {
     } else {
         format!("{} {}", m.name, out.join(", "))
     }
+}
+
+/// A `print` of up to four values, each shown by a placeholder of any kind,
+/// with braces and quotes in its text.
+fn print(p: &mut Picks) -> String {
+    const PLACEHOLDERS: &[&str] = &["{}", "{u}", "{i}", "{f}", "{x}"];
+    const TEXTS: &[&str] = &["", "x = ", " {{ }} ", "\\\"q\\\" ", "é\\n"];
+    let n = p.below(5);
+    let mut format = String::new();
+    let mut values = Vec::new();
+    for _ in 0..n {
+        format.push_str(p.one(TEXTS));
+        format.push_str(p.one(PLACEHOLDERS));
+        values.push(value(p, ImmType::Bits));
+    }
+    format.push_str(p.one(TEXTS));
+    let mut out = format!("print \"{format}\"");
+    for v in values {
+        out.push_str(", ");
+        out.push_str(&v);
+    }
+    out
 }
 
 /// Whether `m` opens, continues or closes a structured construct.

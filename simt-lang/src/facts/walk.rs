@@ -473,6 +473,8 @@ impl<'a> Walk<'a> {
             | Inst::Barrier
             | Inst::WaveBarrier
             | Inst::End => Written::Nothing,
+            // `print` reads its values and writes nothing.
+            Inst::Print { .. } => Written::Nothing,
         };
         match result {
             Written::Value(dst, v) => {

@@ -8,10 +8,15 @@
 //! and the interpreter only ever reads it.
 
 mod operand;
+mod print;
 mod program;
 
 pub use operand::{
     Addressing, Axis, ElemType, GlobalRef, InstIdx, LdsIdx, LdsRef, MReg, Operand, ParamIdx, Reg,
     SReg, ScalarType, Special, Uniformity, VReg,
+};
+pub use print::{
+    format_values, parse_format, render, FormatError, Piece, Placeholder, PrintFormat,
+    MAX_PRINT_VALUES,
 };
 pub use program::{LdsDecl, Param, ParamKind, Program, RaceFree, RegName, SourceLoc};

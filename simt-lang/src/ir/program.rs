@@ -119,6 +119,9 @@ pub struct Program {
     /// the launch (a one-dimensional grid, lanes in lockstep for
     /// `#[race_free(lockstep)]`), and a launch that breaks them is refused.
     pub race_free: Option<RaceFree>,
+    /// The format strings of the kernel's `print` instructions, which name
+    /// them by index ([`PrintFormat`](crate::PrintFormat)).
+    pub formats: Cow<'static, [Cow<'static, str>]>,
 }
 
 /// What a kernel's `#[race_free]` claims.

@@ -19,6 +19,7 @@ trait Names {
     fn param(&self, p: ParamIdx) -> Option<&str>;
     fn lds(&self, l: LdsIdx) -> Option<&str>;
     fn elem_of(&self, mem: MemRef) -> Option<crate::ir::ElemType>;
+    fn format(&self, index: u16) -> Option<&str>;
 }
 
 /// No names: registers by number, parameters and LDS arrays by index.
@@ -37,6 +38,9 @@ impl Names for Numbered {
     fn elem_of(&self, _: MemRef) -> Option<crate::ir::ElemType> {
         None
     }
+    fn format(&self, _: u16) -> Option<&str> {
+        None
+    }
 }
 
 impl Names for Program {
@@ -51,6 +55,9 @@ impl Names for Program {
     }
     fn lds(&self, l: LdsIdx) -> Option<&str> {
         self.lds.get(usize::from(l.0)).map(|d| d.name.as_ref())
+    }
+    fn format(&self, index: u16) -> Option<&str> {
+        self.formats.get(usize::from(index)).map(|f| f.as_ref())
     }
     fn elem_of(&self, mem: MemRef) -> Option<crate::ir::ElemType> {
         match mem {
@@ -199,9 +206,20 @@ fn write_inst(names: &dyn Names, inst: &Inst, f: &mut Formatter<'_>) -> fmt::Res
         ty => ty,
     };
     let mut first = true;
+    // A `print` writes only the values its format reads.
+    let mut values = match fields.as_slice().first() {
+        Some(Field::Format(p)) => usize::from(p.values),
+        _ => usize::MAX,
+    };
     for field in fields.as_slice() {
         if !field.role().is_operand() || matches!(field, Field::VDstOpt(None)) {
             continue;
+        }
+        if matches!(field, Field::Src(_)) {
+            if values == 0 {
+                continue;
+            }
+            values -= 1;
         }
         f.write_str(if first { " " } else { ", " })?;
         first = false;
@@ -222,6 +240,12 @@ fn write_inst(names: &dyn Names, inst: &Inst, f: &mut Formatter<'_>) -> fmt::Res
             Field::Src(o) | Field::Uniform(o) => operand(names, o, ty, f)?,
             Field::Index(o) | Field::UIndex(o) => operand(names, o, ImmType::Int, f)?,
             Field::Mem(_, mem) => memory(names, mem, f)?,
+            // Without the program's formats, the index (`format3`), which
+            // no front end reads back.
+            Field::Format(p) => match names.format(p.index) {
+                Some(text) => write!(f, "{text:?}")?,
+                None => write!(f, "format{}", p.index)?,
+            },
             Field::Op(_) | Field::Target(_) | Field::VDstOpt(None) => {}
         }
     }

@@ -9,7 +9,9 @@
 //! for its role's marker type in [`role`].
 
 use super::ops::{AtomicOp, BinOp, CmpOp, CmpType, MaskOp, ShuffleOp, TernOp, UnOp, WaveOp, Width};
-use crate::ir::{ElemType, GlobalRef, InstIdx, LdsRef, MReg, Operand, Reg, SReg, VReg};
+use crate::ir::{
+    ElemType, GlobalRef, InstIdx, LdsRef, MReg, Operand, PrintFormat, Reg, SReg, VReg,
+};
 use serde::Serialize;
 
 /// What a field is to its instruction.
@@ -57,6 +59,8 @@ pub enum Role {
     LdsAtomic,
     /// A jump target, resolved by [`link`](crate::link).
     Target,
+    /// A `print`'s format, written as a string literal.
+    Format,
 }
 
 impl Role {
@@ -156,6 +160,8 @@ pub enum Field {
     Mem(Role, MemRef),
     /// [`Role::Target`].
     Target(InstIdx),
+    /// [`Role::Format`].
+    Format(PrintFormat),
 }
 
 impl Field {
@@ -176,6 +182,7 @@ impl Field {
             Field::Mask(_) => Role::Mask,
             Field::Mem(role, _) => role,
             Field::Target(_) => Role::Target,
+            Field::Format(_) => Role::Format,
         }
     }
 
@@ -203,6 +210,10 @@ impl Field {
             }
             Role::LdsLoad | Role::LdsStore | Role::LdsAtomic => Field::Mem(role, MemRef::Lds(lds)),
             Role::Target => Field::Target(InstIdx::UNLINKED),
+            Role::Format => Field::Format(PrintFormat {
+                index: 0,
+                values: 0,
+            }),
         }
     }
 
@@ -244,7 +255,8 @@ pub mod role {
         LdsLoad,
         LdsStore,
         LdsAtomic,
-        Target
+        Target,
+        Format
     );
 }
 
@@ -291,6 +303,7 @@ field!(Operand, UIndex, UIndex);
 field!(VReg, VSrcRun, VSrcRun);
 field!(MReg, Mask, Mask);
 field!(InstIdx, Target, Target);
+field!(PrintFormat, Format, Format);
 
 /// Operations: one `Op` variant per operation type.
 macro_rules! op {

@@ -100,6 +100,9 @@ impl Mnemonic {
 
     /// The operands as the reference names them (`dst, a, b`).
     pub fn operand_names(&self) -> String {
+        if self.opcode == Opcode::Print {
+            return "\"format\", values...".to_owned();
+        }
         let width = self
             .ops
             .iter()
@@ -427,6 +430,8 @@ mnemonics! {
     "continue" => Continue,
     "barrier" => Barrier,
     "wave_barrier" => WaveBarrier,
+    // Printing.
+    "print" => Print,
 }
 
 #[cfg(test)]

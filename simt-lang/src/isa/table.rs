@@ -9,7 +9,7 @@
 
 use super::field::{role, Field, Fields, FromField, IntoField, Role};
 use super::ops::{AtomicOp, BinOp, CmpOp, CmpType, MaskOp, ShuffleOp, TernOp, UnOp, WaveOp, Width};
-use crate::ir::{ElemType, GlobalRef, InstIdx, LdsRef, MReg, Operand, SReg, VReg};
+use crate::ir::{ElemType, GlobalRef, InstIdx, LdsRef, MReg, Operand, PrintFormat, SReg, VReg};
 use serde::Serialize;
 
 /// The unit an instruction runs on, which decides what it counts as.
@@ -26,6 +26,8 @@ pub enum Unit {
     Mask,
     /// Control flow, barriers and `end`.
     Control,
+    /// `print`: counted in no counter.
+    Debug,
 }
 
 /// How uniform an instruction's result is, given its operands.
@@ -474,6 +476,21 @@ define_instructions! {
     /// it as the only order between lanes of one wave. It may run with a
     /// partial exec mask, ordering only the lanes active at it.
     WaveBarrier [Control, None]
+    /// Prints a line per active lane: the format with its placeholders
+    /// filled from the lane's values (see [`PrintFormat`]). It changes no
+    /// register or memory and counts in no counter.
+    Print [Debug, None] {
+        /// The format and how many of the values it reads.
+        format: PrintFormat => Format,
+        /// The first value (`Imm(0)` where the format reads fewer).
+        a: Operand => Src,
+        /// The second value.
+        b: Operand => Src,
+        /// The third value.
+        c: Operand => Src,
+        /// The fourth value.
+        d: Operand => Src,
+    }
     /// Ends the wave.
     End [Control, None]
 }

@@ -219,6 +219,15 @@ impl fmt::Display for ValidationErrors {
 /// What is wrong with a program.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum ValidationErrorKind {
+    /// A `print` whose format is not one of the program's, or reads another
+    /// number of values than the instruction says.
+    #[error("`print` format {index}: {reason}")]
+    BadFormat {
+        /// The format's index.
+        index: u16,
+        /// What is wrong.
+        reason: String,
+    },
     /// An `if` without its `endif`.
     #[error("unclosed `if`: no matching `endif`")]
     UnclosedIf,

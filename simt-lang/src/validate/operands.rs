@@ -226,6 +226,17 @@ pub(super) fn check_operands(program: &Program, errors: &mut Vec<ValidationError
                 errors.push(error);
             }
         }
+        if let Inst::Print { format, .. } = *inst {
+            if let Err(reason) = check_format(program, format) {
+                errors.push(ValidationError::at(
+                    i,
+                    Kind::BadFormat {
+                        index: format.index,
+                        reason,
+                    },
+                ));
+            }
+        }
         let fields = inst.fields();
         for (field, op, part, uniform) in read(&fields) {
             if let Operand::Arg(p) = op {
@@ -254,6 +265,29 @@ pub(super) fn check_operands(program: &Program, errors: &mut Vec<ValidationError
             check_memory(program, (i, field), role, mem, &fields, errors);
         }
     }
+}
+
+/// Whether `format` names one of the program's formats with the number of
+/// values it reads.
+fn check_format(program: &Program, format: crate::ir::PrintFormat) -> Result<(), String> {
+    let text = program
+        .formats
+        .get(usize::from(format.index))
+        .ok_or_else(|| format!("the program has {} formats", program.formats.len()))?;
+    let values = crate::ir::format_values(text).map_err(|e| e.message)?;
+    if values > crate::ir::MAX_PRINT_VALUES {
+        return Err(format!(
+            "{values} placeholders: a `print` takes at most {} values",
+            crate::ir::MAX_PRINT_VALUES
+        ));
+    }
+    if values != usize::from(format.values) {
+        return Err(format!(
+            "the format reads {values} values, the instruction {}",
+            format.values
+        ));
+    }
+    Ok(())
 }
 
 /// Every value operand `fields` read, as [`Fields::operands`] lists them,

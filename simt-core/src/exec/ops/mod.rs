@@ -10,12 +10,13 @@
 //! handlers are grouped by category: `alu.rs` (vector, scalar and mask
 //! arithmetic and compares), `lanes.rs` (lane exchange), `memory.rs` (global and
 //! LDS loads, stores, wide accesses and atomics), `control.rs` (structured
-//! control flow, barriers, `end`).
+//! control flow, barriers, `end`), `print.rs`.
 
 mod alu;
 mod control;
 mod lanes;
 mod memory;
+mod print;
 
 use super::bind::{Geometry, Prepared, Slot};
 use super::decode::{Op, Src};
@@ -124,6 +125,8 @@ pub struct Exec<'x, 'b, const W: usize, I: Instrument> {
     /// The caches of the workgroup's compute unit, if the model has them.
     pub(super) caches: Option<CuCaches<'x>>,
     pub(super) counters: &'x mut [Counters],
+    /// What `print`s logged.
+    pub(super) prints: &'x mut crate::prints::PrintLog,
     /// Active-lane histogram.
     pub(super) hist: &'x mut [u64],
     pub(super) skips: SkipLog<'x>,
@@ -564,6 +567,7 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
             Op::Continue(x) => self.op_exit(x, true),
             Op::Barrier => self.barrier(),
             Op::WaveBarrier => self.wave_barrier(),
+            Op::Print(x) => self.print(x),
             Op::End => self.end(),
         }
     }
