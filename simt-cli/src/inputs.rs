@@ -267,6 +267,9 @@ fn filled(p: &Param, elem: ElemType, fill: &Fill, seed: u64) -> Result<Vec<u8>, 
             for k in 0..len {
                 match elem {
                     ElemType::F32 => bytes.extend_from_slice(&(k as f32).to_le_bytes()),
+                    ElemType::F16 | ElemType::BF16 => {
+                        bytes.extend_from_slice(&half_bits(elem, k as f32))
+                    }
                     _ => bytes.extend_from_slice(&k.to_le_bytes()[..size]),
                 }
             }
@@ -296,11 +299,20 @@ fn reserve(p: &Param, len: u64, size: usize) -> Result<Vec<u8>, String> {
 /// the type's range (decimal, or 0x hex for its bits) or an `f32`.
 fn element(p: &Param, elem: ElemType, text: &str) -> Result<Vec<u8>, String> {
     let size = elem.size() as usize;
-    if elem == ElemType::F32 {
+    if matches!(elem, ElemType::F32 | ElemType::F16 | ElemType::BF16) {
         return text
             .parse::<f32>()
-            .map(|v| v.to_le_bytes().to_vec())
-            .map_err(|_| format!("`{}` holds f32, and `{text}` is not a number", p.name));
+            .map(|v| match elem {
+                ElemType::F32 => v.to_le_bytes().to_vec(),
+                _ => half_bits(elem, v).to_vec(),
+            })
+            .map_err(|_| {
+                format!(
+                    "`{}` holds {}, and `{text}` is not a number",
+                    p.name,
+                    elem.name()
+                )
+            });
     }
     let bits = u64::from(elem.size()) * 8;
     let parsed = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
@@ -338,6 +350,9 @@ fn generated(p: &Param, elem: ElemType, len: u64, seed: u64) -> Result<Vec<u8>, 
     for _ in 0..len {
         match elem {
             ElemType::F32 => bytes.extend_from_slice(&rng.f32_in(-1.0, 1.0).to_le_bytes()),
+            ElemType::F16 | ElemType::BF16 => {
+                bytes.extend_from_slice(&half_bits(elem, rng.f32_in(-1.0, 1.0)))
+            }
             _ => bytes.extend_from_slice(&rng.i32_in(0, 99).to_le_bytes()[..size]),
         }
     }
@@ -446,6 +461,10 @@ impl Slice {
                 ElemType::U32 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]).to_string(),
                 ElemType::I32 => i32::from_le_bytes([b[0], b[1], b[2], b[3]]).to_string(),
                 ElemType::F32 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]).to_string(),
+                ElemType::F16 | ElemType::BF16 => {
+                    let bits = u32::from(u16::from_le_bytes([b[0], b[1]]));
+                    f32::from_bits(half_format(elem).to_f32(bits)).to_string()
+                }
             })
             .collect();
         let mut line = format!(
@@ -466,6 +485,19 @@ impl Slice {
         }
         line
     }
+}
+
+/// The half-precision format of a 16-bit float element type.
+fn half_format(elem: ElemType) -> simt::core::float16::Half {
+    match elem {
+        ElemType::BF16 => simt::core::float16::Half::Bf16,
+        _ => simt::core::float16::Half::F16,
+    }
+}
+
+/// `v` rounded to `elem` (`f16` or `bf16`), as little-endian bytes.
+fn half_bits(elem: ElemType, v: f32) -> [u8; 2] {
+    (half_format(elem).round_f32(v.to_bits()) as u16).to_le_bytes()
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! Buffers in NumPy's `.npy` format, through `npyz`: read as the element type
-//! of the buffer parameter they are given for, written as 1-D arrays.
+//! of the buffer parameter they are given for, written as 1-D arrays. NumPy
+//! has no `bf16`: a `bf16` buffer is read and written as its bit patterns,
+//! 16-bit unsigned integers (`<u2`).
 
 use simt::core::ElemType;
 use std::fs::File;
@@ -32,11 +34,13 @@ pub fn read(path: &Path, elem: ElemType) -> Result<Vec<u8>, String> {
     let read = match elem {
         ElemType::U8 => bytes::<u8, _>(npy),
         ElemType::I8 => bytes::<i8, _>(npy),
-        ElemType::U16 => bytes::<u16, _>(npy),
         ElemType::I16 => bytes::<i16, _>(npy),
         ElemType::U32 => bytes::<u32, _>(npy),
         ElemType::I32 => bytes::<i32, _>(npy),
         ElemType::F32 => bytes::<f32, _>(npy),
+        ElemType::F16 => bytes::<simt::core::half::f16, _>(npy),
+        // NumPy has no bf16: its bits as 16-bit unsigned integers.
+        ElemType::U16 | ElemType::BF16 => bytes::<u16, _>(npy),
     };
     match read {
         Ok(Some(bytes)) => Ok(bytes),
@@ -73,6 +77,8 @@ fn descr(elem: ElemType) -> &'static str {
         ElemType::U32 => "u4",
         ElemType::I32 => "i4",
         ElemType::F32 => "f4",
+        ElemType::F16 => "f2",
+        ElemType::BF16 => "u2",
     }
 }
 
@@ -86,6 +92,8 @@ pub fn write(path: &Path, elem: ElemType, bytes: &[u8]) -> io::Result<()> {
         ElemType::U32 => write_as::<u32>(path, bytes),
         ElemType::I32 => write_as::<i32>(path, bytes),
         ElemType::F32 => write_as::<f32>(path, bytes),
+        ElemType::F16 => write_as::<simt::core::half::f16>(path, bytes),
+        ElemType::BF16 => write_as::<u16>(path, bytes),
     }
 }
 

@@ -852,3 +852,52 @@ fn prints_are_shown_after_the_statistics() {
     assert_has(&out.stderr, "`{d}` is no placeholder");
     assert_has(&out.stderr, "bad.simt:2:11");
 }
+
+/// Half-precision buffers: filled, generated and printed as their values,
+/// written to `.npy` as `f2` (`f16`) and as bit patterns `u2` (`bf16`), and
+/// read back.
+#[test]
+fn half_precision_buffers_are_filled_printed_and_written() {
+    let dir = Scratch::new("half");
+    dir.write(
+        "half.simt",
+        "kernel halve(x: &[f16], y: &mut [bf16]) {\n\
+         \x20   vreg v;\n\
+         \x20   global_load v, x[global_id.x]\n\
+         \x20   v_mul_f16 v, v, 0.5\n\
+         \x20   v_cvt_f32_f16 v, v\n\
+         \x20   v_cvt_bf16_f32 v, v\n\
+         \x20   global_store y[global_id.x], v\n\
+         }\n",
+    );
+    let run = |x: &str, extra: &[&str]| {
+        let base = [
+            "run",
+            "half.simt",
+            "--groups",
+            "1",
+            "--size",
+            "4",
+            "--buffer",
+            x,
+        ];
+        let out = simt(dir.path(), &[&base[..], &["--print", "y"], extra].concat());
+        assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+        assert_has(&out.stdout, "y[0..4] (bf16, 4 elements): 0 0.5 1 1.5");
+        out
+    };
+    let out = run(
+        "x=iota:4",
+        &["--buffer", "y=fill:0.1:4", "--print", "x", "--out-dir", "o"],
+    );
+    assert_has(&out.stdout, "x[0..4] (f16, 4 elements): 0 1 2 3");
+    let y: Vec<u16> = read_npy(&dir.path().join("o/y.npy"));
+    assert_eq!(y, [0x0000, 0x3f00, 0x3f80, 0x3fc0]);
+    // 0.1 as a bf16 is 0x3dcd (0.10009765625), the fill before the launch.
+    let before: Vec<u16> = read_npy(&dir.path().join("o/y.input.npy"));
+    assert_eq!(before, [0x3dcd; 4]);
+    let x: Vec<simt::core::half::f16> = read_npy(&dir.path().join("o/x.input.npy"));
+    assert_eq!(x[3].to_f32(), 3.0);
+    // The file written is read back as the f16 buffer it was.
+    run("x=o/x.input.npy", &[]);
+}

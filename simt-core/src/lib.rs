@@ -18,7 +18,7 @@
 //!   [`Hardware`] description.
 #![deny(missing_docs)]
 
-pub use simt_lang::{facts, ir, isa, limits};
+pub use simt_lang::{facts, float16, half, ir, isa, limits};
 
 mod args;
 mod cache;

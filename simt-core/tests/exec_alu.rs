@@ -105,6 +105,42 @@ fn host_bin(op: BinOp, a: u32, b: u32) -> u32 {
         BinOp::DivF32 => arith(f(a) / f(b)),
         BinOp::MinF32 => arith(f(a).min(f(b))),
         BinOp::MaxF32 => arith(f(a).max(f(b))),
+        BinOp::AddF16 => to_f16(h(a) + h(b)),
+        BinOp::SubF16 => to_f16(h(a) - h(b)),
+        BinOp::MulF16 => to_f16(h(a) * h(b)),
+        BinOp::AddBf16 => to_bf16(bh(a) + bh(b)),
+        BinOp::SubBf16 => to_bf16(bh(a) - bh(b)),
+        BinOp::MulBf16 => to_bf16(bh(a) * bh(b)),
+    }
+}
+
+// Half precision through the `half` crate's conversions from `f32`: a sum,
+// difference or product of two half values computed in `f32` and rounded
+// again is rounded once (24 bits hold twice a half format's precision plus
+// two), and so is a product of two bf16 values, exact in `f32` unless it
+// falls among `f32`'s subnormals, which these values do not reach.
+
+fn h(x: u32) -> f32 {
+    simt_core::half::f16::from_bits(x as u16).to_f32()
+}
+
+fn bh(x: u32) -> f32 {
+    simt_core::half::bf16::from_bits(x as u16).to_f32()
+}
+
+fn to_f16(x: f32) -> u32 {
+    if x.is_nan() {
+        0x7e00
+    } else {
+        u32::from(simt_core::half::f16::from_f32(x).to_bits())
+    }
+}
+
+fn to_bf16(x: f32) -> u32 {
+    if x.is_nan() {
+        0x7fc0
+    } else {
+        u32::from(simt_core::half::bf16::from_f32(x).to_bits())
     }
 }
 
@@ -127,6 +163,10 @@ fn host_un(op: UnOp, a: u32) -> u32 {
         UnOp::CvtF32I32 => (a as i32 as f32).to_bits(),
         UnOp::CvtU32F32 => f(a) as u32,
         UnOp::CvtI32F32 => f(a) as i32 as u32,
+        UnOp::CvtF16F32 => to_f16(f(a)),
+        UnOp::CvtF32F16 => arith(h(a)),
+        UnOp::CvtBf16F32 => to_bf16(f(a)),
+        UnOp::CvtF32Bf16 => arith(bh(a)),
     }
 }
 
@@ -145,6 +185,8 @@ fn host_cmp(op: CmpOp, ty: CmpType, a: u32, b: u32) -> bool {
         CmpType::U32 => o(op, a, b),
         CmpType::I32 => o(op, a as i32, b as i32),
         CmpType::F32 => o(op, f(a), f(b)),
+        CmpType::F16 => o(op, h(a), h(b)),
+        CmpType::Bf16 => o(op, bh(a), bh(b)),
     }
 }
 
@@ -163,7 +205,7 @@ fn arith(x: f32) -> u32 {
     }
 }
 
-const BINOPS: [BinOp; 25] = [
+const BINOPS: [BinOp; 31] = [
     BinOp::AddU32,
     BinOp::SubU32,
     BinOp::MulU32,
@@ -189,9 +231,15 @@ const BINOPS: [BinOp; 25] = [
     BinOp::DivF32,
     BinOp::MinF32,
     BinOp::MaxF32,
+    BinOp::AddF16,
+    BinOp::SubF16,
+    BinOp::MulF16,
+    BinOp::AddBf16,
+    BinOp::SubBf16,
+    BinOp::MulBf16,
 ];
 
-const UNOPS: [UnOp; 11] = [
+const UNOPS: [UnOp; 15] = [
     UnOp::Mov,
     UnOp::Not,
     UnOp::NegI32,
@@ -203,6 +251,10 @@ const UNOPS: [UnOp; 11] = [
     UnOp::CvtF32I32,
     UnOp::CvtU32F32,
     UnOp::CvtI32F32,
+    UnOp::CvtF16F32,
+    UnOp::CvtF32F16,
+    UnOp::CvtBf16F32,
+    UnOp::CvtF32Bf16,
 ];
 
 const CMPOPS: [CmpOp; 6] = [
@@ -359,7 +411,13 @@ fn ternary_ops_are_fused_and_wrapping() {
 fn compares_write_only_active_lane_bits() {
     let (a, b) = pairs();
     for width in [32, 64] {
-        for ty in [CmpType::U32, CmpType::I32, CmpType::F32] {
+        for ty in [
+            CmpType::U32,
+            CmpType::I32,
+            CmpType::F32,
+            CmpType::F16,
+            CmpType::Bf16,
+        ] {
             for op in CMPOPS {
                 let mut p = ProgramBuilder::new("cmp");
                 let ba = p.buffer::<u32>("a");

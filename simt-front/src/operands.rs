@@ -110,10 +110,34 @@ impl<'a> Checker<'a> {
                         ))
                     }
                 }
+                Ty::F16 | Ty::Bf16 => {
+                    let (format, name) = half(ty);
+                    let h = format.round(value as f64);
+                    if format.to_f64(h) == value as f64 {
+                        Ok(h)
+                    } else {
+                        let article = if name == "f16" { "an" } else { "a" };
+                        Err(format!(
+                            "integer {value} is not exactly {article} `{name}`: write it as a float literal"
+                        ))
+                    }
+                }
                 Ty::Int | Ty::Bits | Ty::Access => Ok(value as u32),
             },
             Ok(Number::Float(value)) => match ty {
                 Ty::F32 | Ty::Bits => Ok(value.to_bits()),
+                // Read as an `f32` (as every float literal is), then rounded.
+                Ty::F16 | Ty::Bf16 => {
+                    let (format, name) = half(ty);
+                    let h = format.round_f32(value.to_bits());
+                    if format.to_f64(h).is_infinite() {
+                        Err(format!(
+                            "{value:?} is out of range for `{name}`: it rounds to infinity"
+                        ))
+                    } else {
+                        Ok(h)
+                    }
+                }
                 Ty::Int | Ty::Access => Err(format!(
                     "float literal where an integer is expected: `{mnemonic}` reads integers"
                 )),
@@ -556,6 +580,8 @@ impl<'a> Checker<'a> {
                 Role::Src | Role::Uniform => {
                     let ty = match (imm, access.or(elem)) {
                         (Ty::Access, Some(ElemType::F32)) => Ty::F32,
+                        (Ty::Access, Some(ElemType::F16)) => Ty::F16,
+                        (Ty::Access, Some(ElemType::BF16)) => Ty::Bf16,
                         (Ty::Access, Some(_)) => Ty::Int,
                         (Ty::Access, None) => Ty::Bits,
                         (ty, _) => ty,
@@ -726,4 +752,12 @@ fn missing<'a>(names: impl Iterator<Item = &'a str>) -> String {
 fn list_example(n: u16) -> String {
     let regs: Vec<String> = (0..n).map(|k| format!("v{k}")).collect();
     regs.join(", ")
+}
+
+/// The half-precision format of an immediate type, and its name.
+fn half(ty: Ty) -> (simt_lang::float16::Half, &'static str) {
+    match ty {
+        Ty::Bf16 => (simt_lang::float16::Half::Bf16, "bf16"),
+        _ => (simt_lang::float16::Half::F16, "f16"),
+    }
 }

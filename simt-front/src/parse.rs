@@ -174,11 +174,13 @@ fn elem_type(id: &Ident) -> Result<ElemType> {
         "u32" => ElemType::U32,
         "i32" => ElemType::I32,
         "f32" => ElemType::F32,
+        "f16" => ElemType::F16,
+        "bf16" => ElemType::BF16,
         other => {
             return Err(Error::new(
                 id.span(),
                 format!(
-                "unsupported element type `{other}`: expected u8, i8, u16, i16, u32, i32 or f32"
+                "unsupported element type `{other}`: expected u8, i8, u16, i16, u32, i32, f32, f16 or bf16"
             ),
             ))
         }

@@ -356,7 +356,13 @@ mod tests {
         assert_eq!(closest("v_add_f23", names()), ["v_add_f32"]);
         assert_eq!(
             closest("v_add", names()),
-            ["v_add_u32", "v_add_i32", "v_add_f32"]
+            [
+                "v_add_u32",
+                "v_add_i32",
+                "v_add_f32",
+                "v_add_f16",
+                "v_add_bf16"
+            ]
         );
         assert_eq!(closest("endfi", names()), ["endif"]);
         assert_eq!(closest("globl_load", names()), ["global_load"]);
@@ -365,7 +371,13 @@ mod tests {
         assert_eq!(closest("Endif", names()), ["endif"]);
         assert_eq!(
             closest("V_ADD", names()),
-            ["v_add_u32", "v_add_i32", "v_add_f32"]
+            [
+                "v_add_u32",
+                "v_add_i32",
+                "v_add_f32",
+                "v_add_f16",
+                "v_add_bf16"
+            ]
         );
         assert_eq!(closest("V_ADD_F23", names()), ["v_add_f32"]);
         assert_eq!(closest("ñ_mov", names()), ["v_mov", "s_mov"]);

@@ -10,16 +10,22 @@
 //! - [`facts`](mod@facts): what a kernel's memory accesses cost and whether they race,
 //!   proved from the program for every launch;
 //! - [`limits`]: the register and nesting limits every program obeys;
-//! - [`Element`]: the Rust types a buffer parameter may hold.
+//! - [`Element`]: the Rust types a buffer parameter may hold;
+//! - [`float16`]: how `f16` and `bf16` values are read, rounded and written.
 #![deny(missing_docs)]
 
 mod builder;
 mod element;
 pub mod facts;
+pub mod float16;
 pub mod ir;
 pub mod isa;
 pub mod limits;
 mod validate;
+
+/// The `half` crate, whose `f16` and `bf16` are the Rust types of
+/// half-precision buffers.
+pub use half;
 
 pub use builder::{register_counts, ProgramBuilder};
 pub use element::Element;

@@ -138,12 +138,19 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
     let launch_params = kernel.params.iter().zip(&names).map(|(p, pname)| {
         let ty = match p.ty {
             ParamType::Buffer { elem, writable } => {
-                // Primitive types by absolute path: a user type named `u32` cannot shadow them.
-                let elem = Ident::new(elem.name(), p.ty_span);
+                // Primitive types by absolute path: a user type named `u32` cannot
+                // shadow them; the half-precision ones are the `half` crate's.
+                let name = Ident::new(elem.name(), p.ty_span);
+                let elem = match elem {
+                    simt_lang::ElemType::F16 | simt_lang::ElemType::BF16 => {
+                        quote_spanned!(p.ty_span=> #rt::half::#name)
+                    }
+                    _ => quote_spanned!(p.ty_span=> ::core::primitive::#name),
+                };
                 if writable {
-                    quote_spanned!(p.ty_span=> &mut [::core::primitive::#elem])
+                    quote_spanned!(p.ty_span=> &mut [#elem])
                 } else {
-                    quote_spanned!(p.ty_span=> &[::core::primitive::#elem])
+                    quote_spanned!(p.ty_span=> &[#elem])
                 }
             }
             ParamType::Scalar(t) => {

@@ -1,6 +1,7 @@
 //! The ALU operations on one 32-bit value at a time, written from their
 //! documentation (`BinOp`, `UnOp`, `TernOp`, `CmpOp` and `docs/language.md`).
 
+use crate::half::{BF16, F16};
 use simt_lang::{BinOp, CmpOp, CmpType, TernOp, UnOp};
 
 fn f(bits: u32) -> f32 {
@@ -61,6 +62,12 @@ pub fn binary(op: BinOp, a: u32, b: u32) -> u32 {
         BinOp::DivF32 => bits(f(a) / f(b)),
         BinOp::MinF32 => bits(f(a).min(f(b))),
         BinOp::MaxF32 => bits(f(a).max(f(b))),
+        BinOp::AddF16 => F16.add(a, b),
+        BinOp::SubF16 => F16.sub(a, b),
+        BinOp::MulF16 => F16.mul(a, b),
+        BinOp::AddBf16 => BF16.add(a, b),
+        BinOp::SubBf16 => BF16.sub(a, b),
+        BinOp::MulBf16 => BF16.mul(a, b),
     }
 }
 
@@ -81,6 +88,10 @@ pub fn unary(op: UnOp, a: u32) -> u32 {
         // Truncating and saturating, NaN to 0: Rust's `as`.
         UnOp::CvtU32F32 => f(a) as u32,
         UnOp::CvtI32F32 => f(a) as i32 as u32,
+        UnOp::CvtF16F32 => F16.round_f32(a),
+        UnOp::CvtF32F16 => F16.to_f32(a),
+        UnOp::CvtBf16F32 => BF16.round_f32(a),
+        UnOp::CvtF32Bf16 => BF16.to_f32(a),
     }
 }
 
@@ -89,6 +100,8 @@ pub fn ternary(op: TernOp, a: u32, b: u32, c: u32) -> u32 {
     match op {
         TernOp::FmaF32 => bits(f(a).mul_add(f(b), f(c))),
         TernOp::MadU32 => a.wrapping_mul(b).wrapping_add(c),
+        TernOp::FmaF16 => F16.fma(a, b, c),
+        TernOp::FmaBf16 => BF16.fma(a, b, c),
     }
 }
 
@@ -100,6 +113,8 @@ pub fn compare(op: CmpOp, ty: CmpType, a: u32, b: u32) -> bool {
         CmpType::I32 => Some(i(a).cmp(&i(b))),
         // Unordered (a NaN): every comparison is false but `ne`.
         CmpType::F32 => f(a).partial_cmp(&f(b)),
+        CmpType::F16 => F16.order(a, b),
+        CmpType::Bf16 => BF16.order(a, b),
     };
     match (op, order) {
         (CmpOp::Ne, None) => true,

@@ -66,7 +66,10 @@ pub(crate) fn extend(ty: ElemType, bytes: &[u8]) -> u32 {
     match ty {
         ElemType::U8 => u32::from(b(0)),
         ElemType::I8 => b(0) as i8 as i32 as u32,
-        ElemType::U16 => u32::from(u16::from_le_bytes([b(0), b(1)])),
+        // Half-precision values keep their bits, zero-extended.
+        ElemType::U16 | ElemType::F16 | ElemType::BF16 => {
+            u32::from(u16::from_le_bytes([b(0), b(1)]))
+        }
         ElemType::I16 => i16::from_le_bytes([b(0), b(1)]) as i32 as u32,
         ElemType::U32 | ElemType::I32 | ElemType::F32 => {
             u32::from_le_bytes([b(0), b(1), b(2), b(3)])

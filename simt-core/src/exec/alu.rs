@@ -9,6 +9,7 @@
 //! compile-time parameter), so no scratch copy sits between dependent instructions.
 
 use crate::isa::{BinOp, CmpOp, CmpType, TernOp, UnOp};
+use simt_lang::float16::Half;
 
 #[inline(always)]
 fn f(bits: u32) -> f32 {
@@ -69,6 +70,12 @@ pub(super) fn bin(op: BinOp, a: u32, b: u32) -> u32 {
         BinOp::DivF32 => bits(f(a) / f(b)),
         BinOp::MinF32 => bits(f(a).min(f(b))),
         BinOp::MaxF32 => bits(f(a).max(f(b))),
+        BinOp::AddF16 => Half::F16.add(a, b),
+        BinOp::SubF16 => Half::F16.sub(a, b),
+        BinOp::MulF16 => Half::F16.mul(a, b),
+        BinOp::AddBf16 => Half::Bf16.add(a, b),
+        BinOp::SubBf16 => Half::Bf16.sub(a, b),
+        BinOp::MulBf16 => Half::Bf16.mul(a, b),
     }
 }
 
@@ -87,6 +94,10 @@ pub(super) fn un(op: UnOp, a: u32) -> u32 {
         UnOp::CvtF32I32 => (a as i32 as f32).to_bits(),
         UnOp::CvtU32F32 => f(a) as u32,
         UnOp::CvtI32F32 => f(a) as i32 as u32,
+        UnOp::CvtF16F32 => Half::F16.round_f32(a),
+        UnOp::CvtF32F16 => Half::F16.to_f32(a),
+        UnOp::CvtBf16F32 => Half::Bf16.round_f32(a),
+        UnOp::CvtF32Bf16 => Half::Bf16.to_f32(a),
     }
 }
 
@@ -96,6 +107,8 @@ pub(super) fn tern(op: TernOp, a: u32, b: u32, c: u32) -> u32 {
     match op {
         TernOp::FmaF32 => bits(f(a).mul_add(f(b), f(c))),
         TernOp::MadU32 => a.wrapping_mul(b).wrapping_add(c),
+        TernOp::FmaF16 => Half::F16.fma(a, b, c),
+        TernOp::FmaBf16 => Half::Bf16.fma(a, b, c),
     }
 }
 
@@ -106,6 +119,8 @@ pub(super) fn cmp(op: CmpOp, ty: CmpType, a: u32, b: u32) -> bool {
         CmpType::U32 => ord(op, a, b),
         CmpType::I32 => ord(op, a as i32, b as i32),
         CmpType::F32 => ord(op, f(a), f(b)),
+        CmpType::F16 => ord(op, Half::F16.to_f64(a), Half::F16.to_f64(b)),
+        CmpType::Bf16 => ord(op, Half::Bf16.to_f64(a), Half::Bf16.to_f64(b)),
     }
 }
 
@@ -151,7 +166,7 @@ pub(super) fn vcmp<const W: usize>(op: CmpOp, ty: CmpType, a: &[u32; W], b: CmpR
             }
         };
     }
-    each!(U32 I32 F32; Eq Ne Lt Le Gt Ge)
+    each!(U32 I32 F32 F16 Bf16; Eq Ne Lt Le Gt Ge)
 }
 
 /// The right-hand side of a vector compare.
@@ -293,15 +308,20 @@ pub(super) fn binary_into<const W: usize>(
     srcs: [Src<'_, W>; 2],
     lanes: &[u32; W],
 ) {
+    // One loop per operation, but one for all the half-precision ones: their
+    // rounding is a call per lane whatever the loop, and a loop each would
+    // only lengthen the build.
     macro_rules! each {
-        ($($v:ident)*) => {
+        ($($v:ident)*; $($half:ident)*) => {
             match op {
                 $(BinOp::$v => fused2(dst, srcs, lanes, |x, y| bin(BinOp::$v, x, y)),)*
+                $(BinOp::$half)|* => fused2(dst, srcs, lanes, |x, y| bin(op, x, y)),
             }
         };
     }
     each!(AddU32 SubU32 MulU32 MulHiU32 MulHiI32 DivU32 DivI32 RemU32 RemI32 MinU32 MinI32
-        MaxU32 MaxI32 And Or Xor Shl ShrU32 ShrI32 AddF32 SubF32 MulF32 DivF32 MinF32 MaxF32);
+        MaxU32 MaxI32 And Or Xor Shl ShrU32 ShrI32 AddF32 SubF32 MulF32 DivF32 MinF32 MaxF32;
+        AddF16 SubF16 MulF16 AddBf16 SubBf16 MulBf16);
 }
 
 /// `dst = op(a, b, c)` in the active lanes.
@@ -315,6 +335,7 @@ pub(super) fn ternary_into<const W: usize>(
     match op {
         TernOp::FmaF32 => fused3(dst, srcs, lanes, |x, y, z| tern(TernOp::FmaF32, x, y, z)),
         TernOp::MadU32 => fused3(dst, srcs, lanes, |x, y, z| tern(TernOp::MadU32, x, y, z)),
+        TernOp::FmaF16 | TernOp::FmaBf16 => fused3(dst, srcs, lanes, |x, y, z| tern(op, x, y, z)),
     }
 }
 
@@ -327,13 +348,15 @@ pub(super) fn unary_into<const W: usize>(
     lanes: &[u32; W],
 ) {
     macro_rules! each {
-        ($($v:ident)*) => {
+        ($($v:ident)*; $($half:ident)*) => {
             match op {
                 $(UnOp::$v => fused2(dst, [src, Src::Lanes(unused())], lanes, |x, _| un(UnOp::$v, x)),)*
+                $(UnOp::$half)|* => fused2(dst, [src, Src::Lanes(unused())], lanes, |x, _| un(op, x)),
             }
         };
     }
-    each!(Mov Not NegI32 AbsI32 NegF32 AbsF32 SqrtF32 CvtF32U32 CvtF32I32 CvtU32F32 CvtI32F32);
+    each!(Mov Not NegI32 AbsI32 NegF32 AbsF32 SqrtF32 CvtF32U32 CvtF32I32 CvtU32F32 CvtI32F32;
+        CvtF16F32 CvtF32F16 CvtBf16F32 CvtF32Bf16);
 }
 
 /// `dst = sel ? t : e` in the active lanes, `sel` holding all-ones / zero words.

@@ -692,7 +692,7 @@ fn operand_counts_and_mnemonics() {
     );
     assert_error(
         &e,
-        "unknown mnemonic `v_add`\n= help: similar mnemonics exist: `v_add_u32`, `v_add_i32` or `v_add_f32`",
+        "unknown mnemonic `v_add`\n= help: similar mnemonics exist: `v_add_u32`, `v_add_i32`, `v_add_f32`, `v_add_f16` or `v_add_bf16`",
         "v_add",
     );
     assert_error(
@@ -1555,9 +1555,11 @@ fn mutated_kernels_never_panic() {
 const LANGUAGE_DOC: &str = include_str!("../../../docs/language.md");
 
 /// The kernel each example of the reference is checked in, as the doc shows it.
-const EXAMPLE_KERNEL: &str = "kernel example(src: &[u32], dst: &mut [u32], fsrc: &[f32], fdst: &mut [f32], raw: &mut [u8], n: u32, k: i32, a: f32) {
+const EXAMPLE_KERNEL: &str = "kernel example(src: &[u32], dst: &mut [u32], fsrc: &[f32], fdst: &mut [f32], raw: &mut [u8], hsrc: &[f16], hdst: &mut [f16], bdst: &mut [bf16], n: u32, k: i32, a: f32) {
     lds tile: [u32; 256];
     lds ftile: [f32; 256];
+    lds htile: [f16; 256];
+    lds btile: [bf16; 256];
     vreg i, x, y;
     vreg q0, q1, q2, q3;
     sreg t, u;

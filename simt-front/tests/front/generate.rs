@@ -29,6 +29,8 @@ pub(crate) const BUFFERS: &[(&str, ElemType, bool, u32)] = &[
     ("wi32", ElemType::I32, true, 128),
     ("bf32", ElemType::F32, false, 128),
     ("wf32", ElemType::F32, true, 128),
+    ("wf16", ElemType::F16, true, 128),
+    ("wbf16", ElemType::BF16, true, 128),
 ];
 
 /// The scalar parameters, after the buffers.
@@ -44,6 +46,8 @@ const LDS: &[(&str, ElemType, u32)] = &[
     ("tf32", ElemType::F32, 256),
     ("ti16", ElemType::I16, 64),
     ("tu8", ElemType::U8, 16),
+    ("th16", ElemType::F16, 64),
+    ("tb16", ElemType::BF16, 64),
 ];
 
 /// Vector registers that appear only in the register lists of wide loads and
@@ -238,6 +242,16 @@ impl Gen<'_> {
                     } else {
                         bits & !0x4000_0000
                     }
+                }
+            }
+            ImmType::F16 | ImmType::Bf16 => {
+                // Any finite value of the format, in the low 16 bits.
+                let bits = self.p.below(1 << 16) as u32;
+                let exp_field = if ty == ImmType::F16 { 0x7c00 } else { 0x7f80 };
+                if bits & exp_field == exp_field {
+                    bits & !0x4000
+                } else {
+                    bits
                 }
             }
             ImmType::Bits | ImmType::Access => {
@@ -541,10 +555,11 @@ impl Gen<'_> {
                 } else {
                     access
                 };
-                if moved == ElemType::F32 {
-                    ImmType::F32
-                } else {
-                    ImmType::Int
+                match moved {
+                    ElemType::F32 => ImmType::F32,
+                    ElemType::F16 => ImmType::F16,
+                    ElemType::BF16 => ImmType::Bf16,
+                    _ => ImmType::Int,
                 }
             }
             t => t,
@@ -1081,6 +1096,8 @@ fn builder(insts: &[Inst]) -> ProgramBuilder {
             (ElemType::I32, true) => b.buffer_mut::<i32>(name),
             (ElemType::F32, false) => b.buffer::<f32>(name),
             (ElemType::F32, true) => b.buffer_mut::<f32>(name),
+            (ElemType::F16, true) => b.buffer_mut::<simt_lang::half::f16>(name),
+            (ElemType::BF16, true) => b.buffer_mut::<simt_lang::half::bf16>(name),
             _ => panic!("no buffer of {elem:?}"),
         };
     }

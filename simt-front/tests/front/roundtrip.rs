@@ -293,11 +293,14 @@ fn mutated_kernels_round_trip() {
 /// are taken from 20 up, so that the named ones (which take the lowest free
 /// numbers) stay consecutive and `[q0, q1, q2, q3]` is a valid run.
 const HEADER: &str = "kernel gen(bu8: &[u8], wu8: &mut [u8], wi16: &mut [i16], bu32: &[u32], \
-    wu32: &mut [u32], wi32: &mut [i32], bf32: &[f32], wf32: &mut [f32], n: u32, k: i32, a: f32) {
+    wu32: &mut [u32], wi32: &mut [i32], bf32: &[f32], wf32: &mut [f32], wf16: &mut [f16], \
+    wbf16: &mut [bf16], n: u32, k: i32, a: f32) {
     lds tu32: [u32; 64];
     lds tf32: [f32; 32];
     lds ti16: [i16; 16];
     lds tu8: [u8; 8];
+    lds th16: [f16; 16];
+    lds tb16: [bf16; 16];
     vreg i, x, y;
     vreg q0, q1, q2, q3;
     sreg t, u;
@@ -314,6 +317,8 @@ const BUFFERS: &[(&str, ElemType, bool)] = &[
     ("wi32", ElemType::I32, true),
     ("bf32", ElemType::F32, false),
     ("wf32", ElemType::F32, true),
+    ("wf16", ElemType::F16, true),
+    ("wbf16", ElemType::BF16, true),
 ];
 
 const LDS: &[(&str, ElemType)] = &[
@@ -321,6 +326,8 @@ const LDS: &[(&str, ElemType)] = &[
     ("tf32", ElemType::F32),
     ("ti16", ElemType::I16),
     ("tu8", ElemType::U8),
+    ("th16", ElemType::F16),
+    ("tb16", ElemType::BF16),
 ];
 
 const VREGS: &[&str] = &["i", "x", "y", "q0", "q3", "v20", "v21", "v27"];
@@ -398,6 +405,10 @@ fn imm(p: &mut Picks, ty: ImmType) -> String {
     match ty {
         ImmType::Int => p.one(INTS).to_owned(),
         ImmType::F32 => p.one(FLOATS).to_owned(),
+        // Each within both half formats' range (some rounded on the way).
+        ImmType::F16 | ImmType::Bf16 => p
+            .one(&["0.5", "-2.0", "1.0e-3", "65504.0", "-0.0", "3"])
+            .to_owned(),
         ImmType::Bits | ImmType::Access => {
             if p.chance(2) {
                 p.one(INTS).to_owned()
@@ -536,10 +547,11 @@ fn instruction(p: &mut Picks, m: &Mnemonic) -> String {
     }) {
         let (text, elem) = memory_operand(p, m, role);
         if ty == ImmType::Access {
-            ty = if elem == ElemType::F32 {
-                ImmType::F32
-            } else {
-                ImmType::Int
+            ty = match elem {
+                ElemType::F32 => ImmType::F32,
+                ElemType::F16 => ImmType::F16,
+                ElemType::BF16 => ImmType::Bf16,
+                _ => ImmType::Int,
             };
         }
         mem = Some(text);

@@ -157,6 +157,12 @@ pub enum ElemType {
     I32,
     /// IEEE-754 single precision.
     F32,
+    /// IEEE-754 half precision (`half::f16`); loads put its bits in the low
+    /// 16 bits of the register (the upper ones zero), stores keep the low 16
+    /// bits.
+    F16,
+    /// bfloat16 (`half::bf16`), the top half of an `f32`; moved as `F16` is.
+    BF16,
 }
 
 impl ElemType {
@@ -164,7 +170,7 @@ impl ElemType {
     pub const fn size(self) -> u32 {
         match self {
             ElemType::U8 | ElemType::I8 => 1,
-            ElemType::U16 | ElemType::I16 => 2,
+            ElemType::U16 | ElemType::I16 | ElemType::F16 | ElemType::BF16 => 2,
             ElemType::U32 | ElemType::I32 | ElemType::F32 => 4,
         }
     }
@@ -179,6 +185,8 @@ impl ElemType {
             ElemType::U32 => "u32",
             ElemType::I32 => "i32",
             ElemType::F32 => "f32",
+            ElemType::F16 => "f16",
+            ElemType::BF16 => "bf16",
         }
     }
 }

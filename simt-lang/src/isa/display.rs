@@ -117,6 +117,20 @@ fn imm(bits: u32, ty: ImmType, f: &mut Formatter<'_>) -> fmt::Result {
                 write!(f, "{bits:#x}")
             }
         }
+        ImmType::F16 | ImmType::Bf16 => {
+            let format = match ty {
+                ImmType::F16 => crate::float16::Half::F16,
+                _ => crate::float16::Half::Bf16,
+            };
+            let x = format.to_f64(bits);
+            // The shortest `f32` that reads back to the same value (an f16 or
+            // bf16 value is exactly an f32, and rounds back to itself).
+            if x.is_finite() && bits < 1 << 16 {
+                write!(f, "{:?}", x as f32)
+            } else {
+                write!(f, "{bits:#x}")
+            }
+        }
         ImmType::Bits if bits >= 1 << 16 => write!(f, "{bits:#x}"),
         _ if bits >= 1 << 31 => write!(f, "{}", bits as i32),
         _ => write!(f, "{bits}"),
@@ -200,6 +214,8 @@ fn write_inst(names: &dyn Names, inst: &Inst, f: &mut Formatter<'_>) -> fmt::Res
             .or_else(|| fields.memory().and_then(|(_, mem)| names.elem_of(mem)))
         {
             Some(crate::ir::ElemType::F32) => ImmType::F32,
+            Some(crate::ir::ElemType::F16) => ImmType::F16,
+            Some(crate::ir::ElemType::BF16) => ImmType::Bf16,
             Some(_) => ImmType::Int,
             None => ImmType::Bits,
         },

@@ -17,6 +17,11 @@ pub enum ImmType {
     Int,
     /// An `f32`: an integer literal is converted to its float value.
     F32,
+    /// An `f16` in the low 16 bits: a literal is rounded to the nearest
+    /// `f16` (to even on a tie); one that rounds to infinity is an error.
+    F16,
+    /// A `bf16` in the low 16 bits, read as `F16` is.
+    Bf16,
     /// Raw bits: an integer is taken as is, a float as its `f32` bits.
     Bits,
     /// The type the load, store or atomic moves: `F32` for `f32` elements, else `Int`.
@@ -90,6 +95,8 @@ impl Mnemonic {
                 Op::Bin(b) => Some(bin_imm(b)),
                 Op::Un(u) => Some(un_imm(u)),
                 Op::Tern(TernOp::FmaF32) | Op::CmpType(CmpType::F32) => Some(ImmType::F32),
+                Op::Tern(TernOp::FmaF16) | Op::CmpType(CmpType::F16) => Some(ImmType::F16),
+                Op::Tern(TernOp::FmaBf16) | Op::CmpType(CmpType::Bf16) => Some(ImmType::Bf16),
                 Op::Atomic(AtomicOp::AddF32) => Some(ImmType::F32),
                 Op::Atomic(AtomicOp::Exchange) => Some(ImmType::Access),
                 _ => None,
@@ -135,6 +142,8 @@ fn bin_imm(op: BinOp) -> ImmType {
     use BinOp::*;
     match op {
         AddF32 | SubF32 | MulF32 | DivF32 | MinF32 | MaxF32 => ImmType::F32,
+        AddF16 | SubF16 | MulF16 => ImmType::F16,
+        AddBf16 | SubBf16 | MulBf16 => ImmType::Bf16,
         AddU32 | SubU32 | MulU32 | MulHiU32 | MulHiI32 | DivU32 | DivI32 | RemU32 | RemI32
         | MinU32 | MinI32 | MaxU32 | MaxI32 | And | Or | Xor | Shl | ShrU32 | ShrI32 => {
             ImmType::Int
@@ -147,7 +156,9 @@ fn un_imm(op: UnOp) -> ImmType {
     match op {
         Mov => ImmType::Bits,
         Not | NegI32 | AbsI32 | CvtF32U32 | CvtF32I32 => ImmType::Int,
-        NegF32 | AbsF32 | SqrtF32 | CvtU32F32 | CvtI32F32 => ImmType::F32,
+        NegF32 | AbsF32 | SqrtF32 | CvtU32F32 | CvtI32F32 | CvtF16F32 | CvtBf16F32 => ImmType::F32,
+        CvtF32F16 => ImmType::F16,
+        CvtF32Bf16 => ImmType::Bf16,
     }
 }
 
@@ -231,6 +242,12 @@ mnemonics! {
     "v_div_f32" => VBinary(Bin(B::DivF32)),
     "v_min_f32" => VBinary(Bin(B::MinF32)),
     "v_max_f32" => VBinary(Bin(B::MaxF32)),
+    "v_add_f16" => VBinary(Bin(B::AddF16)),
+    "v_sub_f16" => VBinary(Bin(B::SubF16)),
+    "v_mul_f16" => VBinary(Bin(B::MulF16)),
+    "v_add_bf16" => VBinary(Bin(B::AddBf16)),
+    "v_sub_bf16" => VBinary(Bin(B::SubBf16)),
+    "v_mul_bf16" => VBinary(Bin(B::MulBf16)),
     // Vector unary.
     "v_mov" => VUnary(Un(U::Mov)),
     "v_not" => VUnary(Un(U::Not)),
@@ -243,10 +260,16 @@ mnemonics! {
     "v_cvt_f32_i32" => VUnary(Un(U::CvtF32I32)),
     "v_cvt_u32_f32" => VUnary(Un(U::CvtU32F32)),
     "v_cvt_i32_f32" => VUnary(Un(U::CvtI32F32)),
+    "v_cvt_f16_f32" => VUnary(Un(U::CvtF16F32)),
+    "v_cvt_f32_f16" => VUnary(Un(U::CvtF32F16)),
+    "v_cvt_bf16_f32" => VUnary(Un(U::CvtBf16F32)),
+    "v_cvt_f32_bf16" => VUnary(Un(U::CvtF32Bf16)),
     // Vector ternary.
     "v_fma_f32" => VTernary(Tern(TernOp::FmaF32)),
     "v_mad_u32" => VTernary(Tern(TernOp::MadU32)),
     "v_mad_i32" => VTernary(Tern(TernOp::MadU32)),
+    "v_fma_f16" => VTernary(Tern(TernOp::FmaF16)),
+    "v_fma_bf16" => VTernary(Tern(TernOp::FmaBf16)),
     // Vector compare.
     "v_cmp_eq_u32" => VCmp(Cmp(C::Eq), Op::CmpType(T::U32)),
     "v_cmp_ne_u32" => VCmp(Cmp(C::Ne), Op::CmpType(T::U32)),
@@ -266,6 +289,18 @@ mnemonics! {
     "v_cmp_le_f32" => VCmp(Cmp(C::Le), Op::CmpType(T::F32)),
     "v_cmp_gt_f32" => VCmp(Cmp(C::Gt), Op::CmpType(T::F32)),
     "v_cmp_ge_f32" => VCmp(Cmp(C::Ge), Op::CmpType(T::F32)),
+    "v_cmp_eq_f16" => VCmp(Cmp(C::Eq), Op::CmpType(T::F16)),
+    "v_cmp_ne_f16" => VCmp(Cmp(C::Ne), Op::CmpType(T::F16)),
+    "v_cmp_lt_f16" => VCmp(Cmp(C::Lt), Op::CmpType(T::F16)),
+    "v_cmp_le_f16" => VCmp(Cmp(C::Le), Op::CmpType(T::F16)),
+    "v_cmp_gt_f16" => VCmp(Cmp(C::Gt), Op::CmpType(T::F16)),
+    "v_cmp_ge_f16" => VCmp(Cmp(C::Ge), Op::CmpType(T::F16)),
+    "v_cmp_eq_bf16" => VCmp(Cmp(C::Eq), Op::CmpType(T::Bf16)),
+    "v_cmp_ne_bf16" => VCmp(Cmp(C::Ne), Op::CmpType(T::Bf16)),
+    "v_cmp_lt_bf16" => VCmp(Cmp(C::Lt), Op::CmpType(T::Bf16)),
+    "v_cmp_le_bf16" => VCmp(Cmp(C::Le), Op::CmpType(T::Bf16)),
+    "v_cmp_gt_bf16" => VCmp(Cmp(C::Gt), Op::CmpType(T::Bf16)),
+    "v_cmp_ge_bf16" => VCmp(Cmp(C::Ge), Op::CmpType(T::Bf16)),
     // Select.
     "v_select" => VSelect,
     // Lane exchange.
@@ -359,6 +394,8 @@ mnemonics! {
     "global_load_u32" => GlobalLoad(Access(E::U32)),
     "global_load_i32" => GlobalLoad(Access(E::I32)),
     "global_load_f32" => GlobalLoad(Access(E::F32)),
+    "global_load_f16" => GlobalLoad(Access(E::F16)),
+    "global_load_bf16" => GlobalLoad(Access(E::BF16)),
     "global_store" => GlobalStore,
     "global_store_u8" => GlobalStore(Access(E::U8)),
     "global_store_i8" => GlobalStore(Access(E::I8)),
@@ -367,6 +404,8 @@ mnemonics! {
     "global_store_u32" => GlobalStore(Access(E::U32)),
     "global_store_i32" => GlobalStore(Access(E::I32)),
     "global_store_f32" => GlobalStore(Access(E::F32)),
+    "global_store_f16" => GlobalStore(Access(E::F16)),
+    "global_store_bf16" => GlobalStore(Access(E::BF16)),
     "global_load_x2" => GlobalLoadWide(Op::Width(Width::X2)),
     "global_load_x4" => GlobalLoadWide(Op::Width(Width::X4)),
     "global_store_x2" => GlobalStoreWide(Op::Width(Width::X2)),
@@ -394,6 +433,8 @@ mnemonics! {
     "lds_load_u32" => LdsLoad(Access(E::U32)),
     "lds_load_i32" => LdsLoad(Access(E::I32)),
     "lds_load_f32" => LdsLoad(Access(E::F32)),
+    "lds_load_f16" => LdsLoad(Access(E::F16)),
+    "lds_load_bf16" => LdsLoad(Access(E::BF16)),
     "lds_store" => LdsStore,
     "lds_store_u8" => LdsStore(Access(E::U8)),
     "lds_store_i8" => LdsStore(Access(E::I8)),
@@ -402,6 +443,8 @@ mnemonics! {
     "lds_store_u32" => LdsStore(Access(E::U32)),
     "lds_store_i32" => LdsStore(Access(E::I32)),
     "lds_store_f32" => LdsStore(Access(E::F32)),
+    "lds_store_f16" => LdsStore(Access(E::F16)),
+    "lds_store_bf16" => LdsStore(Access(E::BF16)),
     "lds_load_x2" => LdsLoadWide(Op::Width(Width::X2)),
     "lds_load_x4" => LdsLoadWide(Op::Width(Width::X4)),
     "lds_store_x2" => LdsStoreWide(Op::Width(Width::X2)),

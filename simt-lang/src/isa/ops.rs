@@ -61,6 +61,19 @@ pub enum BinOp {
     MinF32,
     /// `f32` maximum.
     MaxF32,
+    /// `f16` addition (see [`half`](crate::half) for how half precision
+    /// rounds).
+    AddF16,
+    /// `f16` subtraction.
+    SubF16,
+    /// `f16` multiplication.
+    MulF16,
+    /// `bf16` addition.
+    AddBf16,
+    /// `bf16` subtraction.
+    SubBf16,
+    /// `bf16` multiplication.
+    MulBf16,
 }
 
 /// A one-operand ALU operation, shared by the vector and scalar ALUs.
@@ -88,6 +101,14 @@ pub enum UnOp {
     CvtU32F32,
     /// `f32` to `i32`, truncating and saturating (NaN gives 0), as Rust's `as`.
     CvtI32F32,
+    /// `f32` to `f16`, rounding to nearest even.
+    CvtF16F32,
+    /// `f16` to `f32` (exact).
+    CvtF32F16,
+    /// `f32` to `bf16`, rounding to nearest even.
+    CvtBf16F32,
+    /// `bf16` to `f32` (exact).
+    CvtF32Bf16,
 }
 
 /// A three-operand ALU operation, shared by the vector and scalar ALUs.
@@ -97,6 +118,10 @@ pub enum TernOp {
     FmaF32,
     /// `a * b + c` on 32-bit integers, wrapping.
     MadU32,
+    /// `a * b + c` in `f16` with a single rounding.
+    FmaF16,
+    /// `a * b + c` in `bf16` with a single rounding.
+    FmaBf16,
 }
 
 /// The type a comparison reads its operands as.
@@ -108,6 +133,10 @@ pub enum CmpType {
     I32,
     /// `f32`; every comparison with NaN is false except `Ne`.
     F32,
+    /// `f16` in the low 16 bits; NaN as for `F32`.
+    F16,
+    /// `bf16` in the low 16 bits; NaN as for `F32`.
+    Bf16,
 }
 
 /// A comparison.

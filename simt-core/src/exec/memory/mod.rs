@@ -610,7 +610,9 @@ pub(super) fn gather<const W: usize>(
     match ty {
         ElemType::U8 => go!(1, |b: [u8; 1]| b[0] as u32),
         ElemType::I8 => go!(1, |b: [u8; 1]| b[0] as i8 as i32 as u32),
-        ElemType::U16 => go!(2, |b: [u8; 2]| u16::from_ne_bytes(b) as u32),
+        ElemType::U16 | ElemType::F16 | ElemType::BF16 => {
+            go!(2, |b: [u8; 2]| u16::from_ne_bytes(b) as u32)
+        }
         ElemType::I16 => go!(2, |b: [u8; 2]| u16::from_ne_bytes(b) as i16 as i32 as u32),
         ElemType::U32 | ElemType::I32 | ElemType::F32 => go!(4, u32::from_ne_bytes),
     }
@@ -699,7 +701,7 @@ pub(super) fn lds_gather<const W: usize>(
         let v = part(0);
         *out = [match ty {
             ElemType::U32 | ElemType::I32 | ElemType::F32 => v,
-            ElemType::U16 => v & 0xffff,
+            ElemType::U16 | ElemType::F16 | ElemType::BF16 => v & 0xffff,
             ElemType::I16 => v as u16 as i16 as i32 as u32,
             ElemType::U8 => v & 0xff,
             ElemType::I8 => v as u8 as i8 as i32 as u32,
@@ -715,7 +717,9 @@ pub(super) fn lds_gather<const W: usize>(
             }
             lds.gather_words(offs, out);
         }
-        ElemType::U16 => (0..W).for_each(|l| out[l] = part(l) & 0xffff),
+        ElemType::U16 | ElemType::F16 | ElemType::BF16 => {
+            (0..W).for_each(|l| out[l] = part(l) & 0xffff)
+        }
         ElemType::I16 => (0..W).for_each(|l| out[l] = part(l) as u16 as i16 as i32 as u32),
         ElemType::U8 => (0..W).for_each(|l| out[l] = part(l) & 0xff),
         ElemType::I8 => (0..W).for_each(|l| out[l] = part(l) as u8 as i8 as i32 as u32),
