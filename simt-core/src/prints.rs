@@ -57,14 +57,14 @@ pub(crate) struct PrintLog {
     group: u64,
     id: [u32; 3],
     /// The `print`s its waves issued so far.
-    issued: u32,
+    issued: u64,
 }
 
 /// One lane's line before formatting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Pending {
     group: u64,
-    issue: u32,
+    issue: u64,
     lane: u8,
     wave: u32,
     id: [u32; 3],
@@ -73,7 +73,7 @@ struct Pending {
 }
 
 impl Pending {
-    fn key(&self) -> (u64, u32, u8) {
+    fn key(&self) -> (u64, u64, u8) {
         (self.group, self.issue, self.lane)
     }
 }
@@ -96,7 +96,7 @@ impl PrintLog {
         values: [&[u32; W]; MAX_PRINT_VALUES],
     ) {
         let issue = self.issued;
-        self.issued = self.issued.wrapping_add(1);
+        self.issued += 1;
         let mut bits = exec;
         while bits != 0 {
             let lane = bits.trailing_zeros() as usize;

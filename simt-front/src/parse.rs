@@ -665,6 +665,18 @@ fn instruction(
             operands.push(operand(input, false, errors)?);
         }
     }
+    // A string is a `print`'s format, and nothing else.
+    for (k, op) in operands.iter().enumerate() {
+        if let Operand::Str(s) = op {
+            if word != "print" || k > 0 {
+                errors.push(Diagnostic::new(
+                    Kind::OperandKind,
+                    Location::token(s.span()),
+                    "a string is only the format of a `print`: a value is a register, parameter, special value or number",
+                ));
+            }
+        }
+    }
     if input.peek(Token![;]) {
         input.parse::<Token![;]>()?;
     }
@@ -845,7 +857,7 @@ fn operand(input: ParseStream, in_index: bool, errors: &mut Vec<Diagnostic>) -> 
     if starts_number(input) {
         return Ok(Operand::Number(const_expr(input)?));
     }
-    if input.peek(syn::LitStr) {
+    if input.peek(syn::LitStr) && !in_index {
         return Ok(Operand::Str(input.parse()?));
     }
     if input.peek(token::Bracket) && !in_index {

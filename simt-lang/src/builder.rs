@@ -80,8 +80,18 @@ impl ProgramBuilder {
                 self.formats.len() - 1
             }
         };
+        let Ok(index) = u16::try_from(index) else {
+            self.formats.pop();
+            return Err(FormatError {
+                offset: 0,
+                message: format!(
+                    "more than {} distinct `print` formats in one kernel",
+                    u16::MAX as usize + 1
+                ),
+            });
+        };
         Ok(PrintFormat {
-            index: u16::try_from(index).unwrap_or(u16::MAX),
+            index,
             values: values as u8,
         })
     }

@@ -12,6 +12,9 @@ simt_kernel! {
         print "open { brace", x;
         print;
         print "{}", out;
+        print "{}", "x";
+        v_mov x, "seven"
+        global_store out["a"], x
         global_store out[lane_id], x
     }
 }
