@@ -58,6 +58,9 @@ pub(crate) struct PrintLog {
     id: [u32; 3],
     /// The `print`s its waves issued so far.
     issued: u64,
+    /// Once [`MAX_PRINT_LINES`] lines are kept, the largest of their keys:
+    /// a line after it in print order can never be among the first.
+    last_kept: Option<(u64, u64, u8)>,
 }
 
 /// One lane's line before formatting.
@@ -105,6 +108,12 @@ impl PrintLog {
                 break;
             }
             self.total += 1;
+            if self
+                .last_kept
+                .is_some_and(|k| (self.group, issue, lane as u8) > k)
+            {
+                continue;
+            }
             self.pending.push(Pending {
                 group: self.group,
                 issue,
@@ -124,6 +133,9 @@ impl PrintLog {
     fn trim(&mut self) {
         self.pending.sort_unstable_by_key(Pending::key);
         self.pending.truncate(MAX_PRINT_LINES);
+        if self.pending.len() == MAX_PRINT_LINES {
+            self.last_kept = self.pending.last().map(Pending::key);
+        }
     }
 
     /// Adds another worker's lines.
