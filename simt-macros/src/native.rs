@@ -22,36 +22,71 @@ use simt_lang::Inst;
 pub fn blocks(insts: &[Inst]) -> Vec<(usize, usize)> {
     let control = |k: usize| insts[k].opcode().unit() == Unit::Control;
     let leader = |k: usize| k == 0 || control(k) || control(k - 1);
-    (0..insts.len())
-        .filter(|&k| leader(k))
-        .map(|start| {
-            let end = (start..insts.len())
-                .find(|&k| control(k))
-                .unwrap_or(insts.len() - 1);
-            (start, end + 1 - start)
-        })
-        .collect()
+    let mut out = Vec::new();
+    for start in (0..insts.len()).filter(|&k| leader(k)) {
+        let end = (start..insts.len())
+            .find(|&k| control(k))
+            .unwrap_or(insts.len() - 1);
+        let mut at = start;
+        while at <= end {
+            let len = (end + 1 - at).min(CHUNK);
+            out.push((at, len));
+            at += len;
+        }
+    }
+    // A block's last chunk can be a lone control instruction, which is a
+    // block of its own too.
+    out.sort_unstable();
+    out.dedup();
+    out
 }
+
+/// The most instructions one block function holds.
+const CHUNK: usize = 8;
 
 /// The runner `native::<W>` of a kernel whose instructions are the constant
 /// `INSTS` and whose register counts are `VREGS`, `SREGS` and `MREGS`.
 pub fn runner(rt: &TokenStream, insts: &[Inst]) -> TokenStream {
     let n = rt_native(rt);
-    let arms = blocks(insts).into_iter().map(|(start, len)| {
+    let blocks = blocks(insts);
+    let fns = blocks.iter().map(|&(start, len)| {
+        let name = quote::format_ident!("block_{}_{}", start, len);
         let steps = (start..start + len).map(|k| {
             quote! {
                 if let ::core::option::Option::Some(end) = turn.step::<
                     { #n::decode_op(&INSTS[#k], [VREGS, SREGS, MREGS]).kind() },
+                    { #n::decode_op(&INSTS[#k], [VREGS, SREGS, MREGS]).number() },
                 >(
                     #k,
                     &const { #n::decode_op(&INSTS[#k], [VREGS, SREGS, MREGS]) },
                 ) {
-                    return end;
+                    return ::core::option::Option::Some(end);
                 }
             }
         });
+        quote! {
+            #[cfg(not(debug_assertions))]
+            #[inline(never)]
+            #[cfg_attr(
+                target_arch = "x86_64",
+                target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt,popcnt")
+            )]
+            unsafe fn #name<const W: usize>(
+                turn: &mut #n::Turn<'_, '_, '_, W, ()>,
+            ) -> ::core::option::Option<#n::TurnEnd> {
+                #(#steps)*
+                ::core::option::Option::None
+            }
+        }
+    });
+    let arms = blocks.iter().map(|&(start, len)| {
+        let name = quote::format_ident!("block_{}_{}", start, len);
         let len = len as u64;
-        quote!(#start if turn.take(#len) => { #(#steps)* })
+        quote!(#start if turn.take(#len) => {
+            if let ::core::option::Option::Some(end) = unsafe { #name::<W>(&mut turn) } {
+                return end;
+            }
+        })
     });
     // Only in builds without debug assertions: the runner compiles in the
     // user's crate under the user's profile, and cargo's default dev and
@@ -59,6 +94,7 @@ pub fn runner(rt: &TokenStream, insts: &[Inst]) -> TokenStream {
     // than the interpreter, which the advised profile optimises as a
     // dependency, and would cost their build time.
     quote! {
+        #(#fns)*
         /// Runs one turn of a wave natively (see `simt_core`'s `native`).
         #[cfg(not(debug_assertions))]
         ///

@@ -166,8 +166,16 @@ pub(super) fn vcmp<const W: usize>(op: CmpOp, ty: CmpType, a: &[u32; W], b: CmpR
             }
         };
     }
-    each!(U32 I32 F32 F16 Bf16; Eq Ne Lt Le Gt Ge)
+    cmp_kinds!(each)
 }
+
+/// Calls `$then!` with every [`CmpType`], then every [`CmpOp`].
+macro_rules! cmp_kinds {
+    ($then:ident) => {
+        $then!(U32 I32 F32 F16 Bf16; Eq Ne Lt Le Gt Ge)
+    };
+}
+use cmp_kinds;
 
 /// The right-hand side of a vector compare.
 #[derive(Clone, Copy)]
@@ -319,10 +327,19 @@ pub(super) fn binary_into<const W: usize>(
             }
         };
     }
-    each!(AddU32 SubU32 MulU32 MulHiU32 MulHiI32 DivU32 DivI32 RemU32 RemI32 MinU32 MinI32
-        MaxU32 MaxI32 And Or Xor Shl ShrU32 ShrI32 AddF32 SubF32 MulF32 DivF32 MinF32 MaxF32;
-        AddF16 SubF16 MulF16 AddBf16 SubBf16 MulBf16);
+    bin_ops!(each);
 }
+
+/// Calls `$then!` with every [`BinOp`]: those with a loop each, then the
+/// half-precision ones.
+macro_rules! bin_ops {
+    ($then:ident) => {
+        $then!(AddU32 SubU32 MulU32 MulHiU32 MulHiI32 DivU32 DivI32 RemU32 RemI32 MinU32 MinI32
+            MaxU32 MaxI32 And Or Xor Shl ShrU32 ShrI32 AddF32 SubF32 MulF32 DivF32 MinF32 MaxF32;
+            AddF16 SubF16 MulF16 AddBf16 SubBf16 MulBf16)
+    };
+}
+use bin_ops;
 
 /// `dst = op(a, b, c)` in the active lanes.
 #[inline(always)]
@@ -355,9 +372,18 @@ pub(super) fn unary_into<const W: usize>(
             }
         };
     }
-    each!(Mov Not NegI32 AbsI32 NegF32 AbsF32 SqrtF32 CvtF32U32 CvtF32I32 CvtU32F32 CvtI32F32;
-        CvtF16F32 CvtF32F16 CvtBf16F32 CvtF32Bf16);
+    un_ops!(each);
 }
+
+/// Calls `$then!` with every [`UnOp`]: those with a loop each, then the
+/// half-precision ones.
+macro_rules! un_ops {
+    ($then:ident) => {
+        $then!(Mov Not NegI32 AbsI32 NegF32 AbsF32 SqrtF32 CvtF32U32 CvtF32I32 CvtU32F32 CvtI32F32;
+            CvtF16F32 CvtF32F16 CvtBf16F32 CvtF32Bf16)
+    };
+}
+use un_ops;
 
 /// `dst = sel ? t : e` in the active lanes, `sel` holding all-ones / zero words.
 #[inline(always)]
@@ -371,4 +397,196 @@ pub(super) fn select_into<const W: usize>(
     fused3(dst, [t, e, Src::Lanes(sel)], lanes, |t, e, m| {
         (t & m) | (e & !m)
     });
+}
+
+/// Operations found by their `as u8` numbers in constant evaluation, and the
+/// vector forms for one operation each, out of line: a native runner carries
+/// an instruction's operation as a const generic and calls the one copy of
+/// its loop that its crate holds per wave width, where inlining the vector
+/// form into every step would compile the loops of every operation there
+/// before the compiler could drop all but one.
+///
+/// A number that names no operation of its kind gives the kind's first: a
+/// native step's arms for the other kinds are never run, but their constants
+/// are evaluated with its number.
+pub(super) mod by_number {
+    use super::{binary_into, ternary_into, unary_into, vcmp, CmpRhs, Src};
+    use crate::isa::{BinOp, CmpOp, CmpType, TernOp, UnOp};
+
+    /// The [`BinOp`] numbered `n`.
+    pub(in crate::exec) const fn bin_op(n: u8) -> BinOp {
+        macro_rules! find {
+            ($($v:ident)*; $($half:ident)*) => {{
+                $(if n == BinOp::$v as u8 { return BinOp::$v; })*
+                $(if n == BinOp::$half as u8 { return BinOp::$half; })*
+                BinOp::AddU32
+            }};
+        }
+        super::bin_ops!(find)
+    }
+
+    /// The [`UnOp`] numbered `n`.
+    pub(in crate::exec) const fn un_op(n: u8) -> UnOp {
+        macro_rules! find {
+            ($($v:ident)*; $($half:ident)*) => {{
+                $(if n == UnOp::$v as u8 { return UnOp::$v; })*
+                $(if n == UnOp::$half as u8 { return UnOp::$half; })*
+                UnOp::Mov
+            }};
+        }
+        super::un_ops!(find)
+    }
+
+    /// The [`TernOp`] numbered `n`.
+    pub(in crate::exec) const fn tern_op(n: u8) -> TernOp {
+        match n {
+            _ if n == TernOp::FmaF32 as u8 => TernOp::FmaF32,
+            _ if n == TernOp::MadU32 as u8 => TernOp::MadU32,
+            _ if n == TernOp::FmaF16 as u8 => TernOp::FmaF16,
+            _ if n == TernOp::FmaBf16 as u8 => TernOp::FmaBf16,
+            _ => TernOp::FmaF32,
+        }
+    }
+
+    /// The number of a compare: its operation and its type in one byte.
+    pub(in crate::exec) const fn cmp_number(op: CmpOp, ty: CmpType) -> u8 {
+        op as u8 * 8 + ty as u8
+    }
+
+    /// The compare numbered `n` by [`cmp_number`].
+    pub(in crate::exec) const fn cmp_of(n: u8) -> (CmpOp, CmpType) {
+        macro_rules! find {
+            ($($t:ident)*; $($o:ident)*) => {
+                find!(@t [$($t)*] [$($o)*])
+            };
+            (@t [$($t:ident)*] $os:tt) => {{
+                $(find!(@o $t $os);)*
+                (CmpOp::Eq, CmpType::U32)
+            }};
+            (@o $t:ident [$($o:ident)*]) => {
+                $(if n == cmp_number(CmpOp::$o, CmpType::$t) {
+                    return (CmpOp::$o, CmpType::$t);
+                })*
+            };
+        }
+        super::cmp_kinds!(find)
+    }
+
+    /// [`binary_into`] for the operation numbered `OP`.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX2, FMA, BMI1/2, LZCNT and POPCNT.
+    #[inline(never)]
+    #[cfg_attr(
+        target_arch = "x86_64",
+        target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt,popcnt")
+    )]
+    pub(in crate::exec) unsafe fn binary<const W: usize, const OP: u8>(
+        dst: &mut [u32; W],
+        srcs: [Src<'_, W>; 2],
+        lanes: &[u32; W],
+    ) {
+        binary_into(const { bin_op(OP) }, dst, srcs, lanes)
+    }
+
+    /// [`unary_into`] for the operation numbered `OP`.
+    ///
+    /// # Safety
+    ///
+    /// As [`binary`].
+    #[inline(never)]
+    #[cfg_attr(
+        target_arch = "x86_64",
+        target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt,popcnt")
+    )]
+    pub(in crate::exec) unsafe fn unary<const W: usize, const OP: u8>(
+        dst: &mut [u32; W],
+        src: Src<'_, W>,
+        lanes: &[u32; W],
+    ) {
+        unary_into(const { un_op(OP) }, dst, src, lanes)
+    }
+
+    /// [`ternary_into`] for the operation numbered `OP`.
+    ///
+    /// # Safety
+    ///
+    /// As [`binary`].
+    #[inline(never)]
+    #[cfg_attr(
+        target_arch = "x86_64",
+        target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt,popcnt")
+    )]
+    pub(in crate::exec) unsafe fn ternary<const W: usize, const OP: u8>(
+        dst: &mut [u32; W],
+        srcs: [Src<'_, W>; 3],
+        lanes: &[u32; W],
+    ) {
+        ternary_into(const { tern_op(OP) }, dst, srcs, lanes)
+    }
+
+    /// [`vcmp`] for the compare numbered `N` by [`cmp_number`].
+    ///
+    /// # Safety
+    ///
+    /// As [`binary`].
+    #[inline(never)]
+    #[cfg_attr(
+        target_arch = "x86_64",
+        target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt,popcnt")
+    )]
+    pub(in crate::exec) unsafe fn compare<const W: usize, const N: u8>(
+        a: &[u32; W],
+        b: CmpRhs<'_, W>,
+    ) -> u64 {
+        let (op, ty) = const { cmp_of(N) };
+        vcmp(op, ty, a, b)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// Each operation's number finds it again, and no two share one: a
+        /// native step runs the loop of the operation its number names.
+        #[test]
+        fn every_operation_is_found_by_its_number() {
+            let mut seen = std::collections::BTreeSet::new();
+            macro_rules! check {
+                ($find:ident, $ty:ident; $($v:ident)*; $($half:ident)*) => {
+                    $(assert_eq!($find($ty::$v as u8), $ty::$v);)*
+                    $(assert_eq!($find($ty::$half as u8), $ty::$half);)*
+                };
+            }
+            macro_rules! bin {
+                ($($l:tt)*) => { check!(bin_op, BinOp; $($l)*) };
+            }
+            macro_rules! un {
+                ($($l:tt)*) => { check!(un_op, UnOp; $($l)*) };
+            }
+            super::super::bin_ops!(bin);
+            super::super::un_ops!(un);
+            for op in [
+                TernOp::FmaF32,
+                TernOp::MadU32,
+                TernOp::FmaF16,
+                TernOp::FmaBf16,
+            ] {
+                assert_eq!(tern_op(op as u8), op);
+            }
+            macro_rules! cmp {
+                ($($t:ident)*; $($o:ident)*) => {
+                    for ty in [$(CmpType::$t),*] {
+                        for op in [$(CmpOp::$o),*] {
+                            assert_eq!(cmp_of(cmp_number(op, ty)), (op, ty));
+                            assert!(seen.insert(cmp_number(op, ty)));
+                        }
+                    }
+                };
+            }
+            super::super::cmp_kinds!(cmp);
+            assert_eq!(seen.len(), 5 * 6);
+        }
+    }
 }

@@ -22,6 +22,7 @@
 //! that have it (with BMI1/2, LZCNT and POPCNT); launches with instruments
 //! (sanitizers, traces, worst phases, marks) run on the interpreter.
 
+use super::alu;
 use super::instrument::Instrument;
 use super::memory::Trap;
 use super::ops::{Exec, Step};
@@ -128,6 +129,19 @@ impl Op {
             _ => 0,
         }
     }
+
+    /// The number of a vector arithmetic op's operation, which a native
+    /// runner passes as a const generic to call the one out-of-line loop of
+    /// that operation (see [`alu::by_number`]); 0 for other ops.
+    pub const fn number(&self) -> u8 {
+        match self {
+            Op::VBinary(x) => x.op as u8,
+            Op::VUnary(x) => x.op as u8,
+            Op::VTernary(x) => x.op as u8,
+            Op::VCmp(x) => alu::by_number::cmp_number(x.op, x.ty),
+            _ => 0,
+        }
+    }
 }
 
 /// How a turn ended: what the wave's scheduler is told.
@@ -148,8 +162,9 @@ impl<'t, 'x, 'b, const W: usize, I: Instrument> Turn<'t, 'x, 'b, W, I> {
         ok
     }
 
-    /// Issues `op`, the instruction at `pc`, whose [`Op::kind`] is `KIND`;
-    /// `Some` when the turn ends there. The budget was taken for its block.
+    /// Issues `op`, the instruction at `pc`, whose [`Op::kind`] is `KIND`
+    /// and whose [`Op::number`] is `NUMBER`; `Some` when the turn ends
+    /// there. The budget was taken for its block.
     ///
     /// The register arithmetic and the structured control flow are issued
     /// inline: `KIND` is a constant, so only its handler is compiled here,
@@ -157,9 +172,15 @@ impl<'t, 'x, 'b, const W: usize, I: Instrument> Turn<'t, 'x, 'b, W, I> {
     /// and `end` go through one shared out-of-line copy of the dispatch
     /// ([`Exec::issue_outlined`]): a memory op's cost is its lanes'
     /// addresses and counters, not the dispatch, and its long handler
-    /// inlined into every kernel would multiply the build's time.
+    /// inlined into every kernel would multiply the build's time. For the
+    /// same reason a vector operation's lane loop is the out-of-line copy
+    /// for its `NUMBER`.
     #[inline(always)]
-    pub fn step<const KIND: u8>(&mut self, pc: usize, op: &'static Op) -> Option<TurnEnd> {
+    pub fn step<const KIND: u8, const NUMBER: u8>(
+        &mut self,
+        pc: usize,
+        op: &'static Op,
+    ) -> Option<TurnEnd> {
         self.exec.pc = pc;
         let e = &mut *self.exec;
         // Each arm: the op's payload (it is of this kind), counted, handled.
@@ -170,11 +191,21 @@ impl<'t, 'x, 'b, const W: usize, I: Instrument> Turn<'t, 'x, 'b, W, I> {
                 e.$handler(x)
             }};
         }
+        // Each arm: as `inline`, with the lane loop of operation `NUMBER`.
+        // SAFETY (of each loop): a turn runs only on a CPU with the features
+        // of the runner (see `Runner`), which are those of this build.
+        macro_rules! by_number {
+            ($variant:ident, $handler:ident, $each:ident, |$($a:ident),*|) => {{
+                let Op::$variant(x) = *op else { unreachable!() };
+                e.count_issue();
+                e.$handler(x, |$($a),*| unsafe { alu::by_number::$each::<W, NUMBER>($($a),*) })
+            }};
+        }
         let flow = match KIND {
-            kind::V_BINARY => inline!(VBinary, v_binary),
-            kind::V_UNARY => inline!(VUnary, v_unary),
-            kind::V_TERNARY => inline!(VTernary, v_ternary),
-            kind::V_CMP => inline!(VCmp, v_cmp),
+            kind::V_BINARY => by_number!(VBinary, v_binary_by, binary, |d, s, l|),
+            kind::V_UNARY => by_number!(VUnary, v_unary_by, unary, |d, s, l|),
+            kind::V_TERNARY => by_number!(VTernary, v_ternary_by, ternary, |d, s, l|),
+            kind::V_CMP => by_number!(VCmp, v_cmp_by, compare, |a, b|),
             kind::V_SELECT => inline!(VSelect, v_select),
             kind::S_BINARY => inline!(SBinary, s_binary),
             kind::S_UNARY => inline!(SUnary, s_unary),

@@ -17,14 +17,14 @@ use crate::generate::{generate, generate_faulty, Generated, BUFFERS, SCALARS};
 use crate::roundtrip::seeded;
 use proc_macro2::TokenStream;
 use proptest::prelude::*;
-use simt_core::{Arg, LaunchConfig, MemoryModel, Schedule};
+use simt_core::{Arg, Engine, LaunchConfig, MemoryModel, Schedule};
 use simt_front as front;
 use simt_lang::{Kernel, ParamKind, ScalarType};
 use simt_oracle::{Geometry, Launch, Value};
 use std::collections::BTreeSet;
 
 /// Parses and checks `src` as the macro does; the errors as text.
-fn compile(src: &str) -> Result<Kernel, String> {
+pub(crate) fn compile(src: &str) -> Result<Kernel, String> {
     let tokens: TokenStream = src.parse().map_err(|e| format!("{e:?}"))?;
     let (parsed, errors) = front::parse(tokens);
     let mut messages: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
@@ -44,7 +44,7 @@ fn compile(src: &str) -> Result<Kernel, String> {
 }
 
 /// (grid, workgroup): most leave the last wave partial at one width or both.
-const SHAPES: &[([u32; 3], [u32; 3])] = &[
+pub(crate) const SHAPES: &[([u32; 3], [u32; 3])] = &[
     ([1, 1, 1], [48, 1, 1]),
     ([2, 1, 1], [20, 1, 1]),
     ([2, 2, 1], [8, 3, 2]),
@@ -58,17 +58,17 @@ const THREADS: &[usize] = &[1, 2, 7];
 
 /// One launch of a kernel: where the choices fall.
 #[derive(Clone, Copy, Debug)]
-struct Setup {
-    shape: ([u32; 3], [u32; 3]),
-    width: u32,
-    model: &'static str,
-    schedule: Schedule,
-    seed: u64,
+pub(crate) struct Setup {
+    pub(crate) shape: ([u32; 3], [u32; 3]),
+    pub(crate) width: u32,
+    pub(crate) model: &'static str,
+    pub(crate) schedule: Schedule,
+    pub(crate) seed: u64,
     /// The instruction budget of the launch.
-    budget: u64,
+    pub(crate) budget: u64,
 }
 
-fn mix(mut z: u64) -> u64 {
+pub(crate) fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
@@ -116,10 +116,10 @@ fn geometry(m: &MemoryModel) -> Geometry {
     }
 }
 
-const BUDGET: u64 = 1 << 22;
+pub(crate) const BUDGET: u64 = 1 << 22;
 
 /// How a launch both agree on ended.
-enum Outcome {
+pub(crate) enum Outcome {
     /// It ran to the end: the oracle's report.
     Ran(Box<simt_oracle::Report>),
     /// It faulted, the same way in both.
@@ -128,10 +128,10 @@ enum Outcome {
 
 /// What the oracle makes of `g` under setup `s`: its report or fault, and the
 /// arguments as it left them.
-type Expected = (Result<simt_oracle::Report, simt_oracle::Fault>, Vec<Value>);
+pub(crate) type Expected = (Result<simt_oracle::Report, simt_oracle::Fault>, Vec<Value>);
 
 /// Runs `g`'s IR on the oracle under setup `s`.
-fn expect(g: &Generated, s: Setup) -> Expected {
+pub(crate) fn expect(g: &Generated, s: Setup) -> Expected {
     let (grid, workgroup) = s.shape;
     let mm = model(s.model);
     let launch = Launch {
@@ -150,25 +150,20 @@ fn expect(g: &Generated, s: Setup) -> Expected {
     (report, expected)
 }
 
-/// Runs `kernel` (compiled from `g`'s text) on the interpreter with `threads`
-/// and compares it with what the oracle made of `g`'s IR; describes the first
-/// difference.
-fn compare(
-    g: &Generated,
-    kernel: &Kernel,
-    s: Setup,
-    threads: usize,
-    (report, expected): &Expected,
-) -> Result<Outcome, String> {
+/// What a launch left: its statistics or error, and its arguments.
+pub(crate) type Launched = (Result<simt_core::Stats, simt_core::Error>, Vec<Value>);
+
+/// Launches `kernel` under setup `s` with `threads` on `engine`.
+pub(crate) fn launch(kernel: &Kernel, s: Setup, threads: usize, engine: Engine) -> Launched {
     let (grid, workgroup) = s.shape;
-    let mm = model(s.model);
     let mut actual = inputs(s.seed);
     let config = LaunchConfig::new(grid, workgroup)
         .wave_width(s.width)
-        .model(mm.clone())
+        .model(model(s.model))
         .schedule(s.schedule)
         .instruction_budget(s.budget)
-        .threads(threads);
+        .threads(threads)
+        .engine(engine);
     let params = &kernel.program().params;
     let mut args: Vec<Arg<'_>> = actual
         .iter_mut()
@@ -189,6 +184,34 @@ fn compare(
         .collect();
     let stats = simt_core::launch(kernel, &config, &mut args);
     drop(args);
+    (stats, actual)
+}
+
+/// Runs `kernel` (compiled from `g`'s text) on the interpreter with `threads`
+/// and compares it with what the oracle made of `g`'s IR; describes the first
+/// difference.
+fn compare(
+    g: &Generated,
+    kernel: &Kernel,
+    s: Setup,
+    threads: usize,
+    expected: &Expected,
+) -> Result<Outcome, String> {
+    let launched = launch(kernel, s, threads, Engine::Interpreter);
+    judge(g, kernel, s, expected, launched)
+}
+
+/// Compares what a launch of `kernel` (compiled from `g`'s text) under setup
+/// `s` left with what the oracle made of `g`'s IR; describes the first
+/// difference.
+pub(crate) fn judge(
+    g: &Generated,
+    kernel: &Kernel,
+    s: Setup,
+    (report, expected): &Expected,
+    (stats, actual): Launched,
+) -> Result<Outcome, String> {
+    let mm = model(s.model);
     same_bytes(expected, &actual)?;
     let (report, stats) = match (report, stats) {
         (Ok(r), Ok(s)) => (r, s),
@@ -443,7 +466,7 @@ fn check_kernel(
 /// from one far-away place in its stream (`seeded(s + 1)` is `seeded(s)`
 /// shifted by one, so neighbouring seeds would give kernels made of the same
 /// choices).
-fn choices(seed: u64) -> Vec<u32> {
+pub(crate) fn choices(seed: u64) -> Vec<u32> {
     let start = mix(seed.wrapping_add(0x5eed));
     (0..4)
         .flat_map(|k| seeded(start.wrapping_add(120 * k)))

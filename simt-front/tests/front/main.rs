@@ -5,6 +5,7 @@
 //! with its program generator in `generate`).
 
 mod cases;
+mod corpus;
 mod differential;
 mod generate;
 mod located;

@@ -57,6 +57,16 @@ impl<'r> Around<'r> {
 impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     #[inline(always)]
     pub(in crate::exec) fn v_binary(&mut self, x: Bin) -> Flow {
+        self.v_binary_by(x, |d, srcs, lm| alu::binary_into(x.op, d, srcs, lm))
+    }
+
+    /// `v_binary` whose lane loop is `each`, which applies `x.op`.
+    #[inline(always)]
+    pub(in crate::exec) fn v_binary_by(
+        &mut self,
+        x: Bin,
+        each: impl FnOnce(&mut [u32; W], [alu::Src<'_, W>; 2], &[u32; W]),
+    ) -> Flow {
         self.vector_issue();
         self.unstep(x.dst);
         let Parts { vr, rd, s, lm } = self.parts();
@@ -65,13 +75,23 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             let at = Around { d, lo, hi, rd };
             let a = at.source(x.a, &mut s.a);
             let b = at.source(x.b, &mut s.b);
-            alu::binary_into(x.op, lanes_mut::<W>(dreg), [a, b], lm);
+            each(lanes_mut::<W>(dreg), [a, b], lm);
         }
         self.next()
     }
 
     #[inline(always)]
     pub(in crate::exec) fn v_unary(&mut self, x: Un) -> Flow {
+        self.v_unary_by(x, |d, src, lm| alu::unary_into(x.op, d, src, lm))
+    }
+
+    /// `v_unary` whose lane loop is `each`, which applies `x.op`.
+    #[inline(always)]
+    pub(in crate::exec) fn v_unary_by(
+        &mut self,
+        x: Un,
+        each: impl FnOnce(&mut [u32; W], alu::Src<'_, W>, &[u32; W]),
+    ) -> Flow {
         self.vector_issue();
         // A copy of every lane of a stepped value steps too.
         let stepped = x.op == UnOp::Mov && self.all_lanes() && self.is_stepped(x.a);
@@ -80,13 +100,23 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         let d = x.dst as usize;
         if let Some((dreg, lo, hi)) = split_dst(vr, d) {
             let a = Around { d, lo, hi, rd }.source(x.a, &mut s.a);
-            alu::unary_into(x.op, lanes_mut::<W>(dreg), a, lm);
+            each(lanes_mut::<W>(dreg), a, lm);
         }
         self.next()
     }
 
     #[inline(always)]
     pub(in crate::exec) fn v_ternary(&mut self, x: Tern) -> Flow {
+        self.v_ternary_by(x, |d, srcs, lm| alu::ternary_into(x.op, d, srcs, lm))
+    }
+
+    /// `v_ternary` whose lane loop is `each`, which applies `x.op`.
+    #[inline(always)]
+    pub(in crate::exec) fn v_ternary_by(
+        &mut self,
+        x: Tern,
+        each: impl FnOnce(&mut [u32; W], [alu::Src<'_, W>; 3], &[u32; W]),
+    ) -> Flow {
         self.vector_issue();
         self.unstep(x.dst);
         let Parts { vr, rd, s, lm } = self.parts();
@@ -96,25 +126,30 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             let a = at.source(x.a, &mut s.a);
             let b = at.source(x.b, &mut s.b);
             let c = at.source(x.c, &mut s.c);
-            alu::ternary_into(x.op, lanes_mut::<W>(dreg), [a, b, c], lm);
+            each(lanes_mut::<W>(dreg), [a, b, c], lm);
         }
         self.next()
     }
 
     #[inline(always)]
     pub(in crate::exec) fn v_cmp(&mut self, x: Cmp) -> Flow {
+        self.v_cmp_by(x, |a, b| alu::vcmp(x.op, x.ty, a, b))
+    }
+
+    /// `v_cmp` whose lane loop is `each`, which compares as `x` says.
+    #[inline(always)]
+    pub(in crate::exec) fn v_cmp_by(
+        &mut self,
+        x: Cmp,
+        each: impl FnOnce(&[u32; W], alu::CmpRhs<'_, W>) -> u64,
+    ) -> Flow {
         self.vector_issue();
         let exec = self.exec;
         let Parts { vr, rd, s, .. } = self.parts();
         let a = rd.fetch(x.a, vr, &mut s.a);
         let bits = match rd.uniform(x.b) {
-            Some(y) => alu::vcmp(x.op, x.ty, a, alu::CmpRhs::Uniform(y)),
-            None => alu::vcmp(
-                x.op,
-                x.ty,
-                a,
-                alu::CmpRhs::Lanes(rd.fetch(x.b, vr, &mut s.b)),
-            ),
+            Some(y) => each(a, alu::CmpRhs::Uniform(y)),
+            None => each(a, alu::CmpRhs::Lanes(rd.fetch(x.b, vr, &mut s.b))),
         };
         if let Some(d) = self.mreg_mut(x.dst) {
             *d = (*d & !exec) | (bits & exec);
