@@ -18,7 +18,9 @@ use simt_lang::Inst;
 
 /// The blocks of `insts`: each one's first instruction and its length. A
 /// block ends with its first control instruction; each control instruction
-/// also starts a block of its own.
+/// also starts a block of its own. A block longer than [`CHUNK`] is cut into
+/// blocks of `CHUNK` instructions (the last shorter), each its own function:
+/// the optimiser's time grows faster than a function's length.
 pub fn blocks(insts: &[Inst]) -> Vec<(usize, usize)> {
     let control = |k: usize| insts[k].opcode().unit() == Unit::Control;
     let leader = |k: usize| k == 0 || control(k) || control(k - 1);

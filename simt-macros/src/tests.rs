@@ -58,3 +58,27 @@ fn expansion_with_errors_keeps_a_stub_module() {
     assert!(!clean.contains("compile_error"), "{clean}");
     assert!(clean.contains("Arg :: buffer_mut (x)"), "{clean}");
 }
+
+/// A block longer than a native function holds is cut into functions of 8
+/// instructions; the control instruction that ends it starts a block too.
+#[test]
+fn native_blocks_are_cut_into_functions_of_eight_instructions() {
+    let body = "v_add_u32 v0, v0, 1\n".repeat(19);
+    let out = expand::expand(tokens(&format!(
+        "kernel k(out: &mut [u32]) {{ {body} }}"
+    )))
+    .to_string();
+    let mut blocks: Vec<&str> = out
+        .split("fn ")
+        .skip(1)
+        .filter_map(|s| s.split_whitespace().next())
+        .filter(|name| name.starts_with("block_"))
+        .collect();
+    blocks.sort_unstable();
+    blocks.dedup();
+    assert_eq!(
+        blocks,
+        ["block_0_8", "block_16_4", "block_19_1", "block_8_8"],
+        "{out}"
+    );
+}
