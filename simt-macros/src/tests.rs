@@ -64,10 +64,8 @@ fn expansion_with_errors_keeps_a_stub_module() {
 #[test]
 fn native_blocks_are_cut_into_functions_of_eight_instructions() {
     let body = "v_add_u32 v0, v0, 1\n".repeat(19);
-    let out = expand::expand(tokens(&format!(
-        "kernel k(out: &mut [u32]) {{ {body} }}"
-    )))
-    .to_string();
+    let out =
+        expand::expand(tokens(&format!("kernel k(out: &mut [u32]) {{ {body} }}"))).to_string();
     let mut blocks: Vec<&str> = out
         .split("fn ")
         .skip(1)
