@@ -386,15 +386,24 @@ impl<'a> Checker<'a> {
     }
 
     /// A run of `n` consecutive vector registers written as `[a, b, ...]`: the first.
-    fn run(&mut self, op: &Operand, n: u16, mnemonic: &Ident) -> Option<VReg> {
+    /// The first register of a register list of `n`: a wide access's, or a
+    /// 64-bit value's `pair`.
+    fn run(&mut self, op: &Operand, n: u16, mnemonic: &Ident, pair: bool) -> Option<VReg> {
         let Operand::List { items, .. } = op else {
             self.error_at(
                 Kind::OperandKind,
                 op,
-                format!(
-                    "`{mnemonic}` moves {n} registers: write them as a list, `[{}]`",
-                    list_example(n)
-                ),
+                if pair {
+                    format!(
+                        "`{mnemonic}` takes 64-bit values as pairs of registers: write this one as a list of two consecutive registers, `[{}]`",
+                        list_example(n)
+                    )
+                } else {
+                    format!(
+                        "`{mnemonic}` moves {n} registers: write them as a list, `[{}]`",
+                        list_example(n)
+                    )
+                },
             );
             return None;
         };
@@ -402,10 +411,17 @@ impl<'a> Checker<'a> {
             self.error_at(
                 Kind::OperandKind,
                 op,
-                format!(
-                    "`{mnemonic}` moves {n} registers, found {} in the list",
-                    items.len()
-                ),
+                if pair {
+                    format!(
+                        "`{mnemonic}` takes a pair of registers, found {} in the list",
+                        items.len()
+                    )
+                } else {
+                    format!(
+                        "`{mnemonic}` moves {n} registers, found {} in the list",
+                        items.len()
+                    )
+                },
             );
             return None;
         }
@@ -445,7 +461,8 @@ impl<'a> Checker<'a> {
                 .collect();
             self.error_at(Kind::OperandKind, op,
                 format!(
-                    "the registers of a wide access must be consecutive, but these are {}: declare named ones together in one `vreg` line, or write numbered ones in order (`[{}]`)",
+                    "the registers of a {} must be consecutive, but these are {}: declare named ones together in one `vreg` line, or write numbered ones in order (`[{}]`)",
+                    if pair { "pair" } else { "wide access" },
                     numbers.join(", "),
                     list_example(n)
                 ),
@@ -534,6 +551,8 @@ impl<'a> Checker<'a> {
             );
         }
         let run = template.fields().run_length();
+        // A run that is not a wide access's is a 64-bit value's pair.
+        let pair = !m.ops.iter().any(|o| matches!(o, Op::Width(_)));
         let mut fields = template.fields();
         let mut ops = inst.operands.iter();
         let mut elem = None;
@@ -574,8 +593,8 @@ impl<'a> Checker<'a> {
                     Reg::V(r) => Some(Field::VDstOpt(Some(r))),
                     _ => None,
                 }),
-                Role::VDstRun => self.run(op, run, mnemonic).map(Field::VDstRun),
-                Role::VSrcRun => self.run(op, run, mnemonic).map(Field::VSrcRun),
+                Role::VDstRun => self.run(op, run, mnemonic, pair).map(Field::VDstRun),
+                Role::VSrcRun => self.run(op, run, mnemonic, pair).map(Field::VSrcRun),
                 Role::Mask => self.mask(op).map(Field::Mask),
                 Role::Src | Role::Uniform => {
                     let ty = match (imm, access.or(elem)) {
@@ -656,6 +675,17 @@ impl<'a> Checker<'a> {
             );
             return None;
         };
+        if !lit.suffix().is_empty() {
+            self.error(
+                Kind::Format,
+                lit.span(),
+                format!(
+                    "a format string takes no suffix, found `{}` after it: remove it",
+                    lit.suffix()
+                ),
+            );
+            return None;
+        }
         let format = match self.builder.format(&lit.value()) {
             Ok(format) => format,
             Err(e) => {

@@ -361,7 +361,10 @@ mod tests {
                 "v_add_i32",
                 "v_add_f32",
                 "v_add_f16",
-                "v_add_bf16"
+                "v_add_bf16",
+                "v_add_u64",
+                "v_add_i64",
+                "v_add_f64"
             ]
         );
         assert_eq!(closest("endfi", names()), ["endif"]);
@@ -376,7 +379,10 @@ mod tests {
                 "v_add_i32",
                 "v_add_f32",
                 "v_add_f16",
-                "v_add_bf16"
+                "v_add_bf16",
+                "v_add_u64",
+                "v_add_i64",
+                "v_add_f64"
             ]
         );
         assert_eq!(closest("V_ADD_F23", names()), ["v_add_f32"]);

@@ -32,7 +32,8 @@ pub use element::Element;
 pub use facts::{facts, Facts};
 pub use ir::*;
 pub use isa::{
-    AtomicOp, BinOp, CmpOp, CmpType, Inst, MaskOp, Opcode, ShuffleOp, TernOp, UnOp, WaveOp, Width,
+    AtomicOp, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, Inst, MaskOp, NarrowOp, Opcode, ShuffleOp,
+    Tern64Op, TernOp, Un64Op, UnOp, WaveOp, WidenOp, Width,
 };
 pub use validate::{
     link, uniformity, validate, wave_uniform, Kernel, Note, NoteKind, OperandAt, Part,

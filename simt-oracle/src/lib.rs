@@ -23,6 +23,7 @@
 mod alu;
 mod half;
 mod memory;
+mod pairs;
 mod wave;
 
 use simt_lang::{Inst, ParamKind, Program};

@@ -2,8 +2,10 @@
 //! instruction does to them, one lane at a time.
 
 use crate::memory::{self, Place, Shape};
-use crate::{alu, Counts, Fault, FaultKind, Launch, Shared, Value};
-use simt_lang::{AtomicOp, ElemType, GlobalRef, Inst, LdsRef, Operand, ShuffleOp, Special, WaveOp};
+use crate::{alu, pairs, Counts, Fault, FaultKind, Launch, Shared, Value};
+use simt_lang::{
+    AtomicOp, ElemType, GlobalRef, Inst, LdsRef, Operand, ShuffleOp, Special, VReg, WaveOp,
+};
 
 /// One open construct of the divergence stack.
 #[derive(Clone, Copy, Debug)]
@@ -130,6 +132,30 @@ impl Wave {
     }
 
     /// Writes `vals[l]` to register `dst` in each active lane.
+    /// Lane `l` of the pair of registers from `r` on, the low word first.
+    fn pair(&self, r: VReg, l: usize) -> u64 {
+        let word = |k: usize| u64::from(self.v[k][l]);
+        let r = usize::from(r.0);
+        word(r) | (word(r + 1) << 32)
+    }
+
+    /// `f(self, l)` for each of `lanes`, 0 in the others.
+    fn per_lane(&self, lanes: &[usize], f: impl Fn(&Self, usize) -> u64) -> Vec<u64> {
+        let mut out = vec![0; self.width];
+        for &l in lanes {
+            out[l] = f(self, l);
+        }
+        out
+    }
+
+    /// Writes 64-bit lane values to the pair of registers from `dst` on.
+    fn write_pairs(&mut self, dst: u16, vals: &[u64]) {
+        let lo: Vec<u32> = vals.iter().map(|&x| x as u32).collect();
+        let hi: Vec<u32> = vals.iter().map(|&x| (x >> 32) as u32).collect();
+        self.write(dst, &lo);
+        self.write(dst + 1, &hi);
+    }
+
     fn write(&mut self, dst: u16, vals: &[u32]) {
         for (l, &x) in vals.iter().enumerate().take(self.width) {
             if bit(self.exec, l) {
@@ -254,6 +280,43 @@ impl Wave {
                     m = (m & !(1 << l)) | (u64::from(r) << l);
                 }
                 self.m[dst.0 as usize] = m;
+            }
+            Inst::VBinary64 { op, dst, a, b } => {
+                let out =
+                    self.per_lane(&lanes, |w, l| pairs::binary(op, w.pair(a, l), w.pair(b, l)));
+                self.write_pairs(dst.0, &out);
+            }
+            Inst::VUnary64 { op, dst, a } => {
+                let out = self.per_lane(&lanes, |w, l| pairs::unary(op, w.pair(a, l)));
+                self.write_pairs(dst.0, &out);
+            }
+            Inst::VTernary64 { op, dst, a, b, c } => {
+                let out = self.per_lane(&lanes, |w, l| {
+                    pairs::ternary(op, w.pair(a, l), w.pair(b, l), w.pair(c, l))
+                });
+                self.write_pairs(dst.0, &out);
+            }
+            Inst::VCmp64 { op, ty, dst, a, b } => {
+                let mut m = self.m[dst.0 as usize];
+                for &l in &lanes {
+                    let r = pairs::compare(op, ty, self.pair(a, l), self.pair(b, l));
+                    m = (m & !(1 << l)) | (u64::from(r) << l);
+                }
+                self.m[dst.0 as usize] = m;
+            }
+            Inst::VWiden { op, dst, a } => {
+                let mut out = vec![0; width];
+                for &l in &lanes {
+                    out[l] = pairs::widen(op, self.value(sh, a, l));
+                }
+                self.write_pairs(dst.0, &out);
+            }
+            Inst::VNarrow { op, dst, a } => {
+                let mut out = vec![0; width];
+                for &l in &lanes {
+                    out[l] = pairs::narrow(op, self.pair(a, l));
+                }
+                self.write(dst.0, &out);
             }
             Inst::VSelect {
                 dst,
@@ -767,6 +830,12 @@ fn is_vector(inst: &Inst) -> bool {
             | Inst::VUnary { .. }
             | Inst::VTernary { .. }
             | Inst::VCmp { .. }
+            | Inst::VBinary64 { .. }
+            | Inst::VUnary64 { .. }
+            | Inst::VTernary64 { .. }
+            | Inst::VCmp64 { .. }
+            | Inst::VWiden { .. }
+            | Inst::VNarrow { .. }
             | Inst::VSelect { .. }
             | Inst::VShuffle { .. }
             | Inst::VReadFirstLane { .. }

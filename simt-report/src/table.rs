@@ -198,6 +198,20 @@ pub fn findings_list(rows: &[Row]) -> Option<String> {
     (!out.is_empty()).then(|| format!("sanitizer findings:\n{out}"))
 }
 
+/// `text` with its control characters escaped (`\n`, `\u{1b}`): a printed
+/// line stays one line and cannot steer the terminal.
+fn visible(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// The lines a row's kernel printed, one per lane with who printed it and
 /// from which source line; `None` when it printed nothing.
 pub fn prints_list(row: &Row) -> Option<String> {
@@ -211,7 +225,10 @@ pub fn prints_list(row: &Row) -> Option<String> {
         let _ = writeln!(
             out,
             "  [workgroup ({x}, {y}, {z}) wave {} lane {}, line {}] {}",
-            l.wave, l.lane, l.line, l.text
+            l.wave,
+            l.lane,
+            l.line,
+            visible(&l.text)
         );
     }
     if p.dropped > 0 {
@@ -299,6 +316,23 @@ mod tests {
             worst_phases: vec![],
             trace: None,
         }
+    }
+
+    #[test]
+    fn printed_lines_show_control_characters_escaped() {
+        let mut r = row("k", true);
+        r.prints.lines.push(simt::core::PrintLine {
+            workgroup: [0, 0, 0],
+            wave: 1,
+            lane: 2,
+            line: 7,
+            text: "a\nb \u{1b}[2J é".to_owned(),
+        });
+        let list = prints_list(&r).unwrap();
+        assert_eq!(
+            list,
+            "printed (1 line):\n  [workgroup (0, 0, 0) wave 1 lane 2, line 7] a\\nb \\u{1b}[2J é\n"
+        );
     }
 
     #[test]

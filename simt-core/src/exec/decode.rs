@@ -14,7 +14,10 @@ use super::memory::atomic::Update;
 use crate::ir::{
     Addressing, ElemType, GlobalRef, LdsDecl, LdsRef, MReg, Operand, Program, SReg, Special, VReg,
 };
-use crate::isa::{BinOp, CmpOp, CmpType, Inst, MaskOp, ShuffleOp, TernOp, UnOp, WaveOp};
+use crate::isa::{
+    Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, Inst, MaskOp, NarrowOp, ShuffleOp, Tern64Op, TernOp,
+    Un64Op, UnOp, WaveOp, WidenOp,
+};
 
 /// A source operand with its kind resolved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,6 +108,39 @@ pub struct Select {
     pub(super) e: Src,
 }
 
+/// A 64-bit operation's kind and operation.
+#[derive(Clone, Copy, Debug)]
+pub enum PairOp {
+    /// `dst = op(a, b)`.
+    Bin(Bin64Op),
+    /// `dst = op(a)`.
+    Un(Un64Op),
+    /// `dst = op(a, b, c)`.
+    Tern(Tern64Op),
+    /// A compare of `a` and `b` into mask register `dst`.
+    Cmp(CmpOp, Cmp64Type),
+    /// The 32-bit `src` converted into the pair `dst`.
+    Widen(WidenOp),
+    /// The pair `a` converted into the 32-bit register `dst`.
+    Narrow(NarrowOp),
+}
+
+/// A vector operation on 64-bit values, each in a pair of registers (the
+/// low word in the first): the pairs are named by their first register.
+#[derive(Clone, Copy, Debug)]
+pub struct Pairs {
+    pub(super) op: PairOp,
+    /// The destination: a pair, a vector register (narrowing) or a mask
+    /// register (compares).
+    pub(super) dst: u16,
+    /// The source pairs the operation reads (the others are 0).
+    pub(super) a: u16,
+    pub(super) b: u16,
+    pub(super) c: u16,
+    /// The 32-bit source of a widening conversion.
+    pub(super) src: Src,
+}
+
 /// A lane exchange, or a read of one lane into a scalar register.
 #[derive(Clone, Copy, Debug)]
 pub struct Exchange {
@@ -189,6 +225,8 @@ pub enum Op {
     VCmp(Cmp),
     /// A per-lane select by a mask.
     VSelect(Select),
+    /// A vector operation on 64-bit values (register pairs).
+    VPairs(Pairs),
     /// A lane exchange.
     VShuffle(Exchange),
     /// The first active lane of a vector value, into a scalar register.
@@ -406,6 +444,18 @@ impl Decoder {
         self.mem(r.lds.0, r.index, r.offset, r.addressing)
     }
 
+    /// A 64-bit operation reading the pairs from `src`'s registers on.
+    const fn pairs(&self, op: PairOp, dst: u16, src: [VReg; 3]) -> Op {
+        Op::VPairs(Pairs {
+            op,
+            dst,
+            a: src[0].0,
+            b: src[1].0,
+            c: src[2].0,
+            src: Src::Imm(0),
+        })
+    }
+
     const fn op(&self, inst: &Inst) -> Op {
         let none = Src::Imm(0);
         match *inst {
@@ -444,6 +494,25 @@ impl Decoder {
                 mask: self.m(mask),
                 t: self.src(on_true),
                 e: self.src(on_false),
+            }),
+            Inst::VBinary64 { op, dst, a, b } => {
+                self.pairs(PairOp::Bin(op), self.v(dst), [a, b, a])
+            }
+            Inst::VUnary64 { op, dst, a } => self.pairs(PairOp::Un(op), self.v(dst), [a, a, a]),
+            Inst::VTernary64 { op, dst, a, b, c } => {
+                self.pairs(PairOp::Tern(op), self.v(dst), [a, b, c])
+            }
+            Inst::VCmp64 { op, ty, dst, a, b } => {
+                self.pairs(PairOp::Cmp(op, ty), self.m(dst), [a, b, a])
+            }
+            Inst::VNarrow { op, dst, a } => self.pairs(PairOp::Narrow(op), self.v(dst), [a, a, a]),
+            Inst::VWiden { op, dst, a } => Op::VPairs(Pairs {
+                op: PairOp::Widen(op),
+                dst: self.v(dst),
+                a: 0,
+                b: 0,
+                c: 0,
+                src: self.src(a),
             }),
             Inst::VShuffle { op, dst, src, lane } => Op::VShuffle(Exchange {
                 op,

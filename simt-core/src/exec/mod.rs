@@ -66,6 +66,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod alu;
+mod alu64;
 mod bind;
 mod decode;
 mod flow;

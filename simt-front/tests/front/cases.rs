@@ -692,7 +692,7 @@ fn operand_counts_and_mnemonics() {
     );
     assert_error(
         &e,
-        "unknown mnemonic `v_add`\n= help: similar mnemonics exist: `v_add_u32`, `v_add_i32`, `v_add_f32`, `v_add_f16` or `v_add_bf16`",
+        "unknown mnemonic `v_add`\n= help: similar mnemonics exist: `v_add_u32`, `v_add_i32`, `v_add_f32`, `v_add_f16`, `v_add_bf16`, `v_add_u64`, `v_add_i64` or `v_add_f64`",
         "v_add",
     );
     assert_error(
@@ -1672,4 +1672,72 @@ fn what_may_follow_an_index() {
             "{op}: {message}"
         );
     }
+}
+
+#[test]
+fn pairs_of_registers_hold_64_bit_values() {
+    let p = lower(
+        "kernel k(x: &mut [u32]) {
+            vreg i;
+            vreg a0, a1;
+            vreg c0, c1;
+            v_shl i, global_id.x, 1
+            global_load_x2 [a0, a1], x[i]
+            v_cvt_f64_f32 [c0, c1], 0.5
+            v_fma_f64 [a0, a1], [a0, a1], [a0, a1], [c0, c1]
+            v_cmp_lt_f64 m0, [a0, a1], [c0, c1]
+            v_cvt_i32_f64 i, [a0, a1]
+        }",
+    );
+    assert_eq!(
+        p.insts[2..6],
+        [
+            Inst::VWiden {
+                op: simt_lang::WidenOp::CvtF64F32,
+                dst: VReg(3),
+                a: Operand::Imm(0.5f32.to_bits()),
+            },
+            Inst::VTernary64 {
+                op: simt_lang::Tern64Op::FmaF64,
+                dst: VReg(1),
+                a: VReg(1),
+                b: VReg(1),
+                c: VReg(3),
+            },
+            Inst::VCmp64 {
+                op: CmpOp::Lt,
+                ty: simt_lang::Cmp64Type::F64,
+                dst: MReg(0),
+                a: VReg(1),
+                b: VReg(3),
+            },
+            Inst::VNarrow {
+                op: simt_lang::NarrowOp::CvtI32F64,
+                dst: VReg(0),
+                a: VReg(1),
+            },
+        ]
+    );
+    // The disassembly writes the pairs back as lists.
+    let text = p.display().to_string();
+    assert!(
+        text.contains("v_fma_f64 [a0, a1], [a0, a1], [a0, a1], [c0, c1]"),
+        "{text}"
+    );
+    let e = errors("kernel k() { vreg a0, a1, t; v_add_f64 a0, [a0, a1], [a0, a1] }");
+    assert_error(
+        &e,
+        "`v_add_f64` takes 64-bit values as pairs of registers: write this one as a list of two consecutive registers, `[v0, v1]`",
+        "a0",
+    );
+}
+
+#[test]
+fn a_format_string_takes_no_suffix() {
+    let e = errors("kernel k() { vreg x; print \"x = {}\"suffix, x }");
+    assert_error(
+        &e,
+        "a format string takes no suffix, found `suffix` after it: remove it",
+        "\"",
+    );
 }

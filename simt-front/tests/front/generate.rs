@@ -397,6 +397,8 @@ impl Gen<'_> {
                 Role::SDst => Field::SDst(SReg(self.p.below(GENERAL_S as usize) as u16)),
                 Role::MDst => Field::MDst(MReg(self.p.below(GENERAL_M as usize) as u16)),
                 Role::Mask => Field::Mask(self.any_mask()),
+                Role::VDstRun => Field::VDstRun(self.run(fields.run_length())),
+                Role::VSrcRun => Field::VSrcRun(self.run(fields.run_length())),
                 Role::Src => Field::Src(self.value(ty)),
                 Role::Uniform => Field::Uniform(self.uniform(ty)),
                 Role::Index => Field::Index(self.index_value()),
@@ -672,6 +674,13 @@ impl Gen<'_> {
     fn block(&mut self, cx: Context) {
         let len = 1 + self.p.below(if cx.depth == 0 { 14 } else { 6 });
         let plain: Vec<&'static Mnemonic> = MNEMONICS.iter().filter(|m| !is_control(m)).collect();
+        // Inside a branch or loop, a wave reduction now and then: a ballot
+        // or count of a mask with bits beyond exec is a path of its own.
+        let waves: Vec<&'static Mnemonic> = plain
+            .iter()
+            .copied()
+            .filter(|m| m.opcode == Opcode::SWave)
+            .collect();
         for _ in 0..len {
             if self.p.done() && !self.insts.is_empty() {
                 return;
@@ -693,6 +702,10 @@ impl Gen<'_> {
                     self.emit(inst, m);
                 }
                 6 if cx.barrier => self.emit(Inst::Barrier, mnemonic("barrier")),
+                8 if cx.depth > 0 && self.p.chance(2) => {
+                    let m = waves[self.p.below(waves.len())];
+                    self.instruction(m);
+                }
                 _ => {
                     let m = plain[self.p.below(plain.len())];
                     self.instruction(m);

@@ -446,6 +446,14 @@ impl<'a> Walk<'a> {
                 Written::Mask(dst, cond)
             }
             Inst::MaskBinary { dst, .. } | Inst::MaskNot { dst, .. } => Written::Mask(dst, None),
+            // The domain follows 32-bit values only: a comparison of pairs
+            // gives no condition, and a pair's words are opaque.
+            Inst::VCmp64 { dst, .. } => Written::Mask(dst, None),
+            Inst::VBinary64 { .. }
+            | Inst::VUnary64 { .. }
+            | Inst::VTernary64 { .. }
+            | Inst::VWiden { .. }
+            | Inst::VNarrow { .. } => Written::Words,
             // Ballots and lane counts: one value per wave the domain does
             // not follow.
             Inst::SWave { .. } | Inst::SActiveLanes { .. } => Written::Opaque,
@@ -499,6 +507,19 @@ impl<'a> Walk<'a> {
             Written::Opaque => {
                 for r in fields.written().collect::<Vec<_>>() {
                     let v = self.opaque(pc, r, matches!(r, Reg::S(_)));
+                    self.set(st, pc, r, v);
+                }
+            }
+            Written::Words => {
+                // Uniform when everything it reads is.
+                let uniform = fields
+                    .operands()
+                    .all(|(o, _)| self.operand(st, o).affine().is_some_and(Affine::is_uniform))
+                    && fields
+                        .read()
+                        .all(|r| self.reg(st, r).affine().is_some_and(Affine::is_uniform));
+                for r in fields.written().collect::<Vec<_>>() {
+                    let v = self.opaque(pc, r, uniform);
                     self.set(st, pc, r, v);
                 }
             }
@@ -567,6 +588,9 @@ enum Written {
     Value(Reg, Val),
     /// A mask, from this comparison when known.
     Mask(MReg, Option<Cond>),
+    /// Vector words the domain does not follow (the 64-bit operations'):
+    /// opaque, uniform when every value read is.
+    Words,
     /// Its scalar results, one opaque value per wave; its vector results unknown.
     Opaque,
     /// A memory access: its site is recorded.

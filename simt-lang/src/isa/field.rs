@@ -8,7 +8,10 @@
 //! table compiles: a field's type must implement [`IntoField`] and [`FromField`]
 //! for its role's marker type in [`role`].
 
-use super::ops::{AtomicOp, BinOp, CmpOp, CmpType, MaskOp, ShuffleOp, TernOp, UnOp, WaveOp, Width};
+use super::ops::{
+    AtomicOp, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, MaskOp, NarrowOp, ShuffleOp, Tern64Op,
+    TernOp, Un64Op, UnOp, WaveOp, WidenOp, Width,
+};
 use crate::ir::{
     ElemType, GlobalRef, InstIdx, LdsRef, MReg, Operand, PrintFormat, Reg, SReg, VReg,
 };
@@ -100,6 +103,36 @@ pub enum Op {
     Width(Width),
     /// The type a load or store moves.
     Access(ElemType),
+    /// A two-operand operation on register pairs.
+    Bin64(Bin64Op),
+    /// A one-operand operation on register pairs.
+    Un64(Un64Op),
+    /// A three-operand operation on register pairs.
+    Tern64(Tern64Op),
+    /// The type a comparison of register pairs reads.
+    Cmp64Type(Cmp64Type),
+    /// A conversion from a 32-bit value to a register pair.
+    Widen(WidenOp),
+    /// A conversion from a register pair to a 32-bit value.
+    Narrow(NarrowOp),
+}
+
+impl Op {
+    /// How many consecutive registers the instruction's register runs name,
+    /// if this operation fixes it: a wide access's element count, or 2 for
+    /// the 64-bit operations (their register pairs).
+    pub const fn run(self) -> Option<u16> {
+        match self {
+            Op::Width(w) => Some(w.count()),
+            Op::Bin64(_)
+            | Op::Un64(_)
+            | Op::Tern64(_)
+            | Op::Cmp64Type(_)
+            | Op::Widen(_)
+            | Op::Narrow(_) => Some(2),
+            _ => None,
+        }
+    }
 }
 
 /// A memory operand of either space.
@@ -333,6 +366,12 @@ op!(MaskOp, Mask);
 op!(AtomicOp, Atomic);
 op!(ShuffleOp, Shuffle);
 op!(WaveOp, Wave);
+op!(Bin64Op, Bin64);
+op!(Un64Op, Un64);
+op!(Tern64Op, Tern64);
+op!(Cmp64Type, Cmp64Type);
+op!(WidenOp, Widen);
+op!(NarrowOp, Narrow);
 op!(Width, Width);
 op!(ElemType, Access);
 
@@ -393,13 +432,12 @@ impl Fields {
         &mut self.items[..usize::from(self.len)]
     }
 
-    /// The width of the instruction's register runs: its [`Width`] field's count,
-    /// or 1.
+    /// The width of the instruction's register runs ([`Op::run`]), or 1.
     pub fn run_length(&self) -> u16 {
         self.as_slice()
             .iter()
             .find_map(|f| match f {
-                Field::Op(Op::Width(w)) => Some(w.count()),
+                Field::Op(o) => o.run(),
                 _ => None,
             })
             .unwrap_or(1)
@@ -437,18 +475,26 @@ impl Fields {
 
     /// Every register read: value operands, register runs and masks.
     pub fn read(&self) -> impl Iterator<Item = Reg> + '_ {
-        let run = self.run_length();
         let values = self.operands().filter_map(|(o, _)| match o {
             Operand::V(r) => Some(Reg::V(r)),
             Operand::S(r) => Some(Reg::S(r)),
             _ => None,
         });
-        let runs = self.as_slice().iter().flat_map(move |f| match *f {
-            Field::VSrcRun(r) => Reg::V(r).run(run),
-            Field::Mask(m) => Reg::M(m).run(1),
-            _ => Reg::V(VReg(0)).run(0),
+        let masks = self.as_slice().iter().filter_map(|f| match *f {
+            Field::Mask(m) => Some(Reg::M(m)),
+            _ => None,
         });
-        values.chain(runs)
+        values.chain(self.runs_read()).chain(masks)
+    }
+
+    /// The registers of the runs read (a wide store's, a 64-bit operation's
+    /// pairs).
+    pub fn runs_read(&self) -> impl Iterator<Item = Reg> + '_ {
+        let run = self.run_length();
+        self.as_slice().iter().flat_map(move |f| match *f {
+            Field::VSrcRun(r) => Reg::V(r).run(run),
+            _ => Reg::V(VReg(0)).run(0),
+        })
     }
 
     /// The memory operand, if the instruction has one.

@@ -6,7 +6,10 @@
 //! `docs/language.md` is tested against it.
 
 use super::field::{Field, Op, Role};
-use super::ops::{AtomicOp, BinOp, CmpOp, CmpType, MaskOp, ShuffleOp, TernOp, UnOp, WaveOp, Width};
+use super::ops::{
+    AtomicOp, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, MaskOp, NarrowOp, ShuffleOp, Tern64Op,
+    TernOp, Un64Op, UnOp, WaveOp, WidenOp, Width,
+};
 use super::table::{Inst, Opcode};
 use crate::ir::ElemType;
 
@@ -98,6 +101,8 @@ impl Mnemonic {
                 Op::Tern(TernOp::FmaF16) | Op::CmpType(CmpType::F16) => Some(ImmType::F16),
                 Op::Tern(TernOp::FmaBf16) | Op::CmpType(CmpType::Bf16) => Some(ImmType::Bf16),
                 Op::Atomic(AtomicOp::AddF32) => Some(ImmType::F32),
+                Op::Widen(WidenOp::CvtF64F32) => Some(ImmType::F32),
+                Op::Widen(_) => Some(ImmType::Int),
                 Op::Atomic(AtomicOp::Exchange) => Some(ImmType::Access),
                 _ => None,
             })
@@ -110,14 +115,7 @@ impl Mnemonic {
         if self.opcode == Opcode::Print {
             return "\"format\", values...".to_owned();
         }
-        let width = self
-            .ops
-            .iter()
-            .find_map(|o| match o {
-                Op::Width(w) => Some(w.count()),
-                _ => None,
-            })
-            .unwrap_or(1);
+        let width = self.ops.iter().find_map(|o| o.run()).unwrap_or(1);
         let names: Vec<String> = self
             .operands()
             .map(|(name, role)| match role {
@@ -302,6 +300,65 @@ mnemonics! {
     "v_cmp_gt_bf16" => VCmp(Cmp(C::Gt), Op::CmpType(T::Bf16)),
     "v_cmp_ge_bf16" => VCmp(Cmp(C::Ge), Op::CmpType(T::Bf16)),
     // Select.
+    "v_add_u64" => VBinary64(Op::Bin64(Bin64Op::AddU64)),
+    "v_add_i64" => VBinary64(Op::Bin64(Bin64Op::AddU64)),
+    "v_sub_u64" => VBinary64(Op::Bin64(Bin64Op::SubU64)),
+    "v_sub_i64" => VBinary64(Op::Bin64(Bin64Op::SubU64)),
+    "v_mul_u64" => VBinary64(Op::Bin64(Bin64Op::MulU64)),
+    "v_mul_i64" => VBinary64(Op::Bin64(Bin64Op::MulU64)),
+    "v_min_u64" => VBinary64(Op::Bin64(Bin64Op::MinU64)),
+    "v_min_i64" => VBinary64(Op::Bin64(Bin64Op::MinI64)),
+    "v_max_u64" => VBinary64(Op::Bin64(Bin64Op::MaxU64)),
+    "v_max_i64" => VBinary64(Op::Bin64(Bin64Op::MaxI64)),
+    "v_and_b64" => VBinary64(Op::Bin64(Bin64Op::And)),
+    "v_or_b64" => VBinary64(Op::Bin64(Bin64Op::Or)),
+    "v_xor_b64" => VBinary64(Op::Bin64(Bin64Op::Xor)),
+    "v_add_f64" => VBinary64(Op::Bin64(Bin64Op::AddF64)),
+    "v_sub_f64" => VBinary64(Op::Bin64(Bin64Op::SubF64)),
+    "v_mul_f64" => VBinary64(Op::Bin64(Bin64Op::MulF64)),
+    "v_div_f64" => VBinary64(Op::Bin64(Bin64Op::DivF64)),
+    "v_min_f64" => VBinary64(Op::Bin64(Bin64Op::MinF64)),
+    "v_max_f64" => VBinary64(Op::Bin64(Bin64Op::MaxF64)),
+    "v_mov_b64" => VUnary64(Op::Un64(Un64Op::Mov)),
+    "v_neg_i64" => VUnary64(Op::Un64(Un64Op::NegI64)),
+    "v_neg_f64" => VUnary64(Op::Un64(Un64Op::NegF64)),
+    "v_abs_f64" => VUnary64(Op::Un64(Un64Op::AbsF64)),
+    "v_sqrt_f64" => VUnary64(Op::Un64(Un64Op::SqrtF64)),
+    "v_cvt_f64_u64" => VUnary64(Op::Un64(Un64Op::CvtF64U64)),
+    "v_cvt_f64_i64" => VUnary64(Op::Un64(Un64Op::CvtF64I64)),
+    "v_cvt_u64_f64" => VUnary64(Op::Un64(Un64Op::CvtU64F64)),
+    "v_cvt_i64_f64" => VUnary64(Op::Un64(Un64Op::CvtI64F64)),
+    "v_fma_f64" => VTernary64(Op::Tern64(Tern64Op::FmaF64)),
+    "v_mad_u64" => VTernary64(Op::Tern64(Tern64Op::MadU64)),
+    "v_mad_i64" => VTernary64(Op::Tern64(Tern64Op::MadU64)),
+    "v_cmp_eq_u64" => VCmp64(Cmp(C::Eq), Op::Cmp64Type(Cmp64Type::U64)),
+    "v_cmp_ne_u64" => VCmp64(Cmp(C::Ne), Op::Cmp64Type(Cmp64Type::U64)),
+    "v_cmp_lt_u64" => VCmp64(Cmp(C::Lt), Op::Cmp64Type(Cmp64Type::U64)),
+    "v_cmp_le_u64" => VCmp64(Cmp(C::Le), Op::Cmp64Type(Cmp64Type::U64)),
+    "v_cmp_gt_u64" => VCmp64(Cmp(C::Gt), Op::Cmp64Type(Cmp64Type::U64)),
+    "v_cmp_ge_u64" => VCmp64(Cmp(C::Ge), Op::Cmp64Type(Cmp64Type::U64)),
+    "v_cmp_eq_i64" => VCmp64(Cmp(C::Eq), Op::Cmp64Type(Cmp64Type::I64)),
+    "v_cmp_ne_i64" => VCmp64(Cmp(C::Ne), Op::Cmp64Type(Cmp64Type::I64)),
+    "v_cmp_lt_i64" => VCmp64(Cmp(C::Lt), Op::Cmp64Type(Cmp64Type::I64)),
+    "v_cmp_le_i64" => VCmp64(Cmp(C::Le), Op::Cmp64Type(Cmp64Type::I64)),
+    "v_cmp_gt_i64" => VCmp64(Cmp(C::Gt), Op::Cmp64Type(Cmp64Type::I64)),
+    "v_cmp_ge_i64" => VCmp64(Cmp(C::Ge), Op::Cmp64Type(Cmp64Type::I64)),
+    "v_cmp_eq_f64" => VCmp64(Cmp(C::Eq), Op::Cmp64Type(Cmp64Type::F64)),
+    "v_cmp_ne_f64" => VCmp64(Cmp(C::Ne), Op::Cmp64Type(Cmp64Type::F64)),
+    "v_cmp_lt_f64" => VCmp64(Cmp(C::Lt), Op::Cmp64Type(Cmp64Type::F64)),
+    "v_cmp_le_f64" => VCmp64(Cmp(C::Le), Op::Cmp64Type(Cmp64Type::F64)),
+    "v_cmp_gt_f64" => VCmp64(Cmp(C::Gt), Op::Cmp64Type(Cmp64Type::F64)),
+    "v_cmp_ge_f64" => VCmp64(Cmp(C::Ge), Op::Cmp64Type(Cmp64Type::F64)),
+    "v_cvt_f64_f32" => VWiden(Op::Widen(WidenOp::CvtF64F32)),
+    "v_cvt_f64_u32" => VWiden(Op::Widen(WidenOp::CvtF64U32)),
+    "v_cvt_f64_i32" => VWiden(Op::Widen(WidenOp::CvtF64I32)),
+    "v_cvt_u64_u32" => VWiden(Op::Widen(WidenOp::CvtU64U32)),
+    "v_cvt_i64_i32" => VWiden(Op::Widen(WidenOp::CvtI64I32)),
+    "v_cvt_f32_f64" => VNarrow(Op::Narrow(NarrowOp::CvtF32F64)),
+    "v_cvt_u32_f64" => VNarrow(Op::Narrow(NarrowOp::CvtU32F64)),
+    "v_cvt_i32_f64" => VNarrow(Op::Narrow(NarrowOp::CvtI32F64)),
+    "v_cvt_u32_u64" => VNarrow(Op::Narrow(NarrowOp::CvtU32U64)),
+    "v_cvt_i32_i64" => VNarrow(Op::Narrow(NarrowOp::CvtU32U64)),
     "v_select" => VSelect,
     // Lane exchange.
     "v_shfl_idx" => VShuffle(Shuffle(Sh::Index)),

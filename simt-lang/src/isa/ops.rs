@@ -246,3 +246,115 @@ impl Width {
         }
     }
 }
+
+/// A two-operand ALU operation on 64-bit values, each held in a pair of
+/// vector registers (the low word in the first).
+///
+/// Integer operations wrap; `f64` operations follow IEEE-754 as Rust's `f64`
+/// does, `min`/`max` as `f64::min`/`f64::max`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Bin64Op {
+    /// Wrapping addition (the same bits for `u64` and `i64`).
+    AddU64,
+    /// Wrapping subtraction.
+    SubU64,
+    /// Wrapping multiplication, low 64 bits.
+    MulU64,
+    /// Unsigned minimum.
+    MinU64,
+    /// Signed minimum.
+    MinI64,
+    /// Unsigned maximum.
+    MaxU64,
+    /// Signed maximum.
+    MaxI64,
+    /// Bitwise and.
+    And,
+    /// Bitwise or.
+    Or,
+    /// Bitwise exclusive or.
+    Xor,
+    /// `f64` addition.
+    AddF64,
+    /// `f64` subtraction.
+    SubF64,
+    /// `f64` multiplication.
+    MulF64,
+    /// `f64` division.
+    DivF64,
+    /// `f64` minimum.
+    MinF64,
+    /// `f64` maximum.
+    MaxF64,
+}
+
+/// A one-operand ALU operation from a register pair to a register pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Un64Op {
+    /// Copy the 64 bits.
+    Mov,
+    /// Wrapping `i64` negation.
+    NegI64,
+    /// `f64` negation (flips the sign bit).
+    NegF64,
+    /// `f64` absolute value (clears the sign bit).
+    AbsF64,
+    /// `f64` square root.
+    SqrtF64,
+    /// `u64` to `f64`, rounding to nearest even.
+    CvtF64U64,
+    /// `i64` to `f64`, rounding to nearest even.
+    CvtF64I64,
+    /// `f64` to `u64`, truncating and saturating (NaN gives 0), as Rust's `as`.
+    CvtU64F64,
+    /// `f64` to `i64`, truncating and saturating (NaN gives 0), as Rust's `as`.
+    CvtI64F64,
+}
+
+/// A three-operand ALU operation on register pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Tern64Op {
+    /// `a * b + c` in `f64` with a single rounding (fused multiply-add).
+    FmaF64,
+    /// `a * b + c` on 64-bit integers, wrapping.
+    MadU64,
+}
+
+/// The type a 64-bit comparison reads its register pairs as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Cmp64Type {
+    /// Unsigned 64-bit.
+    U64,
+    /// Signed 64-bit.
+    I64,
+    /// `f64`; every comparison with NaN is false except `Ne`.
+    F64,
+}
+
+/// A conversion from a 32-bit value to a register pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum WidenOp {
+    /// `f32` to `f64` (exact).
+    CvtF64F32,
+    /// `u32` to `f64` (exact).
+    CvtF64U32,
+    /// `i32` to `f64` (exact).
+    CvtF64I32,
+    /// `u32` to `u64`: zero-extends.
+    CvtU64U32,
+    /// `i32` to `i64`: sign-extends.
+    CvtI64I32,
+}
+
+/// A conversion from a register pair to a 32-bit value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum NarrowOp {
+    /// `f64` to `f32`, rounding to nearest even.
+    CvtF32F64,
+    /// `f64` to `u32`, truncating and saturating (NaN gives 0), as Rust's `as`.
+    CvtU32F64,
+    /// `f64` to `i32`, truncating and saturating (NaN gives 0), as Rust's `as`.
+    CvtI32F64,
+    /// The low 32 bits of a 64-bit integer (`u64` or `i64` to 32 bits).
+    CvtU32U64,
+}

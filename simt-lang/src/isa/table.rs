@@ -8,7 +8,10 @@
 //! its semantics in the interpreter, its tests.
 
 use super::field::{role, Field, Fields, FromField, IntoField, Role};
-use super::ops::{AtomicOp, BinOp, CmpOp, CmpType, MaskOp, ShuffleOp, TernOp, UnOp, WaveOp, Width};
+use super::ops::{
+    AtomicOp, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, MaskOp, NarrowOp, ShuffleOp, Tern64Op,
+    TernOp, Un64Op, UnOp, WaveOp, WidenOp, Width,
+};
 use crate::ir::{ElemType, GlobalRef, InstIdx, LdsRef, MReg, Operand, PrintFormat, SReg, VReg};
 use serde::Serialize;
 
@@ -217,6 +220,72 @@ define_instructions! {
         src: Operand => Src,
         /// The lane.
         lane: Operand => UIndex,
+    }
+    /// Vector ALU on 64-bit values: `dst = op(a, b)` in each active lane, each
+    /// value a pair of consecutive vector registers (low word first).
+    VBinary64 [Vector, Join] {
+        /// The operation.
+        op: Bin64Op => Op,
+        /// Destination pair.
+        dst: VReg => VDstRun,
+        /// First source pair.
+        a: VReg => VSrcRun,
+        /// Second source pair.
+        b: VReg => VSrcRun,
+    }
+    /// Vector ALU on 64-bit values: `dst = op(a)` in each active lane.
+    VUnary64 [Vector, Join] {
+        /// The operation.
+        op: Un64Op => Op,
+        /// Destination pair.
+        dst: VReg => VDstRun,
+        /// Source pair.
+        a: VReg => VSrcRun,
+    }
+    /// Vector ALU on 64-bit values: `dst = op(a, b, c)` in each active lane.
+    VTernary64 [Vector, Join] {
+        /// The operation.
+        op: Tern64Op => Op,
+        /// Destination pair.
+        dst: VReg => VDstRun,
+        /// First source pair.
+        a: VReg => VSrcRun,
+        /// Second source pair.
+        b: VReg => VSrcRun,
+        /// Third source pair.
+        c: VReg => VSrcRun,
+    }
+    /// Vector compare of 64-bit values: bit `l` of `dst` is set to `a op b`
+    /// for each active lane `l`; the bits of inactive lanes are kept.
+    VCmp64 [Vector, Join] {
+        /// The comparison.
+        op: CmpOp => Op,
+        /// What the pairs are read as.
+        ty: Cmp64Type => Op,
+        /// Destination mask register.
+        dst: MReg => MDst,
+        /// First source pair.
+        a: VReg => VSrcRun,
+        /// Second source pair.
+        b: VReg => VSrcRun,
+    }
+    /// A 32-bit value converted to a 64-bit one, into a register pair.
+    VWiden [Vector, Join] {
+        /// The conversion.
+        op: WidenOp => Op,
+        /// Destination pair.
+        dst: VReg => VDstRun,
+        /// The 32-bit source.
+        a: Operand => Src,
+    }
+    /// A 64-bit value converted to a 32-bit one.
+    VNarrow [Vector, Join] {
+        /// The conversion.
+        op: NarrowOp => Op,
+        /// Destination register.
+        dst: VReg => VDst,
+        /// Source pair.
+        a: VReg => VSrcRun,
     }
     /// Scalar ALU: `dst = op(a, b)`, once per wave.
     SBinary [Scalar, Join] {
@@ -569,6 +638,12 @@ mod tests {
             O::Wave(WaveOp::Count),
             O::Width(Width::X2),
             O::Access(ElemType::U32),
+            O::Bin64(Bin64Op::AddU64),
+            O::Un64(Un64Op::Mov),
+            O::Tern64(Tern64Op::FmaF64),
+            O::Cmp64Type(Cmp64Type::U64),
+            O::Widen(WidenOp::CvtF64F32),
+            O::Narrow(NarrowOp::CvtF32F64),
         ];
         let slots: Vec<usize> = fields
             .iter()

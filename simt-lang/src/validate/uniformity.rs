@@ -327,11 +327,19 @@ impl<'a> Analysis<'a> {
             ResultLevel::Wave => Uniformity::Wave,
             ResultLevel::Join => {
                 let values = fields.operands().map(|(op, _)| self.operand(state, op));
+                let runs = fields.runs_read().map(|r| match r {
+                    Reg::V(v) => self.operand(state, Operand::V(v)),
+                    _ => Uniformity::Lane,
+                });
                 let masks = fields.as_slice().iter().filter_map(|f| match *f {
                     Field::Mask(m) => Some(self.mask(state, m).level),
                     _ => None,
                 });
-                values.chain(masks).max().unwrap_or(Uniformity::Workgroup)
+                values
+                    .chain(runs)
+                    .chain(masks)
+                    .max()
+                    .unwrap_or(Uniformity::Workgroup)
             }
         };
         for reg in fields.written() {

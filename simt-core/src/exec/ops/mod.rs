@@ -16,6 +16,7 @@ mod alu;
 mod control;
 mod lanes;
 mod memory;
+mod pairs;
 mod print;
 
 use super::bind::{Geometry, Prepared, Slot};
@@ -537,6 +538,7 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
             Op::VTernary(x) => self.v_ternary(x),
             Op::VCmp(x) => self.v_cmp(x),
             Op::VSelect(x) => self.v_select(x),
+            Op::VPairs(x) => self.v_pairs(x),
             Op::VShuffle(x) => self.v_shuffle(x),
             Op::VReadFirstLane(x) => self.v_read_first_lane(x),
             Op::VReadLane(x) => self.v_read_lane(x),

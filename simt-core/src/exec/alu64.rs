@@ -1,0 +1,110 @@
+//! The 64-bit operations, one lane at a time: each value a `u64` made of a
+//! register pair's two words (the low word in the first register).
+//!
+//! These run per lane, not as vectorized lane loops: 64-bit arithmetic is rare
+//! in kernels and its loops are not worth their build time.
+
+use crate::isa::{Bin64Op, Cmp64Type, CmpOp, NarrowOp, Tern64Op, Un64Op, WidenOp};
+
+#[inline(always)]
+fn f(bits: u64) -> f64 {
+    f64::from_bits(bits)
+}
+
+/// An `f64` result's bits, with every NaN written as the one quiet NaN
+/// `0x7ff8_0000_0000_0000` (as [`super::alu::bits`] does for `f32`).
+#[inline(always)]
+pub(super) fn bits(x: f64) -> u64 {
+    if x.is_nan() {
+        0x7ff8_0000_0000_0000
+    } else {
+        x.to_bits()
+    }
+}
+
+/// `op(a, b)` as documented on [`Bin64Op`].
+pub(super) fn bin(op: Bin64Op, a: u64, b: u64) -> u64 {
+    match op {
+        Bin64Op::AddU64 => a.wrapping_add(b),
+        Bin64Op::SubU64 => a.wrapping_sub(b),
+        Bin64Op::MulU64 => a.wrapping_mul(b),
+        Bin64Op::MinU64 => a.min(b),
+        Bin64Op::MinI64 => (a as i64).min(b as i64) as u64,
+        Bin64Op::MaxU64 => a.max(b),
+        Bin64Op::MaxI64 => (a as i64).max(b as i64) as u64,
+        Bin64Op::And => a & b,
+        Bin64Op::Or => a | b,
+        Bin64Op::Xor => a ^ b,
+        Bin64Op::AddF64 => bits(f(a) + f(b)),
+        Bin64Op::SubF64 => bits(f(a) - f(b)),
+        Bin64Op::MulF64 => bits(f(a) * f(b)),
+        Bin64Op::DivF64 => bits(f(a) / f(b)),
+        Bin64Op::MinF64 => bits(f(a).min(f(b))),
+        Bin64Op::MaxF64 => bits(f(a).max(f(b))),
+    }
+}
+
+/// `op(a)` as documented on [`Un64Op`].
+pub(super) fn un(op: Un64Op, a: u64) -> u64 {
+    match op {
+        Un64Op::Mov => a,
+        Un64Op::NegI64 => (a as i64).wrapping_neg() as u64,
+        Un64Op::NegF64 => a ^ (1 << 63),
+        Un64Op::AbsF64 => a & !(1 << 63),
+        Un64Op::SqrtF64 => bits(f(a).sqrt()),
+        Un64Op::CvtF64U64 => bits(a as f64),
+        Un64Op::CvtF64I64 => bits(a as i64 as f64),
+        Un64Op::CvtU64F64 => f(a) as u64,
+        Un64Op::CvtI64F64 => f(a) as i64 as u64,
+    }
+}
+
+/// `op(a, b, c)` as documented on [`Tern64Op`].
+pub(super) fn tern(op: Tern64Op, a: u64, b: u64, c: u64) -> u64 {
+    match op {
+        Tern64Op::FmaF64 => bits(f(a).mul_add(f(b), f(c))),
+        Tern64Op::MadU64 => a.wrapping_mul(b).wrapping_add(c),
+    }
+}
+
+/// `a op b`, the pairs read as `ty`.
+pub(super) fn cmp(op: CmpOp, ty: Cmp64Type, a: u64, b: u64) -> bool {
+    use std::cmp::Ordering;
+    let order = match ty {
+        Cmp64Type::U64 => Some(a.cmp(&b)),
+        Cmp64Type::I64 => Some((a as i64).cmp(&(b as i64))),
+        Cmp64Type::F64 => f(a).partial_cmp(&f(b)),
+    };
+    match (op, order) {
+        // Unordered (a NaN): every comparison is false but `ne`.
+        (CmpOp::Ne, None) => true,
+        (_, None) => false,
+        (CmpOp::Eq, Some(o)) => o == Ordering::Equal,
+        (CmpOp::Ne, Some(o)) => o != Ordering::Equal,
+        (CmpOp::Lt, Some(o)) => o == Ordering::Less,
+        (CmpOp::Le, Some(o)) => o != Ordering::Greater,
+        (CmpOp::Gt, Some(o)) => o == Ordering::Greater,
+        (CmpOp::Ge, Some(o)) => o != Ordering::Less,
+    }
+}
+
+/// The 32-bit `a` converted by `op`.
+pub(super) fn widen(op: WidenOp, a: u32) -> u64 {
+    match op {
+        WidenOp::CvtF64F32 => bits(f64::from(f32::from_bits(a))),
+        WidenOp::CvtF64U32 => f64::from(a).to_bits(),
+        WidenOp::CvtF64I32 => f64::from(a as i32).to_bits(),
+        WidenOp::CvtU64U32 => u64::from(a),
+        WidenOp::CvtI64I32 => a as i32 as i64 as u64,
+    }
+}
+
+/// The 64-bit `a` converted by `op`.
+pub(super) fn narrow(op: NarrowOp, a: u64) -> u32 {
+    match op {
+        NarrowOp::CvtF32F64 => super::alu::bits(f(a) as f32),
+        NarrowOp::CvtU32F64 => f(a) as u32,
+        NarrowOp::CvtI32F64 => f(a) as i32 as u32,
+        NarrowOp::CvtU32U64 => a as u32,
+    }
+}

@@ -1,0 +1,214 @@
+//! The 64-bit operations on register pairs, written on their own: integers
+//! through 128-bit arithmetic cut back to 64 bits, NaNs found by their
+//! exponent and fraction bits.
+
+use simt_lang::{Bin64Op, Cmp64Type, CmpOp, NarrowOp, Tern64Op, Un64Op, WidenOp};
+
+const SIGN: u64 = 1 << 63;
+const CANONICAL_NAN: u64 = 0x7ff8_0000_0000_0000;
+
+/// Whether `x`'s bits are a NaN: all exponent bits set, a fraction not zero.
+fn is_nan(x: u64) -> bool {
+    (x >> 52) & 0x7ff == 0x7ff && x & ((1 << 52) - 1) != 0
+}
+
+/// An `f64` result's bits, every NaN the canonical one.
+fn canon(x: f64) -> u64 {
+    let b = x.to_bits();
+    if is_nan(b) {
+        CANONICAL_NAN
+    } else {
+        b
+    }
+}
+
+fn f(x: u64) -> f64 {
+    f64::from_bits(x)
+}
+
+fn signed(x: u64) -> i128 {
+    i128::from(x as i64)
+}
+
+/// The low 64 bits of `x`.
+fn low(x: i128) -> u64 {
+    (x & 0xffff_ffff_ffff_ffff) as u64
+}
+
+/// A number whose low 64 bits are those of `a * b`: the product of the
+/// 32-bit halves, less the high halves' product, which only moves bits 64
+/// and above (and below 2^98, so a 64-bit addend cannot overflow it).
+fn product(a: u64, b: u64) -> u128 {
+    let (a0, a1) = (u128::from(a as u32), u128::from(a >> 32));
+    let (b0, b1) = (u128::from(b as u32), u128::from(b >> 32));
+    a0 * b0 + ((a0 * b1 + a1 * b0) << 32)
+}
+
+pub fn binary(op: Bin64Op, a: u64, b: u64) -> u64 {
+    let (ua, ub) = (i128::from(a), i128::from(b));
+    match op {
+        Bin64Op::AddU64 => low(ua + ub),
+        Bin64Op::SubU64 => low(ua - ub),
+        Bin64Op::MulU64 => product(a, b) as u64,
+        Bin64Op::MinU64 => low(ua.min(ub)),
+        Bin64Op::MaxU64 => low(ua.max(ub)),
+        Bin64Op::MinI64 => low(signed(a).min(signed(b))),
+        Bin64Op::MaxI64 => low(signed(a).max(signed(b))),
+        Bin64Op::And => a & b,
+        Bin64Op::Or => a | b,
+        Bin64Op::Xor => a ^ b,
+        Bin64Op::AddF64 => canon(f(a) + f(b)),
+        Bin64Op::SubF64 => canon(f(a) - f(b)),
+        Bin64Op::MulF64 => canon(f(a) * f(b)),
+        Bin64Op::DivF64 => canon(f(a) / f(b)),
+        Bin64Op::MinF64 => canon(f(a).min(f(b))),
+        Bin64Op::MaxF64 => canon(f(a).max(f(b))),
+    }
+}
+
+pub fn unary(op: Un64Op, a: u64) -> u64 {
+    match op {
+        Un64Op::Mov => a,
+        Un64Op::NegI64 => low(-signed(a)),
+        Un64Op::NegF64 => a ^ SIGN,
+        Un64Op::AbsF64 => a & !SIGN,
+        Un64Op::SqrtF64 => canon(f(a).sqrt()),
+        Un64Op::CvtF64U64 => canon(a as f64),
+        Un64Op::CvtF64I64 => canon(signed(a) as f64),
+        Un64Op::CvtU64F64 => to_int(a, 0, u64::MAX as i128) as u64,
+        Un64Op::CvtI64F64 => low(to_int(a, i64::MIN as i128, i64::MAX as i128)),
+    }
+}
+
+/// The `f64` `a` truncated toward zero and clamped to `lo..=hi`; NaN is 0.
+fn to_int(a: u64, lo: i128, hi: i128) -> i128 {
+    if is_nan(a) {
+        return 0;
+    }
+    let t = f(a).trunc();
+    if t <= lo as f64 {
+        lo
+    } else if t >= hi as f64 {
+        hi
+    } else {
+        t as i128
+    }
+}
+
+pub fn ternary(op: Tern64Op, a: u64, b: u64, c: u64) -> u64 {
+    match op {
+        Tern64Op::FmaF64 => canon(f(a).mul_add(f(b), f(c))),
+        Tern64Op::MadU64 => (product(a, b) + u128::from(c)) as u64,
+    }
+}
+
+pub fn compare(op: CmpOp, ty: Cmp64Type, a: u64, b: u64) -> bool {
+    if ty == Cmp64Type::F64 && (is_nan(a) || is_nan(b)) {
+        return op == CmpOp::Ne;
+    }
+    // -1, 0 or 1 as a is below, equal to or above b.
+    let sign = match ty {
+        Cmp64Type::U64 => (i128::from(a) - i128::from(b)).signum(),
+        Cmp64Type::I64 => (signed(a) - signed(b)).signum(),
+        Cmp64Type::F64 => {
+            let d = f(a) - f(b);
+            // Equal values (0 and -0 included) differ by zero; infinities of
+            // one sign give NaN and are equal.
+            if f(a) == f(b) {
+                0
+            } else if d < 0.0 {
+                -1
+            } else {
+                1
+            }
+        }
+    };
+    match op {
+        CmpOp::Eq => sign == 0,
+        CmpOp::Ne => sign != 0,
+        CmpOp::Lt => sign < 0,
+        CmpOp::Le => sign <= 0,
+        CmpOp::Gt => sign > 0,
+        CmpOp::Ge => sign >= 0,
+    }
+}
+
+pub fn widen(op: WidenOp, a: u32) -> u64 {
+    match op {
+        WidenOp::CvtF64F32 => canon(f64::from(f32::from_bits(a))),
+        WidenOp::CvtF64U32 => (a as f64).to_bits(),
+        WidenOp::CvtF64I32 => ((a as i32) as f64).to_bits(),
+        WidenOp::CvtU64U32 => u64::from(a),
+        WidenOp::CvtI64I32 => low(i128::from(a as i32)),
+    }
+}
+
+pub fn narrow(op: NarrowOp, a: u64) -> u32 {
+    match op {
+        NarrowOp::CvtF32F64 => {
+            if is_nan(a) {
+                0x7fc0_0000
+            } else {
+                (f(a) as f32).to_bits()
+            }
+        }
+        NarrowOp::CvtU32F64 => to_int(a, 0, i128::from(u32::MAX)) as u32,
+        NarrowOp::CvtI32F64 => to_int(a, i128::from(i32::MIN), i128::from(i32::MAX)) as i32 as u32,
+        NarrowOp::CvtU32U64 => (a & 0xffff_ffff) as u32,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f64b(x: f64) -> u64 {
+        x.to_bits()
+    }
+
+    #[test]
+    fn hand_computed_cases() {
+        // (2^32 + 1)^2 = 2^64 + 2^33 + 1 wraps to 2^33 + 1.
+        assert_eq!(
+            binary(Bin64Op::MulU64, 0x1_0000_0001, 0x1_0000_0001),
+            0x2_0000_0001
+        );
+        assert_eq!(binary(Bin64Op::MulU64, u64::MAX, u64::MAX), 1);
+        assert_eq!(ternary(Tern64Op::MadU64, u64::MAX, u64::MAX, u64::MAX), 0);
+        assert_eq!(binary(Bin64Op::AddU64, 0xffff_ffff, 1), 0x1_0000_0000);
+        assert_eq!(binary(Bin64Op::MinI64, u64::MAX, 1), u64::MAX);
+        assert_eq!(unary(Un64Op::NegI64, 1 << 63), 1 << 63);
+        assert_eq!(binary(Bin64Op::DivF64, 0, 0), CANONICAL_NAN);
+        assert_eq!(
+            ternary(
+                Tern64Op::FmaF64,
+                0x3ff0_0000_0040_0000,
+                0x3fef_ffff_ff80_0000,
+                f64b(-1.0)
+            ),
+            0xbc30_0000_0000_0000
+        );
+        assert_eq!(unary(Un64Op::CvtU64F64, f64b(1e20)), u64::MAX);
+        assert_eq!(unary(Un64Op::CvtI64F64, f64b(-2.5)), (-2i64) as u64);
+        assert_eq!(
+            unary(Un64Op::CvtF64U64, (1 << 53) + 1),
+            0x4340_0000_0000_0000
+        );
+        assert_eq!(narrow(NarrowOp::CvtI32F64, f64b(1e10)), 0x7fff_ffff);
+        assert_eq!(
+            narrow(NarrowOp::CvtF32F64, f64b(1.0 + 2f64.powi(-24))),
+            0x3f80_0000
+        );
+        assert_eq!(widen(WidenOp::CvtI64I32, 0xffff_fffb), (-5i64) as u64);
+        assert!(compare(CmpOp::Lt, Cmp64Type::I64, f64b(-0.0), 0));
+        assert!(!compare(CmpOp::Lt, Cmp64Type::U64, f64b(-0.0), 0));
+        assert!(compare(CmpOp::Eq, Cmp64Type::F64, f64b(-0.0), 0));
+        assert!(compare(
+            CmpOp::Ne,
+            Cmp64Type::F64,
+            CANONICAL_NAN,
+            CANONICAL_NAN
+        ));
+        assert!(!compare(CmpOp::Ge, Cmp64Type::F64, CANONICAL_NAN, 0));
+    }
+}
