@@ -90,6 +90,15 @@ pub enum LaunchErrorKind {
         /// What is wrong.
         reason: String,
     },
+    /// The part of a timed launch is invalid, or the launch's memory model is
+    /// not the part's.
+    #[error("part `{name}`: {reason}")]
+    Part {
+        /// The part's name.
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// The kernel declares its workgroup shape (`#[workgroup_size(..)]`) and
     /// the launch asks for another: the kernel's facts were proved for the
     /// declared one only.

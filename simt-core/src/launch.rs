@@ -99,6 +99,9 @@ pub struct LaunchConfig {
     /// What runs the waves ([`Engine::Native`] by default). Outputs and every
     /// statistic are the same on both.
     pub engine: Engine,
+    /// The part whose time the launch estimates ([`Stats::timing`](crate::Stats::timing)),
+    /// if any; see [`LaunchConfig::timing`].
+    pub timing: Option<crate::Part>,
 }
 
 /// What runs a launch's waves.
@@ -254,6 +257,7 @@ impl LaunchConfig {
             worst_phases: false,
             threads: Threads::Auto,
             engine: Engine::Native,
+            timing: None,
         }
     }
 
@@ -324,6 +328,19 @@ impl LaunchConfig {
     /// counters are the same.
     pub fn trace_workgroup(mut self, index: u64) -> Self {
         self.trace_workgroup = Some(index);
+        self
+    }
+
+    /// Estimates the launch's time on `part` ([`Stats::timing`](crate::Stats::timing)):
+    /// cycles, the limiter, each resource's share of its peak, the achieved
+    /// occupancy and where the waves waited, per instruction. Sets the
+    /// memory model to the part's, since the counters decide which level
+    /// serves each access; a launch whose model differs is refused. Such a
+    /// launch runs on one thread of the interpreter, records each wave's
+    /// issues, and replays them on the part after the run.
+    pub fn timing(mut self, part: crate::Part) -> Self {
+        self.model = part.memory.clone();
+        self.timing = Some(part);
         self
     }
 

@@ -15,7 +15,9 @@
 //!   tests, and a launch can record each memory instruction's costliest phase
 //!   ([`WorstPhase`]) and one workgroup's issues ([`Trace`]) when asked;
 //! - [`occupancy()`]: theoretical occupancy of a kernel's registers and LDS on a
-//!   [`Hardware`] description.
+//!   [`Hardware`] description;
+//! - [`Part`] and [`Timing`]: a GPU's figures, and a timed launch's estimate of
+//!   its cycles, its limiter and where its waves waited.
 #![deny(missing_docs)]
 
 pub use simt_lang::{facts, float16, half, ir, isa, limits};
@@ -29,11 +31,13 @@ mod launch;
 mod listing;
 mod model;
 pub mod occupancy;
+mod part;
 mod prediction;
 mod prints;
 mod proved;
 mod snapshot;
 mod stats;
+mod timing;
 
 pub use args::Args;
 pub use cache::{
@@ -54,6 +58,7 @@ pub mod __native {
 pub use listing::{Hint, HintKind, Line, Listing, MAX_HINTS};
 pub use model::MemoryModel;
 pub use occupancy::{occupancy, Hardware, Limiter, Occupancy, Usage};
+pub use part::{Clocks, Part};
 pub use prediction::{predictions, Prediction};
 pub use prints::{PrintLine, Prints};
 pub use proved::races as proved_races;
@@ -68,3 +73,4 @@ pub use simt_lang::{
 };
 pub use snapshot::{NonZero, Snapshot, SnapshotLine};
 pub use stats::{Counters, Issue, LaunchValues, Stats, Trace, WorstPhase, MAX_TRACE_ISSUES};
+pub use timing::{Bound, Stalls, Timing, Utilization};

@@ -243,6 +243,10 @@ pub struct Stats {
     /// serialized: the figures stand for themselves.
     #[serde(skip)]
     pub launch: LaunchValues,
+    /// The timing model's estimate, when the launch asked for one
+    /// ([`LaunchConfig::timing`](crate::LaunchConfig::timing)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timing: Option<crate::Timing>,
 }
 
 /// A launch's shape and scalar arguments.
@@ -274,6 +278,7 @@ impl PartialEq for Stats {
             trace,
             prints,
             launch: _,
+            timing,
         } = self;
         *kernel == other.kernel
             && *wave_width == other.wave_width
@@ -287,9 +292,11 @@ impl PartialEq for Stats {
             && *worst_phases == other.worst_phases
             && *trace == other.trace
             && *prints == other.prints
+            && *timing == other.timing
     }
 }
 
+// The timing's figures are finite: the replay divides by positive figures only.
 impl Eq for Stats {}
 
 /// The most issues a [`Trace`] keeps: a runaway loop must not fill memory.
@@ -424,6 +431,7 @@ impl Stats {
             trace: None,
             prints: crate::Prints::default(),
             launch: LaunchValues::default(),
+            timing: None,
         }
     }
 

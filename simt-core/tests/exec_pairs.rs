@@ -377,14 +377,18 @@ fn compares_read_the_pairs_as_their_type() {
         a: VReg(0),
         b: VReg(2),
     };
-    let rows: [(Inst, fn(&(bool, bool, bool, bool, bool)) -> bool); 5] = [
-        (compare(CmpOp::Lt, Cmp64Type::U64), |w| w.0),
-        (compare(CmpOp::Lt, Cmp64Type::I64), |w| w.1),
-        (compare(CmpOp::Lt, Cmp64Type::F64), |w| w.2),
-        (compare(CmpOp::Eq, Cmp64Type::F64), |w| w.3),
-        (compare(CmpOp::Ne, Cmp64Type::F64), |w| w.4),
+    // Each compare with the column of `want` it must give.
+    let rows = [
+        (compare(CmpOp::Lt, Cmp64Type::U64), 0),
+        (compare(CmpOp::Lt, Cmp64Type::I64), 1),
+        (compare(CmpOp::Lt, Cmp64Type::F64), 2),
+        (compare(CmpOp::Eq, Cmp64Type::F64), 3),
+        (compare(CmpOp::Ne, Cmp64Type::F64), 4),
     ];
-    for (body, pick) in rows {
+    let pick = |w: &(bool, bool, bool, bool, bool), column: usize| {
+        [w.0, w.1, w.2, w.3, w.4][column]
+    };
+    for (body, column) in rows {
         for width in [32, 64] {
             let got = odd_lanes(&[body], &cases, width);
             check(
@@ -393,7 +397,7 @@ fn compares_read_the_pairs_as_their_type() {
                 cases.len(),
                 false,
                 |g| g.1,
-                |k| pick(&want[k]),
+                |k| pick(&want[k], column),
             );
         }
     }

@@ -67,6 +67,19 @@ pub(super) fn check_config(config: &LaunchConfig) -> Result<Geometry, LaunchErro
         reason,
     };
     model.check().map_err(bad_model)?;
+    if let Some(part) = &config.timing {
+        let bad_part = |reason: String| LaunchErrorKind::Part {
+            name: part.name.to_string(),
+            reason,
+        };
+        part.check().map_err(bad_part)?;
+        if part.memory != *model {
+            return Err(bad_part(format!(
+                "the launch's memory model `{}` is not the part's `{}`: time a launch under its part's model",
+                model.name, part.memory.name
+            )));
+        }
+    }
     // An access must fall in one line, one sector and one bank word, so that the
     // counters count each lane once: the geometry must not be finer than the
     // widest access.

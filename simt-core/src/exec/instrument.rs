@@ -9,7 +9,9 @@
 use super::marks::Marks;
 use super::sanitize::{Kind, Sanitizer};
 use crate::ir::Program;
-use crate::stats::{Issue, Stats, Trace, WorstPhase, MAX_TRACE_ISSUES};
+use crate::isa::Inst;
+use crate::stats::{Counters, Issue, Stats, Trace, WorstPhase, MAX_TRACE_ISSUES};
+use crate::timing::stream::Streams;
 
 /// One memory instruction's lanes, as the instruments see them.
 pub struct Access<'a> {
@@ -29,6 +31,8 @@ pub struct Access<'a> {
     pub(super) count: u32,
     /// The values stored, per element (stores only).
     pub(super) values: &'a [&'a [u32]],
+    /// The instruction's counters, this access counted.
+    pub(super) counted: &'a Counters,
 }
 
 /// What a launch calls besides counting. Every method does nothing by default.
@@ -146,6 +150,7 @@ pub(super) struct Watch<'a> {
     pub(super) sanitizer: Option<&'a mut Sanitizer>,
     pub(super) recorder: Option<Recorder>,
     pub(super) marks: Option<&'a mut Marks>,
+    pub(super) streams: Option<Streams>,
 }
 
 impl Instrument for Watch<'_> {
@@ -153,16 +158,19 @@ impl Instrument for Watch<'_> {
     fn workgroup_begin(&mut self, linear: u64, group: [u32; 3], waves: usize) {
         self.sanitizer.workgroup_begin(linear, group, waves);
         self.recorder.workgroup_begin(linear, group, waves);
+        self.streams.workgroup_begin(linear, group, waves);
     }
     #[inline(always)]
     fn issue(&mut self, program: &Program, pc: usize, wave: usize, exec: u64) {
         self.sanitizer.issue(program, pc, wave, exec);
         self.recorder.issue(program, pc, wave, exec);
+        self.streams.issue(program, pc, wave, exec);
     }
     #[inline(always)]
     fn memory(&mut self, program: &Program, pc: usize, wave: usize, access: &Access<'_>) {
         self.sanitizer.memory(program, pc, wave, access);
         self.marks.memory(program, pc, wave, access);
+        self.streams.memory(program, pc, wave, access);
     }
     #[inline(always)]
     fn wave_barrier(&mut self, wave: usize, exec: u64) {
@@ -279,4 +287,37 @@ impl Instrument for Recorder {
     fn worst(&mut self, pc: usize) -> Option<&mut WorstPhase> {
         self.worsts.get_mut(pc)
     }
+}
+
+/// A timed launch's recording: every issue but `print`'s (which takes no
+/// time on a GPU), and what each access cost.
+impl Instrument for Streams {
+    fn workgroup_begin(&mut self, linear: u64, _group: [u32; 3], waves: usize) {
+        self.begin(linear, waves);
+    }
+    fn issue(&mut self, program: &Program, pc: usize, wave: usize, _exec: u64) {
+        if !matches!(program.insts.get(pc), Some(Inst::Print { .. })) {
+            self.push(pc, wave);
+        }
+    }
+    fn memory(&mut self, _program: &Program, pc: usize, wave: usize, a: &Access<'_>) {
+        let global = a.buffer.is_some();
+        let atomic = matches!(a.kind, Kind::Atomic);
+        let busiest = (global && atomic).then(|| busiest_address(a)).flatten();
+        let load = matches!(a.kind, Kind::Load);
+        self.access(pc, wave, a.counted, global, !load, busiest);
+    }
+}
+
+/// The address most active lanes of `a` update, and how many do.
+fn busiest_address(a: &Access<'_>) -> Option<(u64, u32)> {
+    let mut addrs: Vec<u64> = (0..a.offs.len().min(64))
+        .filter(|&l| a.exec >> l & 1 == 1)
+        .map(|l| a.base + u64::from(a.offs[l]))
+        .collect();
+    addrs.sort_unstable();
+    addrs
+        .chunk_by(|x, y| x == y)
+        .map(|run| (run[0], run.len() as u32))
+        .max_by_key(|&(_, n)| n)
 }

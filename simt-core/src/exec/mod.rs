@@ -89,6 +89,7 @@ use crate::error::{Error, Fault, FaultKind, LaunchError, LaunchErrorKind};
 use crate::ir::Program;
 use crate::launch::{Arg, Engine, LaunchConfig, Order, Schedule, Threads};
 use crate::stats::Stats;
+use crate::timing::stream::Streams;
 use crate::Kernel;
 use bind::{Geometry, Slot};
 use decode::Decoded;
@@ -282,6 +283,7 @@ impl Machine {
             && config.schedule_check.is_none()
             && config.trace_workgroup.is_none()
             && !config.worst_phases
+            && config.timing.is_none()
             && !prepared.global_atomics;
         let threads = match config.threads {
             _ if !splittable => 1,
@@ -406,12 +408,14 @@ impl Machine {
             };
             let groups = Groups::ordered(plan.order, plan.total, 0..plan.total);
             let recording = config.trace_workgroup.is_some() || config.worst_phases;
+            let timing = config.timing.as_ref();
             let w = &mut self.worker;
-            // The watched launches (the sanitizers, the recording or both)
-            // share one build of the loop (see `Worker::run_groups`).
-            match (watching || sanitizing, recording) {
+            // The watched launches (the sanitizers, the recording, the timing
+            // or any of them) share one build of the loop (see
+            // `Worker::run_groups`).
+            match (watching || sanitizing, recording || timing.is_some()) {
                 (false, false) => w.run_groups::<W>(plan, job, groups, None, native)?,
-                (sanitizer, recording) => {
+                (sanitizer, _) => {
                     let n = program.insts.len();
                     let recorder = recording
                         .then(|| Recorder::new(config.worst_phases, config.trace_workgroup, n));
@@ -419,10 +423,17 @@ impl Machine {
                         sanitizer: sanitizer.then_some(&mut self.sanitizer),
                         recorder,
                         marks: None,
+                        streams: timing.map(|_| Streams::new(n)),
                     };
                     w.run_groups::<W>(plan, job, groups, Some(&mut watch), None)?;
                     if let Some(recorder) = watch.recorder {
                         recorder.finish(&mut stats);
+                    }
+                    if let (Some(part), Some(streams)) = (timing, watch.streams) {
+                        let size = config.workgroup.count() as u32;
+                        stats.timing = Some(crate::timing::replay(
+                            program, part, W as u32, size, &streams,
+                        ));
                     }
                 }
             }

@@ -1169,6 +1169,7 @@ mod tests {
                             size,
                             count,
                             values: if kind == Kind::Store { &values } else { &[] },
+                            counted: &crate::stats::Counters::default(),
                         };
                         let pc = rng.next(8) as usize;
                         fast.memory(&program, pc, wave, &access);

@@ -1,0 +1,141 @@
+//! What a timed launch records for the timing model: each wave's issues in
+//! order, and for each memory access which level served its sectors.
+//!
+//! The functional run decides the levels (its L1s see a unit's workgroups
+//! one after another); the replay then runs the streams concurrently.
+
+use crate::stats::Counters;
+
+/// An event's `cost` when the issue made no memory access.
+pub(crate) const NO_COST: u32 = u32::MAX;
+
+/// One issue of one wave.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Event {
+    /// The instruction.
+    pub(crate) pc: u32,
+    /// Its access's cost in [`Streams::costs`], or [`NO_COST`].
+    pub(crate) cost: u32,
+}
+
+/// What one memory access asks of the memory levels.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Cost {
+    /// Phases with an active lane.
+    pub(crate) phases: u32,
+    /// LDS cycles: one per phase, one per conflict cycle, one per further
+    /// lane at a contended LDS atomic address.
+    pub(crate) lds_cycles: u32,
+    /// Global sectors the access asks of the L1.
+    pub(crate) l1_sectors: u32,
+    /// Global sectors that go on to the L2 (load misses, stores, atomics).
+    pub(crate) l2_sectors: u32,
+    /// Sectors DRAM serves (first touches in the launch).
+    pub(crate) dram_sectors: u32,
+    /// A global atomic's busiest address and how many active lanes update
+    /// it: updates of one address serialize.
+    pub(crate) atomic: Option<(u64, u32)>,
+}
+
+/// One workgroup's streams.
+#[derive(Debug, Default)]
+pub(crate) struct Group {
+    /// Numbered x fastest.
+    pub(crate) linear: u64,
+    /// Per wave, its issues in order.
+    pub(crate) waves: Vec<Vec<Event>>,
+}
+
+/// A timed launch's recording.
+#[derive(Debug, Default)]
+pub(crate) struct Streams {
+    /// The workgroups, in the order they ran.
+    pub(crate) groups: Vec<Group>,
+    /// The memory accesses' costs, which events name by index.
+    pub(crate) costs: Vec<Cost>,
+    /// Per instruction, its counters as last seen, so that an access's cost
+    /// is the difference the access made.
+    seen: Vec<Counters>,
+}
+
+impl Streams {
+    /// An empty recording for a program of `insts` instructions.
+    pub(crate) fn new(insts: usize) -> Self {
+        Streams {
+            seen: vec![Counters::default(); insts],
+            ..Streams::default()
+        }
+    }
+
+    /// Workgroup `linear` of `waves` waves starts.
+    pub(crate) fn begin(&mut self, linear: u64, waves: usize) {
+        self.groups.push(Group {
+            linear,
+            waves: vec![Vec::new(); waves],
+        });
+    }
+
+    /// Wave `wave` of the running workgroup issues `pc`.
+    pub(crate) fn push(&mut self, pc: usize, wave: usize) {
+        if let Some(w) = self.groups.last_mut().and_then(|g| g.waves.get_mut(wave)) {
+            w.push(Event {
+                pc: pc as u32,
+                cost: NO_COST,
+            });
+        }
+    }
+
+    /// Wave `wave`'s last issue, memory instruction `pc`, made an access
+    /// after which the instruction's counters are `counted`. `global` says
+    /// whether it went to global memory, `atomic` gives a global atomic's
+    /// busiest address and its lanes.
+    pub(crate) fn access(
+        &mut self,
+        pc: usize,
+        wave: usize,
+        counted: &Counters,
+        global: bool,
+        store_or_atomic: bool,
+        atomic: Option<(u64, u32)>,
+    ) {
+        let Some(seen) = self.seen.get_mut(pc) else {
+            return;
+        };
+        let d = |now: u64, then: u64| now.saturating_sub(then) as u32;
+        let cost = if global {
+            let sectors = d(counted.global_sectors, seen.global_sectors);
+            Cost {
+                phases: d(counted.global_accesses, seen.global_accesses),
+                l1_sectors: sectors,
+                l2_sectors: if store_or_atomic {
+                    sectors
+                } else {
+                    d(counted.l1_miss_sectors, seen.l1_miss_sectors)
+                },
+                dram_sectors: d(counted.dram_sectors, seen.dram_sectors),
+                atomic,
+                ..Cost::default()
+            }
+        } else {
+            let phases = d(counted.lds_accesses, seen.lds_accesses);
+            Cost {
+                phases,
+                lds_cycles: phases
+                    + d(counted.lds_conflict_cycles, seen.lds_conflict_cycles)
+                    + d(counted.atomic_contention, seen.atomic_contention),
+                ..Cost::default()
+            }
+        };
+        *seen = *counted;
+        let index = self.costs.len() as u32;
+        if let Some(e) = self
+            .groups
+            .last_mut()
+            .and_then(|g| g.waves.get_mut(wave))
+            .and_then(|w| w.last_mut())
+        {
+            self.costs.push(cost);
+            e.cost = index;
+        }
+    }
+}

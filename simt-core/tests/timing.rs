@@ -1,0 +1,259 @@
+//! The timing model against figures computed by hand from the part's
+//! figures: a dependent chain waits the ALU latency per instruction, more
+//! waves per scheduler hide it, a streaming kernel runs at the DRAM
+//! bandwidth, a conflicted LDS access costs its conflict cycles, updates of
+//! one atomic address serialize, a barrier waits for the slowest wave; and
+//! its errors.
+
+use simt_core::{
+    launch, Arg, Bound, Error, LaunchConfig, LaunchErrorKind, MemoryModel, Part, Stats, Timing,
+};
+
+fn kernel(src: &str) -> simt_core::Kernel {
+    simt_front::compile(src).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn timed(src: &str, grid: u32, size: u32, part: Part, args: &mut [Arg<'_>]) -> Timing {
+    let k = kernel(src);
+    let config = LaunchConfig::new([grid, 1, 1], [size, 1, 1]).timing(part);
+    let stats: Stats = launch(&k, &config, args).unwrap_or_else(|e| panic!("{e}"));
+    stats.timing.expect("a timed launch has a timing")
+}
+
+/// One SM of an H100: its per-SM figures, a 132th of its L2 and DRAM
+/// bandwidth.
+fn sm() -> Part {
+    Part::h100_sxm().scaled(1)
+}
+
+const CHAIN: &str = "kernel chain(out: &mut [u32]) {
+    vreg v;
+    v_mov v, 0
+    v_add_u32 v, v, 1
+    v_add_u32 v, v, 1
+    v_add_u32 v, v, 1
+    v_add_u32 v, v, 1
+    v_add_u32 v, v, 1
+}";
+
+#[test]
+fn a_dependent_chain_waits_the_alu_latency_per_instruction() {
+    let mut out = vec![0u32; 32];
+    let t = timed(CHAIN, 1, 32, sm(), &mut [Arg::buffer_mut(&mut out)]);
+    let latency = f64::from(sm().clocks.alu_latency);
+    // `v_mov` issues at 0, each add `latency` after the one before (the
+    // fifth at 5 * latency), `end` the cycle after it: 5 * latency + 2.
+    assert_eq!(t.cycles, 5.0 * latency + 2.0);
+    assert_eq!(t.stalls.issuing, 7.0);
+    // Each add waited `latency - 1` cycles past its predecessor's issue.
+    assert_eq!(t.stalls.dependency, 5.0 * (latency - 1.0));
+    assert_eq!(t.stalls.not_selected, 0.0);
+    assert_eq!(t.per_instruction[1].dependency, latency - 1.0);
+    // One wave of the SM's 64 slots.
+    assert_eq!(t.achieved_occupancy, 1.0 / 64.0);
+    assert_eq!(t.bound(), Bound::Latency);
+}
+
+#[test]
+fn waves_on_one_scheduler_hide_the_latency() {
+    let latency = sm().clocks.alu_latency;
+    assert_eq!(latency, 4, "the figures below take a latency of 4");
+    // 16 waves over 4 schedulers: 4 each, and a chain instruction's result
+    // is ready exactly when its wave's turn comes again. Each scheduler
+    // issues its 4 x 7 instructions back to back.
+    let mut out = vec![0u32; 512];
+    let t = timed(CHAIN, 1, 512, sm(), &mut [Arg::buffer_mut(&mut out)]);
+    assert_eq!(t.cycles, 28.0);
+    assert_eq!(t.utilization.issue, 1.0);
+    assert_eq!(t.bound(), Bound::Issue);
+    // Two waves each: a wave's add is ready 4 cycles after the one before,
+    // while the scheduler's two waves fill only two of them: the second
+    // wave's last add issues at 4 * 5 + 1, the first wave's `end` at 22,
+    // the second's at 23, done at 24.
+    let t = timed(CHAIN, 1, 256, sm(), &mut [Arg::buffer_mut(&mut out)]);
+    assert_eq!(t.cycles, 24.0);
+    // 8 waves x 7 issues over 4 schedulers x 24 cycles.
+    assert_eq!(t.utilization.issue, 56.0 / (4.0 * 24.0));
+}
+
+const COPY: &str = "kernel copy(src: &[f32], dst: &mut [f32]) {
+    vreg v;
+    global_load v, src[global_id]
+    global_store dst[global_id], v
+}";
+
+#[test]
+fn a_streaming_copy_runs_at_the_dram_bandwidth() {
+    let n = 1 << 16;
+    let src = vec![1.0f32; n];
+    let mut dst = vec![0.0f32; n];
+    let part = sm();
+    let t = timed(
+        COPY,
+        (n / 256) as u32,
+        256,
+        part.clone(),
+        &mut [Arg::buffer(&src), Arg::buffer_mut(&mut dst)],
+    );
+    // Every byte read and written once crosses DRAM: 8 bytes per item at
+    // 3,350 GB/s / 132 SMs / 1,980 MHz, 12.8 bytes per cycle.
+    let floor = (8 * n) as f64 / part.clocks.dram_bytes_per_cycle();
+    assert!(t.cycles >= floor, "{} < {floor}", t.cycles);
+    assert!(t.cycles < 1.05 * floor, "{} vs {floor}", t.cycles);
+    assert_eq!(t.bound(), Bound::Dram);
+    assert!(t.utilization.dram > 0.95);
+    // The waves wait on their loads, and at their end for their stores.
+    let waiting = t.stalls.total() - t.stalls.issuing - t.stalls.not_selected;
+    assert!(
+        t.stalls.global + t.stalls.drain > 0.95 * waiting,
+        "{:?}",
+        t.stalls
+    );
+    // Twice the grid, twice the time.
+    let n2 = 2 * n;
+    let src = vec![1.0f32; n2];
+    let mut dst = vec![0.0f32; n2];
+    let t2 = timed(
+        COPY,
+        (n2 / 256) as u32,
+        256,
+        part,
+        &mut [Arg::buffer(&src), Arg::buffer_mut(&mut dst)],
+    );
+    let ratio = t2.cycles / t.cycles;
+    assert!((1.95..2.05).contains(&ratio), "{ratio}");
+}
+
+/// Each lane stores to LDS word `lane * stride`, eight times.
+fn lds_stores(stride: u32) -> String {
+    let store = "lds_store tile[v], local_id\n".repeat(8);
+    format!(
+        "kernel lds(out: &mut [u32]) {{
+            lds tile: [u32; 1024];
+            vreg v;
+            v_mul_u32 v, local_id, {stride}
+            {store}
+        }}"
+    )
+}
+
+#[test]
+fn a_conflicted_lds_access_costs_its_conflict_cycles() {
+    let mut out = vec![0u32; 32];
+    let mut time = |stride| {
+        let src = lds_stores(stride);
+        let mut args = [Arg::buffer_mut(&mut out)];
+        // Eight workgroups of one wave each on one SM: the SM's LDS serves
+        // 64 stores.
+        let k = kernel(&src);
+        let config = LaunchConfig::new([8, 1, 1], [32, 1, 1]).timing(sm());
+        launch(&k, &config, &mut args).unwrap().timing.unwrap()
+    };
+    let (plain, conflicted) = (time(1), time(32));
+    // Stride 1: one cycle per store. Stride 32: every lane in bank 0, 32
+    // cycles per store; 64 stores keep the LDS busy 2,048 cycles.
+    assert_eq!(plain.utilization.lds * plain.cycles, 64.0);
+    assert_eq!(conflicted.utilization.lds * conflicted.cycles, 64.0 * 32.0);
+    assert!(conflicted.cycles >= 2048.0 && conflicted.cycles < 2048.0 + 100.0);
+    assert_eq!(conflicted.bound(), Bound::Lds);
+    assert!(conflicted.stalls.lds_throttle > 10.0 * plain.stalls.lds_throttle);
+}
+
+#[test]
+fn updates_of_one_address_serialize() {
+    let src = "kernel count(total: &mut [u32], spread: u32) {
+        vreg at;
+        v_mul_u32 at, global_id, spread
+        global_atomic_add_u32 total[at], 1
+    }";
+    let run = |spread: u32| {
+        let mut total = vec![0u32; 4096 * 32];
+        let t = timed(
+            src,
+            16,
+            256,
+            sm(),
+            &mut [Arg::buffer_mut(&mut total), Arg::U32(spread)],
+        );
+        (t, total.iter().sum::<u32>())
+    };
+    let (one, sum) = run(0);
+    assert_eq!(sum, 4096);
+    let (spread, _) = run(1);
+    // 4,096 updates of one address at 2 cycles each.
+    assert!(one.cycles >= 8192.0, "{}", one.cycles);
+    assert_eq!(one.bound(), Bound::Atomics);
+    assert!(
+        one.cycles > 4.0 * spread.cycles,
+        "{} vs {}",
+        one.cycles,
+        spread.cycles
+    );
+}
+
+#[test]
+fn a_barrier_waits_for_the_slowest_wave() {
+    // Wave 0 runs a chain of five adds before the barrier, wave 1 nothing.
+    let src = "kernel wait(out: &mut [u32]) {
+        vreg v;
+        mreg first;
+        v_mov v, 0
+        v_cmp_lt_u32 first, local_id, 32
+        if first
+            v_add_u32 v, v, 1
+            v_add_u32 v, v, 1
+            v_add_u32 v, v, 1
+            v_add_u32 v, v, 1
+            v_add_u32 v, v, 1
+        endif
+        barrier
+    }";
+    let mut out = vec![0u32; 64];
+    let t = timed(src, 1, 64, sm(), &mut [Arg::buffer_mut(&mut out)]);
+    // Both waves: `v_mov` at 0, `v_cmp` at 1, `if` at 5 (the mask is ready
+    // 4 cycles after the compare). Wave 0: the adds at 6, 10, 14, 18, 22,
+    // `endif` at 23, `barrier` at 24, arriving at 25. Wave 1: `endif` at 6,
+    // `barrier` at 7, arriving at 8. The release comes at 25 plus the
+    // barrier latency (20), both `end`s issue then, done a cycle later.
+    let release = 25.0 + f64::from(sm().clocks.barrier_latency);
+    assert_eq!(t.cycles, release + 1.0);
+    assert_eq!(t.stalls.barrier, (release - 25.0) + (release - 8.0));
+    // The barrier stalls are charged to the instruction after it.
+    assert_eq!(t.per_instruction.last().unwrap().barrier, t.stalls.barrier);
+}
+
+#[test]
+fn timing_is_the_same_on_any_thread_count_and_refuses_a_foreign_model() {
+    let n = 1 << 12;
+    let src = vec![1.0f32; n];
+    let k = kernel(COPY);
+    let config = LaunchConfig::new([(n / 256) as u32, 1, 1], [256, 1, 1]).timing(sm());
+    let run = |config: &LaunchConfig| {
+        let mut dst = vec![0.0f32; n];
+        launch(
+            &k,
+            config,
+            &mut [Arg::buffer(&src), Arg::buffer_mut(&mut dst)],
+        )
+    };
+    let one = run(&config.clone().threads(1)).unwrap();
+    let four = run(&config.clone().threads(4)).unwrap();
+    assert_eq!(one.timing, four.timing);
+    assert!(one.timing.is_some());
+    let foreign = config.clone().model(MemoryModel::reference());
+    match run(&foreign) {
+        Err(Error::Launch(e)) => assert!(matches!(e.kind, LaunchErrorKind::Part { .. }), "{e}"),
+        other => panic!("{other:?}"),
+    }
+    let mut broken = sm();
+    broken.clocks.clock_mhz = 0;
+    match run(&config.clone().timing(broken)) {
+        Err(Error::Launch(e)) => {
+            assert!(
+                e.to_string().contains("clock_mhz must be at least 1"),
+                "{e}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+}
