@@ -385,9 +385,8 @@ fn compares_read_the_pairs_as_their_type() {
         (compare(CmpOp::Eq, Cmp64Type::F64), 3),
         (compare(CmpOp::Ne, Cmp64Type::F64), 4),
     ];
-    let pick = |w: &(bool, bool, bool, bool, bool), column: usize| {
-        [w.0, w.1, w.2, w.3, w.4][column]
-    };
+    let pick =
+        |w: &(bool, bool, bool, bool, bool), column: usize| [w.0, w.1, w.2, w.3, w.4][column];
     for (body, column) in rows {
         for width in [32, 64] {
             let got = odd_lanes(&[body], &cases, width);

@@ -5,9 +5,9 @@
 use crate::registry::{self, KernelSpec};
 use crate::studies::{self, Study};
 use clap::Parser;
-use simt::core::{Engine, MemoryModel, Schedule};
+use simt::core::{Engine, MemoryModel, Part, Schedule};
 pub use simt_report::args::{
-    parse_engine, parse_model, parse_path, parse_schedule, print, DEFAULT_SEED,
+    parse_engine, parse_model, parse_part, parse_path, parse_schedule, print, DEFAULT_SEED,
 };
 use std::path::{Path, PathBuf};
 /// The default number of timed launches.
@@ -42,6 +42,11 @@ pub struct Args {
     /// Memory model: one of the presets of `simt::core::MemoryModel`.
     #[arg(long, value_name = "NAME", default_value = "reference", value_parser = parse_model)]
     model: MemoryModel,
+    /// Estimate each kernel's time on this part with the timing model (its
+    /// memory model replaces --model's): h100-sxm, h200-sxm, mi300x or
+    /// rx7900xtx, each also as NAME/N for N units.
+    #[arg(long, value_name = "PART", value_parser = parse_part, conflicts_with = "model")]
+    part: Option<Part>,
     /// How the waves of a workgroup take turns.
     #[arg(long, value_name = "ORDER", default_value = "until-barrier", value_parser = parse_schedule)]
     schedule: Schedule,
@@ -101,6 +106,9 @@ pub struct Options {
     pub seed: u64,
     /// The memory model.
     pub model: MemoryModel,
+    /// The part whose time the timing model estimates, if any (then `model`
+    /// is its memory model).
+    pub part: Option<Part>,
     /// How the waves of a workgroup take turns.
     pub schedule: Schedule,
     /// What runs the waves.
@@ -123,6 +131,7 @@ impl Default for Options {
             widths: vec![32, 64],
             seed: DEFAULT_SEED,
             model: MemoryModel::reference(),
+            part: None,
             schedule: Schedule::UntilBarrier,
             engine: Engine::Native,
             out: default_out(),
@@ -180,7 +189,8 @@ impl Args {
                 .map_or_else(|| registry::KERNELS.iter().collect(), |k| k.0),
             widths: self.width.0,
             seed: self.seed,
-            model: self.model,
+            model: self.part.as_ref().map_or(self.model, |p| p.memory.clone()),
+            part: self.part,
             schedule: self.schedule,
             engine: self.engine,
             out: match (self.out, self.update_results) {

@@ -5,7 +5,7 @@
 use crate::cli::Options;
 use crate::reference;
 use crate::registry::KernelSpec;
-use simt::core::{Engine, Error, MemoryModel, Schedule};
+use simt::core::{Error, MemoryModel};
 pub use simt_report::results::{
     detailed, hardware_for, row, Failure, Results, Row, StudyFailure, Timing, TRACED_WORKGROUP,
 };
@@ -15,35 +15,33 @@ pub use simt_report::table::{
 };
 use std::time::Instant;
 
-/// Runs `spec` at `wave_width`: one launch whose output is checked, then
-/// `launches` timed launches on one thread (each on freshly reset buffers), so
-/// that the speed column compares with single-threaded simulators whatever the
-/// machine's cores.
-pub fn measure(
-    spec: &KernelSpec,
-    seed: u64,
-    wave_width: u32,
-    model: &MemoryModel,
-    schedule: Schedule,
-    engine: Engine,
-    launches: usize,
-) -> Result<Row, Error> {
+/// Runs `spec` at `wave_width` with the seed, model, part, schedule and
+/// engine of `options`: one launch whose output is checked, then
+/// `options.launches` timed launches on one thread (each on freshly reset
+/// buffers), so that the speed column compares with single-threaded
+/// simulators whatever the machine's cores.
+pub fn measure(spec: &KernelSpec, wave_width: u32, options: &Options) -> Result<Row, Error> {
+    let model = &options.model;
     let config = spec
         .config(wave_width, model.clone())
-        .schedule(schedule)
-        .engine(engine);
-    let mut workload = (spec.prepare)(seed);
+        .schedule(options.schedule)
+        .engine(options.engine);
+    let mut workload = (spec.prepare)(options.seed);
     // The checked launch, untimed, also records the worst phases for the hints
-    // and the pictures, and one workgroup for the timeline, and runs the
-    // sanitizers.
-    let stats = workload.launch(&detailed(&config).sanitize(true))?;
+    // and the pictures, and one workgroup for the timeline, runs the
+    // sanitizers, and estimates the time on the part if there is one.
+    let mut checked = detailed(&config).sanitize(true);
+    if let Some(part) = &options.part {
+        checked = checked.timing(part.clone());
+    }
+    let stats = workload.launch(&checked)?;
     let output = workload.output();
     let expected = workload.expected();
     let mismatch = output.first_mismatch(&expected).map(|m| m.to_string());
 
     let timed = config.clone().threads(1);
-    let mut times = Vec::with_capacity(launches);
-    for _ in 0..launches.max(1) {
+    let mut times = Vec::with_capacity(options.launches);
+    for _ in 0..options.launches.max(1) {
         workload.reset();
         let start = Instant::now();
         workload.launch(&timed)?;
@@ -78,15 +76,7 @@ pub fn run_with_progress(
         for &width in &options.widths {
             progress(done, total, &format!("{} wave{width}", spec.name));
             done += 1;
-            match measure(
-                spec,
-                options.seed,
-                width,
-                &options.model,
-                options.schedule,
-                options.engine,
-                options.launches,
-            ) {
+            match measure(spec, width, options) {
                 Ok(row) => rows.push(row),
                 Err(e) => failures.push(Failure {
                     kernel: spec.name.to_owned(),

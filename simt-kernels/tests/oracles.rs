@@ -203,16 +203,15 @@ fn the_reports_checked_launch_finds_nothing_and_counts_as_a_plain_launch() {
     let model = MemoryModel::reference();
     for spec in KERNELS {
         for width in [32, 64] {
-            let row = simt_kernels::report::measure(
-                spec,
-                SEED,
-                width,
-                &model,
-                Schedule::UntilBarrier,
-                Engine::Native,
-                1,
-            )
-            .unwrap();
+            let options = simt_kernels::cli::Options {
+                seed: SEED,
+                model: model.clone(),
+                schedule: Schedule::UntilBarrier,
+                engine: Engine::Native,
+                launches: 1,
+                ..simt_kernels::cli::Options::default()
+            };
+            let row = simt_kernels::report::measure(spec, width, &options).unwrap();
             assert!(row.oracle_pass, "{} wave{width}", spec.name);
             assert!(
                 row.findings.is_empty(),

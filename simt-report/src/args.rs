@@ -13,6 +13,17 @@ pub fn parse_model(name: &str) -> Result<MemoryModel, String> {
         .ok_or_else(|| format!("expected one of {}", MemoryModel::PRESETS.join(", ")))
 }
 
+/// The part called `name` (a preset of `simt::core::Part`, optionally cut
+/// down as `name/units`).
+pub fn parse_part(name: &str) -> Result<simt::core::Part, String> {
+    simt::core::Part::preset(name).ok_or_else(|| {
+        format!(
+            "expected one of {}, each optionally cut down to N units as NAME/N",
+            simt::core::Part::PRESETS.join(", ")
+        )
+    })
+}
+
 /// The schedule called `name` (`until-barrier` or `round-robin`).
 pub fn parse_schedule(name: &str) -> Result<Schedule, String> {
     match name {

@@ -55,6 +55,10 @@ pub struct Row {
     pub matches_reference_memory: Option<bool>,
     /// How fast the interpreter ran it.
     pub timing: Timing,
+    /// The timing model's estimate of the kernel on the report's part, when
+    /// the report names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<simt::core::Timing>,
     /// The kernel's theoretical occupancy on the hardware [`hardware_for`] picks
     /// for the run's model and width.
     pub occupancy: Occupancy,
@@ -219,6 +223,7 @@ pub fn row(
         ),
         worst_phases: std::mem::take(&mut stats.worst_phases),
         trace: stats.trace.take(),
+        estimate: stats.timing.take(),
     }
 }
 
@@ -285,6 +290,9 @@ pub struct VariantRow {
     /// The costliest phase of each memory instruction.
     #[serde(skip)]
     pub worst_phases: Vec<WorstPhase>,
+    /// The timing model's estimate, for the studies of time claims.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timing: Option<simt::core::Timing>,
 }
 
 /// A claim: a figure the text states and the one the counters give.
@@ -434,6 +442,29 @@ impl StudyResult {
                     .collect();
                 row(&format!("occupancy, {hw}"), cells);
             }
+        }
+        if self.variants.iter().any(|v| v.timing.is_some()) {
+            let cells = |f: &dyn Fn(&simt::core::Timing) -> String| -> Vec<String> {
+                self.variants
+                    .iter()
+                    .map(|v| v.timing.as_ref().map_or(String::new(), f))
+                    .collect()
+            };
+            row("timing part", cells(&|t| t.part.clone()));
+            row("estimated cycles", cells(&|t| format!("{:.0}", t.cycles)));
+            row("limited by", cells(&|t| t.bound().name().to_owned()));
+            row(
+                "DRAM % of peak",
+                cells(&|t| format!("{:.0}", 100.0 * t.utilization.dram)),
+            );
+            row(
+                "issue % of peak",
+                cells(&|t| format!("{:.0}", 100.0 * t.utilization.issue)),
+            );
+            row(
+                "achieved occupancy",
+                cells(&|t| format!("{:.0}%", 100.0 * t.achieved_occupancy)),
+            );
         }
         out.push_str("\n| relation | stated | measured | holds |\n|---|---|---:|---|\n");
         for r in &self.relations {

@@ -71,13 +71,23 @@ pub fn launches_text(launches: usize) -> String {
     }
 }
 
-/// The rows as a Markdown table with aligned columns (numbers right-aligned).
+/// The columns a timed report adds before the simulator's speed: the
+/// timing model's estimate and what limits it.
+pub(crate) const ESTIMATE_HEADER: [&str; 2] = ["est. us", "limited by"];
+
+/// The rows as a Markdown table with aligned columns (numbers right-aligned);
+/// with the timing model's columns when a row has an estimate.
 pub fn table(rows: &[Row]) -> String {
-    let cells: Vec<[String; COLUMNS]> = rows
+    let timed = rows.iter().any(|r| r.estimate.is_some());
+    let mut header: Vec<&str> = HEADER.to_vec();
+    if timed {
+        header.splice(COLUMNS - 2..COLUMNS - 2, ESTIMATE_HEADER);
+    }
+    let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
             let t = &r.totals;
-            [
+            let mut cells = vec![
                 r.kernel.clone(),
                 r.wave_width.to_string(),
                 t.instructions.to_string(),
@@ -94,21 +104,35 @@ pub fn table(rows: &[Row]) -> String {
                 oracle_cell(r).to_owned(),
                 format!("{:.1}", r.timing.wave_instructions_per_second / 1e6),
                 format!("{:.1}", r.timing.median_launch_ns as f64 / 1e3),
-            ]
+            ];
+            if timed {
+                let estimate = match &r.estimate {
+                    Some(e) => [
+                        format!("{:.2}", e.microseconds),
+                        e.bound().name().to_owned(),
+                    ],
+                    None => ["-".to_owned(), "-".to_owned()],
+                };
+                cells.splice(COLUMNS - 2..COLUMNS - 2, estimate);
+            }
+            cells
         })
         .collect();
-    let mut widths = HEADER.map(str::len);
+    let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
     for row in &cells {
         for (w, c) in widths.iter_mut().zip(row) {
             *w = (*w).max(c.len());
         }
     }
-    let text = HEADER.map(|h| TEXT_COLUMNS.contains(&h));
+    let text: Vec<bool> = header
+        .iter()
+        .map(|h| TEXT_COLUMNS.contains(h) || *h == "limited by")
+        .collect();
     let mut out = String::new();
-    let line = |out: &mut String, row: &[String; COLUMNS]| {
+    let line = |out: &mut String, row: &[String]| {
         out.push('|');
-        for ((c, w), text) in row.iter().zip(widths).zip(text) {
-            if text {
+        for ((c, w), text) in row.iter().zip(&widths).zip(&text) {
+            if *text {
                 let _ = write!(out, " {c:<w$} |");
             } else {
                 let _ = write!(out, " {c:>w$} |");
@@ -116,10 +140,13 @@ pub fn table(rows: &[Row]) -> String {
         }
         out.push('\n');
     };
-    line(&mut out, &HEADER.map(str::to_owned));
+    line(
+        &mut out,
+        &header.iter().map(|h| h.to_string()).collect::<Vec<_>>(),
+    );
     out.push('|');
-    for (w, text) in widths.iter().zip(text) {
-        if text {
+    for (w, text) in widths.iter().zip(&text) {
+        if *text {
             let _ = write!(out, "{}|", "-".repeat(w + 2));
         } else {
             let _ = write!(out, "{}:|", "-".repeat(w + 1));
@@ -296,6 +323,7 @@ mod tests {
                 median_launch_ns: 12_345,
                 wave_instructions_per_second: 20.0 / 12_345e-9,
             },
+            estimate: None,
             occupancy: simt::core::occupancy(
                 &Hardware::RDNA3,
                 &Usage {

@@ -142,6 +142,8 @@ struct Wave<'s> {
 struct Sched {
     /// Its waves, oldest first.
     waves: Vec<usize>,
+    /// The wave it issued last, which it keeps issuing while it can.
+    last: Option<usize>,
     busy: f64,
     /// The time of its one pending poll (infinite when none).
     poll_at: f64,
@@ -344,8 +346,9 @@ impl<'s> Replay<'s> {
         }
     }
 
-    /// Scheduler `sched` of `unit` at `t`: issues its oldest ready wave, or
-    /// waits for the earliest.
+    /// Scheduler `sched` of `unit` at `t`: issues the wave it issued last if
+    /// that one is ready, else its oldest ready wave, or waits for the
+    /// earliest.
     fn step(&mut self, unit: usize, sched: usize, t: f64) {
         let s = &mut self.units[unit].scheds[sched];
         if s.poll_at != t {
@@ -360,7 +363,13 @@ impl<'s> Replay<'s> {
         let (lds_busy, l1_busy) = (self.units[unit].lds_busy, self.units[unit].l1_busy);
         let mut pick = None;
         let mut earliest = f64::INFINITY;
-        for (k, &w) in self.units[unit].scheds[sched].waves.iter().enumerate() {
+        // Greedy, then oldest: the wave issued last while it can issue,
+        // else the oldest that can.
+        let s = &self.units[unit].scheds[sched];
+        let last = s.last.and_then(|w| s.waves.iter().position(|&x| x == w));
+        let order = last.into_iter().chain(0..s.waves.len());
+        for k in order {
+            let w = s.waves[k];
             let wave = &self.waves[w];
             let (at, reason) = constraint(wave, &self.infos, lds_busy, l1_busy);
             let at = at.max(wave.since);
@@ -416,6 +425,7 @@ impl<'s> Replay<'s> {
         wave.since = issued;
         let u = &mut self.units[unit];
         u.scheds[sched].busy = issued;
+        u.scheds[sched].last = Some(w);
         let cost = self
             .streams
             .costs
@@ -581,7 +591,9 @@ fn global(chip: &mut Chip, l1_busy: &mut f64, t: f64, cost: &Cost, part: &Part) 
         let bytes = f64::from(cost.dram_sectors) * sector;
         chip.dram_busy = start.max(chip.dram_busy) + bytes / c.dram_bytes_per_cycle();
         chip.dram_bytes += bytes;
-        done = done.max(chip.dram_busy + f64::from(c.dram_latency));
+        if !cost.written {
+            done = done.max(chip.dram_busy + f64::from(c.dram_latency));
+        }
     }
     if let Some((address, lanes)) = cost.atomic {
         // The update happens at the L2: half the L2 latency there, half back.

@@ -35,6 +35,9 @@ pub(crate) struct Cost {
     /// A global atomic's busiest address and how many active lanes update
     /// it: updates of one address serialize.
     pub(crate) atomic: Option<(u64, u32)>,
+    /// A store or an atomic: done when the L2 takes it (the L2 writes back
+    /// to DRAM later, taking DRAM's bandwidth but not the wave's time).
+    pub(crate) written: bool,
 }
 
 /// One workgroup's streams.
@@ -114,6 +117,7 @@ impl Streams {
                 },
                 dram_sectors: d(counted.dram_sectors, seen.dram_sectors),
                 atomic,
+                written: store_or_atomic,
                 ..Cost::default()
             }
         } else {

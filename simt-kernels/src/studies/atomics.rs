@@ -7,9 +7,9 @@ use crate::rng::SplitMix64;
 use simt::core::Error;
 
 /// Work-items.
-const ITEMS: u32 = 4096;
+pub const ITEMS: u32 = 4096;
 /// Work-items per workgroup (a power of two, at most 256).
-const GROUP: u32 = 256;
+pub const GROUP: u32 = 256;
 
 simt::simt_kernel! {
     /// `total[0] += input[i]` by every work-item, atomically (wrapping).

@@ -204,7 +204,8 @@ fn nvidia(items: u32, group: u32, width: u32) -> LaunchConfig {
 }
 
 /// The loads of `program`, as a region.
-fn loads(program: &Program) -> Vec<usize> {
+/// The global loads of `program`: the region of the studies of reads.
+pub(crate) fn loads(program: &Program) -> Vec<usize> {
     (0..program.insts.len())
         .filter(|&k| is_global_load(&program.insts[k]))
         .collect()

@@ -16,6 +16,9 @@
 //!   shuffle tree).
 //! - Seed 003 (divergence across generations): [`kway`] (k-way splits,
 //!   predication, occupancy).
+//! - The seeds' claims about time, under the timing model on [`time_part`]:
+//!   [`divergence_time`] (seeds 001 and 003), [`memory_time`] (seeds 001 and
+//!   002).
 //!
 //! Every variant runs with the sanitizers on ([`LaunchConfig::sanitize`]): a study
 //! whose kernels race or read what they never wrote does not pass, whatever its
@@ -33,14 +36,16 @@
 //! println!("{}", result.table());
 //! ```
 
-use simt::core::{Counters, Dim3, Hardware, Inst, LaunchConfig, Program, Stats, Usage};
+use simt::core::{Counters, Dim3, Hardware, Inst, LaunchConfig, Part, Program, Stats, Usage};
 
 pub mod atomics;
 pub mod branch;
 pub mod coalescing;
+pub mod divergence_time;
 pub mod kway;
 pub mod layout;
 pub mod mandelbrot;
+pub mod memory_time;
 pub mod reduction;
 pub mod transpose;
 
@@ -91,6 +96,15 @@ pub static STUDIES: &[Study] = &[
     kway::KWAY,
     kway::PREDICATION,
     kway::OCCUPANCY_INVARIANCE,
+    divergence_time::WARP_SPLIT_TIME,
+    divergence_time::KWAY_TIME,
+    divergence_time::PREDICATION_TIME,
+    divergence_time::OCCUPANCY_TIME,
+    memory_time::L1_TRIO_TIME,
+    memory_time::SAXPY_TIME,
+    memory_time::OCCUPANCY_HIDING,
+    memory_time::CONFLICT_TIME,
+    memory_time::ATOMICS_TIME,
 ];
 
 /// The study called `name`.
@@ -111,6 +125,18 @@ pub(crate) fn config(
         .wave_width(width)
         .sanitize(true)
         .record_worst_phases()
+}
+
+/// The part the studies of time claims run on: two SMs of an H100 SXM, each
+/// with an H100 SM's figures, and a 66th of its L2 and DRAM bandwidth, so
+/// that DRAM-bound sizes stay small.
+pub fn time_part() -> Part {
+    Part::h100_sxm().scaled(2)
+}
+
+/// [`config`] timed on [`time_part`].
+pub(crate) fn timed(grid: impl Into<Dim3>, workgroup: impl Into<Dim3>, width: u32) -> LaunchConfig {
+    config(grid, workgroup, width).timing(time_part())
 }
 
 pub use simt_report::results::{
@@ -158,6 +184,7 @@ pub(crate) fn row(
         per_instruction: stats.per_instruction.clone(),
         workgroup,
         worst_phases: stats.worst_phases.clone(),
+        timing: stats.timing.clone(),
     }
 }
 

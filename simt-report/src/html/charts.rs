@@ -9,7 +9,7 @@
 
 use super::{colors, esc};
 use crate::results::{format_figure, Relation, StudyResult, VariantRow};
-use simt::core::Counters;
+use simt::core::{Counters, Timing};
 use std::fmt::Write as _;
 
 /// Which counters of a variant a figure is read from.
@@ -19,6 +19,17 @@ pub enum Scope {
     Totals,
     /// The region the claim is about (the totals' zero when a variant has none).
     Region,
+    /// The timing model's estimate of the launch (zero without one).
+    Time,
+}
+
+/// How a figure is computed.
+#[derive(Clone, Copy, Debug)]
+pub enum Value {
+    /// From the counters of the figure's scope.
+    Counters(fn(&Counters) -> f64),
+    /// From the timing model's estimate.
+    Timing(fn(&Timing) -> f64),
 }
 
 /// One figure a study's chart draws for each of its variants.
@@ -28,8 +39,8 @@ pub struct Figure {
     pub label: &'static str,
     /// Where it is read.
     pub scope: Scope,
-    /// How it is computed from the counters.
-    pub value: fn(&Counters) -> f64,
+    /// How it is computed.
+    pub value: Value,
     /// The start of the `what` of the relations that state this figure once per
     /// variant, in variant order; their stated figures are drawn beside the bars.
     pub stated_by: Option<&'static str>,
@@ -40,7 +51,17 @@ impl Figure {
         Figure {
             label,
             scope,
-            value,
+            value: Value::Counters(value),
+            stated_by: None,
+        }
+    }
+
+    /// A figure of the timing model's estimate.
+    pub const fn time(label: &'static str, value: fn(&Timing) -> f64) -> Self {
+        Figure {
+            label,
+            scope: Scope::Time,
+            value: Value::Timing(value),
             stated_by: None,
         }
     }
@@ -53,10 +74,13 @@ impl Figure {
     /// The figure for `variant`.
     pub fn of(&self, variant: &VariantRow) -> f64 {
         let counters = match self.scope {
-            Scope::Totals => variant.stats,
             Scope::Region => variant.region.unwrap_or_default(),
+            Scope::Totals | Scope::Time => variant.stats,
         };
-        (self.value)(&counters)
+        match self.value {
+            Value::Counters(f) => f(&counters),
+            Value::Timing(f) => variant.timing.as_ref().map_or(0.0, f),
+        }
     }
 
     /// The relations stating this figure for each variant, in variant order, when
@@ -115,6 +139,11 @@ fn atomic_phases(c: &Counters) -> f64 {
 
 use Scope::{Region, Totals};
 
+const CYCLES: Figure = Figure::time("estimated cycles", |t| t.cycles);
+const DRAM_SHARE: Figure = Figure::time("DRAM % of peak", |t| 100.0 * t.utilization.dram);
+const LDS_SHARE: Figure = Figure::time("LDS % of peak", |t| 100.0 * t.utilization.lds);
+const ISSUE_SHARE: Figure = Figure::time("issue slots busy %", |t| 100.0 * t.utilization.issue);
+const OCCUPANCY: Figure = Figure::time("achieved occupancy %", |t| 100.0 * t.achieved_occupancy);
 const REGION_ISSUES: Figure = Figure::new("issues in the region", Region, issues);
 const REGION_LANES: Figure = Figure::new("lanes per issue in the region", Region, lanes_per_issue);
 
@@ -221,6 +250,31 @@ pub static FIGURES: &[(&str, &[Figure])] = &[
         ],
     ),
     ("occupancy_invariance", &[REGION_ISSUES, REGION_LANES]),
+    (
+        "warp_split_time",
+        &[CYCLES, Figure::new("issues", Totals, issues)],
+    ),
+    ("kway_time", &[CYCLES, ISSUE_SHARE]),
+    (
+        "predication_time",
+        &[CYCLES, Figure::new("issues", Totals, issues)],
+    ),
+    ("occupancy_time", &[CYCLES, OCCUPANCY]),
+    (
+        "l1_trio_time",
+        &[
+            CYCLES,
+            DRAM_SHARE,
+            Figure::new("sectors requested", Totals, sectors),
+        ],
+    ),
+    ("saxpy_time", &[DRAM_SHARE, ISSUE_SHARE]),
+    ("occupancy_hiding", &[CYCLES, OCCUPANCY, DRAM_SHARE]),
+    ("conflict_time", &[CYCLES, LDS_SHARE]),
+    (
+        "atomics_time",
+        &[CYCLES, Figure::new("atomic contention", Totals, contention)],
+    ),
 ];
 
 /// The figures of `study`; none for a study [`FIGURES`] does not list (a test
@@ -481,6 +535,7 @@ fn chart(out: &mut String, result: &StudyResult, figure: &Figure) {
         match figure.scope {
             Scope::Totals => "whole launch",
             Scope::Region => "the region the claim is about",
+            Scope::Time => "the timing model's estimate",
         },
         if stated.is_some() {
             "; the seed's figure beside each"
