@@ -11,6 +11,7 @@ use crate::ir::Program;
 use crate::isa::Inst;
 use crate::model::MemoryModel;
 use crate::stats::{Counters, Stats, WorstPhase};
+use crate::timing::{Bound, Stalls, Timing};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -78,6 +79,11 @@ pub struct Line {
     /// The summed counters the figures above come from.
     #[serde(skip)]
     pub counters: Counters,
+    /// Where the waves waited before the line's instructions, in cycles by
+    /// reason, when the launch was timed
+    /// ([`LaunchConfig::timing`](crate::LaunchConfig::timing)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stalls: Option<Stalls>,
 }
 
 /// What kind of cost a hint explains.
@@ -94,6 +100,8 @@ pub enum HintKind {
     PartialWaves,
     /// Atomic lanes updating one address, one after another.
     AtomicContention,
+    /// What limits a timed launch, on the line that waits on it most.
+    Limiter,
 }
 
 /// A costly line and why it costs.
@@ -160,6 +168,15 @@ impl Stats {
                 width: self.wave_width,
             };
             let notes = crate::prediction::notes(program, facts, &predictions, &insts, &launch);
+            let stalls = self.timing.as_ref().map(|t| {
+                let mut s = Stalls::default();
+                for &k in &insts {
+                    if let Some(k) = t.per_instruction.get(k) {
+                        s.add(k);
+                    }
+                }
+                s
+            });
             let row = Line {
                 line,
                 text,
@@ -179,6 +196,7 @@ impl Stats {
                 atomic_contention: c.atomic_contention,
                 facts: notes,
                 counters: c,
+                stalls,
             };
             hints.extend(line_hints(self, program, &model, &row));
             lines.push(row);
@@ -203,6 +221,11 @@ impl Stats {
         }
         merged.sort_by(|a, b| b.cost.cmp(&a.cost).then(a.line.cmp(&b.line)));
         let mut hints = merged;
+        // What limits a timed launch comes first: it says which of the other
+        // hints matter.
+        if let Some(h) = self.timing.as_ref().and_then(|t| limiter_hint(t, &lines)) {
+            hints.insert(0, h);
+        }
         hints.truncate(MAX_HINTS);
         Listing {
             kernel: self.kernel.clone(),
@@ -221,6 +244,64 @@ impl Listing {
             .iter()
             .find(|h| h.line == line || h.also.contains(&line))
     }
+}
+
+/// The hint naming what limits a timed launch, on the line whose waves wait
+/// longest for it (the most issue cycles when the issue slots limit).
+fn limiter_hint(timing: &Timing, lines: &[Line]) -> Option<Hint> {
+    let u = &timing.utilization;
+    let pct = |share: f64| (100.0 * share).round();
+    let bound = timing.bound();
+    let waited = |s: &Stalls| match bound {
+        Bound::Dram | Bound::L2 | Bound::L1 => s.global + s.memory_throttle + s.drain,
+        Bound::Lds => s.lds + s.lds_throttle,
+        Bound::Issue => s.issuing,
+        Bound::Atomics => s.global,
+        Bound::Latency => s.total() - s.issuing - s.not_selected,
+    };
+    let line = lines
+        .iter()
+        .filter_map(|l| Some((l, waited(l.stalls.as_ref()?))))
+        .filter(|(_, w)| *w > 0.0)
+        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let text = match bound {
+        Bound::Dram => format!(
+            "DRAM-bound at {}% of peak: fewer bytes, not fewer instructions (the waves wait here most)",
+            pct(u.dram)
+        ),
+        Bound::L2 => format!(
+            "L2-bound at {}% of its bandwidth: fewer sectors past the L1 (better reuse, coalescing)",
+            pct(u.l2)
+        ),
+        Bound::L1 => format!(
+            "L1-bound at {}% of its bandwidth: fewer sectors per request (coalesce the lanes' accesses)",
+            pct(u.l1)
+        ),
+        Bound::Lds => format!(
+            "LDS-bound at {}% of its cycles: fewer bank conflicts or LDS accesses",
+            pct(u.lds)
+        ),
+        Bound::Issue => format!(
+            "issue-bound at {}% of the issue slots: fewer instructions or fewer divergent paths",
+            pct(u.issue)
+        ),
+        Bound::Atomics => format!(
+            "updates of one atomic address serialize for {}% of the time: reduce per workgroup first",
+            pct(u.atomics)
+        ),
+        Bound::Latency => format!(
+            "latency-bound (no resource at {}% of peak; achieved occupancy {}%): more waves or more independent work per wave",
+            pct(Bound::THRESHOLD),
+            pct(timing.achieved_occupancy)
+        ),
+    };
+    Some(Hint {
+        line: line.0.line,
+        also: Vec::new(),
+        kind: HintKind::Limiter,
+        cost: line.1.round() as u64,
+        text,
+    })
 }
 
 fn ratio(num: u64, den: u64) -> f64 {
@@ -452,6 +533,11 @@ impl fmt::Display for Listing {
         if has_atomics {
             header.push("atom cont");
         }
+        let timed = self.lines.iter().any(|l| l.stalls.is_some());
+        if timed {
+            header.push("stall cyc");
+            header.push("waits most on");
+        }
         let mut rows: Vec<Vec<String>> = Vec::with_capacity(self.lines.len());
         for l in &self.lines {
             let blank_if_zero = |v: u64| if v == 0 { String::new() } else { v.to_string() };
@@ -493,6 +579,15 @@ impl fmt::Display for Listing {
             }
             if has_atomics {
                 row.push(blank_if_zero(l.atomic_contention));
+            }
+            if timed {
+                let s = l.stalls.unwrap_or_default();
+                let waited = s.total() - s.issuing;
+                row.push(blank_if_zero(waited.round() as u64));
+                row.push(
+                    s.largest()
+                        .map_or(String::new(), |(name, _)| name.to_owned()),
+                );
             }
             rows.push(row);
         }

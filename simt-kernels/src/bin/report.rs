@@ -167,10 +167,13 @@ fn run(options: &Options) -> ExitCode {
 fn annotate(spec: &KernelSpec, options: &Options) -> ExitCode {
     let mut ok = true;
     for (i, &width) in options.widths.iter().enumerate() {
-        let config = spec
+        let mut config = spec
             .config(width, options.model.clone())
             .schedule(options.schedule)
             .record_worst_phases();
+        if let Some(part) = &options.part {
+            config = config.timing(part.clone());
+        }
         match spec.run(options.seed, &config) {
             Ok(run) => {
                 if i > 0 {
