@@ -3,7 +3,7 @@
 use crate::inputs::Slice;
 use clap::{Parser, Subcommand, ValueEnum};
 use simt::core::{Dim3, MemoryModel, Schedule};
-use simt_report::args::{parse_model, parse_path, parse_schedule, DEFAULT_SEED};
+use simt_report::args::{parse_model, parse_part, parse_path, parse_schedule, DEFAULT_SEED};
 use std::num::NonZeroU32;
 use std::path::PathBuf;
 
@@ -127,6 +127,12 @@ pub struct Run {
     /// Memory model: one of the presets of `simt::core::MemoryModel`.
     #[arg(long, value_name = "NAME", default_value = "reference", value_parser = parse_model)]
     pub model: MemoryModel,
+    /// Estimate the launch's time on this part with the timing model: the
+    /// cycles, what limits it, and where the waves wait per line (its memory
+    /// model replaces --model's): h100-sxm, h200-sxm, mi300x or rx7900xtx,
+    /// each also as NAME/N for N units.
+    #[arg(long, value_name = "PART", value_parser = parse_part, conflicts_with = "model")]
+    pub part: Option<simt::core::Part>,
     /// How the waves of a workgroup take turns.
     #[arg(long, value_name = "ORDER", default_value = "until-barrier", value_parser = parse_schedule)]
     pub schedule: Schedule,

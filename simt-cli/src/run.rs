@@ -49,9 +49,13 @@ pub fn run(options: &Run) -> ExitCode {
             unknown.name, program.name
         ));
     }
+    let model = options
+        .part
+        .as_ref()
+        .map_or_else(|| options.model.clone(), |p| p.memory.clone());
     let config = LaunchConfig::new(options.groups, options.size)
         .wave_width(options.width)
-        .model(options.model.clone())
+        .model(model.clone())
         .schedule(options.schedule);
 
     // The timed launch runs on a copy of the inputs, after the detailed one
@@ -61,7 +65,10 @@ pub fn run(options: &Run) -> ExitCode {
     let mut initial = values.clone();
     let work_items = options.groups.count().saturating_mul(options.size.count());
     let sanitize = options.sanitize || (!options.no_sanitize && work_items < SANITIZE_BELOW);
-    let detailed = report::detailed(&config).sanitize(sanitize);
+    let mut detailed = report::detailed(&config).sanitize(sanitize);
+    if let Some(part) = &options.part {
+        detailed = detailed.timing(part.clone());
+    }
     let stats = match simt::core::launch(kernel, &detailed, &mut inputs::launch_args(&mut values)) {
         Ok(stats) => stats,
         Err(simt::core::Error::Fault(fault)) if fault.loc.line > 0 => {
@@ -83,7 +90,7 @@ pub fn run(options: &Run) -> ExitCode {
     let results = Results {
         version: env!("CARGO_PKG_VERSION"),
         seed: options.seed,
-        model: options.model.clone(),
+        model,
         schedule: options.schedule,
         metrics: metrics::METRICS,
         rows: vec![row],
@@ -217,6 +224,9 @@ fn print(results: &Results, options: &Run) {
     cli::print(table::table(&results.rows));
     if let Some(line) = table::occupancy_note(&results.rows) {
         cli::print(format!("\n{line}\n"));
+    }
+    if let Some(t) = &row.estimate {
+        cli::print(format!("\n{}\n", table::estimate_text(t)));
     }
     cli::print(format!("\n{}", row.listing));
     if let Some(list) = table::findings_list(&results.rows) {

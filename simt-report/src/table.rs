@@ -75,6 +75,46 @@ pub fn launches_text(launches: usize) -> String {
 /// timing model's estimate and what limits it.
 pub(crate) const ESTIMATE_HEADER: [&str; 2] = ["est. us", "limited by"];
 
+/// A timed launch's estimate in a few lines: time, limiter, each resource's
+/// share of its peak, occupancy, and where the waves waited, with the ncu
+/// warp state each reason corresponds to.
+pub fn estimate_text(t: &simt::core::Timing) -> String {
+    let u = &t.utilization;
+    let mut out = format!(
+        "timing model, {}: {:.0} cycles, {:.2} us, limited by {}\n",
+        t.part,
+        t.cycles,
+        t.microseconds,
+        t.bound().name()
+    );
+    let _ = writeln!(
+        out,
+        "share of peak: DRAM {:.0}%, L2 {:.0}%, L1 {:.0}%, LDS {:.0}%, issue {:.0}%, one atomic address {:.0}%",
+        100.0 * u.dram,
+        100.0 * u.l2,
+        100.0 * u.l1,
+        100.0 * u.lds,
+        100.0 * u.issue,
+        100.0 * u.atomics
+    );
+    let _ = writeln!(
+        out,
+        "occupancy: achieved {:.0}%, theoretical {:.0}% ({} workgroups per unit)",
+        100.0 * t.achieved_occupancy,
+        100.0 * t.theoretical_occupancy,
+        t.workgroups_per_unit
+    );
+    let total = t.stalls.total().max(1.0);
+    let reasons: Vec<String> = simt::core::Stalls::NCU
+        .iter()
+        .zip(t.stalls.values())
+        .filter(|(_, v)| *v > 0.0)
+        .map(|((name, ncu), v)| format!("{name} {:.0}% ({ncu})", 100.0 * v / total))
+        .collect();
+    let _ = write!(out, "wave cycles: {}", reasons.join(", "));
+    out
+}
+
 /// The rows as a Markdown table with aligned columns (numbers right-aligned);
 /// with the timing model's columns when a row has an estimate.
 pub fn table(rows: &[Row]) -> String {

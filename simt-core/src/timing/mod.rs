@@ -203,6 +203,14 @@ pub struct Timing {
     pub theoretical_occupancy: f64,
     /// Workgroups a unit holds at once.
     pub workgroups_per_unit: u32,
+    /// Bytes DRAM moved.
+    pub dram_bytes: f64,
+    /// Issue cycles used, over all schedulers.
+    pub issue_cycles: f64,
+    /// The part's issue cycles per cycle: its units' schedulers.
+    pub peak_issue: f64,
+    /// The part's DRAM bytes per cycle.
+    pub peak_dram_bytes: f64,
     /// Summed over the launch.
     pub stalls: Stalls,
     /// Per instruction, charged to the instruction the wave waited to issue

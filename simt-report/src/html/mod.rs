@@ -19,6 +19,7 @@ use std::io;
 use std::path::Path;
 
 pub mod charts;
+pub mod time;
 
 /// The colours of the pictures.
 pub mod colors {
@@ -297,6 +298,9 @@ fn kernel_section(out: &mut String, row: &Row, program: &Program, model: &Memory
         row.wave_width
     );
     listing(out, row);
+    if let Some(t) = &row.estimate {
+        time::section(out, t, &row.listing);
+    }
     if let Some(trace) = &row.trace {
         timeline(out, trace, program, row.wave_width);
     }
