@@ -17,6 +17,11 @@ pub use simt_front::{
 #[doc = include_str!("../docs/language.md")]
 pub mod language {}
 
+/// The timing model: parts, what it models and leaves out, how it is checked
+/// (`docs/timing.md`).
+#[doc = include_str!("../docs/timing.md")]
+pub mod timing {}
+
 #[doc(hidden)]
 pub mod __private {
     pub use simt_core::*;

@@ -57,6 +57,36 @@ fn sanitizers(c: &mut Criterion) {
     group.finish();
 }
 
+/// The cost of the timing model: every reference kernel at wave32 on the
+/// native runner, on the interpreter and timed on `h100-sxm/4` (which runs the
+/// interpreter on one thread, records each wave's issues and replays them),
+/// all under the part's memory model.
+fn timing(c: &mut Criterion) {
+    let part = simt::core::Part::h100_sxm().scaled(4);
+    let mut group = c.benchmark_group("timing");
+    for spec in KERNELS {
+        let plain = spec.config(32, part.memory.clone()).threads(1);
+        let configs = [
+            ("native", plain.clone()),
+            (
+                "interpreter",
+                plain.clone().engine(simt::core::Engine::Interpreter),
+            ),
+            ("timed", plain.clone().timing(part.clone())),
+        ];
+        for (label, config) in configs {
+            let mut workload = (spec.prepare)(42);
+            group.bench_function(BenchmarkId::new(spec.name, label), |b| {
+                b.iter(|| {
+                    workload.reset();
+                    black_box(workload.launch(black_box(&config)))
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
 /// A `side` by `side` Mandelbrot of at most 64 iterations, one work-item per
 /// pixel in workgroups of 256, under `config`'s other settings.
 fn mandelbrot(side: u32, threads: Option<usize>) -> impl FnMut() -> u64 {
@@ -119,5 +149,5 @@ fn grid(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, kernels, threads, grid, sanitizers);
+criterion_group!(benches, kernels, threads, grid, sanitizers, timing);
 criterion_main!(benches);

@@ -368,6 +368,83 @@ fn the_32_way_penalty_does_not_change_with_occupancy() {
     }
 }
 
+// The seeds' claims about time, under the timing model.
+
+/// The timing model's cycles of variant `name`.
+fn cycles(result: &StudyResult, name: &str) -> f64 {
+    variant(result, name)
+        .timing
+        .as_ref()
+        .expect("a time study's variants are timed")
+        .cycles
+}
+
+#[test]
+fn the_seeds_time_claims_hold_at_both_widths() {
+    for name in [
+        "warp_split_time",
+        "predication_time",
+        "l1_trio_time",
+        "saxpy_time",
+        "occupancy_hiding",
+        "conflict_time",
+        "atomics_time",
+    ] {
+        for width in [32, 64] {
+            assert_all_hold(&run_checked(name, width));
+        }
+    }
+}
+
+#[test]
+fn kway_time_is_a_line_with_a_32_way_penalty_of_28_to_33() {
+    for width in [32, 64] {
+        let result = run_checked("kway_time", width);
+        assert_all_hold(&result);
+        // The line through T(k), fitted here by least squares.
+        let points: Vec<(f64, f64)> = [1u32, 2, 4, 8, 16, 32]
+            .iter()
+            .map(|&k| (f64::from(k), cycles(&result, &format!("k{k}"))))
+            .collect();
+        let n = points.len() as f64;
+        let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
+        let my = points.iter().map(|p| p.1).sum::<f64>() / n;
+        let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+        let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
+        let syy: f64 = points.iter().map(|p| (p.1 - my).powi(2)).sum();
+        assert!(sxy * sxy / (sxx * syy) >= 0.99, "wave{width}");
+        let penalty = cycles(&result, "k32") / cycles(&result, "k1");
+        assert!((28.0..=33.0).contains(&penalty), "wave{width}: {penalty}");
+    }
+}
+
+#[test]
+fn the_32_way_penalty_in_time_holds_from_one_wave_per_scheduler_to_the_most() {
+    for width in [32, 64] {
+        let result = run_checked("occupancy_time", width);
+        assert_all_hold(&result);
+        for n in [1, 2, 4, 8, 16] {
+            let one = cycles(&result, &format!("k1_{n}_per_scheduler"));
+            let split = cycles(&result, &format!("k32_{n}_per_scheduler"));
+            assert!(
+                (28.0..=33.0).contains(&(split / one)),
+                "wave{width}, {n}: {}",
+                split / one
+            );
+        }
+    }
+}
+
+#[test]
+fn a_warp_split_branch_takes_half_the_time_of_a_lane_split_one() {
+    let result = run("warp_split_time", 32);
+    let ratio = cycles(&result, "split_by_warps") / cycles(&result, "split_in_warps");
+    assert!((0.45..=0.55).contains(&ratio), "{ratio}");
+    let issues = stats(&result, "split_by_warps").instructions as f64
+        / stats(&result, "split_in_warps").instructions as f64;
+    assert!((issues - 0.5).abs() < 0.01, "{issues}");
+}
+
 // The sanitizers.
 
 /// Every variant of every study runs with the sanitizers on, at both widths: none

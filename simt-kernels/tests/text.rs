@@ -10,7 +10,8 @@ use simt_kernels::{kernels, studies};
 /// in the order it defines them.
 fn shipped() -> Vec<(&'static str, Vec<&'static Program>)> {
     use kernels::{branch, elementwise, lds, matmul, reduce};
-    use studies::{atomics, coalescing, kway, layout, mandelbrot, reduction, transpose};
+    use studies::{atomics, coalescing, divergence_time, kway, layout, mandelbrot};
+    use studies::{memory_time, reduction, transpose};
     vec![
         (
             "src/kernels/branch.rs",
@@ -76,6 +77,13 @@ fn shipped() -> Vec<(&'static str, Vec<&'static Program>)> {
             ],
         ),
         (
+            "src/studies/divergence_time.rs",
+            vec![
+                &divergence_time::switch_rounds::PROGRAM,
+                &divergence_time::one_path::PROGRAM,
+            ],
+        ),
+        (
             "src/studies/kway.rs",
             vec![&kway::switch_cases::PROGRAM, &kway::predicated::PROGRAM],
         ),
@@ -93,6 +101,21 @@ fn shipped() -> Vec<(&'static str, Vec<&'static Program>)> {
                 &mandelbrot::coherent::PROGRAM,
                 &mandelbrot::scattered::PROGRAM,
                 &mandelbrot::tiled_8x4::PROGRAM,
+            ],
+        ),
+        (
+            "src/studies/memory_time.rs",
+            vec![
+                &memory_time::add_12::PROGRAM,
+                &memory_time::add_25::PROGRAM,
+                &memory_time::add_37::PROGRAM,
+                &memory_time::add_50::PROGRAM,
+                &memory_time::add_75::PROGRAM,
+                &memory_time::add_100::PROGRAM,
+                &memory_time::chains_25::PROGRAM,
+                &memory_time::chains_100::PROGRAM,
+                &memory_time::tile_rows_conflicted::PROGRAM,
+                &memory_time::tile_rows_padded::PROGRAM,
             ],
         ),
         (
@@ -163,6 +186,7 @@ fn every_shipped_kernel_compiles_from_its_text_to_the_macros_program() {
             compared += 1;
         }
     }
-    // The eleven reference kernels and the studies' 28 variants.
-    assert_eq!(compared, 11 + 28);
+    // The eleven reference kernels, the count studies' 28 variants and the
+    // time studies' 12 kernels of their own.
+    assert_eq!(compared, 11 + 28 + 12);
 }

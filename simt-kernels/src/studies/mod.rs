@@ -184,7 +184,12 @@ pub(crate) fn row(
         per_instruction: stats.per_instruction.clone(),
         workgroup,
         worst_phases: stats.worst_phases.clone(),
-        timing: stats.timing.clone(),
+        // The studies compare launches, not lines: the per-instruction
+        // stalls stay out of their rows.
+        timing: stats.timing.clone().map(|mut t| {
+            t.per_instruction.clear();
+            t
+        }),
     }
 }
 
