@@ -116,18 +116,44 @@ impl MemoryModel {
         }
     }
 
+    /// An AMD RDNA3-like model (Radeon RX 7900 XTX, Navi 31): 32-lane
+    /// phases, 128-byte lines of 32-byte sectors, 32 LDS banks of 4-byte
+    /// words (the RDNA3 ISA guide: a WGP's 64 banks, 32 for each pair of its
+    /// SIMD32s), and a 64 KiB L1 per WGP over 48 WGPs: the two 32 KiB vector
+    /// L0 caches of its CUs (ROCm GPU specifications: 96 CUs, 32 KiB L0
+    /// each), taken as one. The sector size and the 4 ways are this model's
+    /// choices.
+    pub const fn rdna3() -> Self {
+        MemoryModel {
+            name: Cow::Borrowed("rdna3"),
+            phase_lanes: 32,
+            line_bytes: 128,
+            sector_bytes: 32,
+            lds_banks: 32,
+            lds_bank_bytes: 4,
+            l1: Some(CacheGeometry {
+                bytes: 64 * 1024,
+                line_bytes: 128,
+                sector_bytes: 32,
+                ways: 4,
+            }),
+            compute_units: 48,
+        }
+    }
+
     /// The presets, by name.
     pub fn preset(name: &str) -> Option<Self> {
         match name {
             "reference" => Some(Self::reference()),
             "nvidia" => Some(Self::nvidia()),
             "cdna3" => Some(Self::cdna3()),
+            "rdna3" => Some(Self::rdna3()),
             _ => None,
         }
     }
 
     /// The names [`preset`](Self::preset) accepts.
-    pub const PRESETS: &'static [&'static str] = &["reference", "nvidia", "cdna3"];
+    pub const PRESETS: &'static [&'static str] = &["reference", "nvidia", "cdna3", "rdna3"];
 
     /// Checks the geometry; the error says which field is wrong.
     pub fn check(&self) -> Result<(), String> {

@@ -70,38 +70,61 @@ pub struct Part {
 
 impl Part {
     /// NVIDIA H100 SXM5: 132 SMs, HBM3.
+    ///
+    /// Latencies and on-chip bandwidths are the measurements of the
+    /// microbenchmark suite of Luo et al. ("Benchmarking and Dissecting the
+    /// Nvidia Hopper GPU Architecture", IPDPS 2024) run on an H100 SXM5 at
+    /// 1,980 MHz (github.com/Johnsonms/NVIDIA-Hopper-Benchmark,
+    /// `reproduction/H100-dapperdingo/summary.md`); the paper's own H800
+    /// figures agree for the SM (shared memory 29 cycles, L1 125.8 bytes per
+    /// cycle).
     pub fn h100_sxm() -> Self {
         Part {
             name: Cow::Borrowed("h100-sxm"),
             memory: MemoryModel::nvidia(),
             hardware: Hardware::HOPPER,
             clocks: Clocks {
-                // H100 datasheet: 67 TFLOPS FP32 over 132 SMs of 128 FP32
-                // lanes (Hopper whitepaper) at 2 flops per fma: 1,980 MHz.
+                // The driver's maximum SM clock on an H100 SXM5 (the suite's
+                // device dump: clockRate 1,980,000 kHz); NVIDIA's 67 TFLOPS
+                // FP32 over 132 SMs of 128 lanes gives the same.
                 clock_mhz: 1980,
                 // Hopper whitepaper: 32 FP32 lanes per SM sub-partition.
                 simd_lanes: 32,
+                // Measured: dependent FP32, 4.07 cycles.
                 alu_latency: 4,
+                // Measured: shared memory, 29.0 cycles.
                 lds_latency: 29,
-                l1_latency: 33,
-                l1_bytes_per_cycle: 128,
-                l2_latency: 262,
-                l2_bytes_per_cycle: 2 * 1024,
-                dram_latency: 479,
+                // Measured: L1 hit, 41.1 cycles; 125.7 bytes per cycle per SM.
+                l1_latency: 41,
+                l1_bytes_per_cycle: 126,
+                // Measured: L2 hit, 272.3 cycles; 4,207 bytes per cycle
+                // (32-bit loads).
+                l2_latency: 272,
+                l2_bytes_per_cycle: 4207,
+                // Measured: DRAM, 484 cycles (arrays of 64 MB and more).
+                dram_latency: 484,
                 // H100 SXM datasheet: 3.35 TB/s.
                 dram_gbps: 3350,
+                // Not published: the model's choice.
                 barrier_latency: 20,
             },
         }
     }
 
-    /// NVIDIA H200 SXM: the H100's 132 SMs with HBM3e.
+    /// NVIDIA H200 SXM: the H100's GH100 with HBM3e.
+    ///
+    /// Its SM, L1 and L2 are the H100's, so their figures are the H100's
+    /// measurements; no measurement of the H200's own latencies was found, and
+    /// its DRAM latency is taken to be the H100's.
     pub fn h200_sxm() -> Self {
         let h100 = Self::h100_sxm();
         Part {
             name: Cow::Borrowed("h200-sxm"),
             clocks: Clocks {
-                // H200 datasheet: 4.8 TB/s; its 67 TFLOPS FP32 are the H100's.
+                // nvidia-smi on the H200 of `calibration/h200/device.txt`:
+                // clocks.max.sm 1,980 MHz.
+                clock_mhz: 1980,
+                // H200 datasheet: 4.8 TB/s.
                 dram_gbps: 4800,
                 ..h100.clocks
             },
@@ -110,24 +133,37 @@ impl Part {
     }
 
     /// AMD Instinct MI300X: 304 CDNA3 CUs, HBM3.
+    ///
+    /// AMD publishes its units, clock and bandwidths; no measured latency of
+    /// it could be found, so its latencies are this model's choices, marked
+    /// as such, until they are measured.
     pub fn mi300x() -> Self {
         Part {
             name: Cow::Borrowed("mi300x"),
             memory: MemoryModel::cdna3(),
             hardware: Hardware::CDNA3,
             clocks: Clocks {
-                // MI300X data sheet: peak engine clock 2,100 MHz.
+                // CDNA3 whitepaper, table 2: peak engine clock 2,100 MHz.
                 clock_mhz: 2100,
-                // CDNA3 ISA guide: a SIMD executes a wave64 over four cycles.
+                // CDNA3 ISA guide: a wave64 vector instruction takes four
+                // passes of a 16-lane SIMD (packed FP32, which simt's
+                // instructions do not use, doubles the rate).
                 simd_lanes: 16,
-                alu_latency: 8,
+                // The model's choice: a SIMD issues a wave's dependent vector
+                // instructions back to back, one per four-cycle pass.
+                alu_latency: 4,
+                // Not measured: the model's choices.
                 lds_latency: 64,
                 l1_latency: 120,
+                // CDNA3 whitepaper: the L1's fill path and request bus carry a
+                // 128-byte line, "doubling the bandwidth to the core"; 64 bytes
+                // per cycle is the model's reading of it.
                 l1_bytes_per_cycle: 64,
-                l2_latency: 240,
-                l2_bytes_per_cycle: 128 * 16,
+                l2_latency: 250,
+                // CDNA3 whitepaper: each XCD's L2 reads 2 KB per clock; 8 XCDs.
+                l2_bytes_per_cycle: 8 * 2048,
                 dram_latency: 700,
-                // MI300X data sheet: 5.3 TB/s.
+                // CDNA3 whitepaper, MI300-13: 5.3 TB/s peak.
                 dram_gbps: 5300,
                 barrier_latency: 20,
             },
@@ -135,28 +171,33 @@ impl Part {
     }
 
     /// AMD Radeon RX 7900 XTX: 48 RDNA3 WGPs, GDDR6.
+    ///
+    /// Latencies and the L2's bandwidth were measured on an RX 7900 XT, the
+    /// same Navi 31 die (github.com/chanzhennan/ChipBenchmarker).
     pub fn rdna3() -> Self {
         Part {
             name: Cow::Borrowed("rx7900xtx"),
-            memory: MemoryModel {
-                name: Cow::Borrowed("rdna3"),
-                compute_units: 48,
-                ..MemoryModel::nvidia()
-            },
+            memory: MemoryModel::rdna3(),
             hardware: Hardware::RDNA3,
             clocks: Clocks {
-                // AMD product page: boost clock 2,500 MHz.
+                // AMD's specifications: boost clock up to 2,500 MHz.
                 clock_mhz: 2500,
-                // RDNA3 ISA guide: SIMD32.
+                // RDNA3 ISA guide: SIMD32 (dual issue, which the model leaves
+                // out, doubles some instructions' rate).
                 simd_lanes: 32,
+                // Not published (the ISA guide asks for S_DELAY_ALU hints
+                // instead): the model's choice.
                 alu_latency: 5,
-                lds_latency: 32,
-                l1_latency: 40,
+                // Measured on the 7900 XT: LDS 33 cycles, L0 35, L2 340, DRAM
+                // 551; L2 3,253 GB/s, 1,301 bytes per cycle at 2,500 MHz.
+                lds_latency: 33,
+                l1_latency: 35,
+                // The model's choice: one 128-byte line per cycle per WGP.
                 l1_bytes_per_cycle: 128,
-                l2_latency: 200,
-                l2_bytes_per_cycle: 2 * 1024,
-                dram_latency: 600,
-                // AMD product page: 960 GB/s.
+                l2_latency: 340,
+                l2_bytes_per_cycle: 1301,
+                dram_latency: 551,
+                // AMD's specifications: 960 GB/s.
                 dram_gbps: 960,
                 barrier_latency: 20,
             },

@@ -155,6 +155,7 @@ pub fn hardware_for(model: &MemoryModel, wave_width: u32) -> &'static Hardware {
     match model.name.as_ref() {
         "nvidia" => &Hardware::HOPPER,
         "cdna3" => &Hardware::CDNA3,
+        "rdna3" => &Hardware::RDNA3,
         _ if wave_width == 64 => &Hardware::CDNA3,
         _ => &Hardware::RDNA3,
     }
