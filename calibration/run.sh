@@ -9,8 +9,9 @@
 #
 # Writes OUTDIR/timings.csv (median of 15 event-timed launches after 3
 # warm-ups, one row per launch shape, then the seeds' relations as `#` lines),
-# OUTDIR/ncu.csv and OUTDIR/stalls.csv (one profiled launch per shape) and
-# OUTDIR/device.txt. Finishes within 10 minutes on an H200.
+# OUTDIR/ncu.csv and OUTDIR/stalls.csv (one profiled launch per shape),
+# OUTDIR/device.txt, and with cargo OUTDIR/beside.md: the measured relations
+# beside the timing model's (beside.py). Finishes within 10 minutes on an H200.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -30,6 +31,16 @@ cat "$out/device.txt"
 cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d ' .')
 nvcc -O3 -lineinfo -arch="sm_${cap:-90}" -o "$out/seeds" "$here/seeds.cu" || exit 1
 timeout 180 "$out/seeds" | tee "$out/timings.csv" || exit 1
+
+# The timing model's figures for the same claims, beside the measured ones
+# (needs cargo; the time studies take seconds once built).
+if command -v cargo >/dev/null; then
+    studies=kway_time,predication_time,warp_split_time,l1_trio_time,atomics_time,conflict_time
+    (cd "$here/.." && timeout 300 cargo run --release -q -p simt-kernels --bin report -- \
+        --kernels vecadd_f32 --width 32 --launches 1 --studies "$studies" \
+        --out "$out/model.json" >/dev/null)
+    python3 "$here/beside.py" "$out/timings.csv" "$out/model.json" | tee "$out/beside.md"
+fi
 
 ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
 if [ -z "$ncu" ]; then

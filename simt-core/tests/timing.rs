@@ -257,3 +257,37 @@ fn timing_is_the_same_on_any_thread_count_and_refuses_a_foreign_model() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_timed_launch_faults_and_runs_out_of_budget_as_any_launch() {
+    let k = kernel(
+        "kernel past(out: &mut [u32]) {
+            vreg at;
+            v_add_u32 at, global_id.x, 1000
+            global_store out[at], 1
+        }",
+    );
+    let mut out = vec![0u32; 64];
+    let config = LaunchConfig::new([2, 1, 1], [32, 1, 1]).timing(sm());
+    match launch(&k, &config, &mut [Arg::buffer_mut(&mut out)]) {
+        Err(Error::Fault(f)) => {
+            assert_eq!((f.kernel.as_str(), f.wave), ("past", 0));
+            assert!(matches!(
+                f.kind,
+                simt_core::FaultKind::GlobalOutOfBounds { .. }
+            ));
+        }
+        other => panic!("{other:?}"),
+    }
+    let k = kernel(CHAIN);
+    let config = config.instruction_budget(3);
+    match launch(&k, &config, &mut [Arg::buffer_mut(&mut out)]) {
+        Err(Error::Fault(f)) => {
+            assert!(matches!(
+                f.kind,
+                simt_core::FaultKind::BudgetExceeded { .. }
+            ))
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -31,8 +31,10 @@ pub struct Access<'a> {
     pub(super) count: u32,
     /// The values stored, per element (stores only).
     pub(super) values: &'a [&'a [u32]],
-    /// The instruction's counters, this access counted.
-    pub(super) counted: &'a Counters,
+    /// Every instruction's counters, this access counted (a slice, not the
+    /// instruction's entry: indexing it would cost the plain launch a bounds
+    /// check per access).
+    pub(super) counters: &'a [Counters],
 }
 
 /// What a launch calls besides counting. Every method does nothing by default.
@@ -305,7 +307,9 @@ impl Instrument for Streams {
         let atomic = matches!(a.kind, Kind::Atomic);
         let busiest = (global && atomic).then(|| busiest_address(a)).flatten();
         let load = matches!(a.kind, Kind::Load);
-        self.access(pc, wave, a.counted, global, !load, busiest);
+        if let Some(counted) = a.counters.get(pc) {
+            self.access(pc, wave, counted, global, !load, busiest);
+        }
     }
 }
 

@@ -1169,7 +1169,7 @@ mod tests {
                             size,
                             count,
                             values: if kind == Kind::Store { &values } else { &[] },
-                            counted: &crate::stats::Counters::default(),
+                            counters: &[],
                         };
                         let pc = rng.next(8) as usize;
                         fast.memory(&program, pc, wave, &access);

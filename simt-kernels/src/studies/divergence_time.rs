@@ -199,19 +199,36 @@ pub const PREDICATION_TIME: Study = Study {
     run: run_predication_time,
 };
 
-fn run_predication_time(seed: u64, width: u32) -> Result<StudyResult, Error> {
+/// The launch both branch studies start from: its inputs and shape, and
+/// `divergent_lanes` run on them as the row called `name`.
+struct Branchy {
+    input: Vec<f32>,
+    cfg: simt::core::LaunchConfig,
+    lanes: super::VariantRow,
+}
+
+fn branchy(seed: u64, width: u32, name: &str) -> Result<Branchy, Error> {
     let g = groups(4);
     let input = inputs(seed, g * GROUP);
     let cfg = timed(g, GROUP, width);
-    let work = WORK;
-    let two = branch::oracle::two_paths(&input, GROUP as usize, width as usize, false, work);
+    let mut out = vec![0.0; input.len()];
+    let stats = branch::divergent_lanes::launch(&cfg, &input, &mut out, WORK)?;
+    let ok = out == branch::oracle::two_paths(&input, GROUP as usize, width as usize, false, WORK);
+    let program = &branch::divergent_lanes::PROGRAM;
+    let lanes = row(name, program, GROUP, &stats, ok, None);
+    Ok(Branchy { input, cfg, lanes })
+}
+
+fn run_predication_time(seed: u64, width: u32) -> Result<StudyResult, Error> {
+    let Branchy { input, cfg, lanes } = branchy(seed, width, "branch")?;
+    let two = branch::oracle::two_paths(&input, GROUP as usize, width as usize, false, WORK);
     let one: Vec<f32> = input
         .iter()
-        .map(|&v| branch::oracle::path_a(v, work))
+        .map(|&v| branch::oracle::path_a(v, WORK))
         .collect();
     let mut out = vec![0.0; input.len()];
     let mut rows = Vec::new();
-    let stats = one_path::launch(&cfg, &input, &mut out, work)?;
+    let stats = one_path::launch(&cfg, &input, &mut out, WORK)?;
     rows.push(row(
         "one_path",
         &one_path::PROGRAM,
@@ -220,10 +237,8 @@ fn run_predication_time(seed: u64, width: u32) -> Result<StudyResult, Error> {
         out == one,
         None,
     ));
-    let stats = branch::divergent_lanes::launch(&cfg, &input, &mut out, work)?;
-    let program = &branch::divergent_lanes::PROGRAM;
-    rows.push(row("branch", program, GROUP, &stats, out == two, None));
-    let stats = kway::predicated::launch(&cfg, &input, &mut out, work)?;
+    rows.push(lanes);
+    let stats = kway::predicated::launch(&cfg, &input, &mut out, WORK)?;
     let program = &kway::predicated::PROGRAM;
     rows.push(row("predicated", program, GROUP, &stats, out == two, None));
     let (one, branch, predicated) = (cycles(&rows[0]), cycles(&rows[1]), cycles(&rows[2]));
@@ -303,18 +318,11 @@ pub const WARP_SPLIT_TIME: Study = Study {
 };
 
 fn run_warp_split_time(seed: u64, width: u32) -> Result<StudyResult, Error> {
-    let g = groups(4);
-    let input = inputs(seed, g * GROUP);
-    let cfg = timed(g, GROUP, width);
-    let work = WORK;
+    let Branchy { input, cfg, lanes } = branchy(seed, width, "split_in_warps")?;
     let mut out = vec![0.0; input.len()];
-    let mut rows = Vec::new();
-    let stats = branch::divergent_lanes::launch(&cfg, &input, &mut out, work)?;
-    let ok = out == branch::oracle::two_paths(&input, GROUP as usize, width as usize, false, work);
-    let program = &branch::divergent_lanes::PROGRAM;
-    rows.push(row("split_in_warps", program, GROUP, &stats, ok, None));
-    let stats = branch::divergent_warps::launch(&cfg, &input, &mut out, work)?;
-    let ok = out == branch::oracle::two_paths(&input, GROUP as usize, width as usize, true, work);
+    let mut rows = vec![lanes];
+    let stats = branch::divergent_warps::launch(&cfg, &input, &mut out, WORK)?;
+    let ok = out == branch::oracle::two_paths(&input, GROUP as usize, width as usize, true, WORK);
     let program = &branch::divergent_warps::PROGRAM;
     rows.push(row("split_by_warps", program, GROUP, &stats, ok, None));
     let issues = super::ratio(rows[1].stats.instructions, rows[0].stats.instructions);

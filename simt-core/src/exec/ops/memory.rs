@@ -120,7 +120,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             size: seen.size,
             count: seen.count,
             values,
-            counted: &self.counters[self.pc],
+            counters: self.counters,
         };
         self.instr.memory(self.program, self.pc, self.wave, &access);
     }
