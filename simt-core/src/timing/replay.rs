@@ -8,7 +8,7 @@ use crate::ir::Reg;
 use crate::isa::{Inst, Role, Unit};
 use crate::occupancy::{occupancy, Usage};
 use crate::part::Part;
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 /// An LDS or global access waits to issue while its unit's LDS (or L1) has
@@ -101,27 +101,52 @@ fn infos(program: &Program) -> Vec<Info> {
         .collect()
 }
 
-/// A time in cycles, ordered for the event queue.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Time(f64);
-impl Eq for Time {}
-impl PartialOrd for Time {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Time {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.0.total_cmp(&other.0)
-    }
-}
-
 /// What happens at a time: a scheduler looks for a wave to issue, or a
 /// workgroup ends and frees its place.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Happening {
     Poll { unit: usize, sched: usize },
     Retire { group: usize },
+}
+
+/// The event queue: earliest first, then polls before retirements, each in
+/// order of unit and scheduler or of workgroup. An entry is a time's bits (a
+/// time is finite and not negative, so its bits order as it does) and the
+/// happening in one word: scheduler `unit * schedulers + sched`, or a
+/// workgroup with [`RETIRE`] set. Plain integers keep the heap's
+/// comparisons cheap.
+#[derive(Default)]
+struct Queue {
+    heap: BinaryHeap<Reverse<(u64, u64)>>,
+    schedulers: usize,
+}
+
+const RETIRE: u64 = 1 << 63;
+
+impl Queue {
+    fn push(&mut self, t: f64, happening: Happening) {
+        let word = match happening {
+            Happening::Poll { unit, sched } => (unit * self.schedulers + sched) as u64,
+            Happening::Retire { group } => RETIRE | group as u64,
+        };
+        self.heap.push(Reverse((t.to_bits(), word)));
+    }
+
+    fn pop(&mut self) -> Option<(f64, Happening)> {
+        let Reverse((bits, word)) = self.heap.pop()?;
+        let happening = if word & RETIRE != 0 {
+            Happening::Retire {
+                group: (word & !RETIRE) as usize,
+            }
+        } else {
+            let k = word as usize;
+            Happening::Poll {
+                unit: k / self.schedulers,
+                sched: k % self.schedulers,
+            }
+        };
+        Some((f64::from_bits(bits), happening))
+    }
 }
 
 struct Wave<'s> {
@@ -139,6 +164,35 @@ struct Wave<'s> {
     /// The latest completion of its accesses.
     outstanding: f64,
     start: f64,
+    /// When its next instruction's registers are ready and it is past its
+    /// last barrier, and why it waits until then: kept up to date as the
+    /// wave issues and is released, so that a scheduler's look at its waves
+    /// costs a comparison each.
+    due: (f64, Option<Reason>),
+    /// Its next instruction's class (`Scalar` when it has none).
+    due_class: Class,
+}
+
+impl Wave<'_> {
+    /// Recomputes [`Wave::due`] for its next instruction.
+    fn plan(&mut self, infos: &[Info]) {
+        let Some(event) = self.events.get(self.next) else {
+            self.due = (f64::INFINITY, None);
+            self.due_class = Class::Scalar;
+            return;
+        };
+        let info = &infos[event.pc as usize];
+        let mut at = (self.released, Some(Reason::Barrier));
+        for &r in &info.regs {
+            if let Some(&(t, why)) = self.ready.get(r as usize) {
+                if t > at.0 {
+                    at = (t, Some(why));
+                }
+            }
+        }
+        self.due = at;
+        self.due_class = info.class;
+    }
 }
 
 #[derive(Default)]
@@ -183,8 +237,6 @@ struct Chip {
     dram_bytes: f64,
     issue_cycles: f64,
 }
-
-type Queue = BinaryHeap<Reverse<(Time, Happening)>>;
 
 /// A replay in progress.
 struct Replay<'s> {
@@ -249,7 +301,10 @@ pub(crate) fn replay(
             .collect(),
         chip: Chip::default(),
         stalls: vec![Stalls::default(); program.insts.len()],
-        queue: BinaryHeap::new(),
+        queue: Queue {
+            heap: BinaryHeap::new(),
+            schedulers: nsched,
+        },
         resident_wave_cycles: 0.0,
         end: 0.0,
     };
@@ -260,7 +315,7 @@ pub(crate) fn replay(
             r.dispatch(unit, 0.0);
         }
     }
-    while let Some(Reverse((Time(t), happening))) = r.queue.pop() {
+    while let Some((t, happening)) = r.queue.pop() {
         match happening {
             Happening::Retire { group } => {
                 r.end = r.end.max(t);
@@ -327,7 +382,10 @@ impl<'s> Replay<'s> {
                 released: 0.0,
                 outstanding: t,
                 start: t,
+                due: (t, None),
+                due_class: Class::Scalar,
             });
+            self.waves[w].plan(&self.infos);
             members.push(w);
             if events.is_empty() {
                 continue;
@@ -348,8 +406,7 @@ impl<'s> Replay<'s> {
             end: t,
         });
         if live == 0 {
-            self.queue
-                .push(Reverse((Time(t), Happening::Retire { group: gi })));
+            self.queue.push(t, Happening::Retire { group: gi });
         }
     }
 
@@ -378,7 +435,7 @@ impl<'s> Replay<'s> {
         for k in order {
             let w = s.waves[k];
             let wave = &self.waves[w];
-            let (at, reason) = constraint(wave, &self.infos, lds_busy, l1_busy);
+            let (at, reason) = constraint(wave, lds_busy, l1_busy);
             let at = at.max(wave.since);
             if at <= t {
                 pick = Some((k, w, at, reason));
@@ -467,6 +524,7 @@ impl<'s> Replay<'s> {
             }
         }
         wave.next += 1;
+        wave.plan(&self.infos);
         let g = wave.group;
         let gs = &mut self.groups[g];
         if info.class == Class::Barrier {
@@ -482,8 +540,7 @@ impl<'s> Replay<'s> {
             gs.left -= 1;
             gs.end = gs.end.max(wave_end);
             if gs.left == 0 {
-                self.queue
-                    .push(Reverse((Time(gs.end), Happening::Retire { group: g })));
+                self.queue.push(gs.end, Happening::Retire { group: g });
             }
         }
         self.release(g);
@@ -511,6 +568,7 @@ impl<'s> Replay<'s> {
             if wave.at_barrier {
                 wave.at_barrier = false;
                 wave.released = at;
+                wave.plan(&self.infos);
             }
         }
         let unit = gs.unit;
@@ -527,44 +585,22 @@ impl<'s> Replay<'s> {
 }
 
 /// Schedules `sched`'s poll at `t` unless one is due sooner.
-fn poll(
-    queue: &mut BinaryHeap<Reverse<(Time, Happening)>>,
-    sched: &mut Sched,
-    unit: usize,
-    index: usize,
-    t: f64,
-) {
+fn poll(queue: &mut Queue, sched: &mut Sched, unit: usize, index: usize, t: f64) {
     if t < sched.poll_at {
         sched.poll_at = t;
-        queue.push(Reverse((Time(t), Happening::Poll { unit, sched: index })));
+        queue.push(t, Happening::Poll { unit, sched: index });
     }
 }
 
 /// When `wave`'s next instruction can issue, as far as its registers, a
 /// barrier and its unit's queues say, and the reason for the wait (`None`
 /// when nothing holds it).
-fn constraint(
-    wave: &Wave<'_>,
-    infos: &[Info],
-    lds_busy: f64,
-    l1_busy: f64,
-) -> (f64, Option<Reason>) {
+fn constraint(wave: &Wave<'_>, lds_busy: f64, l1_busy: f64) -> (f64, Option<Reason>) {
     if wave.at_barrier {
         return (f64::INFINITY, Some(Reason::Barrier));
     }
-    let Some(event) = wave.events.get(wave.next) else {
-        return (f64::INFINITY, None);
-    };
-    let info = &infos[event.pc as usize];
-    let mut at = (wave.released, Some(Reason::Barrier));
-    for &r in &info.regs {
-        if let Some(&(t, why)) = wave.ready.get(r as usize) {
-            if t > at.0 {
-                at = (t, Some(why));
-            }
-        }
-    }
-    let queued = match info.class {
+    let mut at = wave.due;
+    let queued = match wave.due_class {
         Class::Lds => Some((lds_busy - QUEUE_CYCLES, Reason::LdsThrottle)),
         Class::Global => Some((l1_busy - QUEUE_CYCLES, Reason::MemoryThrottle)),
         _ => None,
