@@ -238,6 +238,16 @@ struct Chip {
     issue_cycles: f64,
 }
 
+/// The wave a scheduler picked: wave `w`, the `k`th of the scheduler's, which
+/// could issue from `at` and waited for `reason` before that.
+#[derive(Clone, Copy, Debug)]
+struct Pick {
+    k: usize,
+    w: usize,
+    at: f64,
+    reason: Option<Reason>,
+}
+
 /// A replay in progress.
 struct Replay<'s> {
     streams: &'s Streams,
@@ -438,13 +448,13 @@ impl<'s> Replay<'s> {
             let (at, reason) = constraint(wave, lds_busy, l1_busy);
             let at = at.max(wave.since);
             if at <= t {
-                pick = Some((k, w, at, reason));
+                pick = Some(Pick { k, w, at, reason });
                 break;
             }
             earliest = earliest.min(at);
         }
         match pick {
-            Some((k, w, at, reason)) => self.issue(unit, sched, k, w, t, at, reason),
+            Some(pick) => self.issue(unit, sched, pick, t),
             None if earliest.is_finite() => poll(
                 &mut self.queue,
                 &mut self.units[unit].scheds[sched],
@@ -456,19 +466,9 @@ impl<'s> Replay<'s> {
         }
     }
 
-    /// Wave `w` (the `k`th of its scheduler) issues at `t`; it could from
-    /// `at`, and waited for `reason` before that.
-    #[allow(clippy::too_many_arguments)]
-    fn issue(
-        &mut self,
-        unit: usize,
-        sched: usize,
-        k: usize,
-        w: usize,
-        t: f64,
-        at: f64,
-        reason: Option<Reason>,
-    ) {
+    /// The wave `pick` names issues on scheduler `sched` of `unit` at `t`.
+    fn issue(&mut self, unit: usize, sched: usize, pick: Pick, t: f64) {
+        let Pick { k, w, at, reason } = pick;
         let c = &self.part.clocks;
         let wave = &mut self.waves[w];
         let event = wave.events[wave.next];
