@@ -49,12 +49,14 @@ impl Reason {
 }
 
 /// What the replay needs of one instruction.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Info {
     class: Class,
-    /// Register slots read and written (a written one is waited for too).
-    regs: Vec<u32>,
-    written: Vec<u32>,
+    /// Its register slots in [`Infos::slots`]: `start..written` are read,
+    /// `written..end` written (a written one is waited for too).
+    start: u32,
+    written: u32,
+    end: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,17 +70,23 @@ enum Class {
     Barrier,
 }
 
-fn infos(program: &Program) -> Vec<Info> {
-    let (v, s) = (u32::from(program.vregs), u32::from(program.sregs));
-    let slot = |r: Reg| match r {
-        Reg::V(r) => u32::from(r.0),
-        Reg::S(r) => v + u32::from(r.0),
-        Reg::M(r) => v + s + u32::from(r.0),
-    };
-    program
-        .insts
-        .iter()
-        .map(|inst| {
+/// Every instruction's [`Info`], their register slots in one pool.
+struct Infos {
+    infos: Vec<Info>,
+    slots: Vec<u32>,
+}
+
+impl Infos {
+    fn of(program: &Program) -> Infos {
+        let (v, s) = (u32::from(program.vregs), u32::from(program.sregs));
+        let slot = |r: Reg| match r {
+            Reg::V(r) => u32::from(r.0),
+            Reg::S(r) => v + u32::from(r.0),
+            Reg::M(r) => v + s + u32::from(r.0),
+        };
+        let mut slots = Vec::new();
+        let mut infos = Vec::with_capacity(program.insts.len());
+        for inst in program.insts.iter() {
             let fields = inst.fields();
             let class = match (inst.opcode().unit(), fields.memory()) {
                 (_, Some((Role::GlobalLoad | Role::GlobalStore | Role::GlobalAtomic, _))) => {
@@ -89,63 +97,80 @@ fn infos(program: &Program) -> Vec<Info> {
                 (Unit::Vector, _) => Class::Vector,
                 _ => Class::Scalar,
             };
-            let written: Vec<u32> = fields.written().map(slot).collect();
-            let mut regs: Vec<u32> = fields.read().map(slot).collect();
-            regs.extend(&written);
-            Info {
+            let start = slots.len() as u32;
+            slots.extend(fields.read().map(slot));
+            let written = slots.len() as u32;
+            slots.extend(fields.written().map(slot));
+            infos.push(Info {
                 class,
-                regs,
+                start,
                 written,
-            }
-        })
-        .collect()
-}
-
-/// What happens at a time: a scheduler looks for a wave to issue, or a
-/// workgroup ends and frees its place.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Happening {
-    Poll { unit: usize, sched: usize },
-    Retire { group: usize },
-}
-
-/// The event queue: earliest first, then polls before retirements, each in
-/// order of unit and scheduler or of workgroup. An entry is a time's bits (a
-/// time is finite and not negative, so its bits order as it does) and the
-/// happening in one word: scheduler `unit * schedulers + sched`, or a
-/// workgroup with [`RETIRE`] set. Plain integers keep the heap's
-/// comparisons cheap.
-#[derive(Default)]
-struct Queue {
-    heap: BinaryHeap<Reverse<(u64, u64)>>,
-    schedulers: usize,
-}
-
-const RETIRE: u64 = 1 << 63;
-
-impl Queue {
-    fn push(&mut self, t: f64, happening: Happening) {
-        let word = match happening {
-            Happening::Poll { unit, sched } => (unit * self.schedulers + sched) as u64,
-            Happening::Retire { group } => RETIRE | group as u64,
-        };
-        self.heap.push(Reverse((t.to_bits(), word)));
+                end: slots.len() as u32,
+            });
+        }
+        Infos { infos, slots }
     }
 
-    fn pop(&mut self) -> Option<(f64, Happening)> {
-        let Reverse((bits, word)) = self.heap.pop()?;
-        let happening = if word & RETIRE != 0 {
-            Happening::Retire {
-                group: (word & !RETIRE) as usize,
+    fn read_and_written(&self, info: &Info) -> &[u32] {
+        &self.slots[info.start as usize..info.end as usize]
+    }
+
+    fn written(&self, info: &Info) -> &[u32] {
+        &self.slots[info.written as usize..info.end as usize]
+    }
+}
+
+/// The schedulers' pending polls, earliest first and then by scheduler
+/// (`unit * schedulers + sched`): a tournament tree over one time per
+/// scheduler (infinite when it has none), so that moving a poll is a walk
+/// up the tree and the next one is its root.
+struct Polls {
+    /// Leaves from `leaves` on; each node holds its subtree's earliest poll
+    /// and its scheduler.
+    tree: Vec<(f64, u32)>,
+    leaves: usize,
+}
+
+impl Polls {
+    fn new(schedulers: usize) -> Polls {
+        let leaves = schedulers.next_power_of_two();
+        Polls {
+            tree: (0..2 * leaves)
+                .map(|i| (f64::INFINITY, i.saturating_sub(leaves) as u32))
+                .collect(),
+            leaves,
+        }
+    }
+
+    fn next(&self) -> (f64, usize) {
+        let (t, s) = self.tree[1.min(self.tree.len() - 1)];
+        (t, s as usize)
+    }
+
+    fn time(&self, sched: usize) -> f64 {
+        self.tree[self.leaves + sched].0
+    }
+
+    fn set(&mut self, sched: usize, t: f64) {
+        let tree = &mut self.tree[..];
+        let mut i = self.leaves + sched;
+        let mut best = (t, sched as u32);
+        // The new time rises from its leaf, against each sibling's best.
+        while let (Some(&sibling), true) = (tree.get(i ^ 1), i > 1) {
+            if let Some(node) = tree.get_mut(i) {
+                *node = best;
             }
-        } else {
-            let k = word as usize;
-            Happening::Poll {
-                unit: k / self.schedulers,
-                sched: k % self.schedulers,
+            // A right child's sibling holds the lower schedulers: a tie
+            // goes to it.
+            let right = i & 1 == 1;
+            if sibling.0 < best.0 || (right && sibling.0 == best.0) {
+                best = sibling;
             }
-        };
-        Some((f64::from_bits(bits), happening))
+            i /= 2;
+        }
+        if let Some(root) = tree.get_mut(i) {
+            *root = best;
+        }
     }
 }
 
@@ -153,8 +178,8 @@ struct Wave<'s> {
     events: &'s [Event],
     next: usize,
     group: usize,
-    /// Per register slot, when its value is ready and what produces it.
-    ready: Vec<(f64, Reason)>,
+    /// Where its register slots start in [`Replay::ready`].
+    base: usize,
     /// When the wave could next have issued (after its last issue).
     since: f64,
     /// Waiting at a barrier, not yet released.
@@ -166,25 +191,30 @@ struct Wave<'s> {
     start: f64,
     /// When its next instruction's registers are ready and it is past its
     /// last barrier, and why it waits until then: kept up to date as the
-    /// wave issues and is released, so that a scheduler's look at its waves
-    /// costs a comparison each.
+    /// wave issues and is released.
     due: (f64, Option<Reason>),
     /// Its next instruction's class (`Scalar` when it has none).
     due_class: Class,
+    /// The later of `due` and `since`, infinite at a barrier: what a
+    /// scheduler's look compares, so that it costs a comparison per wave
+    /// (and one more for an access, against its queue).
+    key: f64,
 }
 
 impl Wave<'_> {
-    /// Recomputes [`Wave::due`] for its next instruction.
-    fn plan(&mut self, infos: &[Info]) {
+    /// Recomputes [`Wave::due`] and [`Wave::key`] for its next instruction.
+    fn plan(&mut self, infos: &Infos, ready: &[(f64, Reason)]) {
         let Some(event) = self.events.get(self.next) else {
             self.due = (f64::INFINITY, None);
             self.due_class = Class::Scalar;
+            self.key = f64::INFINITY;
             return;
         };
-        let info = &infos[event.pc as usize];
+        let info = &infos.infos[event.pc as usize];
         let mut at = (self.released, Some(Reason::Barrier));
-        for &r in &info.regs {
-            if let Some(&(t, why)) = self.ready.get(r as usize) {
+        let ready = &ready[self.base..];
+        for &r in infos.read_and_written(info) {
+            if let Some(&(t, why)) = ready.get(r as usize) {
                 if t > at.0 {
                     at = (t, Some(why));
                 }
@@ -192,22 +222,39 @@ impl Wave<'_> {
         }
         self.due = at;
         self.due_class = info.class;
+        self.rekey();
+    }
+
+    fn rekey(&mut self) {
+        self.key = if self.at_barrier {
+            f64::INFINITY
+        } else {
+            later(self.due.0, self.since)
+        };
+    }
+}
+
+/// The later of two times (neither is NaN).
+fn later(a: f64, b: f64) -> f64 {
+    if b > a {
+        b
+    } else {
+        a
     }
 }
 
 #[derive(Default)]
 struct Sched {
+    /// Its unit.
+    unit: usize,
     /// Its waves, oldest first.
     waves: Vec<usize>,
     /// The wave it issued last, which it keeps issuing while it can.
     last: Option<usize>,
     busy: f64,
-    /// The time of its one pending poll (infinite when none).
-    poll_at: f64,
 }
 
 struct UnitState {
-    scheds: Vec<Sched>,
     lds_busy: f64,
     l1_busy: f64,
     /// Waves placed so far, to spread them over the schedulers.
@@ -238,11 +285,10 @@ struct Chip {
     issue_cycles: f64,
 }
 
-/// The wave a scheduler picked: wave `w`, the `k`th of the scheduler's, which
-/// could issue from `at` and waited for `reason` before that.
+/// The wave a scheduler picked: wave `w`, which could issue from `at` and
+/// waited for `reason` before that.
 #[derive(Clone, Copy, Debug)]
 struct Pick {
-    k: usize,
     w: usize,
     at: f64,
     reason: Option<Reason>,
@@ -252,7 +298,7 @@ struct Pick {
 struct Replay<'s> {
     streams: &'s Streams,
     part: &'s Part,
-    infos: Vec<Info>,
+    infos: Infos,
     /// Register slots per wave.
     slots: usize,
     nsched: usize,
@@ -262,10 +308,21 @@ struct Replay<'s> {
     pending: VecDeque<usize>,
     groups: Vec<GroupState>,
     waves: Vec<Wave<'s>>,
+    /// Per resident wave's register slot, when its value is ready and what
+    /// produces it; an ended wave's slots go to the next one dispatched.
+    ready: Vec<(f64, Reason)>,
+    free: Vec<usize>,
     units: Vec<UnitState>,
+    /// Every unit's schedulers, `unit * nsched + sched`.
+    scheds: Vec<Sched>,
     chip: Chip,
     stalls: Vec<Stalls>,
-    queue: Queue,
+    polls: Polls,
+    /// The scheduler taking a step, and its next poll so far.
+    stepping: (usize, f64),
+    /// Workgroups' ends, earliest first, then by workgroup; at one time the
+    /// schedulers' polls go first.
+    retires: BinaryHeap<Reverse<(u64, usize)>>,
     resident_wave_cycles: f64,
     end: f64,
 }
@@ -289,32 +346,33 @@ pub(crate) fn replay(
     let mut r = Replay {
         streams,
         part,
-        infos: infos(program),
+        infos: Infos::of(program),
         slots: usize::from(program.vregs) + usize::from(program.sregs) + usize::from(program.mregs),
         nsched,
         vector_issue: f64::from(wave_width.div_ceil(c.simd_lanes.max(1)).max(1)),
         pending: order.into(),
         groups: Vec::with_capacity(streams.groups.len()),
         waves: Vec::new(),
+        ready: Vec::new(),
+        free: Vec::new(),
         units: (0..units)
             .map(|_| UnitState {
-                scheds: (0..nsched)
-                    .map(|_| Sched {
-                        poll_at: f64::INFINITY,
-                        ..Sched::default()
-                    })
-                    .collect(),
                 lds_busy: 0.0,
                 l1_busy: 0.0,
                 placed: 0,
             })
             .collect(),
+        scheds: (0..units * nsched)
+            .map(|s| Sched {
+                unit: s / nsched,
+                ..Sched::default()
+            })
+            .collect(),
         chip: Chip::default(),
         stalls: vec![Stalls::default(); program.insts.len()],
-        queue: Queue {
-            heap: BinaryHeap::new(),
-            schedulers: nsched,
-        },
+        polls: Polls::new(units * nsched),
+        stepping: (usize::MAX, 0.0),
+        retires: BinaryHeap::new(),
         resident_wave_cycles: 0.0,
         end: 0.0,
     };
@@ -325,13 +383,24 @@ pub(crate) fn replay(
             r.dispatch(unit, 0.0);
         }
     }
-    while let Some((t, happening)) = r.queue.pop() {
-        match happening {
-            Happening::Retire { group } => {
+    loop {
+        let (t, sched) = r.polls.next();
+        match r.retires.peek() {
+            Some(&Reverse((bits, group))) if f64::from_bits(bits) < t => {
+                r.retires.pop();
+                let t = f64::from_bits(bits);
                 r.end = r.end.max(t);
                 r.dispatch(r.groups[group].unit, t);
             }
-            Happening::Poll { unit, sched } => r.step(unit, sched, t),
+            _ if t.is_finite() => {
+                // The scheduler's own next poll is set once, when the step
+                // is over.
+                r.stepping = (sched, f64::INFINITY);
+                r.step(sched, t);
+                let (sched, next) = std::mem::replace(&mut r.stepping, (usize::MAX, 0.0));
+                r.polls.set(sched, next);
+            }
+            _ => break,
         }
     }
 
@@ -382,11 +451,23 @@ impl<'s> Replay<'s> {
         let mut live = 0;
         for events in &recorded.waves {
             let w = self.waves.len();
-            self.waves.push(Wave {
+            let base = match self.free.pop() {
+                Some(base) => {
+                    self.ready[base..base + self.slots].fill((0.0, Reason::Dependency));
+                    base
+                }
+                None => {
+                    let base = self.ready.len();
+                    self.ready
+                        .resize(base + self.slots, (0.0, Reason::Dependency));
+                    base
+                }
+            };
+            let mut wave = Wave {
                 events,
                 next: 0,
                 group: gi,
-                ready: vec![(0.0, Reason::Dependency); self.slots],
+                base,
                 since: t,
                 at_barrier: false,
                 released: 0.0,
@@ -394,18 +475,21 @@ impl<'s> Replay<'s> {
                 start: t,
                 due: (t, None),
                 due_class: Class::Scalar,
-            });
-            self.waves[w].plan(&self.infos);
+                key: t,
+            };
+            wave.plan(&self.infos, &self.ready);
+            self.waves.push(wave);
             members.push(w);
             if events.is_empty() {
+                self.free.push(base);
                 continue;
             }
             live += 1;
             let u = &mut self.units[unit];
-            let s = u.placed % self.nsched;
+            let s = unit * self.nsched + u.placed % self.nsched;
             u.placed += 1;
-            u.scheds[s].waves.push(w);
-            poll(&mut self.queue, &mut u.scheds[s], unit, s, t);
+            self.scheds[s].waves.push(w);
+            self.poll(s, t);
         }
         self.groups.push(GroupState {
             unit,
@@ -416,64 +500,78 @@ impl<'s> Replay<'s> {
             end: t,
         });
         if live == 0 {
-            self.queue.push(t, Happening::Retire { group: gi });
+            self.retires.push(Reverse((t.to_bits(), gi)));
         }
     }
 
-    /// Scheduler `sched` of `unit` at `t`: issues the wave it issued last if
-    /// that one is ready, else its oldest ready wave, or waits for the
-    /// earliest.
-    fn step(&mut self, unit: usize, sched: usize, t: f64) {
-        let s = &mut self.units[unit].scheds[sched];
-        if s.poll_at != t {
-            return;
-        }
-        s.poll_at = f64::INFINITY;
+    /// Scheduler `sched` at `t`: issues the wave it issued last if that one
+    /// is ready, else its oldest ready wave, or waits for the earliest.
+    fn step(&mut self, sched: usize, t: f64) {
+        let s = &self.scheds[sched];
         if s.busy > t {
-            let at = s.busy;
-            poll(&mut self.queue, s, unit, sched, at);
+            self.poll(sched, s.busy);
             return;
         }
-        let (lds_busy, l1_busy) = (self.units[unit].lds_busy, self.units[unit].l1_busy);
-        let mut pick = None;
-        let mut earliest = f64::INFINITY;
+        let unit = &self.units[s.unit];
+        let lds_queue = unit.lds_busy - QUEUE_CYCLES;
+        let l1_queue = unit.l1_busy - QUEUE_CYCLES;
+        let waves = &self.waves;
+        // When wave `w`'s next instruction could issue.
+        let ready_at = |w: usize| {
+            let wave = &waves[w];
+            match wave.due_class {
+                Class::Lds => later(wave.key, lds_queue),
+                Class::Global => later(wave.key, l1_queue),
+                _ => wave.key,
+            }
+        };
         // Greedy, then oldest: the wave issued last while it can issue,
         // else the oldest that can.
-        let s = &self.units[unit].scheds[sched];
-        let last = s.last.and_then(|w| s.waves.iter().position(|&x| x == w));
-        let order = last.into_iter().chain(0..s.waves.len());
-        for k in order {
-            let w = s.waves[k];
-            let wave = &self.waves[w];
-            let (at, reason) = constraint(wave, lds_busy, l1_busy);
-            let at = at.max(wave.since);
-            if at <= t {
-                pick = Some(Pick { k, w, at, reason });
-                break;
+        let mut earliest = f64::INFINITY;
+        let mut pick = s.last.filter(|&w| ready_at(w) <= t);
+        if pick.is_none() {
+            for &w in &s.waves {
+                let at = ready_at(w);
+                if at <= t {
+                    pick = Some(w);
+                    break;
+                }
+                if at < earliest {
+                    earliest = at;
+                }
             }
-            earliest = earliest.min(at);
         }
         match pick {
-            Some(pick) => self.issue(unit, sched, pick, t),
-            None if earliest.is_finite() => poll(
-                &mut self.queue,
-                &mut self.units[unit].scheds[sched],
-                unit,
-                sched,
-                earliest,
-            ),
+            Some(w) => {
+                let wave = &self.waves[w];
+                let (mut at, mut reason) = wave.due;
+                let queue = match wave.due_class {
+                    Class::Lds => Some((lds_queue, Reason::LdsThrottle)),
+                    Class::Global => Some((l1_queue, Reason::MemoryThrottle)),
+                    _ => None,
+                };
+                if let Some((q, why)) = queue {
+                    if q > at {
+                        (at, reason) = (q, Some(why));
+                    }
+                }
+                let at = at.max(wave.since);
+                self.issue(sched, Pick { w, at, reason }, t);
+            }
+            None if earliest.is_finite() => self.poll(sched, earliest),
             None => {}
         }
     }
 
-    /// The wave `pick` names issues on scheduler `sched` of `unit` at `t`.
-    fn issue(&mut self, unit: usize, sched: usize, pick: Pick, t: f64) {
-        let Pick { k, w, at, reason } = pick;
+    /// The wave `pick` names issues on scheduler `sched` at `t`.
+    fn issue(&mut self, sched: usize, pick: Pick, t: f64) {
+        let Pick { w, at, reason } = pick;
+        let unit = self.scheds[sched].unit;
         let c = &self.part.clocks;
         let wave = &mut self.waves[w];
         let event = wave.events[wave.next];
         let pc = event.pc as usize;
-        let info = &self.infos[pc];
+        let info = self.infos.infos[pc];
         let st = &mut self.stalls[pc];
         if let Some(reason) = reason {
             reason.charge(st, at - wave.since);
@@ -487,22 +585,17 @@ impl<'s> Replay<'s> {
         self.chip.issue_cycles += cycles;
         let issued = t + cycles;
         wave.since = issued;
+        let s = &mut self.scheds[sched];
+        s.busy = issued;
+        s.last = Some(w);
         let u = &mut self.units[unit];
-        u.scheds[sched].busy = issued;
-        u.scheds[sched].last = Some(w);
-        let cost = self
-            .streams
-            .costs
-            .get(event.cost as usize)
-            .filter(|_| event.cost != NO_COST)
-            .copied()
-            .unwrap_or_default();
         let result = match info.class {
-            Class::Vector | Class::Scalar => {
-                Some((issued.max(t + f64::from(c.alu_latency)), Reason::Dependency))
-            }
+            Class::Vector | Class::Scalar => Some((
+                later(issued, t + f64::from(c.alu_latency)),
+                Reason::Dependency,
+            )),
             Class::Lds => {
-                let busy = f64::from(cost.lds_cycles);
+                let busy = f64::from(cost(self.streams, event).lds_cycles);
                 u.lds_busy = t.max(u.lds_busy) + busy;
                 self.chip.lds_cycles += busy;
                 let done = u.lds_busy + f64::from(c.lds_latency);
@@ -510,6 +603,7 @@ impl<'s> Replay<'s> {
                 Some((done, Reason::Lds))
             }
             Class::Global => {
+                let cost = cost(self.streams, event);
                 let done = global(&mut self.chip, &mut u.l1_busy, t, &cost, self.part);
                 wave.outstanding = wave.outstanding.max(done);
                 Some((done, Reason::Global))
@@ -517,14 +611,14 @@ impl<'s> Replay<'s> {
             Class::Barrier => None,
         };
         if let Some(ready) = result {
-            for &r in &info.written {
-                if let Some(slot) = wave.ready.get_mut(r as usize) {
+            let slots = &mut self.ready[wave.base..wave.base + self.slots];
+            for &r in self.infos.written(&info) {
+                if let Some(slot) = slots.get_mut(r as usize) {
                     *slot = ready;
                 }
             }
         }
         wave.next += 1;
-        wave.plan(&self.infos);
         let g = wave.group;
         let gs = &mut self.groups[g];
         if info.class == Class::Barrier {
@@ -532,26 +626,23 @@ impl<'s> Replay<'s> {
             gs.arrived += 1;
             gs.last_arrival = gs.last_arrival.max(issued);
         }
+        wave.plan(&self.infos, &self.ready);
         if wave.next == wave.events.len() {
             let wave_end = issued.max(wave.outstanding);
             self.stalls[pc].drain += wave_end - issued;
             self.resident_wave_cycles += wave_end - wave.start;
-            self.units[unit].scheds[sched].waves.remove(k);
+            self.free.push(wave.base);
+            let s = &mut self.scheds[sched];
+            s.waves.retain(|&x| x != w);
+            s.last = None;
             gs.left -= 1;
             gs.end = gs.end.max(wave_end);
             if gs.left == 0 {
-                self.queue.push(gs.end, Happening::Retire { group: g });
+                self.retires.push(Reverse((gs.end.to_bits(), g)));
             }
         }
         self.release(g);
-        let busy = self.units[unit].scheds[sched].busy;
-        poll(
-            &mut self.queue,
-            &mut self.units[unit].scheds[sched],
-            unit,
-            sched,
-            busy,
-        );
+        self.poll(sched, issued);
     }
 
     /// Releases workgroup `g`'s waves from a barrier once every wave that has
@@ -568,49 +659,33 @@ impl<'s> Replay<'s> {
             if wave.at_barrier {
                 wave.at_barrier = false;
                 wave.released = at;
-                wave.plan(&self.infos);
+                wave.plan(&self.infos, &self.ready);
             }
         }
-        let unit = gs.unit;
-        for s in 0..self.nsched {
-            poll(
-                &mut self.queue,
-                &mut self.units[unit].scheds[s],
-                unit,
-                s,
-                at,
-            );
+        let first = gs.unit * self.nsched;
+        for s in first..first + self.nsched {
+            self.poll(s, at);
+        }
+    }
+
+    /// Schedules scheduler `sched`'s poll at `t` unless one is due sooner.
+    fn poll(&mut self, sched: usize, t: f64) {
+        if sched == self.stepping.0 {
+            self.stepping.1 = self.stepping.1.min(t);
+        } else if t < self.polls.time(sched) {
+            self.polls.set(sched, t);
         }
     }
 }
 
-/// Schedules `sched`'s poll at `t` unless one is due sooner.
-fn poll(queue: &mut Queue, sched: &mut Sched, unit: usize, index: usize, t: f64) {
-    if t < sched.poll_at {
-        sched.poll_at = t;
-        queue.push(t, Happening::Poll { unit, sched: index });
-    }
-}
-
-/// When `wave`'s next instruction can issue, as far as its registers, a
-/// barrier and its unit's queues say, and the reason for the wait (`None`
-/// when nothing holds it).
-fn constraint(wave: &Wave<'_>, lds_busy: f64, l1_busy: f64) -> (f64, Option<Reason>) {
-    if wave.at_barrier {
-        return (f64::INFINITY, Some(Reason::Barrier));
-    }
-    let mut at = wave.due;
-    let queued = match wave.due_class {
-        Class::Lds => Some((lds_busy - QUEUE_CYCLES, Reason::LdsThrottle)),
-        Class::Global => Some((l1_busy - QUEUE_CYCLES, Reason::MemoryThrottle)),
-        _ => None,
-    };
-    if let Some((t, why)) = queued {
-        if t > at.0 {
-            at = (t, Some(why));
-        }
-    }
-    at
+/// What `event`'s access asks of the memory levels.
+fn cost(streams: &Streams, event: Event) -> Cost {
+    streams
+        .costs
+        .get(event.cost as usize)
+        .filter(|_| event.cost != NO_COST)
+        .copied()
+        .unwrap_or_default()
 }
 
 /// A global access issued at `t`: through the unit's L1, then the chip's L2,
