@@ -1,0 +1,73 @@
+"""Type stubs of the simt package (see the module docstring)."""
+
+from os import PathLike
+from typing import Any, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+__version__: str
+
+Shape = Union[int, Tuple[int], Tuple[int, int], Tuple[int, int, int]]
+Argument = Union[np.ndarray, int, float]
+
+class CompileError(Exception):
+    """A kernel's text did not compile: ``str(e)`` is the rendered diagnostic."""
+
+    labels: list[Tuple[int, int, str]]
+    """One ``(line, column, message)`` per error and note, 1-based."""
+
+class LaunchError(Exception):
+    """A launch failed; a fault sets where, other failures only ``kernel``."""
+
+    kernel: str
+    line: Optional[int]
+    wave: Optional[int]
+    lane: Optional[int]
+    address: Optional[int]
+    workgroup: Optional[Tuple[int, int, int]]
+
+class Record:
+    """Part of the statistics: its JSON fields as attributes."""
+
+    def __getattr__(self, name: str) -> Any: ...
+    def to_dict(self) -> dict[str, Any]:
+        """The record as plain dicts, lists, numbers and strings."""
+
+class Stats:
+    """What a launch counted: the row of the ``simt`` command's JSON."""
+
+    @property
+    def counters(self) -> Record:
+        """The launch's totals (``instructions``, ``global_transactions``, ...)."""
+    def __getattr__(self, name: str) -> Any:
+        """Any field of the row: ``listing``, ``findings``, ``occupancy``, ``estimate``, ..."""
+    def to_dict(self) -> dict[str, Any]:
+        """The whole result, in the schema of ``simt run --json``."""
+    def html(self, path: Union[str, "PathLike[str]"]) -> None:
+        """Writes the HTML report of the launch to ``path``."""
+    def _repr_html_(self) -> str: ...
+
+class Kernel:
+    """A compiled kernel."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def params(self) -> list[Tuple[str, str]]:
+        """``(name, type)`` per parameter, the type as Rust spells it."""
+    def launch(
+        self,
+        grid: Shape,
+        block: Shape,
+        args: Union[Mapping[str, Argument], Sequence[Argument]],
+        *,
+        wave_width: int = 32,
+        model: str = "reference",
+        part: Optional[str] = None,
+        sanitize: bool = False,
+        threads: Optional[int] = None,
+    ) -> Stats:
+        """Launches ``grid`` workgroups of ``block`` work-items on ``args``."""
+
+def compile(text: str) -> Kernel:
+    """Compiles the one kernel of ``text``; raises ``CompileError``."""

@@ -1,0 +1,264 @@
+//! A launch's arguments from Python: numpy arrays for buffers, numbers for
+//! scalars, each checked against its parameter.
+//!
+//! Buffers are copied in before the launch and writable ones copied back
+//! after it, so that the launch itself runs without the GIL and without
+//! borrowing Python's memory.
+
+use numpy::{PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyFloat};
+use simt::core::{Arg, ElemType, ParamKind, Program, ScalarType};
+
+/// One argument, owned.
+pub enum Value {
+    Buffer {
+        elem: ElemType,
+        writable: bool,
+        bytes: Vec<u8>,
+    },
+    U32(u32),
+    I32(i32),
+    F32(f32),
+}
+
+impl Value {
+    fn arg(&mut self) -> Arg<'_> {
+        match self {
+            Value::Buffer {
+                elem,
+                writable: false,
+                bytes,
+            } => Arg::Buffer { elem: *elem, bytes },
+            Value::Buffer {
+                elem,
+                writable: true,
+                bytes,
+            } => Arg::BufferMut { elem: *elem, bytes },
+            Value::U32(v) => Arg::U32(*v),
+            Value::I32(v) => Arg::I32(*v),
+            Value::F32(v) => Arg::F32(*v),
+        }
+    }
+}
+
+/// The launch's arguments, borrowed from `values`.
+pub fn launch_args(values: &mut [Value]) -> Vec<Arg<'_>> {
+    values.iter_mut().map(Value::arg).collect()
+}
+
+/// Runs `$body` with `$t` the Rust type of element type `$elem` (bf16 as its
+/// bits, `u16`: numpy has no bfloat16).
+macro_rules! with_elem {
+    ($elem:expr, $t:ident => $body:expr) => {
+        match $elem {
+            ElemType::U8 => {
+                type $t = u8;
+                $body
+            }
+            ElemType::I8 => {
+                type $t = i8;
+                $body
+            }
+            ElemType::U16 | ElemType::BF16 => {
+                type $t = u16;
+                $body
+            }
+            ElemType::I16 => {
+                type $t = i16;
+                $body
+            }
+            ElemType::U32 => {
+                type $t = u32;
+                $body
+            }
+            ElemType::I32 => {
+                type $t = i32;
+                $body
+            }
+            ElemType::F32 => {
+                type $t = f32;
+                $body
+            }
+            ElemType::F16 => {
+                type $t = half::f16;
+                $body
+            }
+        }
+    };
+}
+
+/// The numpy dtype name that element type `elem` takes.
+fn dtype_name(elem: ElemType) -> &'static str {
+    match elem {
+        ElemType::U8 => "uint8",
+        ElemType::I8 => "int8",
+        ElemType::U16 | ElemType::BF16 => "uint16",
+        ElemType::I16 => "int16",
+        ElemType::U32 => "uint32",
+        ElemType::I32 => "int32",
+        ElemType::F32 => "float32",
+        ElemType::F16 => "float16",
+    }
+}
+
+/// The objects `args` gives for `program`'s parameters, in their order: a
+/// dict by name or a sequence in parameter order.
+pub fn objects<'py>(
+    program: &Program,
+    args: &Bound<'py, PyAny>,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let names: Vec<&str> = program.params.iter().map(|p| &*p.name).collect();
+    if let Ok(dict) = args.cast::<PyDict>() {
+        for key in dict.keys() {
+            let key: String = key.extract()?;
+            if !names.contains(&key.as_str()) {
+                return Err(PyTypeError::new_err(format!(
+                    "`{}` has no parameter `{key}`; its parameters are {}",
+                    program.name,
+                    names.join(", ")
+                )));
+            }
+        }
+        names
+            .iter()
+            .map(|name| {
+                dict.get_item(name)?.ok_or_else(|| {
+                    PyTypeError::new_err(format!("missing argument `{name}` of `{}`", program.name))
+                })
+            })
+            .collect()
+    } else {
+        let given: Vec<Bound<'py, PyAny>> = args.try_iter()?.collect::<PyResult<_>>()?;
+        if given.len() != names.len() {
+            return Err(PyTypeError::new_err(format!(
+                "`{}` takes {} arguments ({}), {} given",
+                program.name,
+                names.len(),
+                names.join(", "),
+                given.len()
+            )));
+        }
+        Ok(given)
+    }
+}
+
+/// `object` as the argument of `program`'s parameter `k`.
+pub fn bind(program: &Program, k: usize, object: &Bound<'_, PyAny>) -> PyResult<Value> {
+    let param = &program.params[k];
+    let name = &param.name;
+    match param.kind {
+        ParamKind::Buffer { elem, writable } => {
+            let array = object.cast::<PyUntypedArray>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "argument `{name}` must be a numpy array of {}, got {}",
+                    dtype_name(elem),
+                    type_name(object)
+                ))
+            })?;
+            let want = dtype_name(elem);
+            let got = array.dtype().to_string();
+            if got != want {
+                return Err(PyTypeError::new_err(format!(
+                    "argument `{name}` must have dtype {want}, got {got}"
+                )));
+            }
+            let bytes = with_elem!(elem, T => read::<T>(object, name, writable))?;
+            Ok(Value::Buffer {
+                elem,
+                writable,
+                bytes,
+            })
+        }
+        ParamKind::Scalar(t) => {
+            let wrong = |what: &str| {
+                PyTypeError::new_err(format!(
+                    "argument `{name}` must be {what}, got {}",
+                    type_name(object)
+                ))
+            };
+            match t {
+                ScalarType::U32 => object
+                    .extract::<u32>()
+                    .map(Value::U32)
+                    .map_err(|_| wrong("an int in 0..2**32")),
+                ScalarType::I32 => object
+                    .extract::<i32>()
+                    .map(Value::I32)
+                    .map_err(|_| wrong("an int in -2**31..2**31")),
+                ScalarType::F32 => {
+                    if object.is_instance_of::<PyFloat>() || object.extract::<i64>().is_ok() {
+                        object
+                            .extract::<f64>()
+                            .map(|v| Value::F32(v as f32))
+                            .map_err(|_| wrong("a float"))
+                    } else {
+                        Err(wrong("a float"))
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The bytes of `object`, a numpy array of `T`, checked writable when
+/// `writable` holds.
+fn read<T>(object: &Bound<'_, PyAny>, name: &str, writable: bool) -> PyResult<Vec<u8>>
+where
+    T: numpy::Element + bytemuck::Pod,
+{
+    let array = object.cast::<PyArrayDyn<T>>()?;
+    if writable {
+        let array = array.try_readwrite().map_err(|e| {
+            PyValueError::new_err(format!(
+                "argument `{name}` is a writable buffer: pass a writable array ({e})"
+            ))
+        })?;
+        Ok(bytemuck::cast_slice::<T, u8>(contiguous(array.as_slice(), name)?).to_vec())
+    } else {
+        let array = array
+            .try_readonly()
+            .map_err(|e| PyValueError::new_err(format!("argument `{name}`: {e}")))?;
+        Ok(bytemuck::cast_slice::<T, u8>(contiguous(array.as_slice(), name)?).to_vec())
+    }
+}
+
+fn contiguous<'a, T>(slice: Result<&'a [T], numpy::AsSliceError>, name: &str) -> PyResult<&'a [T]> {
+    slice.map_err(|_| {
+        PyValueError::new_err(format!(
+            "argument `{name}` must be a contiguous array (numpy.ascontiguousarray makes one)"
+        ))
+    })
+}
+
+/// Copies the launch's results into the writable arrays among `objects`.
+pub fn write_back(values: &[Value], objects: &[Bound<'_, PyAny>]) -> PyResult<()> {
+    for (value, object) in values.iter().zip(objects) {
+        if let Value::Buffer {
+            elem,
+            writable: true,
+            bytes,
+        } = value
+        {
+            with_elem!(*elem, T => {
+                let array = object.cast::<PyArrayDyn<T>>()?;
+                let mut array = array
+                    .try_readwrite()
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+                let slice = array
+                    .as_slice_mut()
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+                bytemuck::cast_slice_mut::<T, u8>(slice).copy_from_slice(bytes);
+            });
+        }
+    }
+    Ok(())
+}
+
+fn type_name(object: &Bound<'_, PyAny>) -> String {
+    object
+        .get_type()
+        .name()
+        .map_or_else(|_| "an object".to_owned(), |n| n.to_string())
+}

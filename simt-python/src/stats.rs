@@ -1,0 +1,114 @@
+//! A launch's statistics: the row the `simt` command's JSON holds for it,
+//! read from Python, written as the HTML report.
+
+use crate::record::{to_object, Record};
+use pyo3::exceptions::PyOSError;
+use pyo3::prelude::*;
+use simt::core::{LaunchConfig, Program};
+use simt_report::args::DEFAULT_SEED;
+use simt_report::results::{self, Results};
+use simt_report::{html, metrics};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What a launch counted. `to_dict()` is the `simt` command's JSON for the
+/// launch (`simt run --json`), one schema with its `version`; the attributes
+/// are its row's fields (`counters`, `listing`, `findings`, `occupancy`,
+/// `estimate`, ...) as objects with `to_dict()`.
+#[pyclass(module = "simt", frozen)]
+pub struct Stats {
+    kernel: Arc<simt::core::Kernel>,
+    results: Results,
+    json: serde_json::Value,
+}
+
+impl Stats {
+    pub fn new(
+        kernel: Arc<simt::core::Kernel>,
+        config: &LaunchConfig,
+        stats: simt::core::Stats,
+        elapsed: Duration,
+    ) -> Stats {
+        let program = kernel.program();
+        let row = results::row(&program.name, program, config, stats, &mut [elapsed]);
+        let results = Results {
+            version: env!("CARGO_PKG_VERSION"),
+            seed: DEFAULT_SEED,
+            model: config.model.clone(),
+            schedule: config.schedule,
+            metrics: metrics::METRICS,
+            rows: vec![row],
+            failures: Vec::new(),
+            studies: Vec::new(),
+            study_failures: Vec::new(),
+        };
+        let json = serde_json::to_value(&results).unwrap_or_default();
+        Stats {
+            kernel,
+            results,
+            json,
+        }
+    }
+
+    fn row(&self) -> &serde_json::Value {
+        &self.json["rows"][0]
+    }
+
+    fn program(&self) -> &Program {
+        self.kernel.program()
+    }
+
+    fn page(&self) -> String {
+        let program = self.program();
+        html::render_with(&self.results, 1, &|name: &str| {
+            (name == program.name).then_some(program)
+        })
+    }
+}
+
+#[pymethods]
+impl Stats {
+    /// The launch's totals: `instructions`, `divergent_branches`,
+    /// `lds_bank_conflicts`, `global_transactions`, ...
+    #[getter]
+    fn counters(&self) -> Record {
+        Record::new(serde_json::to_value(self.results.rows[0].totals).unwrap_or_default())
+    }
+
+    /// Any field of the launch's row, as the JSON names it.
+    fn __getattr__(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
+        match self.row().get(name) {
+            Some(v) => to_object(py, v, true),
+            None => Err(pyo3::exceptions::PyAttributeError::new_err(format!(
+                "no field `{name}`"
+            ))),
+        }
+    }
+
+    /// The whole result, in the schema of the `simt` command's JSON.
+    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_object(py, &self.json, false)
+    }
+
+    /// Writes the HTML report of the launch to `path`.
+    fn html(&self, path: PathBuf) -> PyResult<()> {
+        html::write_page(&self.page(), &path)
+            .map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))
+    }
+
+    /// The HTML report, which Jupyter shows.
+    fn _repr_html_(&self) -> String {
+        self.page()
+    }
+
+    fn __repr__(&self) -> String {
+        let t = &self.results.rows[0].totals;
+        format!(
+            "<simt.Stats {}: {} instructions, {} workgroups>",
+            self.program().name,
+            t.instructions,
+            self.results.rows[0].workgroups
+        )
+    }
+}
