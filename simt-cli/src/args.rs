@@ -98,6 +98,68 @@ pub enum Command {
     /// per source line with hints.
     #[command(after_help = EXAMPLES)]
     Run(Box<Run>),
+    /// Runs one kernel of FILE at every point of a grid of shapes, wave
+    /// widths, models or parts and scalar values, and prints one JSON line
+    /// per point: the point, then the launch's counters.
+    #[command(after_help = SWEEP_EXAMPLES)]
+    Sweep(Box<Sweep>),
+}
+
+const SWEEP_EXAMPLES: &str = "\
+Examples:
+  simt sweep strided.simt --groups 1 --size 64 --width 32,64 --model reference,nvidia \\
+      --arg stride=0,1,2,16,32
+      Launches the file's one kernel 20 times, the last axis (--arg) varying
+      fastest, and prints 20 JSON lines.
+  simt sweep saxpy.simt --groups 16,64,256 --size 256 --part h100-sxm/4 --arg a=2 \\
+      --arg n=4096,16384,65536 --out saxpy.jsonl
+      Adds the timing model's estimate to each line, written to saxpy.jsonl.
+
+Axes, slowest first: --groups, --size, --width, --model or --part, then each
+--arg in the order given. Buffers are made per point as `simt run` makes
+them (--buffer specs, else groups x size elements from the seed). Launches
+run without the sanitizers. A point whose launch fails prints a line with its
+`error`, and the command exits with 1 when the sweep is over.";
+
+/// What `simt sweep` is given: `simt run`'s options, each axis a
+/// comma-separated list.
+#[derive(Debug, clap::Args)]
+pub struct Sweep {
+    /// The kernel file.
+    pub file: PathBuf,
+    /// The kernel to run; needed when the file holds several.
+    #[arg(long, value_name = "NAME")]
+    pub kernel: Option<String>,
+    /// A constant of the file's templates, as for `simt run`.
+    #[arg(long = "const", value_name = "NAME=VALUE", value_parser = parse_assignment)]
+    pub consts: Vec<(String, String)>,
+    /// Workgroups in the grid, each `N`, `XxY` or `XxYxZ`.
+    #[arg(long, value_name = "N,...", value_parser = parse_shape, value_delimiter = ',', required = true)]
+    pub groups: Vec<Dim3>,
+    /// Work-items per workgroup, each `M`, `XxY` or `XxYxZ`.
+    #[arg(long, value_name = "M,...", value_parser = parse_shape, value_delimiter = ',', required = true)]
+    pub size: Vec<Dim3>,
+    /// Lanes per wave.
+    #[arg(long, value_name = "32|64,...", default_value = "32", value_parser = parse_width, value_delimiter = ',')]
+    pub width: Vec<u32>,
+    /// Memory models.
+    #[arg(long, value_name = "NAME,...", default_value = "reference", value_parser = parse_model, value_delimiter = ',')]
+    pub model: Vec<MemoryModel>,
+    /// Parts to time each launch on (their memory models replace --model's).
+    #[arg(long, value_name = "PART,...", value_parser = parse_part, value_delimiter = ',', conflicts_with = "model")]
+    pub part: Vec<simt::core::Part>,
+    /// Seed of the generated buffers.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+    /// A scalar parameter's values, `NAME=V1,V2,...`: one axis each.
+    #[arg(long = "arg", value_name = "NAME=V,...", value_parser = parse_assignment)]
+    pub args: Vec<(String, String)>,
+    /// A buffer's contents, as for `simt run`.
+    #[arg(long = "buffer", value_name = "NAME=SPEC", value_parser = parse_assignment)]
+    pub buffers: Vec<(String, String)>,
+    /// Write the JSON lines to this file instead of standard output.
+    #[arg(long, value_name = "PATH", value_parser = parse_path)]
+    pub out: Option<PathBuf>,
 }
 
 /// What `simt run` is given.

@@ -1,12 +1,14 @@
 //! `simt`: checks and runs kernels written in files (`.simt`), each exactly as
 //! inside `simt_kernel!`. `simt check FILE` prints the front end's diagnostics
 //! as rustc does; `simt run FILE ...` launches one kernel on the interpreter
-//! and prints the report's counters table and listing (`simt --help`).
+//! and prints the report's counters table and listing; `simt sweep FILE ...`
+//! launches it at every point of a grid and prints JSON lines (`simt --help`).
 
 mod args;
 mod inputs;
 mod npy;
 mod run;
+mod sweep;
 
 use args::shape_text;
 use args::{Cli, Command};
@@ -30,6 +32,7 @@ fn main() -> ExitCode {
             width,
         } => check(&file, &consts, size.map(|size| (groups, size, width))),
         Command::Run(options) => run::run(&options),
+        Command::Sweep(options) => sweep::sweep(&options),
     }
 }
 

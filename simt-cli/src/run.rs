@@ -19,14 +19,11 @@ pub const SANITIZE_BELOW: u64 = 1 << 16;
 
 /// Runs `options`' kernel; prints what the report prints for it.
 pub fn run(options: &Run) -> ExitCode {
-    let kernels = match compile(&options.file, &options.consts) {
-        Ok(kernels) => kernels,
+    let kernel = match compile_one(&options.file, &options.consts, options.kernel.as_deref()) {
+        Ok(kernel) => kernel,
         Err(status) => return status,
     };
-    let kernel = match choose(&kernels, options.kernel.as_deref(), &options.file) {
-        Ok(kernel) => kernel,
-        Err(message) => return usage(&message),
-    };
+    let kernel = &kernel;
     let program = kernel.program();
     let given = Given {
         scalars: &options.args,
@@ -172,37 +169,42 @@ fn fault_at_source(fault: &simt::core::Fault, options: &Run) -> ExitCode {
     ExitCode::FAILURE
 }
 
-/// The kernel called `name`, or the file's only kernel when no name is given.
-fn choose<'k>(
-    kernels: &'k [Kernel],
-    name: Option<&str>,
+/// The kernel called `name` of `file` (its only kernel when no name is
+/// given), compiled; or the exit status that says why not.
+pub fn compile_one(
     file: &Path,
-) -> Result<&'k Kernel, String> {
-    let names = || {
+    consts: &[(String, String)],
+    name: Option<&str>,
+) -> Result<Kernel, ExitCode> {
+    let mut kernels = compile(file, consts)?;
+    let names = |kernels: &[Kernel]| {
         kernels
             .iter()
             .map(|k| k.program().name.to_string())
             .collect::<Vec<_>>()
             .join(", ")
     };
-    match (name, kernels) {
+    let index = match (name, kernels.len()) {
         (Some(name), _) => kernels
             .iter()
-            .find(|k| k.program().name == name)
+            .position(|k| k.program().name == name)
             .ok_or_else(|| {
                 format!(
                     "--kernel {name}: {} has no kernel `{name}`; its kernels are: {}",
                     file.display(),
-                    names()
+                    names(&kernels)
                 )
             }),
-        (None, [kernel]) => Ok(kernel),
-        (None, _) => Err(format!(
-            "{} holds {} kernels ({}): choose one with --kernel NAME",
+        (None, 1) => Ok(0),
+        (None, n) => Err(format!(
+            "{} holds {n} kernels ({}): choose one with --kernel NAME",
             file.display(),
-            kernels.len(),
-            names()
+            names(&kernels)
         )),
+    };
+    match index {
+        Ok(k) => Ok(kernels.swap_remove(k)),
+        Err(message) => Err(usage(&message)),
     }
 }
 

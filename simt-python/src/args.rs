@@ -8,7 +8,7 @@
 use numpy::{PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyFloat};
+use pyo3::types::PyDict;
 use simt::core::{Arg, ElemType, ParamKind, Program, ScalarType};
 
 /// One argument, owned.
@@ -187,16 +187,12 @@ pub fn bind(program: &Program, k: usize, object: &Bound<'_, PyAny>) -> PyResult<
                     .extract::<i32>()
                     .map(Value::I32)
                     .map_err(|_| wrong("an int in -2**31..2**31")),
-                ScalarType::F32 => {
-                    if object.is_instance_of::<PyFloat>() || object.extract::<i64>().is_ok() {
-                        object
-                            .extract::<f64>()
-                            .map(|v| Value::F32(v as f32))
-                            .map_err(|_| wrong("a float"))
-                    } else {
-                        Err(wrong("a float"))
-                    }
-                }
+                // Any number with `__float__` (int, float, numpy scalars),
+                // not a string.
+                ScalarType::F32 => object
+                    .extract::<f64>()
+                    .map(|v| Value::F32(v as f32))
+                    .map_err(|_| wrong("a float")),
             }
         }
     }

@@ -21,6 +21,23 @@ pub fn compile(py: Python<'_>, text: &str) -> PyResult<Kernel> {
     }
 }
 
+/// Compiles the kernels of every `simt_kernel!` invocation in `source`, the
+/// Rust source of the file `file`, as the macro would when that file compiles
+/// (diagnostics name `file` and its lines). Raises `CompileError`.
+#[pyfunction]
+#[pyo3(signature = (source, file = "<rust>"))]
+pub fn compile_rust(py: Python<'_>, source: &str, file: &str) -> PyResult<Vec<Kernel>> {
+    match simt::compile_rust_file(file, source) {
+        Ok(kernels) => Ok(kernels
+            .into_iter()
+            .map(|kernel| Kernel {
+                kernel: Arc::new(kernel),
+            })
+            .collect()),
+        Err(diagnostics) => Err(compile_error(py, &diagnostics)),
+    }
+}
+
 /// A compiled kernel.
 #[pyclass(module = "simt", frozen)]
 pub struct Kernel {

@@ -15,6 +15,7 @@ use pyo3::prelude::*;
 fn _simt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_function(wrap_pyfunction!(kernel::compile, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::compile_rust, m)?)?;
     m.add_class::<kernel::Kernel>()?;
     m.add_class::<stats::Stats>()?;
     m.add_class::<record::Record>()?;

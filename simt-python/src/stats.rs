@@ -76,6 +76,13 @@ impl Stats {
         Record::new(serde_json::to_value(self.results.rows[0].totals).unwrap_or_default())
     }
 
+    /// The timing model's estimate (`cycles`, `microseconds`, `stalls`,
+    /// `utilization`, ...) when the launch named a part, else `None`.
+    #[getter]
+    fn estimate(&self) -> Option<Record> {
+        self.row().get("estimate").cloned().map(Record::new)
+    }
+
     /// Any field of the launch's row, as the JSON names it.
     fn __getattr__(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
         match self.row().get(name) {

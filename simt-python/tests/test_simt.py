@@ -226,7 +226,18 @@ def test_the_readme_example_runs(tmp_path, monkeypatch):
 
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     section = readme[readme.index("## From Python") :]
-    example = section.split("```python\n", 1)[1].split("```", 1)[0]
+    section = section[: section.index("\n## ", 1)]
+    examples = [block.split("```", 1)[0] for block in section.split("```python\n")[1:]]
+    assert len(examples) == 2, "the launch and the sweep"
     monkeypatch.chdir(tmp_path)
-    exec(compile(example, "README.md", "exec"), {})
+    scope = {}
+    for example in examples:
+        exec(compile(example, "README.md", "exec"), scope)
     assert (tmp_path / "saxpy.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_numpy_scalars_are_numbers(kernels):
+    x = np.ones(32, dtype=np.float32)
+    y = np.ones(32, dtype=np.float32)
+    kernels["saxpy"].launch(1, 32, [x, y, np.float32(2.0), np.uint32(32)])
+    assert (y == 3.0).all()

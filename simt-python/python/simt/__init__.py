@@ -27,6 +27,18 @@ in before a launch and writable ones copied back after it; the launch itself
 runs without the GIL, so threads of Python can launch at once.
 """
 
-from ._simt import CompileError, Kernel, LaunchError, Record, Stats, __version__, compile
+from ._simt import CompileError, Kernel, LaunchError, Record, Stats, __version__, compile, compile_rust
+from .sweep import points, sweep
 
-__all__ = ["compile", "Kernel", "Stats", "Record", "CompileError", "LaunchError", "__version__"]
+__all__ = [
+    "compile",
+    "compile_rust",
+    "Kernel",
+    "Stats",
+    "Record",
+    "CompileError",
+    "LaunchError",
+    "sweep",
+    "points",
+    "__version__",
+]

@@ -1,7 +1,7 @@
 """Type stubs of the simt package (see the module docstring)."""
 
 from os import PathLike
-from typing import Any, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -39,8 +39,11 @@ class Stats:
     @property
     def counters(self) -> Record:
         """The launch's totals (``instructions``, ``global_transactions``, ...)."""
+    @property
+    def estimate(self) -> Optional[Record]:
+        """The timing model's estimate when the launch named a part."""
     def __getattr__(self, name: str) -> Any:
-        """Any field of the row: ``listing``, ``findings``, ``occupancy``, ``estimate``, ..."""
+        """Any field of the row: ``listing``, ``findings``, ``occupancy``, ..."""
     def to_dict(self) -> dict[str, Any]:
         """The whole result, in the schema of ``simt run --json``."""
     def html(self, path: Union[str, "PathLike[str]"]) -> None:
@@ -71,3 +74,23 @@ class Kernel:
 
 def compile(text: str) -> Kernel:
     """Compiles the one kernel of ``text``; raises ``CompileError``."""
+
+def compile_rust(source: str, file: str = "<rust>") -> list[Kernel]:
+    """Compiles the kernels of every ``simt_kernel!`` invocation in the Rust
+    source ``source`` of the file ``file``; raises ``CompileError``."""
+
+def points(over: Mapping[str, Iterable[Any]]) -> list[dict[str, Any]]:
+    """Every point of the grid ``over``, the last axis varying fastest."""
+
+def sweep(
+    text: str,
+    over: Mapping[str, Iterable[Any]],
+    *,
+    grid: Union[Shape, Callable[[dict[str, Any]], Shape]],
+    block: Union[Shape, Callable[[dict[str, Any]], Shape]],
+    args: Union[Mapping[str, Argument], Sequence[Argument], Callable[[dict[str, Any]], Any]],
+    client: Optional[Any] = None,
+    progress: Optional[bool] = None,
+) -> list[dict[str, Any]]:
+    """One record per point of ``over``: the point, then the launch's counters.
+    With ``client`` (a ``dask.distributed.Client``) the points run on its cluster."""

@@ -1,0 +1,174 @@
+//! `simt sweep`: one kernel of a file launched at every point of a grid of
+//! shapes, widths, models or parts and scalar values, one JSON line each.
+
+use crate::args::{shape_text, Sweep};
+use crate::inputs::{self, Given};
+use crate::run::compile_one;
+use crate::{failure, usage};
+use serde_json::{json, Map, Value as Json};
+use simt::core::{Dim3, LaunchConfig, MemoryModel, Part};
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+/// What one point names: its shape, width, model (and part) and scalars.
+struct Point<'o> {
+    groups: Dim3,
+    size: Dim3,
+    width: u32,
+    model: MemoryModel,
+    part: Option<&'o Part>,
+    scalars: Vec<(String, String)>,
+}
+
+/// Runs `options`' sweep; prints (or writes) one JSON line per point.
+pub fn sweep(options: &Sweep) -> ExitCode {
+    let kernel = match compile_one(&options.file, &options.consts, options.kernel.as_deref()) {
+        Ok(kernel) => kernel,
+        Err(status) => return status,
+    };
+    let kernel = &kernel;
+    let points = points(options);
+    let mut out: Box<dyn Write> = match &options.out {
+        Some(path) => match std::fs::File::create(path) {
+            Ok(file) => Box::new(std::io::BufWriter::new(file)),
+            Err(e) => return failure(&format!("cannot write {}: {e}", path.display())),
+        },
+        None => Box::new(std::io::stdout().lock()),
+    };
+    let progress = std::io::stderr().is_terminal();
+    let mut failed = false;
+    for (k, point) in points.iter().enumerate() {
+        let line = match launch(kernel, point, options) {
+            Ok(line) => line,
+            Err(Failure::Usage(message)) => return usage(&message),
+            Err(Failure::Launch(line)) => {
+                failed = true;
+                Json::Object(line)
+            }
+        };
+        if let Err(e) = writeln!(out, "{line}") {
+            return failure(&format!("cannot write the sweep: {e}"));
+        }
+        if progress {
+            eprint!("\rsweep {}/{}", k + 1, points.len());
+        }
+    }
+    if progress {
+        eprintln!();
+    }
+    if let Err(e) = out.flush() {
+        return failure(&format!("cannot write the sweep: {e}"));
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Every point of `options`' axes, the last `--arg` varying fastest.
+fn points(options: &Sweep) -> Vec<Point<'_>> {
+    let models: Vec<(MemoryModel, Option<&Part>)> = if options.part.is_empty() {
+        options.model.iter().map(|m| (m.clone(), None)).collect()
+    } else {
+        options
+            .part
+            .iter()
+            .map(|p| (p.memory.clone(), Some(p)))
+            .collect()
+    };
+    let mut scalars: Vec<Vec<(String, String)>> = vec![Vec::new()];
+    for (name, values) in &options.args {
+        scalars = scalars
+            .into_iter()
+            .flat_map(|given| {
+                values.split(',').map(move |v| {
+                    let mut given = given.clone();
+                    given.push((name.clone(), v.trim().to_owned()));
+                    given
+                })
+            })
+            .collect();
+    }
+    let mut points = Vec::new();
+    for &groups in &options.groups {
+        for &size in &options.size {
+            for &width in &options.width {
+                for (model, part) in &models {
+                    for given in &scalars {
+                        points.push(Point {
+                            groups,
+                            size,
+                            width,
+                            model: model.clone(),
+                            part: *part,
+                            scalars: given.clone(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    points
+}
+
+enum Failure {
+    /// The command line is wrong for this kernel (exit status 2).
+    Usage(String),
+    /// The launch failed: the point's fields and the error.
+    Launch(Map<String, Json>),
+}
+
+/// One point's line: the point, then the counters (and the estimate).
+fn launch(
+    kernel: &simt::core::Kernel,
+    point: &Point<'_>,
+    options: &Sweep,
+) -> Result<Json, Failure> {
+    let program = kernel.program();
+    let given = Given {
+        scalars: &point.scalars,
+        buffers: &options.buffers,
+        default_len: point.groups.count().saturating_mul(point.size.count()),
+        seed: options.seed,
+    };
+    let mut values = inputs::bind(program, &given).map_err(Failure::Usage)?;
+    let mut config = LaunchConfig::new(point.groups, point.size)
+        .wave_width(point.width)
+        .model(point.model.clone());
+    if let Some(part) = point.part {
+        config = config.timing(part.clone());
+    }
+    let mut line = Map::new();
+    line.insert("kernel".into(), json!(program.name));
+    line.insert("groups".into(), json!(shape_text(point.groups)));
+    line.insert("size".into(), json!(shape_text(point.size)));
+    line.insert("wave_width".into(), json!(point.width));
+    line.insert("model".into(), json!(point.model.name));
+    if let Some(part) = point.part {
+        line.insert("part".into(), json!(part.name));
+    }
+    let mut args = Map::new();
+    for (name, value) in &point.scalars {
+        args.insert(name.clone(), json!(value));
+    }
+    line.insert("args".into(), Json::Object(args));
+    let stats = match simt::core::launch(kernel, &config, &mut inputs::launch_args(&mut values)) {
+        Ok(stats) => stats,
+        Err(e) => {
+            line.insert("error".into(), json!(e.to_string()));
+            return Err(Failure::Launch(line));
+        }
+    };
+    line.insert("workgroups".into(), json!(stats.workgroups));
+    line.insert("waves".into(), json!(stats.waves));
+    if let Ok(Json::Object(counters)) = serde_json::to_value(stats.totals) {
+        line.extend(counters);
+    }
+    if let Some(t) = &stats.timing {
+        line.insert("estimate_cycles".into(), json!(t.cycles));
+        line.insert("estimate_us".into(), json!(t.microseconds));
+        line.insert("limited_by".into(), json!(t.bound().name()));
+    }
+    Ok(Json::Object(line))
+}
