@@ -76,6 +76,27 @@ impl Stats {
         Record::new(serde_json::to_value(self.results.rows[0].totals).unwrap_or_default())
     }
 
+    /// The static facts of the kernel's memory instructions beside what the
+    /// launch measured, per source line that has any: records of `line`,
+    /// `text` and `facts` (`"LDS conflicts: predicted 32-way, measured
+    /// 32-way"`).
+    #[getter]
+    fn facts(&self) -> Vec<Record> {
+        let lines = self.row()["listing"]["lines"].as_array();
+        lines
+            .into_iter()
+            .flatten()
+            .filter(|line| line.get("facts").is_some())
+            .map(|line| {
+                Record::new(serde_json::json!({
+                    "line": line["line"],
+                    "text": line["text"],
+                    "facts": line["facts"],
+                }))
+            })
+            .collect()
+    }
+
     /// The timing model's estimate (`cycles`, `microseconds`, `stalls`,
     /// `utilization`, ...) when the launch named a part, else `None`.
     #[getter]

@@ -74,6 +74,21 @@ def test_lds_conflicts_follow_the_stride(kernels, stride, cycles):
     assert stats.counters.lds_conflict_cycles == 2 * cycles
 
 
+def test_facts_stand_beside_the_measurement(kernels):
+    out = np.zeros(32, dtype=np.uint32)
+    stats = kernels["lds_stride"].launch(1, 32, [out, 32])
+    facts = {f.line: f.facts for f in stats.facts}
+    # The LDS store and load (lines 6 and 7 of the text): all 32 lanes in one
+    # bank; then what the facts say of races between them.
+    for line in (6, 7):
+        assert facts[line][0].startswith("LDS conflicts: predicted 32-way at stride = 32")
+        assert facts[line][0].endswith("measured 32-way")
+    assert any("line 7" in f for f in facts[6])
+    # The store: one 128-byte wave over 64-byte lines.
+    assert facts[8] == ["global: predicted 2 lines, 2 sectors; measured 2 lines, 2 sectors"]
+    assert stats.facts[0].to_dict()["line"] == 6
+
+
 def test_saxpy_updates_in_place_and_counts_the_divergent_wave(kernels):
     x = np.ones(100, dtype=np.float32)
     y = np.full(100, 2.0, dtype=np.float32)

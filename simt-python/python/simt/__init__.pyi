@@ -40,6 +40,9 @@ class Stats:
     def counters(self) -> Record:
         """The launch's totals (``instructions``, ``global_transactions``, ...)."""
     @property
+    def facts(self) -> list[Record]:
+        """Per source line with any: ``line``, ``text`` and the static facts beside the measurement."""
+    @property
     def estimate(self) -> Optional[Record]:
         """The timing model's estimate when the launch named a part."""
     def __getattr__(self, name: str) -> Any:
