@@ -8,7 +8,7 @@
 use numpy::{PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::PyMapping;
 use simt::core::{Arg, ElemType, ParamKind, Program, ScalarType};
 
 /// One argument, owned.
@@ -110,8 +110,8 @@ pub fn objects<'py>(
     args: &Bound<'py, PyAny>,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
     let names: Vec<&str> = program.params.iter().map(|p| &*p.name).collect();
-    if let Ok(dict) = args.cast::<PyDict>() {
-        for key in dict.keys() {
+    if let Ok(dict) = args.cast::<PyMapping>() {
+        for key in dict.keys()?.iter() {
             let key: String = key.extract()?;
             if !names.contains(&key.as_str()) {
                 return Err(PyTypeError::new_err(format!(
@@ -124,9 +124,14 @@ pub fn objects<'py>(
         names
             .iter()
             .map(|name| {
-                dict.get_item(name)?.ok_or_else(|| {
-                    PyTypeError::new_err(format!("missing argument `{name}` of `{}`", program.name))
-                })
+                if dict.contains(name)? {
+                    dict.get_item(name)
+                } else {
+                    Err(PyTypeError::new_err(format!(
+                        "missing argument `{name}` of `{}`",
+                        program.name
+                    )))
+                }
             })
             .collect()
     } else {
@@ -157,6 +162,12 @@ pub fn bind(program: &Program, k: usize, object: &Bound<'_, PyAny>) -> PyResult<
                     type_name(object)
                 ))
             })?;
+            if !array.is_c_contiguous() {
+                return Err(PyValueError::new_err(format!(
+                    "argument `{name}` must be a C-contiguous array \
+                     (numpy.ascontiguousarray makes one)"
+                )));
+            }
             let want = dtype_name(elem);
             let got = array.dtype().to_string();
             if got != want {
@@ -245,7 +256,13 @@ pub fn write_back(values: &[Value], objects: &[Bound<'_, PyAny>]) -> PyResult<()
                 let slice = array
                     .as_slice_mut()
                     .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                bytemuck::cast_slice_mut::<T, u8>(slice).copy_from_slice(bytes);
+                let slice = bytemuck::cast_slice_mut::<T, u8>(slice);
+                if slice.len() != bytes.len() {
+                    return Err(PyValueError::new_err(
+                        "a writable array changed size during the launch",
+                    ));
+                }
+                slice.copy_from_slice(bytes);
             });
         }
     }

@@ -18,9 +18,10 @@ create_exception!(
     _simt,
     LaunchError,
     PyException,
-    "A launch failed. A fault sets `e.kernel`, `e.line`, `e.wave`, `e.lane` \
-     and `e.address` (`None` where the fault has none); other failures (a \
-     bad configuration, the instruction budget) set only `e.kernel`."
+    "A launch failed. `e.kernel` names the kernel. A fault also sets \
+     `e.line`, `e.workgroup`, `e.wave`, `e.lane` and `e.address` (`None` \
+     where the fault has none); for other failures (a bad configuration such \
+     as an impossible grid, the instruction budget) they are all `None`."
 );
 
 /// `diagnostics` as a [`CompileError`].

@@ -183,6 +183,7 @@ def test_timed_launch(kernels):
         ({"x": np.ones(4, np.float32), "y": np.ones(4, np.float32), "a": 1.0, "n": -1}, TypeError, "`n` must be an int"),
         ({"x": np.ones(8, np.float32)[::2], "y": np.ones(4, np.float32), "a": 1.0, "n": 4}, ValueError, "contiguous"),
         ([np.ones(4, np.float32)], TypeError, "takes 4 arguments"),
+        ([np.ones(4, np.float32), np.ones((2, 2), np.float32, order="F"), 1.0, 4], ValueError, "C-contiguous"),
     ],
 )
 def test_bad_arguments_are_exceptions(kernels, args, error, words):
@@ -198,10 +199,20 @@ def test_a_read_only_array_for_a_writable_buffer(kernels):
         kernels["saxpy"].launch(1, 32, [np.ones(32, np.float32), y, 1.0, 32])
 
 
+def test_a_mapping_that_is_not_a_dict(kernels):
+    from types import MappingProxyType
+
+    y = np.ones(32, dtype=np.float32)
+    args = MappingProxyType({"x": np.ones(32, np.float32), "y": y, "a": 2.0, "n": 32})
+    kernels["saxpy"].launch(1, 32, args)
+    assert (y == 3.0).all()
+
+
 def test_a_huge_grid_is_an_exception(kernels):
     out = np.zeros(32, dtype=np.uint32)
-    with pytest.raises((simt.LaunchError, OverflowError, ValueError)):
+    with pytest.raises(simt.LaunchError, match="exceeds 32-bit global ids") as caught:
         kernels["strided_copy"].launch((2**32 - 1, 2**32 - 1, 2**32 - 1), 1024, [out, out, 1])
+    assert caught.value.kernel == "strided_copy" and caught.value.line is None
     with pytest.raises(TypeError, match="grid must be an int"):
         kernels["strided_copy"].launch(2**40, 32, [out, out, 1])
 

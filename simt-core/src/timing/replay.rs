@@ -203,7 +203,8 @@ struct Wave<'s> {
 
 impl Wave<'_> {
     /// Recomputes [`Wave::due`] and [`Wave::key`] for its next instruction.
-    fn plan(&mut self, infos: &Infos, ready: &[(f64, Reason)]) {
+    /// `ready` is the pool, `slots` each wave's share of it.
+    fn plan(&mut self, infos: &Infos, ready: &[(f64, Reason)], slots: usize) {
         let Some(event) = self.events.get(self.next) else {
             self.due = (f64::INFINITY, None);
             self.due_class = Class::Scalar;
@@ -212,7 +213,7 @@ impl Wave<'_> {
         };
         let info = &infos.infos[event.pc as usize];
         let mut at = (self.released, Some(Reason::Barrier));
-        let ready = &ready[self.base..];
+        let ready = ready.get(self.base..self.base + slots).unwrap_or_default();
         for &r in infos.read_and_written(info) {
             if let Some(&(t, why)) = ready.get(r as usize) {
                 if t > at.0 {
@@ -477,7 +478,7 @@ impl<'s> Replay<'s> {
                 due_class: Class::Scalar,
                 key: t,
             };
-            wave.plan(&self.infos, &self.ready);
+            wave.plan(&self.infos, &self.ready, self.slots);
             self.waves.push(wave);
             members.push(w);
             if events.is_empty() {
@@ -626,7 +627,7 @@ impl<'s> Replay<'s> {
             gs.arrived += 1;
             gs.last_arrival = gs.last_arrival.max(issued);
         }
-        wave.plan(&self.infos, &self.ready);
+        wave.plan(&self.infos, &self.ready, self.slots);
         if wave.next == wave.events.len() {
             let wave_end = issued.max(wave.outstanding);
             self.stalls[pc].drain += wave_end - issued;
@@ -659,7 +660,7 @@ impl<'s> Replay<'s> {
             if wave.at_barrier {
                 wave.at_barrier = false;
                 wave.released = at;
-                wave.plan(&self.infos, &self.ready);
+                wave.plan(&self.infos, &self.ready, self.slots);
             }
         }
         let first = gs.unit * self.nsched;

@@ -46,8 +46,9 @@ def _value(v: OrCallable, point: Point) -> Any:
 
 def run_point(text: str, point: Point, grid: OrCallable, block: OrCallable, args: OrCallable) -> Dict[str, Any]:
     """Launches the kernel of ``text`` at ``point``: the point's values, then
-    the launch's counters (and its estimate's ``cycles`` and ``limiter`` when
-    the point names a ``part``). Compiles each text once per process."""
+    the launch's counters, ``workgroups`` and ``waves`` (and
+    ``estimate_cycles`` and ``estimate_us`` when the point names a
+    ``part``). Compiles each text once per process."""
     options = {k: point[k] for k in LAUNCH_OPTIONS if k in point}
     stats = _kernel(text).launch(_value(grid, point), _value(block, point), _value(args, point), **options)
     record = dict(point)
@@ -86,7 +87,11 @@ def sweep(
 ) -> List[Dict[str, Any]]:
     """Launches the kernel of ``text`` at every point of ``over`` and returns
     one record per point, in the order of :func:`points`: a list of flat
-    dicts, which ``pandas.DataFrame(records)`` takes as it is.
+    dicts, which ``pandas.DataFrame(records)`` takes as it is. Give ``args``
+    as a function of the point so that each launch gets fresh buffers: the
+    same arrays passed to every point carry one launch's writes into the
+    next (and a cluster's tasks each get their own copies). A launch that
+    fails raises, as ``Kernel.launch`` does.
 
     With ``client`` (a ``dask.distributed.Client``) the points run as tasks
     on its cluster, a run of consecutive points per task and about eight
