@@ -5,6 +5,7 @@ use crate::errors::{compile_error, launch_error};
 use crate::stats::Stats;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use simt::core::{Dim3, LaunchConfig, MemoryModel, Part};
 use std::sync::Arc;
 use std::time::Instant;
@@ -64,6 +65,48 @@ fn shape(what: &str, object: &Bound<'_, PyAny>) -> PyResult<Dim3> {
     }
 }
 
+/// The launch's configuration from `launch`'s keyword options: `wave_width`
+/// (32), `model` ("reference"), `part` (none), `sanitize` (false) and
+/// `threads` (all cores); any other keyword is a `TypeError`.
+fn config(grid: Dim3, block: Dim3, options: Option<&Bound<'_, PyDict>>) -> PyResult<LaunchConfig> {
+    let mut config = LaunchConfig::new(grid, block);
+    let Some(options) = options else {
+        return Ok(config);
+    };
+    for (key, value) in options.iter() {
+        let key: String = key.extract()?;
+        config = match key.as_str() {
+            "wave_width" => config.wave_width(value.extract()?),
+            "sanitize" => config.sanitize(value.extract()?),
+            "threads" => match value.extract::<Option<usize>>()? {
+                Some(n) => config.threads(n),
+                None => config,
+            },
+            "model" | "part" => config,
+            _ => {
+                return Err(PyTypeError::new_err(format!(
+                    "launch() got an unexpected keyword argument `{key}`"
+                )))
+            }
+        };
+    }
+    let model: String = match options.get_item("model")? {
+        Some(v) => v.extract()?,
+        None => "reference".to_owned(),
+    };
+    let memory = MemoryModel::preset(&model)
+        .ok_or_else(|| PyValueError::new_err(format!("no memory model `{model}`")))?;
+    config = config.model(memory);
+    if let Some(name) = options.get_item("part")? {
+        if let Some(name) = name.extract::<Option<String>>()? {
+            let part = Part::preset(&name)
+                .ok_or_else(|| PyValueError::new_err(format!("no part `{name}`")))?;
+            config = config.model(part.memory.clone()).timing(part);
+        }
+    }
+    Ok(config)
+}
+
 #[pymethods]
 impl Kernel {
     /// The kernel's name.
@@ -91,19 +134,17 @@ impl Kernel {
     /// `model` names a memory model (`reference`, `nvidia`, `cdna3`, ...);
     /// `part` a part to time the launch on (`h100-sxm`, `mi300x/4`, ...),
     /// whose memory model replaces `model`. The launch runs without the GIL.
-    #[pyo3(signature = (grid, block, args, *, wave_width=32, model="reference", part=None, sanitize=false, threads=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(
+        signature = (grid, block, args, **options),
+        text_signature = "(self, grid, block, args, *, wave_width=32, model='reference', part=None, sanitize=False, threads=None)"
+    )]
     fn launch(
         &self,
         py: Python<'_>,
         grid: &Bound<'_, PyAny>,
         block: &Bound<'_, PyAny>,
         args: &Bound<'_, PyAny>,
-        wave_width: u32,
-        model: &str,
-        part: Option<&str>,
-        sanitize: bool,
-        threads: Option<usize>,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Stats> {
         let program = self.kernel.program();
         let objects = args::objects(program, args)?;
@@ -112,20 +153,7 @@ impl Kernel {
             .enumerate()
             .map(|(k, o)| args::bind(program, k, o))
             .collect::<PyResult<Vec<_>>>()?;
-        let memory = MemoryModel::preset(model)
-            .ok_or_else(|| PyValueError::new_err(format!("no memory model `{model}`")))?;
-        let mut config = LaunchConfig::new(shape("grid", grid)?, shape("block", block)?)
-            .wave_width(wave_width)
-            .model(memory)
-            .sanitize(sanitize);
-        if let Some(name) = part {
-            let part = Part::preset(name)
-                .ok_or_else(|| PyValueError::new_err(format!("no part `{name}`")))?;
-            config = config.model(part.memory.clone()).timing(part);
-        }
-        if let Some(n) = threads {
-            config = config.threads(n);
-        }
+        let config = config(shape("grid", grid)?, shape("block", block)?, options)?;
         let detailed = simt_report::results::detailed(&config);
         let kernel = Arc::clone(&self.kernel);
         let (result, elapsed) = py.detach(|| {

@@ -217,8 +217,12 @@ def test_a_huge_grid_is_an_exception(kernels):
         kernels["strided_copy"].launch(2**40, 32, [out, out, 1])
 
 
-def test_unknown_model_and_part(kernels):
+def test_unknown_model_part_and_keyword(kernels):
     out = np.zeros(32, dtype=np.uint32)
+    with pytest.raises(TypeError, match="unexpected keyword argument `width`"):
+        kernels["strided_copy"].launch(1, 32, [out, out, 1], width=64)
+    with pytest.raises(TypeError):
+        kernels["strided_copy"].launch(1, 32, [out, out, 1], wave_width="wide")
     with pytest.raises(ValueError, match="no memory model"):
         kernels["strided_copy"].launch(1, 32, [out, out, 1], model="nope")
     with pytest.raises(ValueError, match="no part"):
