@@ -80,6 +80,23 @@ impl Stalls {
         ]
     }
 
+    /// The fields from their values in the order of [`Stalls::NCU`].
+    pub fn from_values(v: &[f64; 9]) -> Stalls {
+        let [issuing, global, lds, lds_throttle, memory_throttle, barrier, dependency, not_selected, drain] =
+            *v;
+        Stalls {
+            issuing,
+            global,
+            lds,
+            lds_throttle,
+            memory_throttle,
+            barrier,
+            dependency,
+            not_selected,
+            drain,
+        }
+    }
+
     /// Adds `other` into `self`.
     pub fn add(&mut self, other: &Stalls) {
         self.issuing += other.issuing;

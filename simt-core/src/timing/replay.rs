@@ -23,30 +23,23 @@ const QUEUE_CYCLES: f64 = 32.0;
 /// (2^20 of them: 3.5 too).
 const ATOMIC_CYCLES: f64 = 3.5;
 
-/// Why a wave waits, the field of [`Stalls`] it is charged to.
+/// Why a wave waits: the index of the [`Stalls`] field it is charged to, in
+/// the order of [`Stalls::NCU`] (an index, so that charging a reason is an
+/// addition, not a branch).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Reason {
-    Global,
-    Lds,
-    LdsThrottle,
-    MemoryThrottle,
-    Barrier,
-    Dependency,
+    Global = 1,
+    Lds = 2,
+    LdsThrottle = 3,
+    MemoryThrottle = 4,
+    Barrier = 5,
+    Dependency = 6,
 }
 
-impl Reason {
-    fn charge(self, s: &mut Stalls, cycles: f64) {
-        let field = match self {
-            Reason::Global => &mut s.global,
-            Reason::Lds => &mut s.lds,
-            Reason::LdsThrottle => &mut s.lds_throttle,
-            Reason::MemoryThrottle => &mut s.memory_throttle,
-            Reason::Barrier => &mut s.barrier,
-            Reason::Dependency => &mut s.dependency,
-        };
-        *field += cycles;
-    }
-}
+/// Indices of the [`Stalls`] fields that are not a [`Reason`].
+const ISSUING: usize = 0;
+const NOT_SELECTED: usize = 7;
+const DRAIN: usize = 8;
 
 /// What the replay needs of one instruction.
 #[derive(Clone, Copy, Debug)]
@@ -57,6 +50,16 @@ struct Info {
     start: u32,
     written: u32,
     end: u32,
+}
+
+impl Info {
+    /// What a wave with no instruction left plans.
+    const NONE: Info = Info {
+        class: Class::Scalar,
+        start: 0,
+        written: 0,
+        end: 0,
+    };
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,52 +127,67 @@ impl Infos {
 /// (`unit * schedulers + sched`): a tournament tree over one time per
 /// scheduler (infinite when it has none), so that moving a poll is a walk
 /// up the tree and the next one is its root.
+///
+/// Times are kept as their bits, which order as the times do (they are
+/// never negative), so that each level of a walk is an integer comparison
+/// and two conditional moves, with no branch to mispredict.
 struct Polls {
-    /// Leaves from `leaves` on; each node holds its subtree's earliest poll
-    /// and its scheduler.
-    tree: Vec<(f64, u32)>,
+    /// Per node, its subtree's earliest time; leaves from `leaves` on.
+    times: Vec<u64>,
+    /// Per node, the scheduler whose time that is (the lower one of equal
+    /// times: a left subtree holds the lower schedulers).
+    who: Vec<u32>,
     leaves: usize,
 }
 
 impl Polls {
     fn new(schedulers: usize) -> Polls {
-        let leaves = schedulers.next_power_of_two();
+        let leaves = schedulers.next_power_of_two().max(2);
+        let mut who: Vec<u32> = vec![0; 2 * leaves];
+        for (s, w) in who[leaves..].iter_mut().enumerate() {
+            *w = s as u32;
+        }
+        for i in (1..leaves).rev() {
+            who[i] = who[2 * i];
+        }
         Polls {
-            tree: (0..2 * leaves)
-                .map(|i| (f64::INFINITY, i.saturating_sub(leaves) as u32))
-                .collect(),
+            times: vec![f64::INFINITY.to_bits(); 2 * leaves],
+            who,
             leaves,
         }
     }
 
     fn next(&self) -> (f64, usize) {
-        let (t, s) = self.tree[1.min(self.tree.len() - 1)];
-        (t, s as usize)
+        (f64::from_bits(self.times[1]), self.who[1] as usize)
     }
 
     fn time(&self, sched: usize) -> f64 {
-        self.tree[self.leaves + sched].0
+        f64::from_bits(self.times[self.leaves + sched])
     }
 
     fn set(&mut self, sched: usize, t: f64) {
-        let tree = &mut self.tree[..];
         let mut i = self.leaves + sched;
-        let mut best = (t, sched as u32);
-        // The new time rises from its leaf, against each sibling's best.
-        while let (Some(&sibling), true) = (tree.get(i ^ 1), i > 1) {
-            if let Some(node) = tree.get_mut(i) {
-                *node = best;
-            }
-            // A right child's sibling holds the lower schedulers: a tie
-            // goes to it.
-            let right = i & 1 == 1;
-            if sibling.0 < best.0 || (right && sibling.0 == best.0) {
-                best = sibling;
-            }
+        let (times, who) = (&mut self.times[..], &mut self.who[..]);
+        let (mut best, mut by) = (t.to_bits(), sched as u32);
+        times[i] = best;
+        who[i] = by;
+        while i > 1 {
+            let sibling = i ^ 1;
+            let (other, other_by) = (times[sibling], who[sibling]);
+            // The right one of two equal times loses.
+            let take = if sibling > i {
+                other < best
+            } else {
+                other <= best
+            };
+            // Selected by a mask: as a branch, `take` would be mispredicted
+            // about one time in two.
+            let mask = u64::from(take).wrapping_neg();
+            best ^= (best ^ other) & mask;
+            by ^= (by ^ other_by) & mask as u32;
             i /= 2;
-        }
-        if let Some(root) = tree.get_mut(i) {
-            *root = best;
+            times[i] = best;
+            who[i] = by;
         }
     }
 }
@@ -192,9 +210,12 @@ struct Wave<'s> {
     /// When its next instruction's registers are ready and it is past its
     /// last barrier, and why it waits until then: kept up to date as the
     /// wave issues and is released.
-    due: (f64, Option<Reason>),
-    /// Its next instruction's class (`Scalar` when it has none).
-    due_class: Class,
+    due: (f64, Reason),
+    /// Its next issue and that instruction's [`Info`] (a `Scalar` one
+    /// with no registers when it has none), kept so that the issue need not
+    /// look them up again.
+    event: Event,
+    info: Info,
     /// The later of `due` and `since`, infinite at a barrier: what a
     /// scheduler's look compares, so that it costs a comparison per wave
     /// (and one more for an access, against its queue).
@@ -205,24 +226,27 @@ impl Wave<'_> {
     /// Recomputes [`Wave::due`] and [`Wave::key`] for its next instruction.
     /// `ready` is the pool, `slots` each wave's share of it.
     fn plan(&mut self, infos: &Infos, ready: &[(f64, Reason)], slots: usize) {
-        let Some(event) = self.events.get(self.next) else {
-            self.due = (f64::INFINITY, None);
-            self.due_class = Class::Scalar;
+        let Some(&event) = self.events.get(self.next) else {
+            self.due = (f64::INFINITY, Reason::Barrier);
+            self.info = Info::NONE;
             self.key = f64::INFINITY;
             return;
         };
-        let info = &infos.infos[event.pc as usize];
-        let mut at = (self.released, Some(Reason::Barrier));
+        let Some(info) = infos.infos.get(event.pc as usize) else {
+            return;
+        };
+        let mut at = (self.released, Reason::Barrier);
         let ready = ready.get(self.base..self.base + slots).unwrap_or_default();
         for &r in infos.read_and_written(info) {
             if let Some(&(t, why)) = ready.get(r as usize) {
                 if t > at.0 {
-                    at = (t, Some(why));
+                    at = (t, why);
                 }
             }
         }
         self.due = at;
-        self.due_class = info.class;
+        self.event = event;
+        self.info = *info;
         self.rekey();
     }
 
@@ -292,7 +316,7 @@ struct Chip {
 struct Pick {
     w: usize,
     at: f64,
-    reason: Option<Reason>,
+    reason: Reason,
 }
 
 /// A replay in progress.
@@ -317,7 +341,9 @@ struct Replay<'s> {
     /// Every unit's schedulers, `unit * nsched + sched`.
     scheds: Vec<Sched>,
     chip: Chip,
-    stalls: Vec<Stalls>,
+    /// Per instruction, [`Stalls`]'s fields in the order of
+    /// [`Stalls::values`].
+    stalls: Vec<[f64; 9]>,
     polls: Polls,
     /// The scheduler taking a step, and its next poll so far.
     stepping: (usize, f64),
@@ -370,7 +396,7 @@ pub(crate) fn replay(
             })
             .collect(),
         chip: Chip::default(),
-        stalls: vec![Stalls::default(); program.insts.len()],
+        stalls: vec![[0.0; 9]; program.insts.len()],
         polls: Polls::new(units * nsched),
         stepping: (usize::MAX, 0.0),
         retires: BinaryHeap::new(),
@@ -410,8 +436,9 @@ pub(crate) fn replay(
     let hw = &part.hardware;
     let max_waves = f64::from(hw.max_waves_per_unit()) * f64::from(hw.wave_width)
         / f64::from(wave_width.max(1));
+    let per_instruction: Vec<Stalls> = r.stalls.iter().map(Stalls::from_values).collect();
     let mut total = Stalls::default();
-    for s in &r.stalls {
+    for s in &per_instruction {
         total.add(s);
     }
     let chip = &r.chip;
@@ -436,7 +463,7 @@ pub(crate) fn replay(
         peak_issue: (units * nsched) as f64,
         peak_dram_bytes: c.dram_bytes_per_cycle(),
         stalls: total,
-        per_instruction: r.stalls,
+        per_instruction,
     }
 }
 
@@ -474,8 +501,12 @@ impl<'s> Replay<'s> {
                 released: 0.0,
                 outstanding: t,
                 start: t,
-                due: (t, None),
-                due_class: Class::Scalar,
+                due: (t, Reason::Barrier),
+                event: Event {
+                    pc: 0,
+                    cost: NO_COST,
+                },
+                info: Info::NONE,
                 key: t,
             };
             wave.plan(&self.infos, &self.ready, self.slots);
@@ -520,7 +551,7 @@ impl<'s> Replay<'s> {
         // When wave `w`'s next instruction could issue.
         let ready_at = |w: usize| {
             let wave = &waves[w];
-            match wave.due_class {
+            match wave.info.class {
                 Class::Lds => later(wave.key, lds_queue),
                 Class::Global => later(wave.key, l1_queue),
                 _ => wave.key,
@@ -546,14 +577,14 @@ impl<'s> Replay<'s> {
             Some(w) => {
                 let wave = &self.waves[w];
                 let (mut at, mut reason) = wave.due;
-                let queue = match wave.due_class {
+                let queue = match wave.info.class {
                     Class::Lds => Some((lds_queue, Reason::LdsThrottle)),
                     Class::Global => Some((l1_queue, Reason::MemoryThrottle)),
                     _ => None,
                 };
                 if let Some((q, why)) = queue {
                     if q > at {
-                        (at, reason) = (q, Some(why));
+                        (at, reason) = (q, why);
                     }
                 }
                 let at = at.max(wave.since);
@@ -570,19 +601,16 @@ impl<'s> Replay<'s> {
         let unit = self.scheds[sched].unit;
         let c = &self.part.clocks;
         let wave = &mut self.waves[w];
-        let event = wave.events[wave.next];
+        let (event, info) = (wave.event, wave.info);
         let pc = event.pc as usize;
-        let info = self.infos.infos[pc];
         let st = &mut self.stalls[pc];
-        if let Some(reason) = reason {
-            reason.charge(st, at - wave.since);
-        }
-        st.not_selected += t - at;
+        st[reason as usize] += at - wave.since;
+        st[NOT_SELECTED] += t - at;
         let cycles = match info.class {
             Class::Vector | Class::Global | Class::Lds => self.vector_issue,
             Class::Scalar | Class::Barrier => 1.0,
         };
-        st.issuing += cycles;
+        st[ISSUING] += cycles;
         self.chip.issue_cycles += cycles;
         let issued = t + cycles;
         wave.since = issued;
@@ -630,7 +658,7 @@ impl<'s> Replay<'s> {
         wave.plan(&self.infos, &self.ready, self.slots);
         if wave.next == wave.events.len() {
             let wave_end = issued.max(wave.outstanding);
-            self.stalls[pc].drain += wave_end - issued;
+            self.stalls[pc][DRAIN] += wave_end - issued;
             self.resident_wave_cycles += wave_end - wave.start;
             self.free.push(wave.base);
             let s = &mut self.scheds[sched];

@@ -72,10 +72,14 @@ impl Streams {
 
     /// Workgroup `linear` of `waves` waves starts.
     pub(crate) fn begin(&mut self, linear: u64, waves: usize) {
-        self.groups.push(Group {
-            linear,
-            waves: vec![Vec::new(); waves],
-        });
+        // Each wave's stream starts as long as the same wave's in the
+        // workgroup before: most kernels' workgroups issue alike, and a
+        // stream then never grows by copying.
+        let before = self.groups.last().map(|g| &g.waves[..]).unwrap_or_default();
+        let waves = (0..waves)
+            .map(|w| Vec::with_capacity(before.get(w).map_or(0, Vec::len)))
+            .collect();
+        self.groups.push(Group { linear, waves });
     }
 
     /// Wave `wave` of the running workgroup issues `pc`.
