@@ -129,8 +129,7 @@ impl Infos {
 /// up the tree and the next one is its root.
 ///
 /// Times are kept as their bits, which order as the times do (they are
-/// never negative), so that each level of a walk is an integer comparison
-/// and two conditional moves, with no branch to mispredict.
+/// never negative): each level of a walk is an integer comparison.
 struct Polls {
     /// Per node, its subtree's earliest time; leaves from `leaves` on.
     times: Vec<u64>,
@@ -180,11 +179,9 @@ impl Polls {
             } else {
                 other <= best
             };
-            // Selected by a mask: as a branch, `take` would be mispredicted
-            // about one time in two.
-            let mask = u64::from(take).wrapping_neg();
-            best ^= (best ^ other) & mask;
-            by ^= (by ^ other_by) & mask as u32;
+            if take {
+                (best, by) = (other, other_by);
+            }
             i /= 2;
             times[i] = best;
             who[i] = by;
@@ -589,9 +586,38 @@ impl<'s> Replay<'s> {
                 }
                 let at = at.max(wave.since);
                 self.issue(sched, Pick { w, at, reason }, t);
+                self.run_ahead(sched, w);
             }
             None if earliest.is_finite() => self.poll(sched, earliest),
             None => {}
+        }
+    }
+
+    /// After scheduler `sched` issued wave `w`, issues `w` again at each of
+    /// its polls for as long as nothing another scheduler does could change
+    /// the issue and the issue could change nothing another scheduler sees,
+    /// so that the steps need not wait for the others' turns.
+    ///
+    /// That holds while `w` is the wave the scheduler keeps issuing, its next
+    /// instruction is a vector or scalar one (no queue, barrier or unit
+    /// shared), its registers are ready by the poll, and it is not the
+    /// wave's last (whose end charges time). Such an issue charges its
+    /// instruction exactly zero cycles of waiting and whole issue cycles,
+    /// sums that come out the same in any order; a poll another scheduler
+    /// sets for `sched` meanwhile finds it busy, as it would have.
+    fn run_ahead(&mut self, sched: usize, w: usize) {
+        loop {
+            let t = self.stepping.1;
+            let wave = &self.waves[w];
+            let alu = matches!(wave.info.class, Class::Vector | Class::Scalar);
+            let more = wave.next + 1 < wave.events.len();
+            let s = &self.scheds[sched];
+            if !(alu && more && wave.key <= t && s.last == Some(w) && s.busy == t) {
+                return;
+            }
+            let reason = wave.due.1;
+            self.stepping.1 = f64::INFINITY;
+            self.issue(sched, Pick { w, at: t, reason }, t);
         }
     }
 
