@@ -3,56 +3,20 @@
 //! `--buffer` or one generated from the seed.
 
 use crate::npy;
-use simt::core::{Arg, ElemType, Param, ParamKind, Program, ScalarType};
+use simt::core::{ElemType, OwnedArg, Param, ParamKind, Program, ScalarType};
 use simt_report::SplitMix64;
 use std::collections::HashMap;
 use std::path::Path;
 
-/// One argument, owned, in the kernel's parameter order.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Value {
-    /// A buffer's elements, as bytes (little-endian).
-    Buffer {
-        /// The element type.
-        elem: ElemType,
-        /// Whether the kernel may write it (`&mut`).
-        writable: bool,
-        /// The elements.
-        bytes: Vec<u8>,
-        /// Whether they were read from a file (else made from `--buffer`'s
-        /// fill or the seed, and worth writing out beside the outputs).
-        from_file: bool,
-    },
-    /// A `u32` scalar.
-    U32(u32),
-    /// An `i32` scalar.
-    I32(i32),
-    /// An `f32` scalar.
-    F32(f32),
-}
-
-/// The launch arguments over `values`.
-pub fn launch_args(values: &mut [Value]) -> Vec<Arg<'_>> {
-    values
-        .iter_mut()
-        .map(|v| match v {
-            Value::Buffer {
-                elem,
-                writable: false,
-                bytes,
-                ..
-            } => Arg::Buffer { elem: *elem, bytes },
-            Value::Buffer {
-                elem,
-                writable: true,
-                bytes,
-                ..
-            } => Arg::BufferMut { elem: *elem, bytes },
-            Value::U32(v) => Arg::U32(*v),
-            Value::I32(v) => Arg::I32(*v),
-            Value::F32(v) => Arg::F32(*v),
-        })
-        .collect()
+/// The arguments the command line gives, in the kernel's parameter order.
+#[derive(Clone, Debug)]
+pub struct Inputs {
+    /// One per parameter.
+    pub values: Vec<OwnedArg>,
+    /// Per parameter, whether its buffer was read from a file (else made
+    /// from `--buffer`'s fill or the seed, and worth writing out beside the
+    /// outputs).
+    pub from_file: Vec<bool>,
 }
 
 /// What the command line says for a kernel's parameters.
@@ -69,7 +33,7 @@ pub struct Given<'a> {
 
 /// One value per parameter of `program`, in order; the error says which
 /// option is wrong and how.
-pub fn bind<'g>(program: &Program, given: &Given<'g>) -> Result<Vec<Value>, String> {
+pub fn bind<'g>(program: &Program, given: &Given<'g>) -> Result<Inputs, String> {
     let params = &program.params;
     let signature = || {
         params
@@ -96,7 +60,7 @@ pub fn bind<'g>(program: &Program, given: &Given<'g>) -> Result<Vec<Value>, Stri
     };
     let scalars = lookup("--arg", given.scalars)?;
     let buffers = lookup("--buffer", given.buffers)?;
-    params
+    let bound: Vec<(OwnedArg, bool)> = params
         .iter()
         .enumerate()
         .map(|(k, p)| match p.kind {
@@ -116,7 +80,7 @@ pub fn bind<'g>(program: &Program, given: &Given<'g>) -> Result<Vec<Value>, Stri
                         ty.name()
                     )
                 })?;
-                scalar(p, ty, value)
+                Ok((scalar(p, ty, value)?, false))
             }
             ParamKind::Buffer { elem, writable } => {
                 if scalars.contains_key(p.name.as_ref()) {
@@ -145,19 +109,33 @@ pub fn bind<'g>(program: &Program, given: &Given<'g>) -> Result<Vec<Value>, Stri
                     }
                     None => (read(p, elem, Path::new(spec.unwrap_or("")))?, true),
                 };
-                Ok(Value::Buffer {
+                let buffer = OwnedArg::Buffer {
                     elem,
                     writable,
                     bytes,
-                    from_file,
-                })
+                };
+                Ok((buffer, from_file))
             }
         })
-        .collect()
+        .collect::<Result<_, String>>()?;
+    let (values, from_file) = bound.into_iter().unzip();
+    Ok(Inputs { values, from_file })
+}
+
+/// The error [`bind`] gives for `scalars` (`--arg`), if any, without making
+/// a buffer: what a sweep checks of every point before its first launch.
+pub fn check_scalars(program: &Program, scalars: &[(String, String)]) -> Result<(), String> {
+    let given = Given {
+        scalars,
+        buffers: &[],
+        default_len: 0,
+        seed: 0,
+    };
+    bind(program, &given).map(drop)
 }
 
 /// The scalar `value` of parameter `p`, of type `ty`.
-fn scalar(p: &Param, ty: ScalarType, value: &str) -> Result<Value, String> {
+fn scalar(p: &Param, ty: ScalarType, value: &str) -> Result<OwnedArg, String> {
     let hex = value
         .strip_prefix("0x")
         .or_else(|| value.strip_prefix("0X"));
@@ -166,13 +144,13 @@ fn scalar(p: &Param, ty: ScalarType, value: &str) -> Result<Value, String> {
         None => None,
     };
     let parsed = match ty {
-        ScalarType::U32 => bits().or_else(|| value.parse().ok()).map(Value::U32),
+        ScalarType::U32 => bits().or_else(|| value.parse().ok()).map(OwnedArg::U32),
         // Hex gives the bits, as in kernel text: 0xffffffff is -1.
         ScalarType::I32 => bits()
             .map(|b| b as i32)
             .or_else(|| value.parse().ok())
-            .map(Value::I32),
-        ScalarType::F32 => value.parse().ok().map(Value::F32),
+            .map(OwnedArg::I32),
+        ScalarType::F32 => value.parse().ok().map(OwnedArg::F32),
     };
     parsed.ok_or_else(|| {
         let expected = match ty {
@@ -610,10 +588,10 @@ mod tests {
         };
         assert_eq!(
             scalar(&p, ScalarType::I32, "0xffffffff"),
-            Ok(Value::I32(-1))
+            Ok(OwnedArg::I32(-1))
         );
-        assert_eq!(scalar(&p, ScalarType::U32, "0x10"), Ok(Value::U32(16)));
-        assert_eq!(scalar(&p, ScalarType::U32, "17"), Ok(Value::U32(17)));
+        assert_eq!(scalar(&p, ScalarType::U32, "0x10"), Ok(OwnedArg::U32(16)));
+        assert_eq!(scalar(&p, ScalarType::U32, "17"), Ok(OwnedArg::U32(17)));
         assert!(scalar(&p, ScalarType::U32, "-1").is_err());
     }
 }

@@ -3,9 +3,9 @@
 //! with the report's own table, listing, JSON and HTML.
 
 use crate::args::{shape_text, Deny, OutFormat, Run};
-use crate::inputs::{self, Given, Value};
+use crate::inputs::{self, Given, Inputs};
 use crate::{compile, failure, npy, usage};
-use simt::core::{Kernel, LaunchConfig, ParamKind, Program};
+use simt::core::{Kernel, LaunchConfig, OwnedArg, ParamKind, Program};
 use simt_report::args as cli;
 use simt_report::results::{self as report, has_major_findings, Results};
 use simt_report::{html, metrics, table};
@@ -31,8 +31,11 @@ pub fn run(options: &Run) -> ExitCode {
         default_len: options.groups.count().saturating_mul(options.size.count()),
         seed: options.seed,
     };
-    let mut values = match inputs::bind(program, &given) {
-        Ok(values) => values,
+    let Inputs {
+        mut values,
+        from_file,
+    } = match inputs::bind(program, &given) {
+        Ok(inputs) => inputs,
         Err(message) => return usage(&message),
     };
     if let Some(unknown) = options.print.iter().find(|s| {
@@ -66,7 +69,7 @@ pub fn run(options: &Run) -> ExitCode {
     if let Some(part) = &options.part {
         detailed = detailed.timing(part.clone());
     }
-    let stats = match simt::core::launch(kernel, &detailed, &mut inputs::launch_args(&mut values)) {
+    let stats = match simt::core::launch(kernel, &detailed, &mut OwnedArg::lend(&mut values)) {
         Ok(stats) => stats,
         Err(simt::core::Error::Fault(fault)) if fault.loc.line > 0 => {
             return fault_at_source(&fault, options)
@@ -77,7 +80,7 @@ pub fn run(options: &Run) -> ExitCode {
     let timed = simt::core::launch(
         kernel,
         &config.clone().threads(1),
-        &mut inputs::launch_args(&mut initial),
+        &mut OwnedArg::lend(&mut initial),
     );
     let elapsed = start.elapsed();
     if let Err(e) = timed {
@@ -102,14 +105,14 @@ pub fn run(options: &Run) -> ExitCode {
             .iter()
             .zip(&values)
             .find_map(|(p, v)| match v {
-                Value::Buffer { elem, bytes, .. } if p.name == slice.name => {
+                OwnedArg::Buffer { elem, bytes, .. } if p.name == slice.name => {
                     Some(slice.show(*elem, bytes))
                 }
                 _ => None,
             });
         cli::print(format!("{}\n", shown.unwrap_or_default()));
     }
-    let mut ok = write_outputs(&results, program, [&values, &before], options);
+    let mut ok = write_outputs(&results, program, [&values, &before], &from_file, options);
     let row = &results.rows[0];
     if has_major_findings(&row.findings) {
         eprintln!(
@@ -240,12 +243,14 @@ fn print(results: &Results, options: &Run) {
 }
 
 /// Writes the JSON, the HTML and the buffers that `options` asks for (the
-/// writable ones after the launch, `values`, and those not read from files
-/// as they were before it, `before`); whether all were written.
+/// writable ones after the launch, `values`, and those not read from files,
+/// by `from_file`, as they were before it, `before`); whether all were
+/// written.
 fn write_outputs(
     results: &Results,
     program: &Program,
-    [values, before]: [&[Value]; 2],
+    [values, before]: [&[OwnedArg]; 2],
+    from_file: &[bool],
     options: &Run,
 ) -> bool {
     let mut ok = true;
@@ -276,25 +281,19 @@ fn write_outputs(
             .iter()
             .zip(values)
             .filter_map(|(p, v)| match v {
-                Value::Buffer {
+                OwnedArg::Buffer {
                     elem,
                     writable: true,
                     bytes,
-                    ..
                 } => Some((p, *elem, bytes, "")),
                 _ => None,
             });
         let inputs = program
             .params
             .iter()
-            .zip(before)
+            .zip(before.iter().zip(from_file))
             .filter_map(|(p, v)| match v {
-                Value::Buffer {
-                    elem,
-                    bytes,
-                    from_file: false,
-                    ..
-                } => Some((p, *elem, bytes, ".input")),
+                (OwnedArg::Buffer { elem, bytes, .. }, false) => Some((p, *elem, bytes, ".input")),
                 _ => None,
             });
         for (param, elem, bytes, suffix) in outputs.chain(inputs) {

@@ -6,7 +6,7 @@ use crate::inputs::{self, Given};
 use crate::run::compile_one;
 use crate::{failure, usage};
 use serde_json::{json, Map, Value as Json};
-use simt::core::{Dim3, LaunchConfig, MemoryModel, Part};
+use simt::core::{Dim3, LaunchConfig, MemoryModel, OwnedArg, Part};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
@@ -28,6 +28,13 @@ pub fn sweep(options: &Sweep) -> ExitCode {
     };
     let kernel = &kernel;
     let points = points(options);
+    // Every point's values are checked before the first line is written, so
+    // that a mistake in a later one stops the sweep before it starts.
+    for point in &points {
+        if let Err(message) = inputs::check_scalars(kernel.program(), &point.scalars) {
+            return usage(&message);
+        }
+    }
     let mut out: Box<dyn Write> = match &options.out {
         Some(path) => match std::fs::File::create(path) {
             Ok(file) => Box::new(std::io::BufWriter::new(file)),
@@ -132,7 +139,9 @@ fn launch(
         default_len: point.groups.count().saturating_mul(point.size.count()),
         seed: options.seed,
     };
-    let mut values = inputs::bind(program, &given).map_err(Failure::Usage)?;
+    let mut values = inputs::bind(program, &given)
+        .map_err(Failure::Usage)?
+        .values;
     let mut config = LaunchConfig::new(point.groups, point.size)
         .wave_width(point.width)
         .model(point.model.clone());
@@ -149,11 +158,13 @@ fn launch(
         line.insert("part".into(), json!(part.name));
     }
     let mut args = Map::new();
-    for (name, value) in &point.scalars {
-        args.insert(name.clone(), json!(value));
+    for (name, text) in &point.scalars {
+        let bound = program.params.iter().position(|p| p.name == *name);
+        let value = bound.and_then(|k| values.get(k));
+        args.insert(name.clone(), scalar_json(value, text));
     }
     line.insert("args".into(), Json::Object(args));
-    let stats = match simt::core::launch(kernel, &config, &mut inputs::launch_args(&mut values)) {
+    let stats = match simt::core::launch(kernel, &config, &mut OwnedArg::lend(&mut values)) {
         Ok(stats) => stats,
         Err(e) => {
             line.insert("error".into(), json!(e.to_string()));
@@ -171,4 +182,20 @@ fn launch(
         line.insert("limited_by".into(), json!(t.bound().name()));
     }
     Ok(Json::Object(line))
+}
+
+/// A scalar's value in a line: the number it was bound to (for an `f32`, the
+/// number as written, not its nearest `f32`), or its text where JSON has no
+/// number for it (infinities, NaN).
+fn scalar_json(value: Option<&OwnedArg>, text: &str) -> Json {
+    match value {
+        Some(OwnedArg::U32(v)) => json!(v),
+        Some(OwnedArg::I32(v)) => json!(v),
+        Some(OwnedArg::F32(_)) => text
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map_or_else(|| json!(text), Json::Number),
+        _ => json!(text),
+    }
 }

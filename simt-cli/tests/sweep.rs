@@ -54,7 +54,7 @@ fn a_sweep_prints_one_line_per_point_with_hand_computed_counters() {
         let width = if k < 5 { 32 } else { 64 };
         let (stride, transactions) = expected[k % 5];
         assert_eq!(line["wave_width"], width, "{line}");
-        assert_eq!(line["args"]["stride"], stride.to_string(), "{line}");
+        assert_eq!(line["args"]["stride"], stride, "{line}");
         assert_eq!(line["kernel"], "strided_copy");
         assert_eq!(line["model"], "reference");
         assert_eq!(line["waves"], 1);
@@ -154,4 +154,26 @@ fn a_wrong_argument_is_a_usage_error() {
         out.stderr
     );
     assert!(!out.stderr.contains("panicked"));
+}
+
+#[test]
+fn a_bad_value_in_a_later_point_stops_the_sweep_before_its_first_line() {
+    let dir = Scratch::new("sweep-later");
+    dir.write("strided.simt", STRIDED);
+    let out = simt(
+        dir.path(),
+        &[
+            "sweep",
+            "strided.simt",
+            "--groups",
+            "1",
+            "--size",
+            "32",
+            "--arg",
+            "stride=1,-1",
+        ],
+    );
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    assert!(out.stderr.contains("--arg stride=-1"), "{}", out.stderr);
 }

@@ -417,6 +417,82 @@ impl<'a> Arg<'a> {
     }
 }
 
+/// An argument that owns its buffer: what a program that makes a launch's
+/// arguments at run time (the `simt` command, the Python package) keeps, and
+/// lends to the launch as an [`Arg`].
+///
+/// ```
+/// use simt_core::{ElemType, LaunchConfig, OwnedArg};
+///
+/// let kernel = simt_front::compile(
+///     "kernel scale(x: &mut [f32], a: f32) {
+///         vreg v;
+///         global_load  v, x[global_id]
+///         v_mul_f32    v, v, a
+///         global_store x[global_id], v
+///     }",
+/// )
+/// .unwrap();
+/// let mut args = vec![
+///     OwnedArg::Buffer {
+///         elem: ElemType::F32,
+///         writable: true,
+///         bytes: 1.5f32.to_le_bytes().repeat(64),
+///     },
+///     OwnedArg::F32(2.0),
+/// ];
+/// let config = LaunchConfig::new(2, 32);
+/// simt_core::launch(&kernel, &config, &mut OwnedArg::lend(&mut args)).unwrap();
+/// let OwnedArg::Buffer { bytes, .. } = &args[0] else {
+///     unreachable!()
+/// };
+/// assert_eq!(bytes[252..], 3.0f32.to_le_bytes());
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub enum OwnedArg {
+    /// A buffer's elements, as bytes (little-endian).
+    Buffer {
+        /// The element type.
+        elem: ElemType,
+        /// Whether the kernel may write it (`&mut`).
+        writable: bool,
+        /// The elements.
+        bytes: Vec<u8>,
+    },
+    /// A `u32` scalar.
+    U32(u32),
+    /// An `i32` scalar.
+    I32(i32),
+    /// An `f32` scalar.
+    F32(f32),
+}
+
+impl OwnedArg {
+    /// The argument, borrowed: a writable buffer lends its bytes mutably.
+    pub fn arg(&mut self) -> Arg<'_> {
+        match self {
+            OwnedArg::Buffer {
+                elem,
+                writable: false,
+                bytes,
+            } => Arg::Buffer { elem: *elem, bytes },
+            OwnedArg::Buffer {
+                elem,
+                writable: true,
+                bytes,
+            } => Arg::BufferMut { elem: *elem, bytes },
+            OwnedArg::U32(v) => Arg::U32(*v),
+            OwnedArg::I32(v) => Arg::I32(*v),
+            OwnedArg::F32(v) => Arg::F32(*v),
+        }
+    }
+
+    /// A launch's arguments, borrowed from `args`.
+    pub fn lend(args: &mut [OwnedArg]) -> Vec<Arg<'_>> {
+        args.iter_mut().map(OwnedArg::arg).collect()
+    }
+}
+
 impl From<u32> for Arg<'_> {
     fn from(v: u32) -> Self {
         Arg::U32(v)

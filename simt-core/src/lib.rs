@@ -46,7 +46,7 @@ pub use cache::{
 pub use error::{Error, Fault, FaultKind, LaunchError, LaunchErrorKind};
 pub use exec::{launch, Machine};
 pub use findings::{BufferByte, Finding, FindingKind, Findings, RaceClass, Scope, Site, Space};
-pub use launch::{Arg, Dim3, Engine, LaneOrder, LaunchConfig, Order, Schedule, Threads};
+pub use launch::{Arg, Dim3, Engine, LaneOrder, LaunchConfig, Order, OwnedArg, Schedule, Threads};
 
 /// What the code `simt_kernel!` writes for a kernel's native runner calls.
 #[doc(hidden)]

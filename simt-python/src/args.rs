@@ -9,44 +9,7 @@ use numpy::{PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyMapping;
-use simt::core::{Arg, ElemType, ParamKind, Program, ScalarType};
-
-/// One argument, owned.
-pub enum Value {
-    Buffer {
-        elem: ElemType,
-        writable: bool,
-        bytes: Vec<u8>,
-    },
-    U32(u32),
-    I32(i32),
-    F32(f32),
-}
-
-impl Value {
-    fn arg(&mut self) -> Arg<'_> {
-        match self {
-            Value::Buffer {
-                elem,
-                writable: false,
-                bytes,
-            } => Arg::Buffer { elem: *elem, bytes },
-            Value::Buffer {
-                elem,
-                writable: true,
-                bytes,
-            } => Arg::BufferMut { elem: *elem, bytes },
-            Value::U32(v) => Arg::U32(*v),
-            Value::I32(v) => Arg::I32(*v),
-            Value::F32(v) => Arg::F32(*v),
-        }
-    }
-}
-
-/// The launch's arguments, borrowed from `values`.
-pub fn launch_args(values: &mut [Value]) -> Vec<Arg<'_>> {
-    values.iter_mut().map(Value::arg).collect()
-}
+use simt::core::{ElemType, OwnedArg, ParamKind, Program, ScalarType};
 
 /// Runs `$body` with `$t` the Rust type of element type `$elem` (bf16 as its
 /// bits, `u16`: numpy has no bfloat16).
@@ -150,7 +113,7 @@ pub fn objects<'py>(
 }
 
 /// `object` as the argument of `program`'s parameter `k`.
-pub fn bind(program: &Program, k: usize, object: &Bound<'_, PyAny>) -> PyResult<Value> {
+pub fn bind(program: &Program, k: usize, object: &Bound<'_, PyAny>) -> PyResult<OwnedArg> {
     let param = &program.params[k];
     let name = &param.name;
     match param.kind {
@@ -176,7 +139,7 @@ pub fn bind(program: &Program, k: usize, object: &Bound<'_, PyAny>) -> PyResult<
                 )));
             }
             let bytes = with_elem!(elem, T => read::<T>(object, name, writable))?;
-            Ok(Value::Buffer {
+            Ok(OwnedArg::Buffer {
                 elem,
                 writable,
                 bytes,
@@ -192,17 +155,17 @@ pub fn bind(program: &Program, k: usize, object: &Bound<'_, PyAny>) -> PyResult<
             match t {
                 ScalarType::U32 => object
                     .extract::<u32>()
-                    .map(Value::U32)
+                    .map(OwnedArg::U32)
                     .map_err(|_| wrong("an int in 0..2**32")),
                 ScalarType::I32 => object
                     .extract::<i32>()
-                    .map(Value::I32)
+                    .map(OwnedArg::I32)
                     .map_err(|_| wrong("an int in -2**31..2**31")),
                 // Any number with `__float__` (int, float, numpy scalars),
                 // not a string.
                 ScalarType::F32 => object
                     .extract::<f64>()
-                    .map(|v| Value::F32(v as f32))
+                    .map(|v| OwnedArg::F32(v as f32))
                     .map_err(|_| wrong("a float")),
             }
         }
@@ -240,9 +203,9 @@ fn contiguous<'a, T>(slice: Result<&'a [T], numpy::AsSliceError>, name: &str) ->
 }
 
 /// Copies the launch's results into the writable arrays among `objects`.
-pub fn write_back(values: &[Value], objects: &[Bound<'_, PyAny>]) -> PyResult<()> {
+pub fn write_back(values: &[OwnedArg], objects: &[Bound<'_, PyAny>]) -> PyResult<()> {
     for (value, object) in values.iter().zip(objects) {
-        if let Value::Buffer {
+        if let OwnedArg::Buffer {
             elem,
             writable: true,
             bytes,

@@ -6,7 +6,7 @@ use crate::stats::Stats;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use simt::core::{Dim3, LaunchConfig, MemoryModel, Part};
+use simt::core::{Dim3, LaunchConfig, MemoryModel, OwnedArg, Part};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -158,8 +158,7 @@ impl Kernel {
         let kernel = Arc::clone(&self.kernel);
         let (result, elapsed) = py.detach(|| {
             let start = Instant::now();
-            let result =
-                simt::core::launch(&kernel, &detailed, &mut args::launch_args(&mut values));
+            let result = simt::core::launch(&kernel, &detailed, &mut OwnedArg::lend(&mut values));
             (result, start.elapsed())
         });
         let stats = result.map_err(|e| launch_error(py, &program.name, &e))?;

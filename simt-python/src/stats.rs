@@ -104,6 +104,15 @@ impl Stats {
         self.row().get("estimate").cloned().map(Record::new)
     }
 
+    /// What limits the launch by the timing model's estimate (`"DRAM"`,
+    /// `"L2"`, `"L1"`, `"LDS"`, `"issue"`, `"atomics"` or `"latency"`) when
+    /// the launch named a part, else `None`.
+    #[getter]
+    fn limited_by(&self) -> Option<&'static str> {
+        let estimate = self.results.rows[0].estimate.as_ref();
+        estimate.map(|t| t.bound().name())
+    }
+
     /// Any field of the launch's row, as the JSON names it.
     fn __getattr__(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
         match self.row().get(name) {

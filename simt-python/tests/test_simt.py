@@ -170,6 +170,14 @@ def test_timed_launch(kernels):
     stats = kernels["saxpy"].launch(16, 256, [x, y, 2.0, 4096], part="h100-sxm/2")
     assert stats.estimate.cycles > 0
     assert stats.estimate.part == "h100-sxm/2"
+    limits = {"DRAM", "L2", "L1", "LDS", "issue", "atomics", "latency"}
+    assert stats.limited_by in limits
+    # The limiter is the busiest resource at 60% of its peak or more.
+    shares = stats.estimate.utilization.to_dict()
+    busiest = max(shares.values())
+    assert (stats.limited_by == "latency") == (busiest < 0.6)
+    plain = kernels["saxpy"].launch(16, 256, [x, y, 2.0, 4096])
+    assert plain.limited_by is None
 
 
 @pytest.mark.parametrize(

@@ -54,6 +54,8 @@ def test_a_sweep_with_a_part_has_estimates():
         STRIDED, {"stride": [1, 16], "part": ["h100-sxm/2"]}, grid=1, block=64, args=strided_args, progress=False
     )
     assert all(r["estimate_cycles"] > 0 for r in records)
+    # Two waves on two units keep no resource busy: latency limits them.
+    assert [r["limited_by"] for r in records] == ["latency", "latency"]
 
 
 def test_a_sweep_on_a_local_dask_cluster_gives_the_same_records():

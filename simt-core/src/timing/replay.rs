@@ -779,3 +779,38 @@ fn global(chip: &mut Chip, l1_busy: &mut f64, t: f64, cost: &Cost, part: &Part) 
     }
     done
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Polls;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// After any moves, the tree's root is the earliest poll, and of
+        /// equal ones the lowest scheduler's, as a scan of every scheduler
+        /// finds it.
+        #[test]
+        fn the_root_is_the_earliest_then_lowest_poll(
+            schedulers in 1usize..40,
+            moves in prop::collection::vec((0usize..40, 0u8..6), 1..80),
+        ) {
+            let mut polls = Polls::new(schedulers);
+            let mut times = vec![f64::INFINITY; schedulers];
+            for (sched, t) in moves {
+                let sched = sched % schedulers;
+                // Few distinct times, so that ties are common.
+                let t = if t == 5 { f64::INFINITY } else { f64::from(t) * 0.5 };
+                polls.set(sched, t);
+                times[sched] = t;
+                let earliest = times.iter().copied().fold(f64::INFINITY, f64::min);
+                let lowest = times.iter().position(|&x| x == earliest).unwrap_or(0);
+                let (t, s) = polls.next();
+                prop_assert_eq!(t, earliest);
+                if earliest.is_finite() {
+                    prop_assert_eq!(s, lowest);
+                }
+                prop_assert_eq!(polls.time(sched), times[sched]);
+            }
+        }
+    }
+}

@@ -45,6 +45,9 @@ class Stats:
     @property
     def estimate(self) -> Optional[Record]:
         """The timing model's estimate when the launch named a part."""
+    @property
+    def limited_by(self) -> Optional[str]:
+        """What limits the launch by the estimate (``"DRAM"``, ``"issue"``, ``"latency"``, ...) when it named a part."""
     def __getattr__(self, name: str) -> Any:
         """Any field of the row: ``listing``, ``findings``, ``occupancy``, ..."""
     def to_dict(self) -> dict[str, Any]:

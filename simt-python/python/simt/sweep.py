@@ -47,8 +47,8 @@ def _value(v: OrCallable, point: Point) -> Any:
 def run_point(text: str, point: Point, grid: OrCallable, block: OrCallable, args: OrCallable) -> Dict[str, Any]:
     """Launches the kernel of ``text`` at ``point``: the point's values, then
     the launch's counters, ``workgroups`` and ``waves`` (and
-    ``estimate_cycles`` and ``estimate_us`` when the point names a
-    ``part``). Compiles each text once per process."""
+    ``estimate_cycles``, ``estimate_us`` and ``limited_by`` when the point
+    names a ``part``). Compiles each text once per process."""
     options = {k: point[k] for k in LAUNCH_OPTIONS if k in point}
     stats = _kernel(text).launch(_value(grid, point), _value(block, point), _value(args, point), **options)
     record = dict(point)
@@ -59,6 +59,7 @@ def run_point(text: str, point: Point, grid: OrCallable, block: OrCallable, args
     if estimate is not None:
         record["estimate_cycles"] = estimate.cycles
         record["estimate_us"] = estimate.microseconds
+        record["limited_by"] = stats.limited_by
     return record
 
 
