@@ -122,12 +122,26 @@ pub fn bind<'g>(program: &Program, given: &Given<'g>) -> Result<Inputs, String> 
     Ok(Inputs { values, from_file })
 }
 
-/// The error [`bind`] gives for `scalars` (`--arg`), if any, without making
-/// a buffer: what a sweep checks of every point before its first launch.
-pub fn check_scalars(program: &Program, scalars: &[(String, String)]) -> Result<(), String> {
+/// The error [`bind`] gives for `scalars` (`--arg`) and for the `buffers`
+/// (`--buffer`) that name no buffer parameter, if any, without making a
+/// buffer: what a sweep checks of every point before its first launch.
+pub fn check_scalars(
+    program: &Program,
+    scalars: &[(String, String)],
+    buffers: &[(String, String)],
+) -> Result<(), String> {
+    let is_buffer = |name: &str| {
+        let param = program.params.iter().find(|p| p.name == name);
+        param.is_some_and(|p| matches!(p.kind, ParamKind::Buffer { .. }))
+    };
+    let misnamed: Vec<(String, String)> = buffers
+        .iter()
+        .filter(|(name, _)| !is_buffer(name))
+        .cloned()
+        .collect();
     let given = Given {
         scalars,
-        buffers: &[],
+        buffers: &misnamed,
         default_len: 0,
         seed: 0,
     };

@@ -28,10 +28,16 @@ pub fn sweep(options: &Sweep) -> ExitCode {
     };
     let kernel = &kernel;
     let points = points(options);
-    // Every point's values are checked before the first line is written, so
-    // that a mistake in a later one stops the sweep before it starts.
+    // Every point's scalar values are checked before the first line is
+    // written, so that a mistake in a later one stops the sweep before it
+    // starts (buffers are made, and checked, point by point).
+    let mut checked = std::collections::HashSet::new();
     for point in &points {
-        if let Err(message) = inputs::check_scalars(kernel.program(), &point.scalars) {
+        if !checked.insert(&point.scalars) {
+            continue;
+        }
+        let program = kernel.program();
+        if let Err(message) = inputs::check_scalars(program, &point.scalars, &options.buffers) {
             return usage(&message);
         }
     }
@@ -185,17 +191,45 @@ fn launch(
 }
 
 /// A scalar's value in a line: the number it was bound to (for an `f32`, the
-/// number as written, not its nearest `f32`), or its text where JSON has no
-/// number for it (infinities, NaN).
+/// number as written when it rounds to the bound value, so that `0.1` reads
+/// `0.1`), or, where JSON has no number for it, the bound value's text
+/// (`inf`, `NaN`).
 fn scalar_json(value: Option<&OwnedArg>, text: &str) -> Json {
-    match value {
-        Some(OwnedArg::U32(v)) => json!(v),
-        Some(OwnedArg::I32(v)) => json!(v),
-        Some(OwnedArg::F32(_)) => text
-            .parse::<f64>()
-            .ok()
-            .and_then(serde_json::Number::from_f64)
-            .map_or_else(|| json!(text), Json::Number),
-        _ => json!(text),
+    let number = |v: f64| serde_json::Number::from_f64(v).map(Json::Number);
+    let bound = match value {
+        Some(OwnedArg::U32(v)) => Some(json!(v)),
+        Some(OwnedArg::I32(v)) => Some(json!(v)),
+        Some(OwnedArg::F32(v)) => match text.parse::<f64>() {
+            Ok(written) if v.is_finite() && written as f32 == *v => number(written),
+            _ => number(f64::from(*v)),
+        }
+        .or_else(|| Some(json!(v.to_string()))),
+        _ => None,
+    };
+    bound.unwrap_or_else(|| json!(text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scalar_json;
+    use serde_json::json;
+    use simt::core::OwnedArg;
+
+    #[test]
+    fn scalars_read_as_the_numbers_the_kernel_was_given() {
+        assert_eq!(scalar_json(Some(&OwnedArg::U32(16)), "0x10"), json!(16));
+        assert_eq!(
+            scalar_json(Some(&OwnedArg::I32(-1)), "0xffffffff"),
+            json!(-1)
+        );
+        // As written when that is the bound f32, not its nearest f64.
+        assert_eq!(scalar_json(Some(&OwnedArg::F32(0.1)), "0.1"), json!(0.1));
+        // Past f32's range the kernel got infinity, which JSON spells as text.
+        let inf = "1e39".parse::<f32>().unwrap();
+        assert_eq!(scalar_json(Some(&OwnedArg::F32(inf)), "1e39"), json!("inf"));
+        assert_eq!(
+            scalar_json(Some(&OwnedArg::F32(f32::NAN)), "nan"),
+            json!("NaN")
+        );
     }
 }

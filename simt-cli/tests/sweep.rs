@@ -177,3 +177,29 @@ fn a_bad_value_in_a_later_point_stops_the_sweep_before_its_first_line() {
     assert!(out.stdout.is_empty(), "{}", out.stdout);
     assert!(out.stderr.contains("--arg stride=-1"), "{}", out.stderr);
 }
+
+#[test]
+fn a_scalar_given_as_a_buffer_is_a_usage_error_before_any_line() {
+    let dir = Scratch::new("sweep-misnamed");
+    dir.write("strided.simt", STRIDED);
+    let out = simt(
+        dir.path(),
+        &[
+            "sweep",
+            "strided.simt",
+            "--groups",
+            "1",
+            "--size",
+            "32",
+            "--buffer",
+            "stride=5",
+        ],
+    );
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    assert!(
+        out.stderr.contains("`stride` is a scalar"),
+        "{}",
+        out.stderr
+    );
+}

@@ -54,7 +54,7 @@ def test_a_sweep_with_a_part_has_estimates():
         STRIDED, {"stride": [1, 16], "part": ["h100-sxm/2"]}, grid=1, block=64, args=strided_args, progress=False
     )
     assert all(r["estimate_cycles"] > 0 for r in records)
-    # Two waves on two units keep no resource busy: latency limits them.
+    # The two waves of one workgroup keep no resource busy: latency limits them.
     assert [r["limited_by"] for r in records] == ["latency", "latency"]
 
 

@@ -223,13 +223,14 @@ impl Wave<'_> {
     /// Recomputes [`Wave::due`] and [`Wave::key`] for its next instruction.
     /// `ready` is the pool, `slots` each wave's share of it.
     fn plan(&mut self, infos: &Infos, ready: &[(f64, Reason)], slots: usize) {
-        let Some(&event) = self.events.get(self.next) else {
+        let next = self.events.get(self.next);
+        let Some((&event, info)) = next.and_then(|e| Some((e, infos.infos.get(e.pc as usize)?)))
+        else {
+            // Nothing left to issue (a recorded instruction is always one
+            // of the program's).
             self.due = (f64::INFINITY, Reason::Barrier);
             self.info = Info::NONE;
             self.key = f64::INFINITY;
-            return;
-        };
-        let Some(info) = infos.infos.get(event.pc as usize) else {
             return;
         };
         let mut at = (self.released, Reason::Barrier);
