@@ -28,7 +28,7 @@ use std::borrow::Cow;
 /// assert_eq!(kernel.display().to_string().lines().nth(1), Some("    global_store out[global_id.x], global_id.x"));
 /// ```
 ///
-/// `simt_core::launch` runs the kernel (see `simt-core/tests/builder.rs`).
+/// `simt_core::launch` runs the kernel (see `simt-core/tests/core/builder.rs`).
 #[derive(Clone, Debug)]
 pub struct ProgramBuilder {
     name: String,

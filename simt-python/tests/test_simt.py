@@ -1,5 +1,5 @@
 """The Python package against the same hand-computed cases as the Rust tests
-(`tests/launch.rs`): results against numpy arithmetic, counters computed by
+(`tests/simt/launch.rs`): results against numpy arithmetic, counters computed by
 hand, faults that name their line, lane and wave, and bad input as Python
 exceptions."""
 

@@ -1,5 +1,5 @@
 //! The absolute headline counts of the studies, counted by hand from each kernel's
-//! text and launch shape (tests/studies.rs checks the studies' ratios; a ratio
+//! text and launch shape (`studies.rs` checks the studies' ratios; a ratio
 //! survives a formula that is wrong by a common factor, these do not). Every study
 //! runs at seed 42, at both widths.
 

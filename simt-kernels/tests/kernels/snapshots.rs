@@ -15,7 +15,7 @@ fn check(name: &str) {
             .run(42, &spec.config(width, MemoryModel::reference()))
             .unwrap();
         assert!(run.passed(), "{name} wave{width}: {:?}", run.mismatch());
-        insta::with_settings!({ prepend_module_to_snapshot => false }, {
+        insta::with_settings!({ prepend_module_to_snapshot => false, snapshot_path => "../snapshots" }, {
             insta::assert_yaml_snapshot!(
                 format!("stats__{name}__wave{width}"),
                 run.stats.snapshot(spec.program)

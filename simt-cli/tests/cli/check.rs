@@ -1,6 +1,6 @@
 //! `simt check` and `simt --help`.
 
-mod common;
+use crate::common;
 
 use common::{assert_has, simt, Scratch};
 

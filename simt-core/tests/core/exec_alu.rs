@@ -2,7 +2,7 @@
 //! wave32 and wave64, with half the lanes masked off (masked lanes must keep their
 //! old value).
 
-mod exec_util;
+use crate::exec_util;
 
 use exec_util::*;
 use simt_core::{

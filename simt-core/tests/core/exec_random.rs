@@ -6,7 +6,7 @@
 //! must equal the model's for every lane, and its `active_lanes` total must equal
 //! the number of vector instructions the model's lanes executed, summed.
 
-mod exec_util;
+use crate::exec_util;
 
 use exec_util::*;
 use simt_core::{Arg, BinOp, CmpOp, CmpType, ElemType, Inst, ProgramBuilder};

@@ -72,7 +72,7 @@ fn wave64_issues_half_the_instructions_of_wave32_but_for_the_reduction() {
         // wave64 has half the waves: exactly 1/2. The reduction's wave-uniform
         // loop skips per wave: per workgroup, 8 waves issue 72 + 448 + 60 + 32
         // + 2 = 614 at wave32 and 4 waves 36 + 224 + 45 + 16 + 2 = 323 at
-        // wave64 (tests/totals.rs derives both): a ratio of 323/614, 0.526.
+        // wave64 (`totals.rs` derives both): a ratio of 323/614, 0.526.
         let (num, den) = match name {
             "reduce_i32" | "reduce_f32" => (323, 614),
             _ => (1, 2),

@@ -195,7 +195,9 @@ fn the_page_structure_is_pinned() {
     let doc = parse(&page);
     let mut out = String::new();
     outline(doc.root_element(), 0, &mut out);
-    insta::assert_snapshot!("html_structure", out);
+    insta::with_settings!({ prepend_module_to_snapshot => false, snapshot_path => "../snapshots" }, {
+        insta::assert_snapshot!("html__html_structure", out);
+    });
 }
 
 #[test]
@@ -206,7 +208,9 @@ fn a_study_sections_structure_is_pinned() {
     for section in doc.descendants().filter(|n| class(n) == "study") {
         outline(section, 0, &mut out);
     }
-    insta::assert_snapshot!("html_structure_studies", out);
+    insta::with_settings!({ prepend_module_to_snapshot => false, snapshot_path => "../snapshots" }, {
+        insta::assert_snapshot!("html__html_structure_studies", out);
+    });
 }
 
 /// The studies `names` (all when empty) at wave32, without kernels, and their
@@ -521,7 +525,7 @@ fn a_short_kernels_timeline_is_drawn_at_a_readable_width() {
 }
 
 /// The page drawn in headless Chromium: built with the `browser` feature
-/// (`cargo test -p simt-kernels --features browser --test html`), which
+/// (`cargo test -p simt-kernels --features browser --test kernels html`), which
 /// `.ci/run` turns on after installing Chromium.
 #[cfg(feature = "browser")]
 mod browser {

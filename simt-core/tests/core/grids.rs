@@ -3,7 +3,7 @@
 //! small one, and a grid too large to number is refused with a typed error.
 //! The orders of the schedule check visit every workgroup exactly once.
 
-mod exec_util;
+use crate::exec_util;
 
 use exec_util::*;
 use simt_core::{

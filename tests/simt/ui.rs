@@ -1,6 +1,6 @@
 //! The compile-time checks of `simt_kernel!`: each `tests/ui/*.rs` must fail
 //! with exactly the errors in its `.stderr` (regenerate with
-//! `TRYBUILD=overwrite cargo test --test ui` and review the spans), and each
+//! `TRYBUILD=overwrite cargo test --test simt ui` and review the spans), and each
 //! `tests/ui/pass/*.rs` must compile and run.
 
 #[test]

@@ -1,6 +1,6 @@
 //! The README's generated-kernel example, run as it is written there.
 
-mod common;
+use crate::common;
 
 use common::{cell, table_row, Scratch};
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! Each kernel's per-lane result is checked against a plain Rust model of the
 //! lane, and the issue/skip counters against hand counts.
 
-mod exec_util;
+use crate::exec_util;
 
 use exec_util::*;
 use simt_core::{Arg, BinOp, CmpOp, CmpType, ElemType, Inst, Kernel, ProgramBuilder, Stats};

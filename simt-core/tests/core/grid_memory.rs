@@ -1,8 +1,9 @@
 //! A launch's memory does not grow with its number of workgroups: measured
-//! with a counting allocator, which is why this binary holds one test (other
-//! tests running beside it would count too).
+//! with a counting allocator. Other tests running beside it would count too,
+//! so the test runs itself again in a process of its own (this binary,
+//! filtered to it), and measures there.
 
-mod exec_util;
+use crate::exec_util;
 
 use exec_util::*;
 use simt_core::{launch, Error, FaultKind, LaunchConfig, Order, ProgramBuilder};
@@ -61,8 +62,30 @@ static ALLOCATOR: Counting = Counting;
 /// room to spare. One index per workgroup of 2^24 would be 128 MiB.
 const BOUND: usize = 4 << 20;
 
+/// Set in the process the test starts for itself.
+const ALONE: &str = "SIMT_GRID_MEMORY_ALONE";
+
 #[test]
 fn a_huge_grid_stopped_by_the_budget_allocates_nothing_per_workgroup() {
+    if std::env::var_os(ALONE).is_some() {
+        measure();
+        return;
+    }
+    let name = "grid_memory::a_huge_grid_stopped_by_the_budget_allocates_nothing_per_workgroup";
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--test-threads=1", "--nocapture"])
+        .env(ALONE, "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("1 passed"),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn measure() {
     // Two instructions per workgroup (a move and `end`).
     let mut p = ProgramBuilder::new("idle");
     p.extend([mov(0, gid())]);

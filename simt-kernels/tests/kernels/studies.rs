@@ -24,7 +24,7 @@ fn run_checked(name: &str, width: u32) -> StudyResult {
             "{name} wave{width}: {} differs from its oracle",
             v.name
         );
-        insta::with_settings!({ prepend_module_to_snapshot => false }, {
+        insta::with_settings!({ prepend_module_to_snapshot => false, snapshot_path => "../snapshots" }, {
             insta::assert_yaml_snapshot!(format!("study__{name}__{}__wave{width}", v.name), v);
         });
     }

@@ -1,6 +1,6 @@
 //! `simt run`: arguments, inputs, outputs, counters and errors.
 
-mod common;
+use crate::common;
 
 use common::{assert_has, cell, simt, table_row, Scratch};
 use std::path::Path;

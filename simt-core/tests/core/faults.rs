@@ -2,7 +2,7 @@
 //! instruction and its line, the workgroup, wave, lane and address filled in; and
 //! the same program launching fine afterwards.
 
-mod exec_util;
+use crate::exec_util;
 
 use exec_util::*;
 use simt_core::{

@@ -1,7 +1,7 @@
 //! `simt sweep`: one JSON line per point, in the axes' order, with the
 //! counters computed by hand for a strided copy; bad axes and failing points.
 
-mod common;
+use crate::common;
 
 use common::{simt, Scratch};
 use serde_json::Value;
@@ -48,7 +48,7 @@ fn a_sweep_prints_one_line_per_point_with_hand_computed_counters() {
     assert_eq!(lines.len(), 10);
     // One wave of 32 lanes: 4-byte loads 4 * stride bytes apart over 64-byte
     // lines, plus 2 transactions for the unit-stride store
-    // (`tests/launch.rs`, `coalescing_follows_the_stride`).
+    // (`tests/simt/launch.rs`, `coalescing_follows_the_stride`).
     let expected = [(0, 1), (1, 2), (2, 4), (16, 32), (32, 32)];
     for (k, line) in lines.iter().enumerate() {
         let width = if k < 5 { 32 } else { 64 };

@@ -6,7 +6,7 @@
 //! lane's value with a plain model (the test build also asserts, on the block
 //! path, that the indices do step by one).
 
-mod exec_util;
+use crate::exec_util;
 
 use exec_util::*;
 use simt_core::{

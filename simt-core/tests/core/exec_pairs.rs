@@ -4,7 +4,7 @@
 //! Each runs on the odd lanes only, at both widths: the even lanes keep their
 //! registers.
 
-mod exec_util;
+use crate::exec_util;
 
 use exec_util::*;
 use simt_core::{

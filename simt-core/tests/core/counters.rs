@@ -1,7 +1,7 @@
 //! Memory and issue counters against hand-computed values, and against a naive
 //! oracle (sets of lines, sectors and bank words per phase) on random patterns.
 
-mod exec_util;
+use crate::exec_util;
 
 use exec_util::*;
 use simt_core::{

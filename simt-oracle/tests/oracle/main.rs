@@ -1,0 +1,3 @@
+//! The oracle's hand-computed cases.
+
+mod hand;
