@@ -111,36 +111,3 @@ impl From<Vec<f32>> for Values {
         Values::F32(v)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn floats_compare_by_bits() {
-        assert_ne!(Values::F32(vec![0.0]), Values::F32(vec![-0.0]));
-        assert_eq!(Values::F32(vec![f32::NAN]), Values::F32(vec![f32::NAN]));
-        assert_eq!(Values::F32(vec![1.5, 2.0]), Values::F32(vec![1.5, 2.0]));
-    }
-
-    #[test]
-    fn mismatch_names_the_first_differing_element() {
-        let m = Values::I32(vec![1, 2, 3, 4])
-            .first_mismatch(&Values::I32(vec![1, 2, 5, 6]))
-            .unwrap();
-        assert_eq!(m.index, 2);
-        assert_eq!(m.to_string(), "element 2: got 3, expected 5");
-        let short = Values::I32(vec![1])
-            .first_mismatch(&Values::I32(vec![1, 2]))
-            .unwrap();
-        assert_eq!(
-            (short.index, short.got.as_str(), short.expected.as_str()),
-            (1, "-", "2")
-        );
-    }
-
-    #[test]
-    fn different_types_never_match() {
-        assert_ne!(Values::I32(vec![0]), Values::F32(vec![0.0]));
-    }
-}

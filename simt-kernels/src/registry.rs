@@ -172,22 +172,3 @@ where
         self.expected.clone().into()
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_are_unique_and_match_the_programs() {
-        let mut names: Vec<_> = names().collect();
-        let count = names.len();
-        for spec in KERNELS {
-            assert_eq!(spec.program.name, spec.name);
-            assert!(find(spec.name).is_some());
-        }
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), count);
-        assert!(find("no_such_kernel").is_none());
-    }
-}

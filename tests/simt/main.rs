@@ -12,6 +12,7 @@ mod line_counters;
 mod listing;
 mod memory_faults;
 mod parallel;
+mod pass;
 mod print;
 mod registers;
 mod sanitize;

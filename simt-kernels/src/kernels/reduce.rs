@@ -229,22 +229,3 @@ pub(crate) const REDUCE_F32: KernelSpec = KernelSpec {
     workgroup: GROUP_SIZE,
     prepare: prepare_f32,
 };
-
-#[cfg(test)]
-mod tests {
-    use super::oracle;
-
-    #[test]
-    fn the_tree_order_is_not_the_sequential_order() {
-        // Why the oracle replays the tree: float addition is not associative.
-        let v = [1.0e8f32, 1.0, -1.0e8, 1.0];
-        assert_eq!(oracle::tree(&v), (1.0e8f32 + -1.0e8) + (1.0 + 1.0));
-        assert_ne!(oracle::tree(&v), v.iter().sum::<f32>());
-    }
-
-    #[test]
-    fn integer_partials_add_up() {
-        let input: Vec<i32> = (0..512).collect();
-        assert_eq!(oracle::reduce_i32(&input, 256), vec![32640, 98176]);
-    }
-}

@@ -344,23 +344,3 @@ fn run_warp_split_time(seed: u64, width: u32) -> Result<StudyResult, Error> {
     ];
     Ok(super::result(&WARP_SPLIT_TIME, width, rows, relations))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::fit_line;
-
-    #[test]
-    fn the_line_fit_recovers_a_line_and_scores_scatter_below_one() {
-        let line: Vec<(f64, f64)> = (1..=5)
-            .map(|x| (f64::from(x), 3.0 * f64::from(x) + 2.0))
-            .collect();
-        let (s, c, r2) = fit_line(&line);
-        assert!((s - 3.0).abs() < 1e-12 && (c - 2.0).abs() < 1e-12 && (r2 - 1.0).abs() < 1e-12);
-        // (1,1) (2,3) (3,2): slope 0.5, R² 0.25, worked by hand.
-        let (s, _, r2) = fit_line(&[(1.0, 1.0), (2.0, 3.0), (3.0, 2.0)]);
-        assert!(
-            (s - 0.5).abs() < 1e-12 && (r2 - 0.25).abs() < 1e-12,
-            "{s} {r2}"
-        );
-    }
-}

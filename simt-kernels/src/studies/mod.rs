@@ -116,11 +116,7 @@ pub fn find(name: &str) -> Option<&'static Study> {
 /// work-items at wave width `width`, under the reference model, with the
 /// sanitizers on and each memory instruction's costliest phase recorded (for
 /// the static facts' cross-check).
-pub(crate) fn config(
-    grid: impl Into<Dim3>,
-    workgroup: impl Into<Dim3>,
-    width: u32,
-) -> LaunchConfig {
+pub fn config(grid: impl Into<Dim3>, workgroup: impl Into<Dim3>, width: u32) -> LaunchConfig {
     LaunchConfig::new(grid, workgroup)
         .wave_width(width)
         .sanitize(true)
@@ -280,70 +276,4 @@ pub fn is_global_store(inst: &Inst) -> bool {
         inst,
         Inst::GlobalStore { .. } | Inst::GlobalStoreWide { .. }
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use simt::core::{Finding, FindingKind, Site};
-
-    #[test]
-    fn every_study_declares_the_figures_its_chart_draws() {
-        for study in STUDIES {
-            assert!(
-                !simt_report::html::charts::figures(study.name).is_empty(),
-                "{}",
-                study.name
-            );
-        }
-    }
-
-    #[test]
-    fn every_variant_launch_runs_the_sanitizers() {
-        let c = config([2, 2], 64, 64);
-        assert!(c.sanitize);
-        assert_eq!((c.grid, c.wave_width), (Dim3::new(2, 2, 1), 64));
-    }
-
-    #[test]
-    fn a_finding_fails_the_study_and_is_listed_under_its_table() {
-        let clean = find("divergent_paths").and_then(|s| (s.run)(42, 32).ok());
-        let clean = clean.expect("the study runs");
-        assert!(clean.passed);
-        assert!(!clean.table().contains("findings"));
-        let mut variants = clean.variants.clone();
-        let site = Site {
-            inst: 3,
-            line: 40,
-            workgroup: [0, 0, 0],
-            wave: 1,
-            lane: 5,
-        };
-        let finding = Finding {
-            kind: FindingKind::UninitVectorRegister { reg: 2 },
-            at: site,
-            other: None,
-            address: None,
-            bytes: 4,
-            occurrences: 1,
-            byte: None,
-            register: None,
-        };
-        variants[1].findings.list.push(finding.clone());
-        let result = StudyResult::new(
-            clean.study,
-            clean.source,
-            clean.claim,
-            32,
-            variants,
-            clean.relations.clone(),
-        );
-        assert!(!result.passed);
-        let table = result.table();
-        assert!(table.contains("| sanitizer findings | 0 | 1 |"), "{table}");
-        assert!(
-            table.contains(&format!("divergent_warps findings:\n- {finding}\n")),
-            "{table}"
-        );
-    }
 }

@@ -7,6 +7,7 @@ mod conformance;
 mod engines;
 mod facts;
 mod html;
+mod library;
 mod mandelbrot;
 mod oracles;
 mod relations;

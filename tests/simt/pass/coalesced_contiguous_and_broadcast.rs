@@ -15,10 +15,14 @@ simt_kernel! {
     }
 }
 
-fn main() {
+#[test]
+fn runs() {
     let x: Vec<u32> = (0..128).collect();
     let mut out = vec![0u32; 128];
     copy::launch(&simt::core::LaunchConfig::new(2, 64), &x, &mut out).unwrap();
     // out[i] = x[i] + x[i / 64].
-    assert!(out.iter().enumerate().all(|(i, &v)| v as usize == i + i / 64));
+    assert!(out
+        .iter()
+        .enumerate()
+        .all(|(i, &v)| v as usize == i + i / 64));
 }

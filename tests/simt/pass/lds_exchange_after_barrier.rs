@@ -18,7 +18,8 @@ simt_kernel! {
     }
 }
 
-fn main() {
+#[test]
+fn runs() {
     let mut out = vec![0u32; 256];
     let config = simt::core::LaunchConfig::new(2, 128);
     let stats = k::launch(&config.sanitize(true), &mut out).unwrap();

@@ -23,7 +23,8 @@ simt_kernel! {
     }
 }
 
-fn main() {
+#[test]
+fn runs() {
     let mut out = vec![0u32; 64];
     k::launch(&simt::core::LaunchConfig::new(2, 32), 5, &mut out).unwrap();
     assert_eq!(out[..32], [5; 32]);

@@ -61,7 +61,8 @@ simt_kernel! {
     }
 }
 
-fn main() {
+#[test]
+fn runs() {
     // One register each for `i`, `v` and the function's `t`.
     assert_eq!(k::PROGRAM.vregs, 3);
     let mut out = vec![0u32; 64];

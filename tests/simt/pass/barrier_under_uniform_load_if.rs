@@ -18,7 +18,8 @@ simt_kernel! {
     }
 }
 
-fn main() {
+#[test]
+fn runs() {
     let flags = [1u32, 0];
     let mut out = vec![0u32; 128];
     let config = simt::core::LaunchConfig::new(2, 64);

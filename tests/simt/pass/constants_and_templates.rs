@@ -33,7 +33,8 @@ simt_kernel! {
     pub kernel pitch33 = pitched<PITCH = STRIDE>;
 }
 
-fn main() {
+#[test]
+fn runs() {
     assert_eq!(scale::PROGRAM.workgroup_size, Some([64, 1, 1]));
     let mut out = vec![0i32; 128];
     scale::launch(&simt::core::LaunchConfig::new(2, 64), &mut out).unwrap();

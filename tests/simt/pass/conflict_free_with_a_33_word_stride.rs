@@ -13,7 +13,8 @@ simt_kernel! {
     }
 }
 
-fn main() {
+#[test]
+fn runs() {
     let mut out = vec![0u32; 32];
     let stats = k::launch(&simt::core::LaunchConfig::new(1, 32), &mut out).unwrap();
     // Stride 33 words: gcd(33, 32) = 1, no lane waits for another.

@@ -34,7 +34,8 @@ simt_kernel! {
     }
 }
 
-fn main() {
+#[test]
+fn runs() {
     let input: Vec<u32> = (0..1024u32).map(|i| i * 7 % 1000).collect();
     for width in [32, 64] {
         let mut out = vec![0u32; 4];

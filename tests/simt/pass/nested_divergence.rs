@@ -54,14 +54,19 @@ fn oracle(start: u32) -> (u32, u32) {
     (steps, peaks)
 }
 
-fn main() {
+#[test]
+fn runs() {
     for width in [32, 64] {
         let mut steps = vec![0u32; 128];
         let mut peaks = vec![0u32; 128];
         let config = simt::core::LaunchConfig::new(2, 64).wave_width(width);
         let stats = collatz::launch(&config, &mut steps, &mut peaks).unwrap();
         for i in 0..128 {
-            assert_eq!((steps[i], peaks[i]), oracle(i as u32 + 1), "lane {i}, wave{width}");
+            assert_eq!(
+                (steps[i], peaks[i]),
+                oracle(i as u32 + 1),
+                "lane {i}, wave{width}"
+            );
         }
         assert!(stats.totals.divergent_vector_instructions > 0);
     }

@@ -17,14 +17,19 @@ simt_kernel! {
     }
 }
 
-fn main() {
+#[test]
+fn runs() {
     let n = 100;
     let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
     let mut y = vec![1.0f32; 128];
     let config = simt::core::LaunchConfig::new(4, 32);
     let stats = saxpy::launch(&config, &x, &mut y, 2.0, n as u32).unwrap();
     for (i, &yi) in y.iter().enumerate() {
-        let expected = if i < n { 2.0f32.mul_add(x[i], 1.0) } else { 1.0 };
+        let expected = if i < n {
+            2.0f32.mul_add(x[i], 1.0)
+        } else {
+            1.0
+        };
         assert_eq!(yi, expected, "y[{i}]");
     }
     assert_eq!(stats.waves, 4);
@@ -32,7 +37,10 @@ fn main() {
     // wave only lanes 96..100 are inside, so its 4 are divergent.
     assert_eq!(stats.totals.vector_instructions, 4 * 6);
     assert_eq!(stats.totals.divergent_vector_instructions, 4);
-    assert_eq!((saxpy::VREGS, saxpy::SREGS, saxpy::MREGS, saxpy::LDS_BYTES), (3, 0, 1, 0));
+    assert_eq!(
+        (saxpy::VREGS, saxpy::SREGS, saxpy::MREGS, saxpy::LDS_BYTES),
+        (3, 0, 1, 0)
+    );
     // Source locations: the mnemonic of each instruction, `end` at the closing brace.
     let program = &saxpy::PROGRAM;
     assert_eq!(program.name, "saxpy");

@@ -79,7 +79,8 @@ simt_kernel! {
     }
 }
 
-fn main() {
+#[test]
+fn runs() {
     let groups = 2u32;
     let size = 32u32;
     let total = (groups * size) as usize;
@@ -88,7 +89,17 @@ fn main() {
     let mut floats = vec![0f32; total];
     let halves: Vec<i16> = (0..total as i16).map(|i| -i).collect();
     let config = simt::core::LaunchConfig::new(groups, size);
-    forms::launch(&config, &mut octets, &mut words, &mut floats, &halves, 5, 0.5, 100).unwrap();
+    forms::launch(
+        &config,
+        &mut octets,
+        &mut words,
+        &mut floats,
+        &halves,
+        5,
+        0.5,
+        100,
+    )
+    .unwrap();
     for g in 0..total {
         let local = g as u32 % size;
         let w = &words[8 * g..8 * g + 8];
@@ -98,7 +109,11 @@ fn main() {
         assert_eq!(w[1], s);
         // lane id plus four unit sizes and counts along y and z; ids along y, z are 0
         assert_eq!(w[2], local + 4);
-        let expected = if g % 2 == 1 { u32::MAX } else { 1.0f32.to_bits() };
+        let expected = if g % 2 == 1 {
+            u32::MAX
+        } else {
+            1.0f32.to_bits()
+        };
         assert_eq!(w[3], expected, "select of {g}");
         assert_eq!(w[4], 1000 + local);
         assert_eq!(w[5], (-(g as i32)) as u32);

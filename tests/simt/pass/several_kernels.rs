@@ -20,7 +20,8 @@ mod kernels {
     }
 }
 
-fn main() {
+#[test]
+fn runs() {
     let config = simt::core::LaunchConfig::new([2, 1], [32, 1, 1]);
     let mut a = vec![0u32; 64];
     kernels::fill::launch(&config, &mut a, 9).unwrap();
