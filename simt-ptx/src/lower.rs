@@ -1,0 +1,423 @@
+//! One kernel (`.entry`) to a validated simt kernel: parameters planned,
+//! shared variables laid out, registers classified, each block's
+//! instructions selected, control flow structured, registers allocated, and
+//! the program checked by the same validator as every simt kernel (its
+//! errors placed back on the PTX line they come from).
+
+use crate::ast::{Entry, Inst, Module, Operand as Arg, Space, Stmt};
+use crate::cfg::{self, Term};
+use crate::diagnostic::{Pos, PtxError};
+use crate::structure::Structurer;
+use crate::values::{self, Class, Prov, Values};
+use crate::Options;
+use simt_lang::{
+    ElemType, Inst as S, Kernel, LdsDecl, MReg, Param, ParamIdx, ParamKind, Program, ScalarType,
+    SourceLoc, VReg,
+};
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+/// One lowered instruction: what it is, the PTX it came from, and the
+/// source place listings show (the CUDA line under `-lineinfo`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Code {
+    pub inst: S,
+    pub at: Pos,
+    pub loc: SourceLoc,
+}
+
+/// Where a PTX register lives, in virtual registers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Loc {
+    /// A 32-bit value (or a pointer's offset, or an address's low word).
+    V(VReg),
+    /// A 64-bit value: two consecutive registers, low word first.
+    Pair(VReg),
+    /// A predicate.
+    M(MReg),
+}
+
+/// What a PTX parameter became.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ParamPlan {
+    /// A buffer: the simt parameter.
+    Buffer(ParamIdx),
+    /// A 32-bit (or narrower) scalar.
+    Word(ParamIdx),
+    /// A 64-bit scalar: its low and high words, two `u32` parameters
+    /// (`name` and `name.hi`).
+    Pair(ParamIdx, ParamIdx),
+}
+
+/// A kernel being lowered.
+pub(crate) struct Kern<'a> {
+    pub entry: &'a Entry,
+    pub values: Values,
+    /// Shared variables' byte offsets in the LDS window.
+    pub shared: HashMap<String, u32>,
+    pub params: Vec<ParamPlan>,
+    regs: HashMap<String, Loc>,
+    pub next_v: u16,
+    pub next_m: u16,
+    pub next_s: u16,
+    /// Source places by PTX position.
+    locs: HashMap<Pos, SourceLoc>,
+}
+
+/// A lowered kernel and the PTX position of each of its instructions.
+pub(crate) struct Lowered {
+    pub kernel: Kernel,
+    pub cuda_file: Option<String>,
+}
+
+impl<'a> Kern<'a> {
+    pub(crate) fn loc_of(&self, at: Pos) -> SourceLoc {
+        self.locs.get(&at).copied().unwrap_or(SourceLoc {
+            line: at.line,
+            column: at.column,
+        })
+    }
+
+    pub(crate) fn loc(&self, name: &str, at: Pos) -> Result<Loc, PtxError> {
+        self.regs.get(name).copied().ok_or_else(|| {
+            PtxError::new(
+                at,
+                name.len() as u32 + 1,
+                format!("`%{name}` is not a declared register"),
+            )
+        })
+    }
+
+    /// Where every PTX register lives.
+    pub(crate) fn locs_iter(&self) -> impl Iterator<Item = Loc> + '_ {
+        self.regs.values().copied()
+    }
+
+    /// The simt parameter of PTX parameter `k`, a buffer.
+    pub(crate) fn buffer_param(&self, k: usize) -> ParamIdx {
+        match self.params[k] {
+            ParamPlan::Buffer(p) | ParamPlan::Word(p) | ParamPlan::Pair(p, _) => p,
+        }
+    }
+
+    pub(crate) fn new_v(&mut self, n: u16) -> VReg {
+        let v = VReg(self.next_v);
+        self.next_v = self.next_v.saturating_add(n);
+        v
+    }
+
+    pub(crate) fn new_m(&mut self) -> MReg {
+        let m = MReg(self.next_m);
+        self.next_m = self.next_m.saturating_add(1);
+        m
+    }
+}
+
+/// Lays out the shared variables `entry` uses: its own, and the module's
+/// that it names; those sized at launch (`extern .shared x[]`) last, with
+/// `dynamic` bytes.
+fn shared_layout(
+    module: &Module,
+    entry: &Entry,
+    insts: &[&Inst],
+    dynamic: u32,
+) -> (HashMap<String, u32>, u32) {
+    let mut named = std::collections::HashSet::new();
+    for i in insts {
+        for a in &i.args {
+            let mut stack = vec![a];
+            while let Some(a) = stack.pop() {
+                match a {
+                    Arg::Sym(s, _) => {
+                        named.insert(s.as_str());
+                    }
+                    Arg::Addr { base, .. } => stack.push(base),
+                    _ => {}
+                }
+            }
+        }
+    }
+    let vars = entry
+        .vars
+        .iter()
+        .chain(
+            module
+                .vars
+                .iter()
+                .filter(|v| named.contains(v.name.as_str())),
+        )
+        .filter(|v| v.space == Space::Shared);
+    let (mut sized, at_launch): (Vec<_>, Vec<_>) = vars.partition(|v| v.count.is_some());
+    sized.extend(at_launch);
+    let mut offsets = HashMap::new();
+    let mut end = 0u32;
+    for v in sized {
+        let align = v.align.max(1);
+        let at = end.div_ceil(align).saturating_mul(align);
+        let bytes = match v.count {
+            Some(n) => n.saturating_mul(v.elem_size),
+            None => dynamic,
+        };
+        offsets.insert(v.name.clone(), at);
+        end = at.saturating_add(bytes);
+    }
+    (offsets, end)
+}
+
+/// The element type a buffer's accesses move, from its first access.
+fn buffer_elem(insts: &[&Inst], values: &Values, k: usize) -> (ElemType, bool) {
+    let mut elem = None;
+    let mut writable = false;
+    for i in insts.iter().filter(|i| values::is_memory(i)) {
+        let through = i.args.iter().any(|a| {
+            values::addr_reg(a).is_some_and(|r| values.prov.get(r) == Some(&Prov::Param(k)))
+        });
+        if !through {
+            continue;
+        }
+        if matches!(i.op.as_str(), "st" | "atom" | "red") {
+            writable = true;
+        }
+        if elem.is_none() {
+            let t = values::types(i).last().copied().unwrap_or("u32");
+            elem = Some(match t {
+                "f32" => ElemType::F32,
+                "s32" => ElemType::I32,
+                "u8" | "b8" => ElemType::U8,
+                "s8" => ElemType::I8,
+                "u16" | "b16" => ElemType::U16,
+                "s16" => ElemType::I16,
+                "f16" => ElemType::F16,
+                "bf16" => ElemType::BF16,
+                _ => ElemType::U32,
+            });
+        }
+    }
+    (elem.unwrap_or(ElemType::U32), writable)
+}
+
+/// Lowers `entry` of `module`.
+pub(crate) fn lower(
+    module: &Module,
+    entry: &Entry,
+    name: &str,
+    options: &Options,
+    ptx_file: &str,
+) -> Result<Lowered, Vec<PtxError>> {
+    let insts: Vec<&Inst> = entry
+        .body
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Inst(i) => Some(i),
+            Stmt::Label { .. } => None,
+        })
+        .collect();
+    let (shared, lds_bytes) = shared_layout(module, entry, &insts, options.dynamic_shared_bytes);
+    let values = values::analyse(entry, &insts, &shared)?;
+    let cfg = cfg::build(&entry.body, &insts, entry.at)?;
+    let mut errors = Vec::new();
+
+    // Parameters.
+    let mut simt_params: Vec<Param> = Vec::new();
+    let mut plans = Vec::new();
+    let mut add = |name: String, kind: ParamKind| -> ParamIdx {
+        simt_params.push(Param {
+            name: Cow::Owned(name),
+            kind,
+        });
+        ParamIdx((simt_params.len() - 1) as u16)
+    };
+    for (k, p) in entry.params.iter().enumerate() {
+        if p.array.is_some() {
+            errors.push(
+                PtxError::new(
+                    p.at,
+                    p.name.len() as u32,
+                    format!(
+                        "`{}` is passed by value as bytes (a struct or array): not supported",
+                        p.name
+                    ),
+                )
+                .help("pass its fields as separate parameters, or a pointer to it"),
+            );
+            plans.push(ParamPlan::Word(ParamIdx(0)));
+            continue;
+        }
+        let size = crate::parse::type_size(&p.ty).unwrap_or(4);
+        let plan = if values.buffers.get(k).copied().unwrap_or(false) {
+            let (elem, writable) = buffer_elem(&insts, &values, k);
+            ParamPlan::Buffer(add(p.name.clone(), ParamKind::Buffer { elem, writable }))
+        } else if size == 8 {
+            let lo = add(p.name.clone(), ParamKind::Scalar(ScalarType::U32));
+            let hi = add(format!("{}.hi", p.name), ParamKind::Scalar(ScalarType::U32));
+            ParamPlan::Pair(lo, hi)
+        } else {
+            let ty = match p.ty.as_str() {
+                "f32" => ScalarType::F32,
+                "s32" | "s16" | "s8" => ScalarType::I32,
+                _ => ScalarType::U32,
+            };
+            ParamPlan::Word(add(p.name.clone(), ParamKind::Scalar(ty)))
+        };
+        plans.push(plan);
+    }
+
+    // Source places: the CUDA line under `-lineinfo`.
+    let cuda_file = insts
+        .iter()
+        .find_map(|i| i.loc)
+        .and_then(|(f, _, _)| module.files.get(&f).cloned());
+    let mut locs = HashMap::new();
+    if cuda_file.is_some() {
+        // Lines of other files (headers inlined into the kernel) keep the
+        // kernel file's line before them.
+        let main = insts.iter().find_map(|i| i.loc).map(|l| l.0);
+        let mut last = insts.iter().find_map(|i| i.loc);
+        for i in &insts {
+            if i.loc.is_some_and(|l| Some(l.0) == main) {
+                last = i.loc;
+            }
+            if let Some((_, line, column)) = last {
+                locs.insert(
+                    i.at,
+                    SourceLoc {
+                        line,
+                        column: column.max(1),
+                    },
+                );
+            }
+        }
+    }
+
+    let mut k = Kern {
+        entry,
+        values,
+        shared,
+        params: plans,
+        regs: HashMap::new(),
+        next_v: 0,
+        next_m: 0,
+        next_s: 0,
+        locs,
+    };
+    // Virtual registers for the PTX registers.
+    let mut names: Vec<(String, Class)> = k
+        .values
+        .class
+        .iter()
+        .map(|(n, c)| (n.clone(), *c))
+        .collect();
+    names.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut regs = HashMap::new();
+    for (name, class) in names {
+        let loc = match class {
+            Class::Pred => Loc::M(k.new_m()),
+            Class::Word => Loc::V(k.new_v(1)),
+            Class::Wide if k.values.is_pair(&name) => Loc::Pair(k.new_v(2)),
+            Class::Wide => Loc::V(k.new_v(1)),
+        };
+        regs.insert(name, loc);
+    }
+    k.regs = regs;
+
+    // Each block's instructions.
+    let mut blocks: Vec<Vec<Code>> = Vec::with_capacity(cfg.blocks.len());
+    let mut preds = HashMap::new();
+    for (b, block) in cfg.blocks.iter().enumerate() {
+        let mut code = Vec::new();
+        if cfg.order[b] != usize::MAX {
+            for &i in &block.insts {
+                if let Err(e) = k.select(insts[i], &mut code) {
+                    errors.push(e);
+                }
+            }
+            if let Term::Branch { pred, at, .. } = &block.term {
+                match k.loc(pred, *at) {
+                    Ok(Loc::M(m)) => {
+                        preds.insert(b, m);
+                    }
+                    Ok(_) => errors.push(PtxError::new(
+                        *at,
+                        pred.len() as u32 + 1,
+                        format!("`%{pred}` is not a predicate"),
+                    )),
+                    Err(e) => errors.push(e),
+                }
+            }
+        }
+        blocks.push(code);
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    // Predicates written once in the whole kernel.
+    let mut defs: HashMap<MReg, u32> = HashMap::new();
+    for code in &blocks {
+        for c in code {
+            for r in c.inst.fields().written() {
+                if let simt_lang::Reg::M(m) = r {
+                    *defs.entry(m).or_default() += 1;
+                }
+            }
+        }
+    }
+    let single_def = defs.into_iter().map(|(m, n)| (m, n == 1)).collect();
+    let structurer = Structurer {
+        k: &mut k,
+        cfg: &cfg,
+        blocks,
+        preds,
+        block_span: Vec::new(),
+        loop_span: Vec::new(),
+        single_def,
+    };
+    let (mut code, block_span, loop_span) = structurer.run(entry.at);
+    let counts = crate::alloc::allocate(&mut code, &k, &cfg, &insts, &block_span, &loop_span)
+        .map_err(|m| vec![PtxError::new(entry.at, entry.name.len() as u32, m)])?;
+    code.push(Code {
+        inst: S::End,
+        at: entry.at,
+        loc: code.last().map_or(SourceLoc::default(), |c| c.loc),
+    });
+    let lds: Vec<LdsDecl> = if !k.shared.is_empty() {
+        vec![LdsDecl {
+            name: Cow::Borrowed("shared"),
+            elem: ElemType::U8,
+            len: lds_bytes,
+            offset: 0,
+        }]
+    } else {
+        Vec::new()
+    };
+    let file = cuda_file.clone().unwrap_or_else(|| ptx_file.to_owned());
+    let program = Program {
+        name: Cow::Owned(name.to_owned()),
+        file: Cow::Owned(file),
+        params: Cow::Owned(simt_params),
+        lds: Cow::Owned(lds),
+        insts: Cow::Owned(code.iter().map(|c| c.inst).collect()),
+        locs: Cow::Owned(code.iter().map(|c| c.loc).collect()),
+        vregs: counts.0,
+        sregs: counts.1,
+        mregs: counts.2,
+        lds_bytes,
+        reg_names: Cow::Owned(Vec::new()),
+        workgroup_size: entry.reqntid,
+        race_free: None,
+        formats: Cow::Owned(Vec::new()),
+    };
+    Kernel::new(program)
+        .map(|kernel| Lowered { kernel, cuda_file })
+        .map_err(|errs| {
+            errs.errors
+                .iter()
+                .map(|e| {
+                    let at = e
+                        .inst
+                        .and_then(|i| code.get(i as usize))
+                        .map_or(entry.at, |c| c.at);
+                    PtxError::new(at, 1, e.kind.to_string())
+                })
+                .collect()
+        })
+}

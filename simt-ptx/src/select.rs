@@ -1,0 +1,2911 @@
+//! Instruction selection: each PTX instruction (its terminator aside) to the
+//! simt instructions with the same effect on the lanes that run it, over
+//! virtual registers that `alloc` later numbers.
+//!
+//! Most instructions become one simt instruction. The exceptions, each
+//! documented where it is lowered: 64-bit values (a register pair, two
+//! instructions where simt has no pair form), guarded instructions other
+//! than branches (`@p st` runs inside an `if`), vector loads and stores into
+//! registers that are not consecutive (a copy per element), shift amounts
+//! that are registers (clamped as PTX clamps them), and the few operations
+//! simt computes from others (`rsqrt`, `vote.all`, `%lanemask_lt`).
+
+use crate::ast::{Inst, Operand as Arg};
+use crate::diagnostic::{Pos, PtxError};
+use crate::lower::{Code, Kern, Loc};
+use crate::values::{addr_reg, space, types, Prov};
+use simt_lang::{
+    Addressing, AtomicOp, Axis, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, ElemType, GlobalRef,
+    Inst as S, LdsIdx, LdsRef, MReg, MaskOp, NarrowOp, Operand, SReg, ShuffleOp, Special, Tern64Op,
+    TernOp, Un64Op, UnOp, VReg, WaveOp, WidenOp, Width,
+};
+
+type R<T> = Result<T, PtxError>;
+
+fn unsupported(i: &Inst, what: impl std::fmt::Display) -> PtxError {
+    PtxError::new(
+        i.at,
+        i.len,
+        format!("`{}` is not supported: {what}", spelled(i)),
+    )
+}
+
+/// The opcode with its modifiers, as written.
+pub fn spelled(i: &Inst) -> String {
+    let mut s = i.op.clone();
+    for m in &i.mods {
+        s.push('.');
+        s.push_str(m);
+    }
+    s
+}
+
+const F32_ONE: u32 = 0x3f80_0000;
+
+/// What the low words of a memory access name: a buffer or the LDS.
+enum Place {
+    Global(simt_lang::ParamIdx),
+    Lds,
+}
+
+impl<'a> Kern<'a> {
+    /// Lowers instruction `i` into `out`.
+    pub(crate) fn select(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
+        if let Some((not, p, at)) = &i.guard {
+            // A guarded instruction runs inside an `if` of its predicate.
+            let m = self.pred_named(p, *at)?;
+            let m = if *not { self.not_mask(m, i.at, out) } else { m };
+            self.emit(
+                out,
+                i.at,
+                S::If {
+                    mask: m,
+                    next: simt_lang::InstIdx::UNLINKED,
+                },
+            );
+            self.select_plain(i, out)?;
+            self.emit(out, i.at, S::EndIf);
+            return Ok(());
+        }
+        self.select_plain(i, out)
+    }
+
+    fn emit(&self, out: &mut Vec<Code>, at: Pos, inst: S) {
+        out.push(Code {
+            inst,
+            at,
+            loc: self.loc_of(at),
+        });
+    }
+
+    fn select_plain(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
+        let ty = types(i);
+        let t = ty.last().copied().unwrap_or("");
+        let at = i.at;
+        match i.op.as_str() {
+            "mov" => self.mov(i, t, out),
+            "ld" | "ldu" => self.load(i, out),
+            "st" => self.store(i, out),
+            "atom" | "red" => self.atomic(i, out),
+            "cvta" => {
+                let d = self.dst_word(i, 0)?;
+                let a = self.word(i, 1, out)?;
+                self.emit(out, at, S::VUnary { op: UnOp::Mov, dst: d, a });
+                Ok(())
+            }
+            "add" | "sub" | "mul" | "mad" | "div" | "rem" | "min" | "max" | "and" | "or"
+            | "xor" | "shl" | "shr" | "neg" | "not" | "abs" | "fma" | "sqrt" | "rcp" | "rsqrt"
+            | "ex2" | "lg2" | "sin" | "cos" | "popc" | "clz" | "brev" | "copysign" => {
+                self.arith(i, t, out)
+            }
+            "setp" => self.setp(i, out),
+            "selp" => self.selp(i, t, out),
+            "cvt" => self.cvt(i, out),
+            "bar" | "barrier" => {
+                if i.has("warp") {
+                    self.emit(out, at, S::WaveBarrier);
+                    return Ok(());
+                }
+                if i.has("arrive") || i.has("red") || i.args.len() > 1 {
+                    return Err(unsupported(i, "simt's barrier waits for the whole workgroup (`bar.sync 0`)"));
+                }
+                match i.args.first() {
+                    Some(Arg::Int(0, _)) | None => {
+                        self.emit(out, at, S::Barrier);
+                        Ok(())
+                    }
+                    _ => Err(unsupported(i, "only barrier 0 exists in simt")),
+                }
+            }
+            "membar" | "fence" => Ok(()),
+            "shfl" => self.shfl(i, out),
+            "vote" => self.vote(i, out),
+            "activemask" => {
+                let d = self.dst_word(i, 0)?;
+                let all = self.new_m();
+                let s = self.new_s();
+                self.emit(out, at, S::SCmp { op: CmpOp::Eq, ty: CmpType::U32, dst: all, a: Operand::Imm(0), b: Operand::Imm(0) });
+                self.emit(out, at, S::SWave { op: WaveOp::BallotLo, dst: s, mask: all });
+                self.emit(out, at, S::VUnary { op: UnOp::Mov, dst: d, a: Operand::S(s) });
+                Ok(())
+            }
+            "call" => Err(PtxError::new(at, i.len, "calls are not supported: simt runs one kernel body")
+                .help("inline the device function (`__forceinline__`), or compile with optimisation so nvcc inlines it")),
+            "trap" | "brkpt" => Err(unsupported(i, "simt has no trap")),
+            "prefetch" | "prefetchu" | "discard" | "applypriority" | "createpolicy" => Ok(()),
+            "nanosleep" | "pmevent" => Ok(()),
+            op => Err(PtxError::new(at, i.len, format!("`{}` is not an instruction simt runs", spelled(i)))
+                .help(format!("simt lowers the PTX instructions nvcc writes for kernels; `{op}` is not among them yet"))),
+        }
+    }
+
+    // ---------------------------------------------------------- operands
+
+    fn arg<'i>(&self, i: &'i Inst, k: usize) -> R<&'i Arg> {
+        i.args.get(k).ok_or_else(|| {
+            PtxError::new(
+                i.at,
+                i.len,
+                format!("`{}` needs at least {} operands", spelled(i), k + 1),
+            )
+        })
+    }
+
+    /// The 32-bit value of operand `k`.
+    pub(crate) fn word(&mut self, i: &Inst, k: usize, out: &mut Vec<Code>) -> R<Operand> {
+        let a = self.arg(i, k)?.clone();
+        self.word_of(&a, i, out)
+    }
+
+    fn word_of(&mut self, a: &Arg, i: &Inst, out: &mut Vec<Code>) -> R<Operand> {
+        match a {
+            Arg::Reg { name, not: false, at } => {
+                if let Some(s) = self.special(name, *at, out)? {
+                    return Ok(s);
+                }
+                match self.loc(name, *at)? {
+                    Loc::V(v) => Ok(Operand::V(v)),
+                    Loc::Pair(v) => Ok(Operand::V(v)),
+                    Loc::M(_) => Err(PtxError::new(*at, name.len() as u32 + 1, format!("`%{name}` is a predicate, not a value"))),
+                }
+            }
+            Arg::Reg { at, .. } => Err(PtxError::new(*at, 1, "`!` negates only predicates")),
+            Arg::Int(n, _) => Ok(Operand::Imm(*n as u32)),
+            Arg::F32(b, _) => Ok(Operand::Imm(*b)),
+            Arg::F64(b, _) => Ok(Operand::Imm((f64::from_bits(*b) as f32).to_bits())),
+            Arg::Sym(s, at) => match self.shared.get(s) {
+                Some(&off) => Ok(Operand::Imm(off)),
+                None => Err(PtxError::new(*at, s.len() as u32, format!("`{s}` is not a value simt knows here"))
+                    .help("only shared variables' addresses are values; global and constant variables are not supported")),
+            },
+            _ => Err(PtxError::new(a.at(), 1, format!("`{}` takes a register or an immediate here", spelled(i)))),
+        }
+    }
+
+    /// The register written by operand `k`, a 32-bit value (or a pointer's
+    /// offset, or an address-only integer's low word).
+    pub(crate) fn dst_word(&mut self, i: &Inst, k: usize) -> R<VReg> {
+        match self.arg(i, k)? {
+            Arg::Reg {
+                name,
+                not: false,
+                at,
+            } => match self.loc(name, *at)? {
+                Loc::V(v) | Loc::Pair(v) => Ok(v),
+                Loc::M(_) => Err(PtxError::new(
+                    *at,
+                    name.len() as u32 + 1,
+                    format!("`%{name}` is a predicate"),
+                )),
+            },
+            Arg::Sink(_) => Ok(self.new_v(1)),
+            a => Err(PtxError::new(
+                a.at(),
+                1,
+                format!("`{}` writes a register here", spelled(i)),
+            )),
+        }
+    }
+
+    /// Whether operand `k` is a 64-bit register lowered as a pair.
+    fn is_pair(&self, i: &Inst, k: usize) -> bool {
+        matches!(i.args.get(k), Some(Arg::Reg { name, .. }) if self.values.is_pair(name))
+    }
+
+    /// The pair holding operand `k`'s 64 bits (an immediate or a 32-bit
+    /// value is copied into a new pair, zero- or sign-extended by `signed`).
+    fn pair(&mut self, i: &Inst, k: usize, signed: bool, out: &mut Vec<Code>) -> R<VReg> {
+        let a = self.arg(i, k)?.clone();
+        match &a {
+            Arg::Reg { name, at, .. } if self.values.is_pair(name) => match self.loc(name, *at)? {
+                Loc::Pair(v) => Ok(v),
+                _ => unreachable!("pairs are allocated as pairs"),
+            },
+            Arg::Int(n, _) | Arg::F64(n, _) => {
+                let p = self.new_v(2);
+                self.emit(
+                    out,
+                    i.at,
+                    S::VUnary {
+                        op: UnOp::Mov,
+                        dst: p,
+                        a: Operand::Imm(*n as u32),
+                    },
+                );
+                self.emit(
+                    out,
+                    i.at,
+                    S::VUnary {
+                        op: UnOp::Mov,
+                        dst: VReg(p.0 + 1),
+                        a: Operand::Imm((*n >> 32) as u32),
+                    },
+                );
+                Ok(p)
+            }
+            _ => {
+                let w = self.word_of(&a, i, out)?;
+                let p = self.new_v(2);
+                let op = if signed {
+                    WidenOp::CvtI64I32
+                } else {
+                    WidenOp::CvtU64U32
+                };
+                self.emit(out, i.at, S::VWiden { op, dst: p, a: w });
+                Ok(p)
+            }
+        }
+    }
+
+    fn dst_pair(&mut self, i: &Inst, k: usize) -> R<VReg> {
+        match self.arg(i, k)? {
+            Arg::Reg { name, at, .. } => match self.loc(name, *at)? {
+                Loc::Pair(v) => Ok(v),
+                _ => Err(PtxError::new(
+                    *at,
+                    name.len() as u32 + 1,
+                    format!("`%{name}` is not a 64-bit register"),
+                )),
+            },
+            Arg::Sink(_) => Ok(self.new_v(2)),
+            a => Err(PtxError::new(a.at(), 1, "expected a 64-bit register")),
+        }
+    }
+
+    fn pred_named(&mut self, name: &str, at: Pos) -> R<MReg> {
+        match self.loc(name, at)? {
+            Loc::M(m) => Ok(m),
+            _ => Err(PtxError::new(
+                at,
+                name.len() as u32 + 1,
+                format!("`%{name}` is not a predicate"),
+            )),
+        }
+    }
+
+    /// The mask of predicate operand `k` (`!p` is complemented into a new one).
+    fn pred(&mut self, i: &Inst, k: usize, out: &mut Vec<Code>) -> R<MReg> {
+        match self.arg(i, k)?.clone() {
+            Arg::Reg { name, not, at } => {
+                let m = self.pred_named(&name, at)?;
+                Ok(if not { self.not_mask(m, at, out) } else { m })
+            }
+            Arg::Int(n, at) => {
+                let m = self.new_m();
+                let b = if n != 0 { 0 } else { 1 };
+                self.emit(
+                    out,
+                    at,
+                    S::SCmp {
+                        op: CmpOp::Eq,
+                        ty: CmpType::U32,
+                        dst: m,
+                        a: Operand::Imm(0),
+                        b: Operand::Imm(b),
+                    },
+                );
+                Ok(m)
+            }
+            a => Err(PtxError::new(a.at(), 1, "expected a predicate")),
+        }
+    }
+
+    fn dst_pred(&mut self, a: &Arg) -> R<Option<MReg>> {
+        match a {
+            Arg::Reg { name, at, .. } => {
+                if !self.values.is_read(name) {
+                    return Ok(None);
+                }
+                self.pred_named(name, *at).map(Some)
+            }
+            Arg::Sink(_) => Ok(None),
+            a => Err(PtxError::new(a.at(), 1, "expected a predicate register")),
+        }
+    }
+
+    pub(crate) fn not_mask(&mut self, m: MReg, at: Pos, out: &mut Vec<Code>) -> MReg {
+        let n = self.new_m();
+        self.emit(out, at, S::MaskNot { dst: n, a: m });
+        n
+    }
+
+    /// A special register's value, computed into a register where simt has
+    /// no special value for it.
+    fn special(&mut self, name: &str, at: Pos, out: &mut Vec<Code>) -> R<Option<Operand>> {
+        let axis = |s: &str| match s {
+            "x" => Some(Axis::X),
+            "y" => Some(Axis::Y),
+            "z" => Some(Axis::Z),
+            _ => None,
+        };
+        let (base, comp) = name.split_once('.').unwrap_or((name, ""));
+        let sp = match (base, axis(comp)) {
+            ("tid", Some(a)) => Special::LocalId(a),
+            ("ntid", Some(a)) => Special::GroupSize(a),
+            ("ctaid", Some(a)) => Special::GroupId(a),
+            ("nctaid", Some(a)) => Special::NumGroups(a),
+            ("laneid", None) => Special::LaneId,
+            ("warpid", None) => Special::WaveId,
+            (
+                "lanemask_eq" | "lanemask_lt" | "lanemask_le" | "lanemask_gt" | "lanemask_ge",
+                None,
+            ) => {
+                // From the lane index: eq = 1 << lane, lt = eq - 1, le = (eq << 1) - 1.
+                let lane = Operand::Special(Special::LaneId);
+                let v = self.new_v(1);
+                let one = if base == "lanemask_le" || base == "lanemask_gt" {
+                    2
+                } else {
+                    1
+                };
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::Shl,
+                        dst: v,
+                        a: Operand::Imm(one),
+                        b: lane,
+                    },
+                );
+                if base != "lanemask_eq" {
+                    self.emit(
+                        out,
+                        at,
+                        S::VBinary {
+                            op: BinOp::SubU32,
+                            dst: v,
+                            a: Operand::V(v),
+                            b: Operand::Imm(1),
+                        },
+                    );
+                }
+                if base == "lanemask_gt" || base == "lanemask_ge" {
+                    self.emit(
+                        out,
+                        at,
+                        S::VUnary {
+                            op: UnOp::Not,
+                            dst: v,
+                            a: Operand::V(v),
+                        },
+                    );
+                }
+                return Ok(Some(Operand::V(v)));
+            }
+            ("tid" | "ntid" | "ctaid" | "nctaid", None) => {
+                return Err(PtxError::new(
+                    at,
+                    name.len() as u32 + 1,
+                    format!("`%{name}` needs a component (`.x`, `.y` or `.z`)"),
+                ))
+            }
+            _ if self.values.class.contains_key(name) => return Ok(None),
+            _ if matches!(
+                base,
+                "clock"
+                    | "clock64"
+                    | "globaltimer"
+                    | "smid"
+                    | "nsmid"
+                    | "gridid"
+                    | "nwarpid"
+                    | "envreg"
+                    | "dynamic_smem_size"
+                    | "total_smem_size"
+            ) =>
+            {
+                return Err(PtxError::new(
+                    at,
+                    name.len() as u32 + 1,
+                    format!("`%{name}` is not supported: simt has no such register"),
+                ))
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(Operand::Special(sp)))
+    }
+
+    // ------------------------------------------------------------- moves
+
+    fn mov(&mut self, i: &Inst, t: &str, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        if t == "pred" {
+            let d = match self.dst_pred(self.arg(i, 0)?)? {
+                Some(d) => d,
+                None => return Ok(()),
+            };
+            let a = self.pred(i, 1, out)?;
+            self.emit(
+                out,
+                at,
+                S::MaskBinary {
+                    op: MaskOp::And,
+                    dst: d,
+                    a,
+                    b: a,
+                },
+            );
+            return Ok(());
+        }
+        // Packing and unpacking: `mov.b64 %rd, {%r1, %r2}`, `mov.b64 {%r1, %r2}, %rd`.
+        if let Some(Arg::Vector(items, _)) = i.args.get(1) {
+            let items = items.clone();
+            if t == "b64" && items.len() == 2 {
+                if self.is_pair(i, 0) {
+                    let d = self.dst_pair(i, 0)?;
+                    let lo = self.word_of(&items[0], i, out)?;
+                    let hi = self.word_of(&items[1], i, out)?;
+                    self.emit(
+                        out,
+                        at,
+                        S::VUnary {
+                            op: UnOp::Mov,
+                            dst: d,
+                            a: lo,
+                        },
+                    );
+                    self.emit(
+                        out,
+                        at,
+                        S::VUnary {
+                            op: UnOp::Mov,
+                            dst: VReg(d.0 + 1),
+                            a: hi,
+                        },
+                    );
+                } else {
+                    let d = self.dst_word(i, 0)?;
+                    let lo = self.word_of(&items[0], i, out)?;
+                    self.emit(
+                        out,
+                        at,
+                        S::VUnary {
+                            op: UnOp::Mov,
+                            dst: d,
+                            a: lo,
+                        },
+                    );
+                }
+                return Ok(());
+            }
+            if t == "b32" && items.len() == 2 {
+                let d = self.dst_word(i, 0)?;
+                let lo = self.word_of(&items[0], i, out)?;
+                let hi = self.word_of(&items[1], i, out)?;
+                let tmp = self.new_v(1);
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::And,
+                        dst: tmp,
+                        a: lo,
+                        b: Operand::Imm(0xffff),
+                    },
+                );
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::Shl,
+                        dst: d,
+                        a: hi,
+                        b: Operand::Imm(16),
+                    },
+                );
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::Or,
+                        dst: d,
+                        a: Operand::V(d),
+                        b: Operand::V(tmp),
+                    },
+                );
+                return Ok(());
+            }
+            return Err(unsupported(i, "this packing"));
+        }
+        if let Some(Arg::Vector(items, _)) = i.args.first() {
+            let items = items.clone();
+            if t == "b64" && items.len() == 2 {
+                let (lo, hi) = if self.is_pair(i, 1) {
+                    let p = self.pair(i, 1, false, out)?;
+                    (Operand::V(p), Operand::V(VReg(p.0 + 1)))
+                } else {
+                    (self.word(i, 1, out)?, Operand::Imm(0))
+                };
+                for (item, v) in items.iter().zip([lo, hi]) {
+                    if let Arg::Reg { name, at, .. } = item {
+                        if let Loc::V(d) = self.loc(name, *at)? {
+                            self.emit(
+                                out,
+                                i.at,
+                                S::VUnary {
+                                    op: UnOp::Mov,
+                                    dst: d,
+                                    a: v,
+                                },
+                            );
+                        }
+                    }
+                }
+                return Ok(());
+            }
+            if t == "b32" && items.len() == 2 {
+                let a = self.word(i, 1, out)?;
+                for (k, item) in items.iter().enumerate() {
+                    if let Arg::Reg { name, at, .. } = item {
+                        if let Loc::V(d) = self.loc(name, *at)? {
+                            if k == 0 {
+                                self.emit(
+                                    out,
+                                    i.at,
+                                    S::VBinary {
+                                        op: BinOp::And,
+                                        dst: d,
+                                        a,
+                                        b: Operand::Imm(0xffff),
+                                    },
+                                );
+                            } else {
+                                self.emit(
+                                    out,
+                                    i.at,
+                                    S::VBinary {
+                                        op: BinOp::ShrU32,
+                                        dst: d,
+                                        a,
+                                        b: Operand::Imm(16),
+                                    },
+                                );
+                            }
+                        }
+                    }
+                }
+                return Ok(());
+            }
+            return Err(unsupported(i, "this unpacking"));
+        }
+        if self.is_pair(i, 0) {
+            let d = self.dst_pair(i, 0)?;
+            let a = self.pair(i, 1, false, out)?;
+            self.emit(
+                out,
+                at,
+                S::VUnary64 {
+                    op: Un64Op::Mov,
+                    dst: d,
+                    a,
+                },
+            );
+            return Ok(());
+        }
+        let d = self.dst_word(i, 0)?;
+        let a = self.word(i, 1, out)?;
+        self.emit(
+            out,
+            at,
+            S::VUnary {
+                op: UnOp::Mov,
+                dst: d,
+                a,
+            },
+        );
+        Ok(())
+    }
+
+    // -------------------------------------------------------- arithmetic
+
+    fn arith(&mut self, i: &Inst, t: &str, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let op = i.op.as_str();
+        if t == "pred" {
+            let Some(d) = self.dst_pred(self.arg(i, 0)?)? else {
+                return Ok(());
+            };
+            let a = self.pred(i, 1, out)?;
+            if op == "not" {
+                self.emit(out, at, S::MaskNot { dst: d, a });
+                return Ok(());
+            }
+            let b = self.pred(i, 2, out)?;
+            let mop = match op {
+                "and" => MaskOp::And,
+                "or" => MaskOp::Or,
+                "xor" => MaskOp::Xor,
+                _ => return Err(unsupported(i, "on predicates")),
+            };
+            self.emit(
+                out,
+                at,
+                S::MaskBinary {
+                    op: mop,
+                    dst: d,
+                    a,
+                    b,
+                },
+            );
+            return Ok(());
+        }
+        let float = t.starts_with('f') || t == "bf16";
+        if i.has("sat") && !(float && t == "f32") {
+            return Err(unsupported(i, "saturating integer arithmetic"));
+        }
+        if float
+            && (i.has("rz") || i.has("rm") || i.has("rp"))
+            && matches!(
+                op,
+                "add" | "sub" | "mul" | "fma" | "mad" | "div" | "sqrt" | "rcp"
+            )
+        {
+            return Err(unsupported(i, "directed rounding (simt rounds to nearest)"));
+        }
+        if matches!(t, "f64") {
+            return self.arith64_float(i, out);
+        }
+        let wide_int = matches!(t, "s64" | "u64" | "b64");
+        if wide_int && !(op == "mul" && i.has("wide")) && !(op == "mad" && i.has("wide")) {
+            return self.arith64_int(i, t, out);
+        }
+        match (op, t) {
+            ("mul" | "mad", _) if i.has("wide") => return self.mul_wide(i, t, out),
+            _ => {}
+        }
+        let signed = t.starts_with('s');
+        let half = matches!(t, "f16");
+        let bf = t == "bf16";
+        let d = self.dst_word(i, 0)?;
+        let bin = |k: BinOp| Some(k);
+        let bop: Option<BinOp> = match (op, float) {
+            ("add", false) => bin(BinOp::AddU32),
+            ("sub", false) => bin(BinOp::SubU32),
+            ("mul", false) if i.has("hi") => bin(if signed {
+                BinOp::MulHiI32
+            } else {
+                BinOp::MulHiU32
+            }),
+            ("mul", false) => bin(BinOp::MulU32),
+            ("div", false) => bin(if signed { BinOp::DivI32 } else { BinOp::DivU32 }),
+            ("rem", false) => bin(if signed { BinOp::RemI32 } else { BinOp::RemU32 }),
+            ("min", false) => bin(if signed { BinOp::MinI32 } else { BinOp::MinU32 }),
+            ("max", false) => bin(if signed { BinOp::MaxI32 } else { BinOp::MaxU32 }),
+            ("and", _) => bin(BinOp::And),
+            ("or", _) => bin(BinOp::Or),
+            ("xor", _) => bin(BinOp::Xor),
+            ("add", true) if half => bin(BinOp::AddF16),
+            ("sub", true) if half => bin(BinOp::SubF16),
+            ("mul", true) if half => bin(BinOp::MulF16),
+            ("add", true) if bf => bin(BinOp::AddBf16),
+            ("sub", true) if bf => bin(BinOp::SubBf16),
+            ("mul", true) if bf => bin(BinOp::MulBf16),
+            ("add", true) if t == "f32" => bin(BinOp::AddF32),
+            ("sub", true) if t == "f32" => bin(BinOp::SubF32),
+            ("mul", true) if t == "f32" => bin(BinOp::MulF32),
+            ("div", true) if t == "f32" => bin(BinOp::DivF32),
+            ("min", true) if t == "f32" => bin(BinOp::MinF32),
+            ("max", true) if t == "f32" => bin(BinOp::MaxF32),
+            _ => None,
+        };
+        if let Some(bop) = bop {
+            if (matches!(op, "min" | "max") && (i.has("NaN") || i.has("xorsign") || i.has("abs")))
+                || (op == "min" && i.has("relu"))
+                || (op == "max" && i.has("relu"))
+            {
+                return Err(unsupported(i, "this variant"));
+            }
+            let a = self.word(i, 1, out)?;
+            let b = self.word(i, 2, out)?;
+            self.emit(
+                out,
+                at,
+                S::VBinary {
+                    op: bop,
+                    dst: d,
+                    a,
+                    b,
+                },
+            );
+            if i.has("sat") {
+                self.saturate(d, at, out);
+            }
+            return Ok(());
+        }
+        match op {
+            "shl" | "shr" => {
+                let a = self.word(i, 1, out)?;
+                let b = self.word(i, 2, out)?;
+                let k = match t {
+                    "s32" if op == "shr" => BinOp::ShrI32,
+                    _ if op == "shr" => BinOp::ShrU32,
+                    _ => BinOp::Shl,
+                };
+                if matches!(t, "b16" | "u16" | "s16") {
+                    return Err(unsupported(i, "16-bit shifts"));
+                }
+                match b {
+                    Operand::Imm(n) if n >= 32 => {
+                        // PTX clamps the amount: all bits out (signs for `shr.s32`).
+                        let (kk, by) = if k == BinOp::ShrI32 {
+                            (BinOp::ShrI32, 31)
+                        } else {
+                            (BinOp::And, 0)
+                        };
+                        self.emit(
+                            out,
+                            at,
+                            S::VBinary {
+                                op: kk,
+                                dst: d,
+                                a,
+                                b: Operand::Imm(by),
+                            },
+                        );
+                    }
+                    Operand::Imm(_) => self.emit(
+                        out,
+                        at,
+                        S::VBinary {
+                            op: k,
+                            dst: d,
+                            a,
+                            b,
+                        },
+                    ),
+                    _ if k == BinOp::ShrI32 => {
+                        // Amounts past 31 shift in signs only: clamp to 31.
+                        let c = self.new_v(1);
+                        self.emit(
+                            out,
+                            at,
+                            S::VBinary {
+                                op: BinOp::MinU32,
+                                dst: c,
+                                a: b,
+                                b: Operand::Imm(31),
+                            },
+                        );
+                        self.emit(
+                            out,
+                            at,
+                            S::VBinary {
+                                op: k,
+                                dst: d,
+                                a,
+                                b: Operand::V(c),
+                            },
+                        );
+                    }
+                    _ => {
+                        // Amounts past 31 shift every bit out.
+                        let m = self.new_m();
+                        let r = self.new_v(1);
+                        self.emit(
+                            out,
+                            at,
+                            S::VCmp {
+                                op: CmpOp::Lt,
+                                ty: CmpType::U32,
+                                dst: m,
+                                a: b,
+                                b: Operand::Imm(32),
+                            },
+                        );
+                        self.emit(
+                            out,
+                            at,
+                            S::VBinary {
+                                op: k,
+                                dst: r,
+                                a,
+                                b,
+                            },
+                        );
+                        self.emit(
+                            out,
+                            at,
+                            S::VSelect {
+                                dst: d,
+                                mask: m,
+                                on_true: Operand::V(r),
+                                on_false: Operand::Imm(0),
+                            },
+                        );
+                    }
+                }
+                Ok(())
+            }
+            "mad" | "fma" => {
+                let a = self.word(i, 1, out)?;
+                let b = self.word(i, 2, out)?;
+                let c = self.word(i, 3, out)?;
+                if !float && i.has("hi") {
+                    let h = self.new_v(1);
+                    let k = if signed {
+                        BinOp::MulHiI32
+                    } else {
+                        BinOp::MulHiU32
+                    };
+                    self.emit(
+                        out,
+                        at,
+                        S::VBinary {
+                            op: k,
+                            dst: h,
+                            a,
+                            b,
+                        },
+                    );
+                    self.emit(
+                        out,
+                        at,
+                        S::VBinary {
+                            op: BinOp::AddU32,
+                            dst: d,
+                            a: Operand::V(h),
+                            b: c,
+                        },
+                    );
+                    return Ok(());
+                }
+                let top = match t {
+                    "f32" => TernOp::FmaF32,
+                    "f16" => TernOp::FmaF16,
+                    "bf16" => TernOp::FmaBf16,
+                    _ if !float => TernOp::MadU32,
+                    _ => return Err(unsupported(i, "this type")),
+                };
+                self.emit(
+                    out,
+                    at,
+                    S::VTernary {
+                        op: top,
+                        dst: d,
+                        a,
+                        b,
+                        c,
+                    },
+                );
+                if i.has("sat") {
+                    self.saturate(d, at, out);
+                }
+                Ok(())
+            }
+            "neg" | "abs" | "not" | "sqrt" => {
+                let a = self.word(i, 1, out)?;
+                let u = match (op, t) {
+                    ("not", _) => UnOp::Not,
+                    ("neg", "f32") => UnOp::NegF32,
+                    ("abs", "f32") => UnOp::AbsF32,
+                    ("neg", "f16" | "bf16") => {
+                        self.emit(
+                            out,
+                            at,
+                            S::VBinary {
+                                op: BinOp::Xor,
+                                dst: d,
+                                a,
+                                b: Operand::Imm(0x8000),
+                            },
+                        );
+                        return Ok(());
+                    }
+                    ("abs", "f16" | "bf16") => {
+                        self.emit(
+                            out,
+                            at,
+                            S::VBinary {
+                                op: BinOp::And,
+                                dst: d,
+                                a,
+                                b: Operand::Imm(0x7fff),
+                            },
+                        );
+                        return Ok(());
+                    }
+                    ("neg", _) if !float => UnOp::NegI32,
+                    ("abs", _) if !float => UnOp::AbsI32,
+                    ("sqrt", "f32") => UnOp::SqrtF32,
+                    _ => return Err(unsupported(i, "this type")),
+                };
+                self.emit(out, at, S::VUnary { op: u, dst: d, a });
+                Ok(())
+            }
+            "rcp" if t == "f32" => {
+                let a = self.word(i, 1, out)?;
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::DivF32,
+                        dst: d,
+                        a: Operand::Imm(F32_ONE),
+                        b: a,
+                    },
+                );
+                Ok(())
+            }
+            "rsqrt" if t == "f32" => {
+                let a = self.word(i, 1, out)?;
+                let s = self.new_v(1);
+                self.emit(
+                    out,
+                    at,
+                    S::VUnary {
+                        op: UnOp::SqrtF32,
+                        dst: s,
+                        a,
+                    },
+                );
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::DivF32,
+                        dst: d,
+                        a: Operand::Imm(F32_ONE),
+                        b: Operand::V(s),
+                    },
+                );
+                Ok(())
+            }
+            "copysign" if t == "f32" => {
+                // copysign.f32 d, a, b: b's magnitude with a's sign.
+                let a = self.word(i, 1, out)?;
+                let b = self.word(i, 2, out)?;
+                let s = self.new_v(1);
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::And,
+                        dst: s,
+                        a,
+                        b: Operand::Imm(0x8000_0000),
+                    },
+                );
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::And,
+                        dst: d,
+                        a: b,
+                        b: Operand::Imm(0x7fff_ffff),
+                    },
+                );
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::Or,
+                        dst: d,
+                        a: Operand::V(d),
+                        b: Operand::V(s),
+                    },
+                );
+                Ok(())
+            }
+            _ => Err(unsupported(i, "this operation and type")),
+        }
+    }
+
+    /// `d = min(max(d, 0), 1)`: `.sat` on an `f32` result (NaN becomes 0).
+    fn saturate(&mut self, d: VReg, at: Pos, out: &mut Vec<Code>) {
+        self.emit(
+            out,
+            at,
+            S::VBinary {
+                op: BinOp::MaxF32,
+                dst: d,
+                a: Operand::V(d),
+                b: Operand::Imm(0),
+            },
+        );
+        self.emit(
+            out,
+            at,
+            S::VBinary {
+                op: BinOp::MinF32,
+                dst: d,
+                a: Operand::V(d),
+                b: Operand::Imm(F32_ONE),
+            },
+        );
+    }
+
+    /// `mul.wide` and `mad.wide` of 32-bit operands: a 64-bit result (its
+    /// low word alone where only addresses read it).
+    fn mul_wide(&mut self, i: &Inst, t: &str, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let signed = t.starts_with('s');
+        let a = self.word(i, 1, out)?;
+        let b = self.word(i, 2, out)?;
+        let mad = i.op == "mad";
+        if !self.is_pair(i, 0) {
+            let d = self.dst_word(i, 0)?;
+            if mad {
+                let c = self.word(i, 3, out)?;
+                self.emit(
+                    out,
+                    at,
+                    S::VTernary {
+                        op: TernOp::MadU32,
+                        dst: d,
+                        a,
+                        b,
+                        c,
+                    },
+                );
+            } else {
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::MulU32,
+                        dst: d,
+                        a,
+                        b,
+                    },
+                );
+            }
+            return Ok(());
+        }
+        let d = self.dst_pair(i, 0)?;
+        let hi = if signed {
+            BinOp::MulHiI32
+        } else {
+            BinOp::MulHiU32
+        };
+        if mad {
+            let c = self.pair(i, 3, signed, out)?;
+            let p = self.new_v(2);
+            self.emit(
+                out,
+                at,
+                S::VBinary {
+                    op: BinOp::MulU32,
+                    dst: p,
+                    a,
+                    b,
+                },
+            );
+            self.emit(
+                out,
+                at,
+                S::VBinary {
+                    op: hi,
+                    dst: VReg(p.0 + 1),
+                    a,
+                    b,
+                },
+            );
+            self.emit(
+                out,
+                at,
+                S::VBinary64 {
+                    op: Bin64Op::AddU64,
+                    dst: d,
+                    a: p,
+                    b: c,
+                },
+            );
+        } else {
+            // The high word first: `d`'s low word may be an operand.
+            let h = self.new_v(1);
+            self.emit(
+                out,
+                at,
+                S::VBinary {
+                    op: hi,
+                    dst: h,
+                    a,
+                    b,
+                },
+            );
+            self.emit(
+                out,
+                at,
+                S::VBinary {
+                    op: BinOp::MulU32,
+                    dst: d,
+                    a,
+                    b,
+                },
+            );
+            self.emit(
+                out,
+                at,
+                S::VUnary {
+                    op: UnOp::Mov,
+                    dst: VReg(d.0 + 1),
+                    a: Operand::V(h),
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// 64-bit integer arithmetic: on the low words where only addresses read
+    /// the result (and pointer arithmetic, on offsets), else on pairs.
+    fn arith64_int(&mut self, i: &Inst, t: &str, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let op = i.op.as_str();
+        if !self.is_pair(i, 0) {
+            // Low words: the operations whose low result word depends only on
+            // the operands' low words (the analysis kept the rest as pairs).
+            let d = self.dst_word(i, 0)?;
+            let a = self.word(i, 1, out)?;
+            let k = match op {
+                "add" => BinOp::AddU32,
+                "sub" => BinOp::SubU32,
+                "mul" if !i.has("hi") => BinOp::MulU32,
+                "and" => BinOp::And,
+                "or" => BinOp::Or,
+                "xor" => BinOp::Xor,
+                "shl" => BinOp::Shl,
+                "neg" => {
+                    self.emit(
+                        out,
+                        at,
+                        S::VUnary {
+                            op: UnOp::NegI32,
+                            dst: d,
+                            a,
+                        },
+                    );
+                    return Ok(());
+                }
+                "not" => {
+                    self.emit(
+                        out,
+                        at,
+                        S::VUnary {
+                            op: UnOp::Not,
+                            dst: d,
+                            a,
+                        },
+                    );
+                    return Ok(());
+                }
+                "mad" if !i.has("hi") => {
+                    let b = self.word(i, 2, out)?;
+                    let c = self.word(i, 3, out)?;
+                    self.emit(
+                        out,
+                        at,
+                        S::VTernary {
+                            op: TernOp::MadU32,
+                            dst: d,
+                            a,
+                            b,
+                            c,
+                        },
+                    );
+                    return Ok(());
+                }
+                _ => return Err(unsupported(i, "on a 64-bit address")),
+            };
+            let b = self.word(i, 2, out)?;
+            if k == BinOp::Shl {
+                if let Operand::Imm(n) = b {
+                    if n >= 32 {
+                        self.emit(
+                            out,
+                            at,
+                            S::VUnary {
+                                op: UnOp::Mov,
+                                dst: d,
+                                a: Operand::Imm(0),
+                            },
+                        );
+                        return Ok(());
+                    }
+                } else {
+                    return Err(unsupported(i, "a 64-bit shift by a register amount"));
+                }
+            }
+            self.emit(
+                out,
+                at,
+                S::VBinary {
+                    op: k,
+                    dst: d,
+                    a,
+                    b,
+                },
+            );
+            return Ok(());
+        }
+        let signed = t.starts_with('s');
+        let d = self.dst_pair(i, 0)?;
+        let a = self.pair(i, 1, signed, out)?;
+        let k = match op {
+            "add" => Bin64Op::AddU64,
+            "sub" => Bin64Op::SubU64,
+            "mul" if !i.has("hi") => Bin64Op::MulU64,
+            "min" => {
+                if signed {
+                    Bin64Op::MinI64
+                } else {
+                    Bin64Op::MinU64
+                }
+            }
+            "max" => {
+                if signed {
+                    Bin64Op::MaxI64
+                } else {
+                    Bin64Op::MaxU64
+                }
+            }
+            "and" => Bin64Op::And,
+            "or" => Bin64Op::Or,
+            "xor" => Bin64Op::Xor,
+            "neg" => {
+                self.emit(
+                    out,
+                    at,
+                    S::VUnary64 {
+                        op: Un64Op::NegI64,
+                        dst: d,
+                        a,
+                    },
+                );
+                return Ok(());
+            }
+            "not" => {
+                let ones = self.pair_imm(u64::MAX, at, out);
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary64 {
+                        op: Bin64Op::Xor,
+                        dst: d,
+                        a,
+                        b: ones,
+                    },
+                );
+                return Ok(());
+            }
+            "mad" if !i.has("hi") => {
+                let b = self.pair(i, 2, signed, out)?;
+                let c = self.pair(i, 3, signed, out)?;
+                self.emit(
+                    out,
+                    at,
+                    S::VTernary64 {
+                        op: Tern64Op::MadU64,
+                        dst: d,
+                        a,
+                        b,
+                        c,
+                    },
+                );
+                return Ok(());
+            }
+            "shl" | "shr" => return self.shift64(i, d, a, out),
+            _ => return Err(unsupported(i, "on 64-bit integers")),
+        };
+        let b = self.pair(i, 2, signed, out)?;
+        self.emit(
+            out,
+            at,
+            S::VBinary64 {
+                op: k,
+                dst: d,
+                a,
+                b,
+            },
+        );
+        Ok(())
+    }
+
+    /// A 64-bit shift by a constant, on the pair's words.
+    fn shift64(&mut self, i: &Inst, d: VReg, a: VReg, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let Some(Arg::Int(n, _)) = i.args.get(2) else {
+            return Err(unsupported(i, "a 64-bit shift by a register amount"));
+        };
+        let n = (*n).min(64) as u32;
+        let (lo, hi) = (Operand::V(a), Operand::V(VReg(a.0 + 1)));
+        let (dl, dh) = (d, VReg(d.0 + 1));
+        let signed = types(i).last() == Some(&"s64");
+        let t1 = self.new_v(1);
+        let t2 = self.new_v(1);
+        match (i.op.as_str(), n) {
+            (_, 0) => {
+                self.emit(
+                    out,
+                    at,
+                    S::VUnary64 {
+                        op: Un64Op::Mov,
+                        dst: d,
+                        a,
+                    },
+                );
+                return Ok(());
+            }
+            ("shl", n) if n < 32 => {
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::ShrU32,
+                        dst: t1,
+                        a: lo,
+                        b: Operand::Imm(32 - n),
+                    },
+                );
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::Shl,
+                        dst: t2,
+                        a: hi,
+                        b: Operand::Imm(n),
+                    },
+                );
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::Shl,
+                        dst: dl,
+                        a: lo,
+                        b: Operand::Imm(n),
+                    },
+                );
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::Or,
+                        dst: dh,
+                        a: Operand::V(t1),
+                        b: Operand::V(t2),
+                    },
+                );
+            }
+            ("shl", n) => {
+                let s = if n >= 64 { Operand::Imm(0) } else { lo };
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::Shl,
+                        dst: dh,
+                        a: s,
+                        b: Operand::Imm((n - 32).min(31)),
+                    },
+                );
+                self.emit(
+                    out,
+                    at,
+                    S::VUnary {
+                        op: UnOp::Mov,
+                        dst: dl,
+                        a: Operand::Imm(0),
+                    },
+                );
+            }
+            (_, n) if n < 32 => {
+                let k = if signed { BinOp::ShrI32 } else { BinOp::ShrU32 };
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::Shl,
+                        dst: t1,
+                        a: hi,
+                        b: Operand::Imm(32 - n),
+                    },
+                );
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::ShrU32,
+                        dst: t2,
+                        a: lo,
+                        b: Operand::Imm(n),
+                    },
+                );
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: k,
+                        dst: dh,
+                        a: hi,
+                        b: Operand::Imm(n),
+                    },
+                );
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::Or,
+                        dst: dl,
+                        a: Operand::V(t1),
+                        b: Operand::V(t2),
+                    },
+                );
+            }
+            (_, n) => {
+                if signed {
+                    self.emit(
+                        out,
+                        at,
+                        S::VBinary {
+                            op: BinOp::ShrI32,
+                            dst: dl,
+                            a: hi,
+                            b: Operand::Imm((n - 32).min(31)),
+                        },
+                    );
+                    self.emit(
+                        out,
+                        at,
+                        S::VBinary {
+                            op: BinOp::ShrI32,
+                            dst: dh,
+                            a: hi,
+                            b: Operand::Imm(31),
+                        },
+                    );
+                } else {
+                    let s = if n >= 64 { Operand::Imm(0) } else { hi };
+                    self.emit(
+                        out,
+                        at,
+                        S::VBinary {
+                            op: BinOp::ShrU32,
+                            dst: dl,
+                            a: s,
+                            b: Operand::Imm((n - 32).min(31)),
+                        },
+                    );
+                    self.emit(
+                        out,
+                        at,
+                        S::VUnary {
+                            op: UnOp::Mov,
+                            dst: dh,
+                            a: Operand::Imm(0),
+                        },
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn pair_imm(&mut self, n: u64, at: Pos, out: &mut Vec<Code>) -> VReg {
+        let p = self.new_v(2);
+        self.emit(
+            out,
+            at,
+            S::VUnary {
+                op: UnOp::Mov,
+                dst: p,
+                a: Operand::Imm(n as u32),
+            },
+        );
+        self.emit(
+            out,
+            at,
+            S::VUnary {
+                op: UnOp::Mov,
+                dst: VReg(p.0 + 1),
+                a: Operand::Imm((n >> 32) as u32),
+            },
+        );
+        p
+    }
+
+    fn arith64_float(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let d = self.dst_pair(i, 0)?;
+        let a = self.pair(i, 1, false, out)?;
+        let k = match i.op.as_str() {
+            "add" => Bin64Op::AddF64,
+            "sub" => Bin64Op::SubF64,
+            "mul" => Bin64Op::MulF64,
+            "div" => Bin64Op::DivF64,
+            "min" => Bin64Op::MinF64,
+            "max" => Bin64Op::MaxF64,
+            "neg" | "abs" | "sqrt" => {
+                let u = match i.op.as_str() {
+                    "neg" => Un64Op::NegF64,
+                    "abs" => Un64Op::AbsF64,
+                    _ => Un64Op::SqrtF64,
+                };
+                self.emit(out, at, S::VUnary64 { op: u, dst: d, a });
+                return Ok(());
+            }
+            "rcp" => {
+                let one = self.pair_imm(1f64.to_bits(), at, out);
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary64 {
+                        op: Bin64Op::DivF64,
+                        dst: d,
+                        a: one,
+                        b: a,
+                    },
+                );
+                return Ok(());
+            }
+            "fma" | "mad" => {
+                let b = self.pair(i, 2, false, out)?;
+                let c = self.pair(i, 3, false, out)?;
+                self.emit(
+                    out,
+                    at,
+                    S::VTernary64 {
+                        op: Tern64Op::FmaF64,
+                        dst: d,
+                        a,
+                        b,
+                        c,
+                    },
+                );
+                return Ok(());
+            }
+            _ => return Err(unsupported(i, "on doubles")),
+        };
+        let b = self.pair(i, 2, false, out)?;
+        self.emit(
+            out,
+            at,
+            S::VBinary64 {
+                op: k,
+                dst: d,
+                a,
+                b,
+            },
+        );
+        Ok(())
+    }
+
+    // ------------------------------------------------------ comparisons
+
+    fn setp(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let ty = types(i);
+        let t = ty.first().copied().unwrap_or("");
+        let cmp = i.mods.first().map(String::as_str).unwrap_or("");
+        let bool_op = i.mods.iter().find_map(|m| match m.as_str() {
+            "and" => Some(MaskOp::And),
+            "or" => Some(MaskOp::Or),
+            "xor" => Some(MaskOp::Xor),
+            _ => None,
+        });
+        let (p, q) = match self.arg(i, 0)?.clone() {
+            Arg::Pair(p, q) => (self.dst_pred(&p)?, self.dst_pred(&q)?),
+            a => (self.dst_pred(&a)?, None),
+        };
+        if p.is_none() && q.is_none() {
+            return Ok(());
+        }
+        let float = t.starts_with('f') || t == "bf16";
+        let signed = t.starts_with('s');
+        // The comparison, and whether its result is complemented (the
+        // unordered forms are the complements of the ordered ones).
+        let (op, flip) = match (cmp, float) {
+            ("eq", _) => (CmpOp::Eq, false),
+            ("ne", false) => (CmpOp::Ne, false),
+            ("lt" | "lo", _) => (CmpOp::Lt, false),
+            ("le" | "ls", _) => (CmpOp::Le, false),
+            ("gt" | "hi", _) => (CmpOp::Gt, false),
+            ("ge" | "hs", _) => (CmpOp::Ge, false),
+            ("neu", true) => (CmpOp::Ne, false),
+            ("equ", true) => (CmpOp::Ne, true),
+            ("ltu", true) => (CmpOp::Ge, true),
+            ("leu", true) => (CmpOp::Gt, true),
+            ("gtu", true) => (CmpOp::Le, true),
+            ("geu", true) => (CmpOp::Lt, true),
+            // Ordered `ne`: neither NaN and not equal, `!(a == b || a != a || b != b)`.
+            ("ne", true) | ("num", true) | ("nan", true) => {
+                return Err(unsupported(i, "this float comparison"))
+            }
+            _ => return Err(unsupported(i, "this comparison")),
+        };
+        let unsigned_name = matches!(cmp, "lo" | "ls" | "hi" | "hs");
+        // The compare writes `p` itself when nothing is combined with it.
+        let direct = bool_op.is_none() && !flip && q.is_none();
+        let m = match p {
+            Some(p) if direct => p,
+            _ => self.new_m(),
+        };
+        let is64 = matches!(t, "s64" | "u64" | "b64" | "f64");
+        if is64 && (self.is_pair(i, 1) || self.is_pair(i, 2) || t == "f64") {
+            let a = self.pair(i, 1, signed, out)?;
+            let b = self.pair(i, 2, signed, out)?;
+            let ct = match t {
+                "f64" => Cmp64Type::F64,
+                "s64" if !unsigned_name => Cmp64Type::I64,
+                _ => Cmp64Type::U64,
+            };
+            self.emit(
+                out,
+                at,
+                S::VCmp64 {
+                    op,
+                    ty: ct,
+                    dst: m,
+                    a,
+                    b,
+                },
+            );
+        } else {
+            if is64 {
+                // Two pointers into one buffer, or address words: their offsets
+                // compare as the addresses do.
+                let pa = self.prov_of(i, 1);
+                let pb = self.prov_of(i, 2);
+                if !(pa.is_pointer() && pa == pb) {
+                    return Err(unsupported(i, "a comparison of 64-bit values kept as address words").help(
+                        "simt compares two pointers into one buffer by their offsets; compare integers that are not addresses",
+                    ));
+                }
+            }
+            let a = self.word(i, 1, out)?;
+            let b = self.word(i, 2, out)?;
+            let ct = match t {
+                "f32" => CmpType::F32,
+                "f16" => CmpType::F16,
+                "bf16" => CmpType::Bf16,
+                "s32" | "s16" | "s8" if !unsigned_name => CmpType::I32,
+                _ if is64 => CmpType::U32,
+                "s32" | "s16" | "s8" => CmpType::U32,
+                _ => CmpType::U32,
+            };
+            if matches!(t, "s16" | "s8" | "u16" | "u8" | "b16") {
+                return Err(unsupported(i, "comparisons of 8- and 16-bit values"));
+            }
+            self.emit(
+                out,
+                at,
+                S::VCmp {
+                    op,
+                    ty: ct,
+                    dst: m,
+                    a,
+                    b,
+                },
+            );
+        }
+        let m = if flip { self.not_mask(m, at, out) } else { m };
+        let combined = |this: &mut Self, r: MReg, out: &mut Vec<Code>| -> R<MReg> {
+            match bool_op {
+                None => Ok(r),
+                Some(k) => {
+                    let c = this.pred(i, 3, out)?;
+                    let n = this.new_m();
+                    this.emit(
+                        out,
+                        at,
+                        S::MaskBinary {
+                            op: k,
+                            dst: n,
+                            a: r,
+                            b: c,
+                        },
+                    );
+                    Ok(n)
+                }
+            }
+        };
+        if let Some(q) = q {
+            let nm = self.not_mask(m, at, out);
+            let r = combined(self, nm, out)?;
+            self.emit(
+                out,
+                at,
+                S::MaskBinary {
+                    op: MaskOp::And,
+                    dst: q,
+                    a: r,
+                    b: r,
+                },
+            );
+        }
+        if let Some(p) = p.filter(|_| !direct) {
+            let r = combined(self, m, out)?;
+            self.emit(
+                out,
+                at,
+                S::MaskBinary {
+                    op: MaskOp::And,
+                    dst: p,
+                    a: r,
+                    b: r,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    fn prov_of(&self, i: &Inst, k: usize) -> Prov {
+        match i.args.get(k) {
+            Some(Arg::Reg { name, .. }) => self.values.prov.get(name).copied().unwrap_or(Prov::Int),
+            _ => Prov::Int,
+        }
+    }
+
+    fn selp(&mut self, i: &Inst, t: &str, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let mask = self.pred(i, 3, out)?;
+        if self.is_pair(i, 0) {
+            let d = self.dst_pair(i, 0)?;
+            let a = self.pair(i, 1, t == "s64", out)?;
+            let b = self.pair(i, 2, t == "s64", out)?;
+            for w in 0..2 {
+                self.emit(
+                    out,
+                    at,
+                    S::VSelect {
+                        dst: VReg(d.0 + w),
+                        mask,
+                        on_true: Operand::V(VReg(a.0 + w)),
+                        on_false: Operand::V(VReg(b.0 + w)),
+                    },
+                );
+            }
+            return Ok(());
+        }
+        let d = self.dst_word(i, 0)?;
+        let a = self.word(i, 1, out)?;
+        let b = self.word(i, 2, out)?;
+        self.emit(
+            out,
+            at,
+            S::VSelect {
+                dst: d,
+                mask,
+                on_true: a,
+                on_false: b,
+            },
+        );
+        Ok(())
+    }
+
+    // ------------------------------------------------------- conversions
+
+    fn cvt(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let ty = types(i);
+        let (Some(&dt), Some(&st)) = (ty.first(), ty.get(1)) else {
+            return Err(unsupported(i, "a conversion names two types"));
+        };
+        let rnd = i.mods.iter().map(String::as_str).find(|m| {
+            matches!(
+                *m,
+                "rn" | "rz" | "rm" | "rp" | "rni" | "rzi" | "rmi" | "rpi"
+            )
+        });
+        let dfloat = dt.starts_with('f') || dt == "bf16";
+        let sfloat = st.starts_with('f') || st == "bf16";
+        let size = |t: &str| crate::parse::type_size(t).unwrap_or(4);
+        let signed = |t: &str| t.starts_with('s');
+        match (dfloat, sfloat) {
+            (false, false) => {
+                let (ds, ss) = (size(dt), size(st));
+                if ds == 8 || ss == 8 {
+                    return self.cvt_int64(i, dt, st, out);
+                }
+                let d = self.dst_word(i, 0)?;
+                let a = self.word(i, 1, out)?;
+                if i.has("sat") {
+                    return Err(unsupported(i, "saturating integer conversion"));
+                }
+                // To or from fewer bits: the low `n` bits, extended by the
+                // source's signedness (from) or kept (to).
+                let n = ds.min(ss) * 8;
+                if n >= 32 {
+                    self.emit(
+                        out,
+                        at,
+                        S::VUnary {
+                            op: UnOp::Mov,
+                            dst: d,
+                            a,
+                        },
+                    );
+                } else if (ss < ds && signed(st)) || (ds < ss && signed(dt)) {
+                    self.emit(
+                        out,
+                        at,
+                        S::VBinary {
+                            op: BinOp::Shl,
+                            dst: d,
+                            a,
+                            b: Operand::Imm(32 - n),
+                        },
+                    );
+                    self.emit(
+                        out,
+                        at,
+                        S::VBinary {
+                            op: BinOp::ShrI32,
+                            dst: d,
+                            a: Operand::V(d),
+                            b: Operand::Imm(32 - n),
+                        },
+                    );
+                } else {
+                    self.emit(
+                        out,
+                        at,
+                        S::VBinary {
+                            op: BinOp::And,
+                            dst: d,
+                            a,
+                            b: Operand::Imm((1u32 << n) - 1),
+                        },
+                    );
+                }
+                Ok(())
+            }
+            (true, false) => {
+                if matches!(rnd, Some("rz" | "rm" | "rp")) {
+                    return Err(unsupported(i, "directed rounding (simt rounds to nearest)"));
+                }
+                if dt == "f64" {
+                    let d = self.dst_pair(i, 0)?;
+                    if size(st) == 8 {
+                        let a = self.pair(i, 1, signed(st), out)?;
+                        let op = if signed(st) {
+                            Un64Op::CvtF64I64
+                        } else {
+                            Un64Op::CvtF64U64
+                        };
+                        self.emit(out, at, S::VUnary64 { op, dst: d, a });
+                    } else {
+                        let a = self.int_word(i, st, out)?;
+                        let op = if signed(st) {
+                            WidenOp::CvtF64I32
+                        } else {
+                            WidenOp::CvtF64U32
+                        };
+                        self.emit(out, at, S::VWiden { op, dst: d, a });
+                    }
+                    return Ok(());
+                }
+                if size(st) == 8 {
+                    return Err(unsupported(i, "64-bit integers to single precision"));
+                }
+                let d = self.dst_word(i, 0)?;
+                let a = self.int_word(i, st, out)?;
+                let op = if signed(st) {
+                    UnOp::CvtF32I32
+                } else {
+                    UnOp::CvtF32U32
+                };
+                match dt {
+                    "f32" => self.emit(out, at, S::VUnary { op, dst: d, a }),
+                    "f16" | "bf16" => {
+                        let f = self.new_v(1);
+                        self.emit(out, at, S::VUnary { op, dst: f, a });
+                        let to = if dt == "f16" {
+                            UnOp::CvtF16F32
+                        } else {
+                            UnOp::CvtBf16F32
+                        };
+                        self.emit(
+                            out,
+                            at,
+                            S::VUnary {
+                                op: to,
+                                dst: d,
+                                a: Operand::V(f),
+                            },
+                        );
+                    }
+                    _ => return Err(unsupported(i, "this type")),
+                }
+                Ok(())
+            }
+            (false, true) => {
+                if !matches!(rnd, Some("rzi") | None) {
+                    return Err(unsupported(
+                        i,
+                        "rounding other than toward zero (simt truncates)",
+                    ));
+                }
+                if st == "f64" {
+                    let a = self.pair(i, 1, false, out)?;
+                    if size(dt) == 8 {
+                        let d = self.dst_pair(i, 0)?;
+                        let op = if signed(dt) {
+                            Un64Op::CvtI64F64
+                        } else {
+                            Un64Op::CvtU64F64
+                        };
+                        self.emit(out, at, S::VUnary64 { op, dst: d, a });
+                    } else {
+                        let d = self.dst_word(i, 0)?;
+                        let op = if signed(dt) {
+                            NarrowOp::CvtI32F64
+                        } else {
+                            NarrowOp::CvtU32F64
+                        };
+                        self.emit(out, at, S::VNarrow { op, dst: d, a });
+                    }
+                    return Ok(());
+                }
+                if size(dt) == 8 {
+                    return Err(unsupported(i, "single precision to 64-bit integers"));
+                }
+                let d = self.dst_word(i, 0)?;
+                let mut a = self.word(i, 1, out)?;
+                if st != "f32" {
+                    let f = self.new_v(1);
+                    let from = if st == "f16" {
+                        UnOp::CvtF32F16
+                    } else {
+                        UnOp::CvtF32Bf16
+                    };
+                    self.emit(
+                        out,
+                        at,
+                        S::VUnary {
+                            op: from,
+                            dst: f,
+                            a,
+                        },
+                    );
+                    a = Operand::V(f);
+                }
+                if size(dt) < 4 {
+                    return Err(unsupported(i, "floats to 8- and 16-bit integers"));
+                }
+                let op = if signed(dt) {
+                    UnOp::CvtI32F32
+                } else {
+                    UnOp::CvtU32F32
+                };
+                self.emit(out, at, S::VUnary { op, dst: d, a });
+                Ok(())
+            }
+            (true, true) => {
+                if matches!(rnd, Some("rni" | "rzi" | "rmi" | "rpi")) {
+                    return Err(unsupported(i, "rounding to an integral float"));
+                }
+                if matches!(rnd, Some("rz" | "rm" | "rp")) {
+                    return Err(unsupported(i, "directed rounding (simt rounds to nearest)"));
+                }
+                match (dt, st) {
+                    ("f64", "f32") => {
+                        let d = self.dst_pair(i, 0)?;
+                        let a = self.word(i, 1, out)?;
+                        self.emit(
+                            out,
+                            at,
+                            S::VWiden {
+                                op: WidenOp::CvtF64F32,
+                                dst: d,
+                                a,
+                            },
+                        );
+                    }
+                    ("f32", "f64") => {
+                        let d = self.dst_word(i, 0)?;
+                        let a = self.pair(i, 1, false, out)?;
+                        self.emit(
+                            out,
+                            at,
+                            S::VNarrow {
+                                op: NarrowOp::CvtF32F64,
+                                dst: d,
+                                a,
+                            },
+                        );
+                    }
+                    ("f64", "f64") => {
+                        let d = self.dst_pair(i, 0)?;
+                        let a = self.pair(i, 1, false, out)?;
+                        self.emit(
+                            out,
+                            at,
+                            S::VUnary64 {
+                                op: Un64Op::Mov,
+                                dst: d,
+                                a,
+                            },
+                        );
+                    }
+                    (dt, st) => {
+                        let d = self.dst_word(i, 0)?;
+                        let a = self.word(i, 1, out)?;
+                        let op = match (dt, st) {
+                            ("f32", "f32") => UnOp::Mov,
+                            ("f16", "f32") => UnOp::CvtF16F32,
+                            ("f32", "f16") => UnOp::CvtF32F16,
+                            ("bf16", "f32") => UnOp::CvtBf16F32,
+                            ("f32", "bf16") => UnOp::CvtF32Bf16,
+                            _ => return Err(unsupported(i, "this conversion")),
+                        };
+                        self.emit(out, at, S::VUnary { op, dst: d, a });
+                    }
+                }
+                if i.has("sat") {
+                    if dt != "f32" {
+                        return Err(unsupported(i, "saturation but to f32"));
+                    }
+                    let d = self.dst_word(i, 0)?;
+                    self.saturate(d, at, out);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// A conversion's integer source, extended from 8 or 16 bits by its type.
+    fn int_word(&mut self, i: &Inst, st: &str, out: &mut Vec<Code>) -> R<Operand> {
+        let a = self.word(i, 1, out)?;
+        let n = crate::parse::type_size(st).unwrap_or(4) * 8;
+        if n >= 32 {
+            return Ok(a);
+        }
+        let v = self.new_v(1);
+        if st.starts_with('s') {
+            self.emit(
+                out,
+                i.at,
+                S::VBinary {
+                    op: BinOp::Shl,
+                    dst: v,
+                    a,
+                    b: Operand::Imm(32 - n),
+                },
+            );
+            self.emit(
+                out,
+                i.at,
+                S::VBinary {
+                    op: BinOp::ShrI32,
+                    dst: v,
+                    a: Operand::V(v),
+                    b: Operand::Imm(32 - n),
+                },
+            );
+        } else {
+            self.emit(
+                out,
+                i.at,
+                S::VBinary {
+                    op: BinOp::And,
+                    dst: v,
+                    a,
+                    b: Operand::Imm((1u32 << n) - 1),
+                },
+            );
+        }
+        Ok(Operand::V(v))
+    }
+
+    fn cvt_int64(&mut self, i: &Inst, dt: &str, st: &str, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let size = |t: &str| crate::parse::type_size(t).unwrap_or(4);
+        match (size(dt), size(st)) {
+            (8, 8) => {
+                if self.is_pair(i, 0) {
+                    let d = self.dst_pair(i, 0)?;
+                    let a = self.pair(i, 1, false, out)?;
+                    self.emit(
+                        out,
+                        at,
+                        S::VUnary64 {
+                            op: Un64Op::Mov,
+                            dst: d,
+                            a,
+                        },
+                    );
+                } else {
+                    let d = self.dst_word(i, 0)?;
+                    let a = self.word(i, 1, out)?;
+                    self.emit(
+                        out,
+                        at,
+                        S::VUnary {
+                            op: UnOp::Mov,
+                            dst: d,
+                            a,
+                        },
+                    );
+                }
+            }
+            (8, _) => {
+                let a = self.int_word(i, st, out)?;
+                if self.is_pair(i, 0) {
+                    let d = self.dst_pair(i, 0)?;
+                    let op = if st.starts_with('s') {
+                        WidenOp::CvtI64I32
+                    } else {
+                        WidenOp::CvtU64U32
+                    };
+                    self.emit(out, at, S::VWiden { op, dst: d, a });
+                } else {
+                    let d = self.dst_word(i, 0)?;
+                    self.emit(
+                        out,
+                        at,
+                        S::VUnary {
+                            op: UnOp::Mov,
+                            dst: d,
+                            a,
+                        },
+                    );
+                }
+            }
+            (n, _) => {
+                // The low word (then its low bits).
+                let d = self.dst_word(i, 0)?;
+                let a = self.word(i, 1, out)?;
+                if n >= 4 {
+                    self.emit(
+                        out,
+                        at,
+                        S::VUnary {
+                            op: UnOp::Mov,
+                            dst: d,
+                            a,
+                        },
+                    );
+                } else if dt.starts_with('s') {
+                    self.emit(
+                        out,
+                        at,
+                        S::VBinary {
+                            op: BinOp::Shl,
+                            dst: d,
+                            a,
+                            b: Operand::Imm(32 - n * 8),
+                        },
+                    );
+                    self.emit(
+                        out,
+                        at,
+                        S::VBinary {
+                            op: BinOp::ShrI32,
+                            dst: d,
+                            a: Operand::V(d),
+                            b: Operand::Imm(32 - n * 8),
+                        },
+                    );
+                } else {
+                    self.emit(
+                        out,
+                        at,
+                        S::VBinary {
+                            op: BinOp::And,
+                            dst: d,
+                            a,
+                            b: Operand::Imm((1u32 << (n * 8)) - 1),
+                        },
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------ memory
+
+    /// Where operand `k` (an address) points: the buffer or LDS, the offset
+    /// register or value, and the immediate offset.
+    fn address(&mut self, i: &Inst, k: usize, out: &mut Vec<Code>) -> R<(Place, Operand, i64)> {
+        let Arg::Addr { base, offset, at } = self.arg(i, k)?.clone() else {
+            return Err(PtxError::new(
+                self.arg(i, k)?.at(),
+                1,
+                "expected an address `[...]`",
+            ));
+        };
+        let space = space(i);
+        match (&*base, space) {
+            (Arg::Sym(s, sat), Some("shared") | None) => match self.shared.get(s) {
+                Some(&off) => Ok((Place::Lds, Operand::Imm(0), i64::from(off) + offset)),
+                None => Err(PtxError::new(
+                    *sat,
+                    s.len() as u32,
+                    format!("`{s}` is not a shared variable of this kernel"),
+                )),
+            },
+            (Arg::Sym(s, sat), _) => Err(PtxError::new(
+                *sat,
+                s.len() as u32,
+                format!("`{s}`: global and constant variables are not supported"),
+            )
+            .help("pass the data as a kernel parameter")),
+            (Arg::Reg { name, at: rat, .. }, _) => {
+                let prov = self.values.prov.get(name).copied();
+                let v = self.word_of(&base, i, out)?;
+                match (space, prov) {
+                    (Some("shared"), _) | (None, Some(Prov::Shared)) => Ok((Place::Lds, v, offset)),
+                    (Some("global") | None, Some(Prov::Param(k))) => {
+                        let p = self.buffer_param(k);
+                        Ok((Place::Global(p), v, offset))
+                    }
+                    (Some("local"), _) => Err(PtxError::new(i.at, i.len, "local memory is not supported: a per-thread array the compiler could not keep in registers")
+                        .help("index the array with constants (unrolled loops), or use shared memory")),
+                    (Some("const"), _) => Err(PtxError::new(i.at, i.len, "constant memory is not supported")
+                        .help("pass the data as a kernel parameter")),
+                    (_, Some(Prov::Mixed(p))) => Err(PtxError::new(*rat, name.len() as u32 + 1, format!("`%{name}` may point into different buffers (line {})", p.line))
+                        .help("simt resolves each access to one buffer when the kernel is lowered")),
+                    _ => Err(PtxError::new(*rat, name.len() as u32 + 1, format!("`%{name}` points nowhere simt can tell"))
+                        .help("an address must come from a pointer parameter (or a shared variable) by arithmetic; pointers loaded from memory are not supported")),
+                }
+            }
+            _ => Err(PtxError::new(at, 1, "this address is not supported")),
+        }
+    }
+
+    fn access_type(i: &Inst, t: &str) -> R<ElemType> {
+        Ok(match t {
+            "u8" | "b8" => ElemType::U8,
+            "s8" => ElemType::I8,
+            "u16" | "b16" => ElemType::U16,
+            "s16" => ElemType::I16,
+            "f16" => ElemType::F16,
+            "bf16" => ElemType::BF16,
+            "u32" | "b32" => ElemType::U32,
+            "s32" => ElemType::I32,
+            "f32" => ElemType::F32,
+            _ => return Err(unsupported(i, "this access type")),
+        })
+    }
+
+    fn load(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let t = types(i).last().copied().unwrap_or("");
+        if space(i) == Some("param") {
+            return self.load_param(i, t, out);
+        }
+        let (place, index, offset) = self.address(i, 1, out)?;
+        let vec_n = if i.has("v4") {
+            4
+        } else if i.has("v2") {
+            2
+        } else {
+            1
+        };
+        let size = crate::parse::type_size(t).unwrap_or(4);
+        let words = vec_n * size.div_ceil(4);
+        let off = Operand::Imm(offset as u32);
+        // The destinations, as words in order.
+        let dests: Vec<VReg> = if vec_n > 1 {
+            let Some(Arg::Vector(items, _)) = i.args.first() else {
+                return Err(unsupported(i, "a vector load names a vector of registers"));
+            };
+            let items = items.clone();
+            let mut ds = Vec::new();
+            for it in &items {
+                match it {
+                    Arg::Reg { name, at, .. } => match self.loc(name, *at)? {
+                        Loc::V(v) => ds.push(v),
+                        Loc::Pair(v) => {
+                            ds.push(v);
+                            ds.push(VReg(v.0 + 1));
+                        }
+                        Loc::M(_) => return Err(unsupported(i, "predicates")),
+                    },
+                    Arg::Sink(_) => {
+                        let v = self.new_v(size.div_ceil(4) as u16);
+                        ds.extend((0..size.div_ceil(4) as u16).map(|w| VReg(v.0 + w)));
+                    }
+                    _ => return Err(unsupported(i, "this destination")),
+                }
+            }
+            ds
+        } else if size == 8 {
+            let d = self.dst_pair(i, 0)?;
+            vec![d, VReg(d.0 + 1)]
+        } else {
+            vec![self.dst_word(i, 0)?]
+        };
+        if words == 1 {
+            let ty = Self::access_type(i, t)?;
+            let inst = match place {
+                Place::Global(p) => S::GlobalLoad {
+                    ty,
+                    dst: dests[0],
+                    src: byte_ref(p, index, off),
+                },
+                Place::Lds => S::LdsLoad {
+                    ty,
+                    dst: dests[0],
+                    src: lds_ref(index, off),
+                },
+            };
+            self.emit(out, at, inst);
+            return Ok(());
+        }
+        if size < 4 {
+            return Err(unsupported(i, "vectors of 8- or 16-bit elements"));
+        }
+        // Wide: consecutive registers; copied out where the destinations
+        // are not.
+        let consecutive = dests.windows(2).all(|w| w[1].0 == w[0].0 + 1);
+        let run = if consecutive {
+            dests[0]
+        } else {
+            self.new_v(words as u16)
+        };
+        for chunk in 0..words.div_ceil(4) {
+            let n = (words - chunk * 4).min(4);
+            let width = if n == 4 { Width::X4 } else { Width::X2 };
+            let first = VReg(run.0 + (chunk * 4) as u16);
+            let o = Operand::Imm((offset + i64::from(chunk * 16)) as u32);
+            let inst = match place {
+                Place::Global(p) => S::GlobalLoadWide {
+                    width,
+                    dst: first,
+                    src: byte_ref(p, index, o),
+                },
+                Place::Lds => S::LdsLoadWide {
+                    width,
+                    dst: first,
+                    src: lds_ref(index, o),
+                },
+            };
+            self.emit(out, at, inst);
+        }
+        if !consecutive {
+            for (w, &d) in dests.iter().enumerate() {
+                self.emit(
+                    out,
+                    at,
+                    S::VUnary {
+                        op: UnOp::Mov,
+                        dst: d,
+                        a: Operand::V(VReg(run.0 + w as u16)),
+                    },
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn load_param(&mut self, i: &Inst, t: &str, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let Some(Arg::Addr { base, offset, .. }) = i.args.get(1) else {
+            return Err(unsupported(i, "a parameter is read by its name"));
+        };
+        let Arg::Sym(name, sat) = &**base else {
+            return Err(unsupported(i, "parameters are read by name"));
+        };
+        let Some(k) = self.entry.params.iter().position(|p| &p.name == name) else {
+            return Err(PtxError::new(
+                *sat,
+                name.len() as u32,
+                format!("`{name}` is not a parameter of this kernel"),
+            ));
+        };
+        if *offset != 0 {
+            return Err(unsupported(i, "parameters passed as structs or arrays"));
+        }
+        use crate::lower::ParamPlan;
+        match self.params[k] {
+            ParamPlan::Buffer(_) => {
+                // A pointer's offset into its own buffer starts at 0.
+                let d = self.dst_word(i, 0)?;
+                self.emit(
+                    out,
+                    at,
+                    S::VUnary {
+                        op: UnOp::Mov,
+                        dst: d,
+                        a: Operand::Imm(0),
+                    },
+                );
+            }
+            ParamPlan::Word(p) => {
+                if crate::parse::type_size(t) == Some(8) {
+                    return Err(unsupported(i, "this parameter read"));
+                }
+                let d = self.dst_word(i, 0)?;
+                self.emit(
+                    out,
+                    at,
+                    S::VUnary {
+                        op: UnOp::Mov,
+                        dst: d,
+                        a: Operand::Arg(p),
+                    },
+                );
+            }
+            ParamPlan::Pair(lo, hi) => {
+                if self.is_pair(i, 0) {
+                    let d = self.dst_pair(i, 0)?;
+                    self.emit(
+                        out,
+                        at,
+                        S::VUnary {
+                            op: UnOp::Mov,
+                            dst: d,
+                            a: Operand::Arg(lo),
+                        },
+                    );
+                    self.emit(
+                        out,
+                        at,
+                        S::VUnary {
+                            op: UnOp::Mov,
+                            dst: VReg(d.0 + 1),
+                            a: Operand::Arg(hi),
+                        },
+                    );
+                } else {
+                    let d = self.dst_word(i, 0)?;
+                    self.emit(
+                        out,
+                        at,
+                        S::VUnary {
+                            op: UnOp::Mov,
+                            dst: d,
+                            a: Operand::Arg(lo),
+                        },
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn store(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let t = types(i).last().copied().unwrap_or("");
+        if space(i) == Some("param") {
+            return Err(unsupported(i, "kernels have no parameters to write"));
+        }
+        let (place, index, offset) = self.address(i, 0, out)?;
+        let vec_n = if i.has("v4") {
+            4
+        } else if i.has("v2") {
+            2
+        } else {
+            1
+        };
+        let size = crate::parse::type_size(t).unwrap_or(4);
+        let words = vec_n * size.div_ceil(4);
+        let off = Operand::Imm(offset as u32);
+        if words == 1 {
+            let ty = Self::access_type(i, t)?;
+            let src = self.word(i, 1, out)?;
+            let inst = match place {
+                Place::Global(p) => S::GlobalStore {
+                    ty,
+                    dst: byte_ref(p, index, off),
+                    src,
+                },
+                Place::Lds => S::LdsStore {
+                    ty,
+                    dst: lds_ref(index, off),
+                    src,
+                },
+            };
+            self.emit(out, at, inst);
+            return Ok(());
+        }
+        if size < 4 {
+            return Err(unsupported(i, "vectors of 8- or 16-bit elements"));
+        }
+        // The source words, in order, gathered into consecutive registers
+        // unless they already are.
+        let mut srcs: Vec<Operand> = Vec::new();
+        match i.args.get(1).cloned() {
+            Some(Arg::Vector(items, _)) => {
+                for it in &items {
+                    if size == 8 {
+                        let tmp = Inst {
+                            args: vec![Arg::Sink(it.at()), it.clone()],
+                            ..i.clone()
+                        };
+                        let p = self.pair(&tmp, 1, false, out)?;
+                        srcs.push(Operand::V(p));
+                        srcs.push(Operand::V(VReg(p.0 + 1)));
+                    } else {
+                        srcs.push(self.word_of(it, i, out)?);
+                    }
+                }
+            }
+            Some(_) if size == 8 => {
+                let p = self.pair(i, 1, false, out)?;
+                srcs.push(Operand::V(p));
+                srcs.push(Operand::V(VReg(p.0 + 1)));
+            }
+            _ => return Err(unsupported(i, "this source")),
+        }
+        let consecutive = srcs
+            .windows(2)
+            .all(|w| matches!((w[0], w[1]), (Operand::V(a), Operand::V(b)) if b.0 == a.0 + 1))
+            && matches!(srcs[0], Operand::V(_));
+        let run = if consecutive {
+            let Operand::V(v) = srcs[0] else {
+                unreachable!()
+            };
+            v
+        } else {
+            let run = self.new_v(words as u16);
+            for (w, s) in srcs.iter().enumerate() {
+                self.emit(
+                    out,
+                    at,
+                    S::VUnary {
+                        op: UnOp::Mov,
+                        dst: VReg(run.0 + w as u16),
+                        a: *s,
+                    },
+                );
+            }
+            run
+        };
+        for chunk in 0..words.div_ceil(4) {
+            let n = (words - chunk * 4).min(4);
+            let width = if n == 4 { Width::X4 } else { Width::X2 };
+            let first = VReg(run.0 + (chunk * 4) as u16);
+            let o = Operand::Imm((offset + i64::from(chunk * 16)) as u32);
+            let inst = match place {
+                Place::Global(p) => S::GlobalStoreWide {
+                    width,
+                    dst: byte_ref(p, index, o),
+                    src: first,
+                },
+                Place::Lds => S::LdsStoreWide {
+                    width,
+                    dst: lds_ref(index, o),
+                    src: first,
+                },
+            };
+            self.emit(out, at, inst);
+        }
+        Ok(())
+    }
+
+    fn atomic(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let t = types(i).last().copied().unwrap_or("");
+        if crate::parse::type_size(t) != Some(4) {
+            return Err(unsupported(i, "atomics on other than 32-bit words"));
+        }
+        let red = i.op == "red";
+        let (dst, addr_k) = if red {
+            (None, 0)
+        } else {
+            (Some(self.dst_word(i, 0)?), 1)
+        };
+        let (place, index, offset) = self.address(i, addr_k, out)?;
+        let off = Operand::Imm(offset as u32);
+        let op_name = i
+            .mods
+            .iter()
+            .map(String::as_str)
+            .find(|m| {
+                matches!(
+                    *m,
+                    "add" | "min" | "max" | "exch" | "cas" | "and" | "or" | "xor" | "inc" | "dec"
+                )
+            })
+            .unwrap_or("");
+        let signed = t == "s32";
+        if op_name == "cas" {
+            let cmp = self.word(i, addr_k + 1, out)?;
+            let src = self.word(i, addr_k + 2, out)?;
+            let inst = match place {
+                Place::Global(p) => S::GlobalCmpSwap {
+                    dst,
+                    mem: byte_ref(p, index, off),
+                    cmp,
+                    src,
+                },
+                Place::Lds => S::LdsCmpSwap {
+                    dst,
+                    mem: lds_ref(index, off),
+                    cmp,
+                    src,
+                },
+            };
+            self.emit(out, at, inst);
+            return Ok(());
+        }
+        let op = match (op_name, t) {
+            ("add", "f32") => AtomicOp::AddF32,
+            ("add", _) => AtomicOp::AddU32,
+            ("min", _) if signed => AtomicOp::MinI32,
+            ("min", _) => AtomicOp::MinU32,
+            ("max", _) if signed => AtomicOp::MaxI32,
+            ("max", _) => AtomicOp::MaxU32,
+            ("exch", _) => AtomicOp::Exchange,
+            ("and", _) => AtomicOp::And,
+            ("or", _) => AtomicOp::Or,
+            ("xor", _) => AtomicOp::Xor,
+            _ => return Err(unsupported(i, "this atomic operation")),
+        };
+        let src = self.word(i, addr_k + 1, out)?;
+        let inst = match place {
+            Place::Global(p) => S::GlobalAtomic {
+                op,
+                dst,
+                mem: byte_ref(p, index, off),
+                src,
+            },
+            Place::Lds => S::LdsAtomic {
+                op,
+                dst,
+                mem: lds_ref(index, off),
+                src,
+            },
+        };
+        self.emit(out, at, inst);
+        Ok(())
+    }
+
+    // -------------------------------------------------------- warp level
+
+    fn shfl(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let mode = i
+            .mods
+            .iter()
+            .map(String::as_str)
+            .find(|m| matches!(*m, "idx" | "bfly" | "up" | "down"))
+            .unwrap_or("");
+        let (d, p) = match self.arg(i, 0)?.clone() {
+            Arg::Pair(d, p) => (*d, Some(*p)),
+            d => (d, None),
+        };
+        let tmp = Inst {
+            args: vec![d.clone()],
+            ..i.clone()
+        };
+        let dst = self.dst_word(&tmp, 0)?;
+        let src = self.word(i, 1, out)?;
+        let lane = self.word(i, 2, out)?;
+        let clamp = self.word(i, 3, out)?;
+        let full = match mode {
+            "up" => clamp == Operand::Imm(0),
+            _ => clamp == Operand::Imm(31),
+        };
+        if !full {
+            return Err(unsupported(
+                i,
+                "shuffles within segments narrower than the warp",
+            ));
+        }
+        let op = match mode {
+            "idx" => ShuffleOp::Index,
+            "bfly" => ShuffleOp::Xor,
+            "up" => ShuffleOp::Up,
+            "down" => ShuffleOp::Down,
+            _ => return Err(unsupported(i, "this shuffle mode")),
+        };
+        // The predicate: whether the source lane is in the warp.
+        if let Some(p) = p {
+            if let Some(m) = self.dst_pred(&p)? {
+                let lane_id = Operand::Special(Special::LaneId);
+                match mode {
+                    "up" => {
+                        self.emit(
+                            out,
+                            at,
+                            S::VCmp {
+                                op: CmpOp::Ge,
+                                ty: CmpType::U32,
+                                dst: m,
+                                a: lane_id,
+                                b: lane,
+                            },
+                        );
+                    }
+                    "down" => {
+                        let v = self.new_v(1);
+                        self.emit(
+                            out,
+                            at,
+                            S::VBinary {
+                                op: BinOp::AddU32,
+                                dst: v,
+                                a: lane_id,
+                                b: lane,
+                            },
+                        );
+                        self.emit(
+                            out,
+                            at,
+                            S::VCmp {
+                                op: CmpOp::Lt,
+                                ty: CmpType::U32,
+                                dst: m,
+                                a: Operand::V(v),
+                                b: Operand::Imm(32),
+                            },
+                        );
+                    }
+                    _ => self.emit(
+                        out,
+                        at,
+                        S::VCmp {
+                            op: CmpOp::Eq,
+                            ty: CmpType::U32,
+                            dst: m,
+                            a: Operand::Imm(0),
+                            b: Operand::Imm(0),
+                        },
+                    ),
+                }
+            }
+        }
+        self.emit(out, at, S::VShuffle { op, dst, src, lane });
+        Ok(())
+    }
+
+    fn vote(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let mode = i
+            .mods
+            .iter()
+            .map(String::as_str)
+            .find(|m| matches!(*m, "ballot" | "any" | "all" | "uni"))
+            .unwrap_or("");
+        let src = self.pred(i, 1, out)?;
+        let s = self.new_s();
+        if mode == "ballot" {
+            let d = self.dst_word(i, 0)?;
+            self.emit(
+                out,
+                at,
+                S::SWave {
+                    op: WaveOp::BallotLo,
+                    dst: s,
+                    mask: src,
+                },
+            );
+            self.emit(
+                out,
+                at,
+                S::VUnary {
+                    op: UnOp::Mov,
+                    dst: d,
+                    a: Operand::S(s),
+                },
+            );
+            return Ok(());
+        }
+        let Some(d) = self.dst_pred(self.arg(i, 0)?)? else {
+            return Ok(());
+        };
+        self.emit(
+            out,
+            at,
+            S::SWave {
+                op: WaveOp::Count,
+                dst: s,
+                mask: src,
+            },
+        );
+        match mode {
+            "any" => self.emit(
+                out,
+                at,
+                S::SCmp {
+                    op: CmpOp::Ne,
+                    ty: CmpType::U32,
+                    dst: d,
+                    a: Operand::S(s),
+                    b: Operand::Imm(0),
+                },
+            ),
+            "all" | "uni" => {
+                let n = self.new_s();
+                self.emit(out, at, S::SActiveLanes { dst: n });
+                if mode == "all" {
+                    self.emit(
+                        out,
+                        at,
+                        S::SCmp {
+                            op: CmpOp::Eq,
+                            ty: CmpType::U32,
+                            dst: d,
+                            a: Operand::S(s),
+                            b: Operand::S(n),
+                        },
+                    );
+                } else {
+                    let e = self.new_m();
+                    let z = self.new_m();
+                    self.emit(
+                        out,
+                        at,
+                        S::SCmp {
+                            op: CmpOp::Eq,
+                            ty: CmpType::U32,
+                            dst: e,
+                            a: Operand::S(s),
+                            b: Operand::S(n),
+                        },
+                    );
+                    self.emit(
+                        out,
+                        at,
+                        S::SCmp {
+                            op: CmpOp::Eq,
+                            ty: CmpType::U32,
+                            dst: z,
+                            a: Operand::S(s),
+                            b: Operand::Imm(0),
+                        },
+                    );
+                    self.emit(
+                        out,
+                        at,
+                        S::MaskBinary {
+                            op: MaskOp::Or,
+                            dst: d,
+                            a: e,
+                            b: z,
+                        },
+                    );
+                }
+            }
+            _ => return Err(unsupported(i, "this vote")),
+        }
+        Ok(())
+    }
+
+    pub(crate) fn new_s(&mut self) -> SReg {
+        let s = SReg(self.next_s);
+        self.next_s += 1;
+        s
+    }
+}
+
+fn byte_ref(buffer: simt_lang::ParamIdx, index: Operand, offset: Operand) -> GlobalRef {
+    GlobalRef {
+        buffer,
+        index,
+        offset,
+        addressing: Addressing::Byte,
+    }
+}
+
+fn lds_ref(index: Operand, offset: Operand) -> LdsRef {
+    LdsRef {
+        lds: LdsIdx(0),
+        index,
+        offset,
+        addressing: Addressing::Byte,
+    }
+}
+
+/// Whether `a` addresses memory through register `r`.
+#[allow(dead_code)]
+pub fn addresses_through(a: &Arg, r: &str) -> bool {
+    addr_reg(a) == Some(r)
+}

@@ -1,0 +1,5 @@
+//! The PTX front end's tests: CUDA kernels from the PTX nvcc writes, run
+//! and checked against the host, and what it refuses, located.
+
+mod common;
+mod seeds;
