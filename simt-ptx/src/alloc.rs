@@ -25,7 +25,6 @@ pub(crate) fn allocate(
     k: &Kern,
     cfg: &Cfg,
     insts: &[&Inst],
-    block_span: &[(usize, usize)],
     loop_span: &[(usize, usize)],
 ) -> Result<(u16, u16, u16), String> {
     // Intervals over positions in `code`, per virtual register: vector
@@ -109,7 +108,6 @@ pub(crate) fn allocate(
             note(span, key, b.saturating_sub(1));
         }
     }
-    let _ = block_span;
     let vmap = scan(
         &vspan,
         |r| runs.get(&r).copied().unwrap_or(1),
@@ -185,8 +183,8 @@ fn scan(
         if busy_until.len() < p + w {
             busy_until.resize(p + w, None);
         }
-        for q in p..p + w {
-            busy_until[q] = Some(b);
+        for slot in &mut busy_until[p..p + w] {
+            *slot = Some(b);
         }
         map.insert(r, p as u16);
     }

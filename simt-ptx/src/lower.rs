@@ -367,12 +367,11 @@ pub(crate) fn lower(
         cfg: &cfg,
         blocks,
         preds,
-        block_span: Vec::new(),
         loop_span: Vec::new(),
         single_def,
     };
-    let (mut code, block_span, loop_span) = structurer.run(entry.at);
-    let counts = crate::alloc::allocate(&mut code, &k, &cfg, &insts, &block_span, &loop_span)
+    let (mut code, loop_span) = structurer.run(entry.at);
+    let counts = crate::alloc::allocate(&mut code, &k, &cfg, &insts, &loop_span)
         .map_err(|m| vec![PtxError::new(entry.at, entry.name.len() as u32, m)])?;
     code.push(Code {
         inst: S::End,

@@ -327,15 +327,13 @@ impl<'a> Parser<'a> {
     fn entry(&mut self) -> Result<Entry, PtxError> {
         let (name, at) = self.ident()?;
         let mut params = Vec::new();
-        if self.eat('(') {
-            if !self.eat(')') {
-                loop {
-                    params.push(self.param()?);
-                    if self.eat(')') {
-                        break;
-                    }
-                    self.expect(',')?;
+        if self.eat('(') && !self.eat(')') {
+            loop {
+                params.push(self.param()?);
+                if self.eat(')') {
+                    break;
                 }
+                self.expect(',')?;
             }
         }
         let mut reqntid = None;

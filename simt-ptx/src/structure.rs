@@ -61,6 +61,10 @@ struct Gather {
     accumulates: bool,
 }
 
+/// An edge leaving a unit as the graph has it: the block it enters (none
+/// for `ret`), its condition, where its branch is.
+type OutEdge = (Option<usize>, Option<(MReg, bool)>, Pos);
+
 /// An edge leaving a unit: where to, the block it enters (none for `ret`),
 /// its condition, where its branch is.
 #[derive(Clone, Copy, Debug)]
@@ -78,9 +82,8 @@ pub(crate) struct Structurer<'k, 'a> {
     pub blocks: Vec<Vec<Code>>,
     /// Each block's branch predicate register.
     pub preds: HashMap<usize, MReg>,
-    /// Where each kernel-level block's code starts and each loop's code
-    /// spans in the output (for the register allocator's liveness).
-    pub block_span: Vec<(usize, usize)>,
+    /// Where each loop's code spans in the output (for the register
+    /// allocator's liveness).
     pub loop_span: Vec<(usize, usize)>,
     /// PTX predicate registers with one definition (their mask may stand
     /// for a reach mask without a copy).
@@ -89,14 +92,14 @@ pub(crate) struct Structurer<'k, 'a> {
 
 impl<'k, 'a> Structurer<'k, 'a> {
     /// The kernel's code, structured.
-    pub fn run(mut self, entry_at: Pos) -> (Vec<Code>, Vec<(usize, usize)>, Vec<(usize, usize)>) {
+    /// The kernel's code, structured, and where each loop's code spans.
+    pub fn run(mut self, entry_at: Pos) -> (Vec<Code>, Vec<(usize, usize)>) {
         let mut out = Vec::new();
         let n = self.cfg.blocks.len();
-        self.block_span = vec![(usize::MAX, 0); n];
         self.loop_span = vec![(usize::MAX, 0); self.cfg.loops.len()];
         let members: Vec<bool> = (0..n).map(|b| self.cfg.order[b] != usize::MAX).collect();
         self.region(None, 0, &members, &HashMap::new(), &mut out, entry_at);
-        (out, self.block_span, self.loop_span)
+        (out, self.loop_span)
     }
 
     fn emit(&self, out: &mut Vec<Code>, at: Pos, inst: S) {
@@ -128,8 +131,8 @@ impl<'k, 'a> Structurer<'k, 'a> {
         }
     }
 
-    /// The edges leaving unit `u`: (destination block, condition).
-    fn out_edges(&self, u: Unit) -> Vec<(Option<usize>, Option<(MReg, bool)>, Pos)> {
+    /// The edges leaving unit `u`: (destination block, condition, where).
+    fn out_edges(&self, u: Unit) -> Vec<OutEdge> {
         match u {
             Unit::Block(b) => {
                 let at = self.blocks[b].last().map_or(Pos::default(), |c| c.at);
@@ -373,11 +376,7 @@ impl<'k, 'a> Structurer<'k, 'a> {
                 );
             }
             match units[u] {
-                Unit::Block(b) => {
-                    let start = out.len();
-                    out.extend(self.blocks[b].iter().copied());
-                    self.block_span[b] = (start, out.len());
-                }
+                Unit::Block(b) => out.extend(self.blocks[b].iter().copied()),
                 Unit::Loop(l) => {
                     let lp_head = self.cfg.loops[l].head;
                     let lp_members = self.cfg.loops[l].blocks.clone();
@@ -456,9 +455,7 @@ impl<'k, 'a> Structurer<'k, 'a> {
                 gathers.insert(e.dest, g);
             }
         }
-        if region.is_none() {
-            return None;
-        }
+        region?;
         if let Some((p, not, at)) = next_direct {
             return Some(if not { self.k.not_mask(p, at, out) } else { p });
         }
