@@ -309,10 +309,15 @@ fn sector_mask_of(sectors: u32) -> u32 {
 /// are laid out below 4 GiB.
 const DENSE_ADDRESS_END: u64 = 1 << 32;
 
-/// The distinct global-memory sectors a launch has touched.
+/// The distinct global-memory sectors a launch has touched, and those it has
+/// written.
 ///
-/// The first touch of a sector is one DRAM sector read; later touches are served
-/// by an L2 assumed unbounded, so the count is a lower bound on DRAM traffic.
+/// The first read of a sector (a load's or an atomic's first touch) is one
+/// DRAM sector read; the first write of a sector is one DRAM sector written
+/// back (once, whenever the L2 evicts it); every other touch is served by an
+/// L2 assumed unbounded, so the counts are a lower bound on DRAM traffic. A
+/// store to a sector never read needs no read: the L2 keeps the bytes it
+/// writes.
 ///
 /// Sectors below 4 GiB are bits of a bitset indexed by sector number, grown on
 /// demand to the highest word touched, so that an access allocates only when it
@@ -330,11 +335,15 @@ pub struct DramSectors {
     /// The mask of every sector a line has.
     line_sectors: u32,
     words: Vec<u64>,
+    /// The sectors written, as `words` holds those touched.
+    written: Vec<u64>,
     /// The words that may be non-zero: `words[dirty_start..dirty_end]`.
     dirty_start: usize,
     dirty_end: usize,
     /// Sector indices at or above 4 GiB, or whose word could not be allocated.
     sparse: HashSet<u64>,
+    /// The same, written.
+    sparse_written: HashSet<u64>,
 }
 
 impl DramSectors {
@@ -356,9 +365,11 @@ impl DramSectors {
             sector_index_shift: sectors.trailing_zeros(),
             line_sectors: sector_mask_of(sectors),
             words: Vec::new(),
+            written: Vec::new(),
             dirty_start: usize::MAX,
             dirty_end: 0,
             sparse: HashSet::new(),
+            sparse_written: HashSet::new(),
         })
     }
 
@@ -397,15 +408,55 @@ impl DramSectors {
         (fresh >> shift) as u32
     }
 
+    /// Marks the sectors in `sector_mask` of the line holding `line_addr` as
+    /// touched and written, and returns the mask of those written for the
+    /// first time since the last [`clear`](Self::clear).
+    pub fn write_sectors(&mut self, line_addr: u64, sector_mask: u32) -> u32 {
+        let wanted = sector_mask & self.line_sectors;
+        if wanted == 0 {
+            return 0;
+        }
+        let first_sector = (line_addr >> self.line_shift) << self.sector_index_shift;
+        let word = (first_sector / 64) as usize;
+        if line_addr >= DENSE_ADDRESS_END || (word >= self.words.len() && !self.grow_to(word)) {
+            self.touch_sparse(first_sector, wanted);
+            let mut fresh = 0;
+            let mut rest = wanted;
+            while rest != 0 {
+                let k = rest.trailing_zeros();
+                rest &= rest - 1;
+                if self.sparse_written.insert(first_sector + u64::from(k)) {
+                    fresh |= 1 << k;
+                }
+            }
+            return fresh;
+        }
+        let shift = first_sector % 64;
+        let bits = u64::from(wanted) << shift;
+        let fresh = bits & !self.written[word];
+        self.words[word] |= bits;
+        self.written[word] |= bits;
+        self.dirty_start = self.dirty_start.min(word);
+        self.dirty_end = self.dirty_end.max(word + 1);
+        (fresh >> shift) as u32
+    }
+
+    /// As [`write_sectors`](Self::write_sectors), the count.
+    pub fn write(&mut self, line_addr: u64, sector_mask: u32) -> u32 {
+        self.write_sectors(line_addr, sector_mask).count_ones()
+    }
+
     /// Forgets every touch, zeroing only the words touched since the last clear;
     /// keeps the allocation.
     pub fn clear(&mut self) {
         if self.dirty_start < self.dirty_end {
             self.words[self.dirty_start..self.dirty_end].fill(0);
+            self.written[self.dirty_start..self.dirty_end].fill(0);
         }
         self.dirty_start = usize::MAX;
         self.dirty_end = 0;
         self.sparse.clear();
+        self.sparse_written.clear();
     }
 
     /// Grows the bitset to hold `word`, at least doubling so that growth is
@@ -421,7 +472,15 @@ impl DramSectors {
         {
             return false;
         }
+        if self
+            .written
+            .try_reserve_exact(len - self.written.len())
+            .is_err()
+        {
+            return false;
+        }
         self.words.resize(len, 0);
+        self.written.resize(len, 0);
         true
     }
 

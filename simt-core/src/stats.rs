@@ -30,9 +30,11 @@ use serde::Serialize;
 /// - `l1_hit_sectors` / `l1_miss_sectors`: under a model with an L1, the
 ///   sectors of global loads found in / fetched into the L1 of the workgroup's
 ///   compute unit (each phase's distinct sectors; stores and atomics bypass it).
-/// - `dram_sectors`: under a model with an L1, the sectors the launch touches
-///   for the first time (loads, stores and atomics): the traffic below an
-///   unbounded L2, attributed to the instruction that touched them first.
+/// - `dram_sectors`: under a model with an L1, the sectors DRAM moves below an
+///   unbounded L2: each sector's first read (a load's or an atomic's first
+///   touch) and its first write (written back once), attributed to the
+///   instruction that read or wrote it first. A sector only written moves once,
+///   one read and then written twice.
 /// - `atomic_contention`: per atomic phase, the largest number of active lanes
 ///   aiming at one address, minus one: the updates that serialize behind another.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -69,7 +71,8 @@ pub struct Counters {
     pub l1_hit_sectors: u64,
     /// Global load sectors fetched into the L1.
     pub l1_miss_sectors: u64,
-    /// Sectors touched for the first time in the launch.
+    /// Sectors read for the first time in the launch, plus sectors written
+    /// for the first time (each written back once).
     pub dram_sectors: u64,
     /// Phases of atomic instructions with an active lane.
     pub atomic_accesses: u64,

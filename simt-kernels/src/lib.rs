@@ -20,6 +20,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod calibration;
 pub mod cli;
 pub mod html;
 pub mod kernels;

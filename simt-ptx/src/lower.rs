@@ -62,6 +62,11 @@ pub(crate) struct Kern<'a> {
     pub next_s: u16,
     /// Source places by PTX position.
     locs: HashMap<Pos, SourceLoc>,
+    /// Registers that only ever hold one constant (written once, by a
+    /// `mov` of an immediate): their reads read the immediate and their
+    /// `mov` is dropped, as ptxas folds them into the instructions that
+    /// read them.
+    pub consts: HashMap<String, u32>,
 }
 
 /// A lowered kernel and the PTX position of each of its instructions.
@@ -196,6 +201,39 @@ fn buffer_elem(insts: &[&Inst], values: &Values, k: usize) -> (ElemType, bool) {
     (elem.unwrap_or(ElemType::U32), writable)
 }
 
+/// The 32-bit registers written once, unguarded, by a `mov` of an
+/// immediate, and their values.
+fn constants(insts: &[&Inst], values: &Values) -> HashMap<String, u32> {
+    let mut defs: HashMap<&str, u32> = HashMap::new();
+    let mut consts = HashMap::new();
+    for i in insts {
+        for r in values::written(i) {
+            *defs.entry(r).or_default() += 1;
+        }
+        if i.op != "mov" || i.guard.is_some() {
+            continue;
+        }
+        let ty = values::types(i);
+        let (Some(Arg::Reg { name, .. }), Some(src)) = (i.args.first(), i.args.get(1)) else {
+            continue;
+        };
+        if values.class.get(name) != Some(&Class::Word) || !matches!(ty.last(), Some(&"b32" | &"u32" | &"s32" | &"f32")) {
+            continue;
+        }
+        match src {
+            Arg::Int(n, _) => {
+                consts.insert(name.clone(), *n as u32);
+            }
+            Arg::F32(b, _) => {
+                consts.insert(name.clone(), *b);
+            }
+            _ => {}
+        }
+    }
+    consts.retain(|name, _| defs.get(name.as_str()) == Some(&1));
+    consts
+}
+
 /// Lowers `entry` of `module`.
 pub(crate) fn lower(
     module: &Module,
@@ -289,8 +327,10 @@ pub(crate) fn lower(
         }
     }
 
+    let consts = constants(&insts, &values);
     let mut k = Kern {
         entry,
+        consts,
         values,
         shared,
         params: plans,

@@ -160,6 +160,9 @@ impl<'a> Kern<'a> {
     fn word_of(&mut self, a: &Arg, i: &Inst, out: &mut Vec<Code>) -> R<Operand> {
         match a {
             Arg::Reg { name, not: false, at } => {
+                if let Some(&c) = self.consts.get(name) {
+                    return Ok(Operand::Imm(c));
+                }
                 if let Some(s) = self.special(name, *at, out)? {
                     return Ok(s);
                 }
@@ -601,6 +604,10 @@ impl<'a> Kern<'a> {
                     a,
                 },
             );
+            return Ok(());
+        }
+        // A register that only holds this constant is read as it.
+        if matches!(i.args.first(), Some(Arg::Reg { name, .. }) if self.consts.contains_key(name)) {
             return Ok(());
         }
         let d = self.dst_word(i, 0)?;

@@ -265,7 +265,7 @@ fn spread<const W: usize>(
     if let Some(dram) = touched.as_mut() {
         for e in events {
             if let Some(c) = stats.per_instruction.get_mut(e.pc as usize) {
-                c.dram_sectors += u64::from(dram.touch(e.line, e.sectors));
+                c.dram_sectors += u64::from(e.count(dram));
             }
         }
     }

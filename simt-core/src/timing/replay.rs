@@ -45,6 +45,9 @@ const DRAIN: usize = 8;
 #[derive(Clone, Copy, Debug)]
 struct Info {
     class: Class,
+    /// Issue cycles per pass of the SIMD: more than one where the
+    /// instruction reads more vector registers than a cycle reads.
+    passes: u32,
     /// Its register slots in [`Infos::slots`]: `start..written` are read,
     /// `written..end` written (a written one is waited for too).
     start: u32,
@@ -56,6 +59,7 @@ impl Info {
     /// What a wave with no instruction left plans.
     const NONE: Info = Info {
         class: Class::Scalar,
+        passes: 1,
         start: 0,
         written: 0,
         end: 0,
@@ -80,7 +84,7 @@ struct Infos {
 }
 
 impl Infos {
-    fn of(program: &Program) -> Infos {
+    fn of(program: &Program, operand_reads_per_cycle: u32) -> Infos {
         let (v, s) = (u32::from(program.vregs), u32::from(program.sregs));
         let slot = |r: Reg| match r {
             Reg::V(r) => u32::from(r.0),
@@ -104,8 +108,16 @@ impl Infos {
             slots.extend(fields.read().map(slot));
             let written = slots.len() as u32;
             slots.extend(fields.written().map(slot));
+            let mut vregs: Vec<Reg> = fields.read().filter(|r| matches!(r, Reg::V(_))).collect();
+            vregs.sort_unstable();
+            vregs.dedup();
+            let passes = match (class, operand_reads_per_cycle) {
+                (Class::Vector, n) if n > 0 => (vregs.len() as u32).div_ceil(n).max(1),
+                _ => 1,
+            };
             infos.push(Info {
                 class,
+                passes,
                 start,
                 written,
                 end: slots.len() as u32,
@@ -305,6 +317,8 @@ struct Chip {
     lds_cycles: f64,
     l2_bytes: f64,
     dram_bytes: f64,
+    /// DRAM bus cycles used (a written byte weighs more than a read one).
+    dram_cycles: f64,
     issue_cycles: f64,
 }
 
@@ -371,7 +385,7 @@ pub(crate) fn replay(
     let mut r = Replay {
         streams,
         part,
-        infos: Infos::of(program),
+        infos: Infos::of(program, c.operand_reads_per_cycle),
         slots: usize::from(program.vregs) + usize::from(program.sregs) + usize::from(program.mregs),
         nsched,
         vector_issue: f64::from(wave_width.div_ceil(c.simd_lanes.max(1)).max(1)),
@@ -429,8 +443,11 @@ pub(crate) fn replay(
         }
     }
 
-    let cycles = r.end.max(1.0);
-    let unit_cycles = cycles * units as f64;
+    // The launch's fixed cost comes on top of its waves' time.
+    let work = r.end.max(1.0);
+    let cycles = work + f64::from(c.launch_cycles);
+    // Shares of the peaks over the waves' time, the launch's cost aside.
+    let unit_cycles = work * units as f64;
     let hw = &part.hardware;
     let max_waves = f64::from(hw.max_waves_per_unit()) * f64::from(hw.wave_width)
         / f64::from(wave_width.max(1));
@@ -446,12 +463,12 @@ pub(crate) fn replay(
         cycles,
         microseconds: cycles / f64::from(c.clock_mhz.max(1)),
         utilization: Utilization {
-            dram: chip.dram_bytes / (c.dram_bytes_per_cycle() * cycles),
-            l2: chip.l2_bytes / (f64::from(c.l2_bytes_per_cycle.max(1)) * cycles),
+            dram: chip.dram_cycles / work,
+            l2: chip.l2_bytes / (f64::from(c.l2_bytes_per_cycle.max(1)) * work),
             l1: chip.l1_cycles / unit_cycles,
             lds: chip.lds_cycles / unit_cycles,
             issue: chip.issue_cycles / (unit_cycles * nsched as f64),
-            atomics: (atomics / cycles).min(1.0),
+            atomics: (atomics / work).min(1.0),
         },
         achieved_occupancy: r.resident_wave_cycles / (unit_cycles * max_waves.max(1.0)),
         theoretical_occupancy: occ.occupancy,
@@ -634,7 +651,7 @@ impl<'s> Replay<'s> {
         st[reason as usize] += at - wave.since;
         st[NOT_SELECTED] += t - at;
         let cycles = match info.class {
-            Class::Vector | Class::Global | Class::Lds => self.vector_issue,
+            Class::Vector | Class::Global | Class::Lds => self.vector_issue * f64::from(info.passes),
             Class::Scalar | Class::Barrier => 1.0,
         };
         st[ISSUING] += cycles;
@@ -763,7 +780,11 @@ fn global(chip: &mut Chip, l1_busy: &mut f64, t: f64, cost: &Cost, part: &Part) 
     }
     if cost.dram_sectors > 0 {
         let bytes = f64::from(cost.dram_sectors) * sector;
-        chip.dram_busy = start.max(chip.dram_busy) + bytes / c.dram_bytes_per_cycle();
+        // Written-back sectors take longer on the bus than read ones.
+        let weight = if cost.written { c.dram_write_cost() } else { 1.0 };
+        let busy = bytes * weight / c.dram_bytes_per_cycle();
+        chip.dram_busy = start.max(chip.dram_busy) + busy;
+        chip.dram_cycles += busy;
         chip.dram_bytes += bytes;
         if !cost.written {
             done = done.max(chip.dram_busy + f64::from(c.dram_latency));

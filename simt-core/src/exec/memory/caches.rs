@@ -35,7 +35,8 @@ pub(crate) struct DramLog {
     pub(crate) events: Vec<DramEvent>,
 }
 
-/// Sectors of one line that a phase touched first (as far as its worker knows).
+/// Sectors of one line that a phase read or wrote first (as far as its
+/// worker knows).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct DramEvent {
     /// The workgroup.
@@ -44,8 +45,18 @@ pub(crate) struct DramEvent {
     pub(crate) pc: u32,
     /// The line's address.
     pub(crate) line: u64,
-    /// The sectors of the line.
+    /// The sectors of the line read first.
     pub(crate) sectors: u32,
+    /// The sectors of the line written first.
+    pub(crate) written: u32,
+}
+
+impl DramEvent {
+    /// The DRAM sectors the event moves, counted against `dram` (the
+    /// launch's touches in workgroup order), which it updates.
+    pub(crate) fn count(&self, dram: &mut DramSectors) -> u32 {
+        dram.touch(self.line, self.sectors) + dram.write(self.line, self.written)
+    }
 }
 
 impl Caches {
@@ -184,7 +195,8 @@ impl CuCaches<'_> {
                 i += 1;
             }
             let addr = u64::from(line) << (per_line + sector_shift);
-            let fetched = match through {
+            // The sectors read and written for the first time.
+            let (fresh, written) = match through {
                 Through::Load => {
                     let lookup = self.l1.load_line(addr, mask);
                     c.l1_hit_sectors += u64::from(lookup.hit_sectors);
@@ -194,22 +206,25 @@ impl CuCaches<'_> {
                     if lookup.miss_sectors == 0 {
                         continue;
                     }
-                    mask
+                    (self.dram.touch_sectors(addr, mask), 0)
                 }
                 Through::Store => {
                     self.l1.store_line(addr, mask);
-                    mask
+                    (0, self.dram.write_sectors(addr, mask))
                 }
-                Through::Atomic => mask,
+                Through::Atomic => {
+                    let read = self.dram.touch_sectors(addr, mask);
+                    (read, self.dram.write_sectors(addr, mask))
+                }
             };
-            let fresh = self.dram.touch_sectors(addr, fetched);
             match self.log.as_deref_mut() {
-                None => c.dram_sectors += u64::from(fresh.count_ones()),
-                Some(log) if fresh != 0 => log.events.push(DramEvent {
+                None => c.dram_sectors += u64::from(fresh.count_ones() + written.count_ones()),
+                Some(log) if fresh | written != 0 => log.events.push(DramEvent {
                     group: log.group,
                     pc: log.pc,
                     line: addr,
                     sectors: fresh,
+                    written,
                 }),
                 Some(_) => {}
             }

@@ -1,0 +1,403 @@
+//! The timing model beside the hardware: every row of the H200's
+//! measurements (`calibration/h200/timings.csv`, medians of 15 launches of
+//! `calibration/seeds.cu`), estimated by the timing model from the same
+//! CUDA kernels (nvcc's PTX, `calibration/seeds.ptx`), with the error.
+//!
+//! Each row runs on the part the measurement was taken on, cut to the load
+//! one SM carried: `h200-sxm/1` with 1/132 of the launch's workgroups (and
+//! of its problem, where the kernel's addresses depend on the size), the
+//! estimate scaled by the workgroups the cut left out. The atomics rows
+//! run whole on `h200-sxm`: their cost is one address's serial updates,
+//! which a cut would divide.
+//!
+//! Loops whose trip count is a parameter (the divergence and ILP kernels,
+//! 4,096 to 16,384 iterations) are estimated from two shorter runs: the
+//! model's time is affine in the trip count once the waves are in their
+//! steady state, which [`affine_in_trip_count`] checks on a third point.
+
+use simt::core::{Arg, Bound, LaunchConfig, Part};
+use std::fmt;
+
+/// The H200's measurements: `study,kernel,param,median_us,bytes,extra`.
+pub const TIMINGS: &str = include_str!("../../calibration/h200/timings.csv");
+
+/// nvcc's PTX of `calibration/seeds.cu` (`-arch=sm_90 -lineinfo`).
+pub const SEEDS_PTX: &str = include_str!("../../calibration/seeds.ptx");
+
+/// SMs of the H200 the rows were measured on.
+const SMS: u32 = 132;
+
+/// One measured row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measured {
+    /// The study (`divergence`, `l1_trio`, ...).
+    pub study: String,
+    /// The kernel or variant (`diverge`, `conflicted`, ...).
+    pub kernel: String,
+    /// The launch's parameter (`k=2`, `n=2^28`, ...).
+    pub param: String,
+    /// The median time, microseconds.
+    pub micros: f64,
+}
+
+impl Measured {
+    /// `study/kernel/param`.
+    pub fn name(&self) -> String {
+        format!("{}/{}/{}", self.study, self.kernel, self.param)
+    }
+}
+
+/// The measured rows, in the file's order.
+pub fn measured() -> Vec<Measured> {
+    TIMINGS
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("study,"))
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f.len() == 6).then(|| Measured {
+                study: f[0].to_owned(),
+                kernel: f[1].to_owned(),
+                param: f[2].to_owned(),
+                micros: f[3].parse().unwrap_or(f64::NAN),
+            })
+        })
+        .collect()
+}
+
+/// An argument of a planned launch.
+#[derive(Clone, Debug)]
+enum ArgPlan {
+    U32(u32),
+    F32(f32),
+    /// A read-only buffer of this many floats.
+    In(usize),
+    /// A writable buffer of this many floats.
+    Out(usize),
+}
+
+/// How one row is run.
+#[derive(Clone, Debug)]
+struct Plan {
+    /// The kernel's CUDA name.
+    kernel: &'static str,
+    grid: [u32; 3],
+    block: [u32; 3],
+    args: Vec<ArgPlan>,
+    /// Dynamic shared memory per workgroup, bytes.
+    shared: u32,
+    part: Part,
+    /// The factor from the cut's time to the whole launch's (the
+    /// workgroups of one SM's share that the cut rounded away).
+    scale: f64,
+    /// The trip-count argument's index and its value, for the loops
+    /// estimated from shorter runs.
+    trips: Option<(usize, u32)>,
+}
+
+/// The row's estimate beside its measurement.
+#[derive(Clone, Debug)]
+pub struct Beside {
+    /// The row.
+    pub row: Measured,
+    /// The model's time, microseconds.
+    pub estimate: f64,
+    /// What limits the launch in the model.
+    pub bound: Bound,
+    /// The part the row ran on (`h200-sxm/1`).
+    pub part: String,
+}
+
+impl Beside {
+    /// The estimate's relative error: `estimate / measured - 1`.
+    pub fn error(&self) -> f64 {
+        self.estimate / self.row.micros - 1.0
+    }
+}
+
+/// A row the harness cannot run, and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeftOut {
+    /// The row.
+    pub row: String,
+    /// Why.
+    pub reason: String,
+}
+
+impl fmt::Display for LeftOut {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.row, self.reason)
+    }
+}
+
+fn value(param: &str, key: &str) -> Option<f64> {
+    let v = param.strip_prefix(key)?.strip_prefix('=')?;
+    match v.strip_prefix("2^") {
+        Some(e) => e.parse::<i32>().ok().map(|e| 2f64.powi(e)),
+        None => v.parse().ok(),
+    }
+}
+
+/// The per-SM share of `blocks` workgroups: whole workgroups, and the
+/// factor from their time to the share's.
+fn share(blocks: u64) -> (u32, f64) {
+    let exact = blocks as f64 / f64::from(SMS);
+    let whole = exact.round().max(1.0);
+    (whole as u32, exact / whole)
+}
+
+/// The H200's dynamic shared memory per block for the occupancy rows'
+/// target of `want` blocks per SM (seeds.cu: `smem_sm / want - 2048`, at
+/// most the opt-in maximum; none for 8).
+fn occupancy_shared(want: u32) -> u32 {
+    const SMEM_SM: u32 = 233_472;
+    const OPTIN: u32 = 232_448;
+    if want == 8 {
+        0
+    } else {
+        (SMEM_SM / want - 2048).min(OPTIN)
+    }
+}
+
+fn plan(row: &Measured) -> Result<Plan, String> {
+    let one = Part::h200_sxm().scaled(1);
+    let iters = 16384u32;
+    let cut = |kernel, blocks: u64, block: u32, args: Vec<ArgPlan>| -> Plan {
+        let (grid, scale) = share(blocks);
+        Plan {
+            kernel,
+            grid: [grid, 1, 1],
+            block: [block, 1, 1],
+            args,
+            shared: 0,
+            part: one.clone(),
+            scale,
+            trips: None,
+        }
+    };
+    let p = row.param.as_str();
+    Ok(match (row.study.as_str(), row.kernel.as_str()) {
+        ("divergence", "diverge") => {
+            let k = value(p, "k").ok_or("no k")? as u32;
+            let mut plan = cut("diverge", 4 * 132, 128, vec![ArgPlan::U32(k), ArgPlan::U32(iters), ArgPlan::Out(4 * 128)]);
+            plan.trips = Some((1, iters));
+            plan
+        }
+        ("divergence", "predicated") => {
+            let mut plan = cut("predicated", 4 * 132, 128, vec![ArgPlan::U32(iters), ArgPlan::Out(4 * 128)]);
+            plan.trips = Some((0, iters));
+            plan
+        }
+        ("divergence_occupancy", "diverge") => {
+            let warps = value(p, "warps_per_sm").ok_or("no warps_per_sm")? as u32;
+            let n = warps / 4;
+            let mut plan = cut("diverge", u64::from(n) * 132, 128, vec![ArgPlan::U32(32), ArgPlan::U32(iters / 4), ArgPlan::Out(n as usize * 128)]);
+            plan.trips = Some((1, iters / 4));
+            plan
+        }
+        ("branch_split", "split") => {
+            let by_warp = u32::from(p == "by_warps");
+            let mut plan = cut("split", 16 * 132, 128, vec![ArgPlan::U32(by_warp), ArgPlan::U32(iters), ArgPlan::Out(16 * 128)]);
+            plan.trips = Some((1, iters));
+            plan
+        }
+        ("l1_trio", kernel) => {
+            let threads: u64 = (256 << 20) / 4 / 8;
+            let blocks = threads.div_ceil(256);
+            let (grid, _) = share(blocks);
+            // The cut's own problem: its threads index as the launch's do.
+            let t = grid as usize * 256;
+            let name = match kernel {
+                "warp_strided" => "warp_strided",
+                "thread_contiguous" => "thread_contiguous",
+                _ => "strided",
+            };
+            cut(name, blocks, 256, vec![ArgPlan::U32(t as u32), ArgPlan::In(t * 64), ArgPlan::Out(t)])
+        }
+        ("saxpy", _) => {
+            let n: u64 = 1 << 28;
+            let (grid, _) = share(n.div_ceil(256));
+            let m = grid as usize * 256;
+            cut("saxpy", n.div_ceil(256), 256, vec![ArgPlan::U32(m as u32), ArgPlan::F32(2.0), ArgPlan::In(m), ArgPlan::Out(m)])
+        }
+        ("occupancy_memory" | "occupancy_compute", kernel) => {
+            let occ = value(p, "occupancy").ok_or("no occupancy")?;
+            let got = (occ * 8.0).round() as u32;
+            let shared = occupancy_shared(got);
+            if kernel == "copy_stride" {
+                // 2^28 floats over the grid: one SM's share of them.
+                let n = (1usize << 28) / SMS as usize;
+                let mut plan = cut("copy_stride", u64::from(got) * 132, 256, vec![ArgPlan::U32(n as u32), ArgPlan::U32(0), ArgPlan::In(n), ArgPlan::Out(n)]);
+                plan.shared = shared;
+                plan
+            } else {
+                let mut plan = cut("ilp_fma", 32 * 132, 256, vec![ArgPlan::U32(2048), ArgPlan::Out(32 * 256)]);
+                plan.shared = shared;
+                plan.trips = Some((0, 2048));
+                plan
+            }
+        }
+        ("transpose", variant) => {
+            let rep = value(p, "rep").ok_or("no rep")? as u32;
+            let name = match (variant, rep) {
+                ("conflicted", 1) => "transpose_conflicted",
+                ("padded", 1) => "transpose_padded",
+                ("conflicted", _) => "transpose_conflicted_lds",
+                _ => "transpose_padded_lds",
+            };
+            // 8192² in 32x32 tiles: 65,536 tiles, 496.5 per SM; the cut is
+            // the square of 22 x 22 tiles.
+            let side = 22u32;
+            let n = side * 32;
+            let scale = 65_536.0 / f64::from(SMS) / f64::from(side * side);
+            Plan {
+                kernel: name,
+                grid: [side, side, 1],
+                block: [32, 8, 1],
+                args: vec![ArgPlan::U32(n), ArgPlan::In((n * n) as usize), ArgPlan::Out((n * n) as usize)],
+                shared: 0,
+                part: one.clone(),
+                scale,
+                trips: None,
+            }
+        }
+        ("atomics", variant) => {
+            let n = value(p, "n").ok_or("no n")?.round() as u32;
+            let name = if variant == "one_counter" { "atomic_one_counter" } else { "atomic_per_block" };
+            Plan {
+                kernel: name,
+                grid: [n.div_ceil(256), 1, 1],
+                block: [256, 1, 1],
+                args: vec![ArgPlan::U32(n), ArgPlan::In(n as usize), ArgPlan::Out(1)],
+                shared: 0,
+                part: Part::h200_sxm(),
+                scale: 1.0,
+                trips: None,
+            }
+        }
+        ("reference", "vecadd") => {
+            let n: u64 = 1 << 26;
+            let (grid, _) = share(n.div_ceil(256));
+            let m = grid as usize * 256;
+            cut("vecadd", n.div_ceil(256), 256, vec![ArgPlan::U32(m as u32), ArgPlan::In(m), ArgPlan::In(m), ArgPlan::Out(m)])
+        }
+        ("reference", "matmul_naive" | "matmul_tiled") => {
+            return Err("2048³ is 9 million warp instructions per SM: too long for the test suite".into())
+        }
+        _ => return Err("no plan for this row".into()),
+    })
+}
+
+/// Runs `plan` with the trip count `trips` (when it has one); the time in
+/// microseconds for the whole row and the bound.
+fn run(plan: &Plan, trips: Option<u32>) -> Result<(f64, Bound), String> {
+    let options = simt_ptx::Options {
+        dynamic_shared_bytes: plan.shared,
+    };
+    let module = simt_ptx::compile_ptx_with("calibration/seeds.ptx", SEEDS_PTX, &options)
+        .map_err(|d| d.render(false))?;
+    let kernel = &module.get(plan.kernel).ok_or_else(|| format!("no kernel {}", plan.kernel))?.kernel;
+    let mut inputs: Vec<Vec<f32>> = Vec::new();
+    let mut outputs: Vec<Vec<f32>> = Vec::new();
+    for a in &plan.args {
+        match a {
+            ArgPlan::In(n) => inputs.push(vec![1.0; *n]),
+            ArgPlan::Out(n) => outputs.push(vec![0.0; *n]),
+            _ => {}
+        }
+    }
+    let (mut ins, mut outs) = (inputs.iter(), outputs.iter_mut());
+    let mut args: Vec<Arg> = Vec::new();
+    for (k, a) in plan.args.iter().enumerate() {
+        args.push(match a {
+            ArgPlan::U32(v) => Arg::U32(match (plan.trips, trips) {
+                (Some((at, _)), Some(t)) if at == k => t,
+                _ => *v,
+            }),
+            ArgPlan::F32(v) => Arg::F32(*v),
+            ArgPlan::In(_) => Arg::buffer(ins.next().expect("planned").as_slice()),
+            ArgPlan::Out(_) => Arg::buffer_mut(outs.next().expect("planned").as_mut_slice()),
+        });
+    }
+    let config = LaunchConfig::new(plan.grid, plan.block).timing(plan.part.clone());
+    let stats = simt::core::launch(kernel, &config, &mut args).map_err(|e| e.to_string())?;
+    let t = stats.timing.ok_or("no timing")?;
+    Ok((t.microseconds * plan.scale, t.bound()))
+}
+
+/// The trip counts the loop rows are estimated from.
+const SHORT_TRIPS: [u32; 2] = [256, 512];
+
+/// The model's estimate of `row`, or why it is left out.
+pub fn estimate(row: &Measured) -> Result<Beside, LeftOut> {
+    let left = |reason: String| LeftOut {
+        row: row.name(),
+        reason,
+    };
+    let plan = plan(row).map_err(left)?;
+    let (estimate, bound) = match plan.trips {
+        None => run(&plan, None).map_err(left)?,
+        Some((_, full)) => {
+            let (a, _) = run(&plan, Some(SHORT_TRIPS[0])).map_err(left)?;
+            let (b, bound) = run(&plan, Some(SHORT_TRIPS[1])).map_err(left)?;
+            let per_trip = (b - a) / f64::from(SHORT_TRIPS[1] - SHORT_TRIPS[0]);
+            (a + per_trip * f64::from(full - SHORT_TRIPS[0]), bound)
+        }
+    };
+    Ok(Beside {
+        row: row.clone(),
+        estimate,
+        bound,
+        part: plan.part.name.to_string(),
+    })
+}
+
+/// Whether the model's time for `row` (a loop row) at a third trip count is
+/// on the line through the two short runs, within `tolerance` of it.
+pub fn affine_in_trip_count(row: &Measured, third: u32, tolerance: f64) -> Result<bool, String> {
+    let plan = plan(row)?;
+    if plan.trips.is_none() {
+        return Err("not a loop row".into());
+    }
+    let (a, _) = run(&plan, Some(SHORT_TRIPS[0]))?;
+    let (b, _) = run(&plan, Some(SHORT_TRIPS[1]))?;
+    let (c, _) = run(&plan, Some(third))?;
+    let line = a + (b - a) / f64::from(SHORT_TRIPS[1] - SHORT_TRIPS[0]) * f64::from(third - SHORT_TRIPS[0]);
+    Ok((c / line - 1.0).abs() <= tolerance)
+}
+
+/// Every row: its estimate, or why it is left out.
+pub fn beside_all() -> Vec<Result<Beside, LeftOut>> {
+    measured().iter().map(estimate).collect()
+}
+
+/// The mean absolute relative error of `rows`.
+pub fn mean_abs_error(rows: &[Beside]) -> f64 {
+    rows.iter().map(|r| r.error().abs()).sum::<f64>() / rows.len().max(1) as f64
+}
+
+/// The table of `rows` in Markdown: measured, estimate, error, limiter.
+pub fn table(rows: &[Result<Beside, LeftOut>]) -> String {
+    let mut out = String::from("| row | measured µs | model µs | error | limiter | part |\n|---|---:|---:|---:|---|---|\n");
+    for r in rows {
+        match r {
+            Ok(b) => out.push_str(&format!(
+                "| {} | {:.1} | {:.1} | {:+.0}% | {:?} | {} |\n",
+                b.row.name(),
+                b.row.micros,
+                b.estimate,
+                100.0 * b.error(),
+                b.bound,
+                b.part
+            )),
+            Err(l) => out.push_str(&format!("| {} | | | left out: {} | | |\n", l.row, l.reason)),
+        }
+    }
+    let ok: Vec<Beside> = rows.iter().filter_map(|r| r.as_ref().ok().cloned()).collect();
+    out.push_str(&format!(
+        "\n{} rows estimated, mean absolute error {:.1}%, worst {:.0}%.\n",
+        ok.len(),
+        100.0 * mean_abs_error(&ok),
+        100.0 * ok.iter().map(|r| r.error().abs()).fold(0.0, f64::max)
+    ));
+    out
+}
