@@ -160,6 +160,12 @@ impl Part {
                 clock_mhz: 1980,
                 // H200 datasheet: 4.8 TB/s.
                 dram_gbps: 4800,
+                // Fitted on the H200's `occupancy_memory/copy_stride/
+                // occupancy=0.125` row (calibration/h200): one block of 8 warps
+                // per SM, each thread a chain of dependent loads, 839 cycles
+                // per load at 1,980 MHz. The H100's 484 cycles are an idle
+                // pointer chase's; the H200's HBM3e under a stream waits longer.
+                dram_latency: 800,
                 // Fitted on the H200's rows (calibration/h200): reads on
                 // `l1_trio/strided/c` (2,147 MB read, 35 MB written in 505 µs:
                 // 4.39 TB/s), writes on `reference/vecadd/n=2^26` (537 MB read

@@ -178,25 +178,53 @@ fn plan(row: &Measured) -> Result<Plan, String> {
     Ok(match (row.study.as_str(), row.kernel.as_str()) {
         ("divergence", "diverge") => {
             let k = value(p, "k").ok_or("no k")? as u32;
-            let mut plan = cut("diverge", 4 * 132, 128, vec![ArgPlan::U32(k), ArgPlan::U32(iters), ArgPlan::Out(4 * 128)]);
+            let mut plan = cut(
+                "diverge",
+                4 * 132,
+                128,
+                vec![ArgPlan::U32(k), ArgPlan::U32(iters), ArgPlan::Out(4 * 128)],
+            );
             plan.trips = Some((1, iters));
             plan
         }
         ("divergence", "predicated") => {
-            let mut plan = cut("predicated", 4 * 132, 128, vec![ArgPlan::U32(iters), ArgPlan::Out(4 * 128)]);
+            let mut plan = cut(
+                "predicated",
+                4 * 132,
+                128,
+                vec![ArgPlan::U32(iters), ArgPlan::Out(4 * 128)],
+            );
             plan.trips = Some((0, iters));
             plan
         }
         ("divergence_occupancy", "diverge") => {
             let warps = value(p, "warps_per_sm").ok_or("no warps_per_sm")? as u32;
             let n = warps / 4;
-            let mut plan = cut("diverge", u64::from(n) * 132, 128, vec![ArgPlan::U32(32), ArgPlan::U32(iters / 4), ArgPlan::Out(n as usize * 128)]);
+            let mut plan = cut(
+                "diverge",
+                u64::from(n) * 132,
+                128,
+                vec![
+                    ArgPlan::U32(32),
+                    ArgPlan::U32(iters / 4),
+                    ArgPlan::Out(n as usize * 128),
+                ],
+            );
             plan.trips = Some((1, iters / 4));
             plan
         }
         ("branch_split", "split") => {
             let by_warp = u32::from(p == "by_warps");
-            let mut plan = cut("split", 16 * 132, 128, vec![ArgPlan::U32(by_warp), ArgPlan::U32(iters), ArgPlan::Out(16 * 128)]);
+            let mut plan = cut(
+                "split",
+                16 * 132,
+                128,
+                vec![
+                    ArgPlan::U32(by_warp),
+                    ArgPlan::U32(iters),
+                    ArgPlan::Out(16 * 128),
+                ],
+            );
             plan.trips = Some((1, iters));
             plan
         }
@@ -211,13 +239,28 @@ fn plan(row: &Measured) -> Result<Plan, String> {
                 "thread_contiguous" => "thread_contiguous",
                 _ => "strided",
             };
-            cut(name, blocks, 256, vec![ArgPlan::U32(t as u32), ArgPlan::In(t * 64), ArgPlan::Out(t)])
+            cut(
+                name,
+                blocks,
+                256,
+                vec![ArgPlan::U32(t as u32), ArgPlan::In(t * 64), ArgPlan::Out(t)],
+            )
         }
         ("saxpy", _) => {
             let n: u64 = 1 << 28;
             let (grid, _) = share(n.div_ceil(256));
             let m = grid as usize * 256;
-            cut("saxpy", n.div_ceil(256), 256, vec![ArgPlan::U32(m as u32), ArgPlan::F32(2.0), ArgPlan::In(m), ArgPlan::Out(m)])
+            cut(
+                "saxpy",
+                n.div_ceil(256),
+                256,
+                vec![
+                    ArgPlan::U32(m as u32),
+                    ArgPlan::F32(2.0),
+                    ArgPlan::In(m),
+                    ArgPlan::Out(m),
+                ],
+            )
         }
         ("occupancy_memory" | "occupancy_compute", kernel) => {
             let occ = value(p, "occupancy").ok_or("no occupancy")?;
@@ -226,11 +269,26 @@ fn plan(row: &Measured) -> Result<Plan, String> {
             if kernel == "copy_stride" {
                 // 2^28 floats over the grid: one SM's share of them.
                 let n = (1usize << 28) / SMS as usize;
-                let mut plan = cut("copy_stride", u64::from(got) * 132, 256, vec![ArgPlan::U32(n as u32), ArgPlan::U32(0), ArgPlan::In(n), ArgPlan::Out(n)]);
+                let mut plan = cut(
+                    "copy_stride",
+                    u64::from(got) * 132,
+                    256,
+                    vec![
+                        ArgPlan::U32(n as u32),
+                        ArgPlan::U32(0),
+                        ArgPlan::In(n),
+                        ArgPlan::Out(n),
+                    ],
+                );
                 plan.shared = shared;
                 plan
             } else {
-                let mut plan = cut("ilp_fma", 32 * 132, 256, vec![ArgPlan::U32(2048), ArgPlan::Out(32 * 256)]);
+                let mut plan = cut(
+                    "ilp_fma",
+                    32 * 132,
+                    256,
+                    vec![ArgPlan::U32(2048), ArgPlan::Out(32 * 256)],
+                );
                 plan.shared = shared;
                 plan.trips = Some((0, 2048));
                 plan
@@ -253,7 +311,11 @@ fn plan(row: &Measured) -> Result<Plan, String> {
                 kernel: name,
                 grid: [side, side, 1],
                 block: [32, 8, 1],
-                args: vec![ArgPlan::U32(n), ArgPlan::In((n * n) as usize), ArgPlan::Out((n * n) as usize)],
+                args: vec![
+                    ArgPlan::U32(n),
+                    ArgPlan::In((n * n) as usize),
+                    ArgPlan::Out((n * n) as usize),
+                ],
                 shared: 0,
                 part: one.clone(),
                 scale,
@@ -262,7 +324,11 @@ fn plan(row: &Measured) -> Result<Plan, String> {
         }
         ("atomics", variant) => {
             let n = value(p, "n").ok_or("no n")?.round() as u32;
-            let name = if variant == "one_counter" { "atomic_one_counter" } else { "atomic_per_block" };
+            let name = if variant == "one_counter" {
+                "atomic_one_counter"
+            } else {
+                "atomic_per_block"
+            };
             Plan {
                 kernel: name,
                 grid: [n.div_ceil(256), 1, 1],
@@ -278,10 +344,22 @@ fn plan(row: &Measured) -> Result<Plan, String> {
             let n: u64 = 1 << 26;
             let (grid, _) = share(n.div_ceil(256));
             let m = grid as usize * 256;
-            cut("vecadd", n.div_ceil(256), 256, vec![ArgPlan::U32(m as u32), ArgPlan::In(m), ArgPlan::In(m), ArgPlan::Out(m)])
+            cut(
+                "vecadd",
+                n.div_ceil(256),
+                256,
+                vec![
+                    ArgPlan::U32(m as u32),
+                    ArgPlan::In(m),
+                    ArgPlan::In(m),
+                    ArgPlan::Out(m),
+                ],
+            )
         }
         ("reference", "matmul_naive" | "matmul_tiled") => {
-            return Err("2048³ is 9 million warp instructions per SM: too long for the test suite".into())
+            return Err(
+                "2048³ is 9 million warp instructions per SM: too long for the test suite".into(),
+            )
         }
         _ => return Err("no plan for this row".into()),
     })
@@ -295,7 +373,10 @@ fn run(plan: &Plan, trips: Option<u32>) -> Result<(f64, Bound), String> {
     };
     let module = simt_ptx::compile_ptx_with("calibration/seeds.ptx", SEEDS_PTX, &options)
         .map_err(|d| d.render(false))?;
-    let kernel = &module.get(plan.kernel).ok_or_else(|| format!("no kernel {}", plan.kernel))?.kernel;
+    let kernel = &module
+        .get(plan.kernel)
+        .ok_or_else(|| format!("no kernel {}", plan.kernel))?
+        .kernel;
     let mut inputs: Vec<Vec<f32>> = Vec::new();
     let mut outputs: Vec<Vec<f32>> = Vec::new();
     for a in &plan.args {
@@ -361,7 +442,8 @@ pub fn affine_in_trip_count(row: &Measured, third: u32, tolerance: f64) -> Resul
     let (a, _) = run(&plan, Some(SHORT_TRIPS[0]))?;
     let (b, _) = run(&plan, Some(SHORT_TRIPS[1]))?;
     let (c, _) = run(&plan, Some(third))?;
-    let line = a + (b - a) / f64::from(SHORT_TRIPS[1] - SHORT_TRIPS[0]) * f64::from(third - SHORT_TRIPS[0]);
+    let line = a
+        + (b - a) / f64::from(SHORT_TRIPS[1] - SHORT_TRIPS[0]) * f64::from(third - SHORT_TRIPS[0]);
     Ok((c / line - 1.0).abs() <= tolerance)
 }
 
@@ -377,7 +459,9 @@ pub fn mean_abs_error(rows: &[Beside]) -> f64 {
 
 /// The table of `rows` in Markdown: measured, estimate, error, limiter.
 pub fn table(rows: &[Result<Beside, LeftOut>]) -> String {
-    let mut out = String::from("| row | measured µs | model µs | error | limiter | part |\n|---|---:|---:|---:|---|---|\n");
+    let mut out = String::from(
+        "| row | measured µs | model µs | error | limiter | part |\n|---|---:|---:|---:|---|---|\n",
+    );
     for r in rows {
         match r {
             Ok(b) => out.push_str(&format!(
@@ -392,7 +476,10 @@ pub fn table(rows: &[Result<Beside, LeftOut>]) -> String {
             Err(l) => out.push_str(&format!("| {} | | | left out: {} | | |\n", l.row, l.reason)),
         }
     }
-    let ok: Vec<Beside> = rows.iter().filter_map(|r| r.as_ref().ok().cloned()).collect();
+    let ok: Vec<Beside> = rows
+        .iter()
+        .filter_map(|r| r.as_ref().ok().cloned())
+        .collect();
     out.push_str(&format!(
         "\n{} rows estimated, mean absolute error {:.1}%, worst {:.0}%.\n",
         ok.len(),

@@ -6,8 +6,10 @@ pub const MAX_VREGS: u16 = 256;
 pub const MAX_SREGS: u16 = 128;
 /// Mask registers per wave (`m0..m31`).
 pub const MAX_MREGS: u16 = 32;
-/// LDS bytes per workgroup.
-pub const MAX_LDS_BYTES: u32 = 64 * 1024;
+/// LDS bytes per workgroup: the most any part allows (an H100 or H200
+/// block's 227 KiB of shared memory); a timed launch refuses a kernel whose
+/// LDS its part does not allow.
+pub const MAX_LDS_BYTES: u32 = 227 * 1024;
 /// Kernel parameters.
 pub const MAX_PARAMS: u16 = 64;
 /// Work-items per workgroup.

@@ -16,7 +16,8 @@
 //! One file per stage: `lex` and `parse` read the text into [`ast`]; `cfg`
 //! splits each kernel into blocks and finds its loops; `values` decides what
 //! each register holds (pointers become offsets into buffers); `select`
-//! lowers instructions; `structure` turns branches into the structured
+//! lowers instructions; `schedule` moves loads up as ptxas does; `structure`
+//! turns branches into the structured
 //! control flow of simt's divergence stack; `alloc` numbers registers;
 //! `lower` runs them for one kernel and validates the result. Every problem
 //! is a [`PtxError`] at a line and column; none panics.
@@ -28,6 +29,7 @@ mod diagnostic;
 mod lex;
 mod lower;
 mod parse;
+mod schedule;
 mod select;
 mod structure;
 mod values;

@@ -217,7 +217,9 @@ fn constants(insts: &[&Inst], values: &Values) -> HashMap<String, u32> {
         let (Some(Arg::Reg { name, .. }), Some(src)) = (i.args.first(), i.args.get(1)) else {
             continue;
         };
-        if values.class.get(name) != Some(&Class::Word) || !matches!(ty.last(), Some(&"b32" | &"u32" | &"s32" | &"f32")) {
+        if values.class.get(name) != Some(&Class::Word)
+            || !matches!(ty.last(), Some(&"b32" | &"u32" | &"s32" | &"f32"))
+        {
             continue;
         }
         match src {
@@ -371,6 +373,7 @@ pub(crate) fn lower(
                     errors.push(e);
                 }
             }
+            crate::schedule::hoist_loads(&mut code);
             if let Term::Branch { pred, at, .. } = &block.term {
                 match k.loc(pred, *at) {
                     Ok(Loc::M(m)) => {

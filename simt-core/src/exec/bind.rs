@@ -25,7 +25,10 @@ pub(super) struct Geometry {
 }
 
 /// Checks the launch configuration against the program.
-pub(super) fn check_config(config: &LaunchConfig) -> Result<Geometry, LaunchErrorKind> {
+pub(super) fn check_config(
+    config: &LaunchConfig,
+    program: &Program,
+) -> Result<Geometry, LaunchErrorKind> {
     if !matches!(config.wave_width, 32 | 64) {
         return Err(LaunchErrorKind::WaveWidth(config.wave_width));
     }
@@ -77,6 +80,15 @@ pub(super) fn check_config(config: &LaunchConfig) -> Result<Geometry, LaunchErro
             return Err(bad_part(format!(
                 "the launch's memory model `{}` is not the part's `{}`: time a launch under its part's model",
                 model.name, part.memory.name
+            )));
+        }
+        // The machine holds the largest LDS any part allows; a part may allow
+        // less.
+        let most = part.hardware.max_lds_bytes_per_workgroup;
+        if program.lds_bytes > most {
+            return Err(bad_part(format!(
+                "the kernel's {} bytes of LDS exceed the {most} bytes a workgroup may have on it",
+                program.lds_bytes
             )));
         }
     }

@@ -272,7 +272,7 @@ impl Machine {
                 kind,
             })
         };
-        let geo = bind::check_config(config).map_err(refuse)?;
+        let geo = bind::check_config(config, program).map_err(refuse)?;
         let align = 256u64.max(geo.line_bytes);
         let bind::Bound { mut slots, scalars } =
             bind::bind(program, args, align).map_err(refuse)?;

@@ -207,8 +207,11 @@ impl Utilization {
 pub struct Timing {
     /// The part's name.
     pub part: String,
-    /// Core cycles from the first dispatch to the last wave's end.
+    /// Core cycles from the launch to its end: the waves' time and the
+    /// part's fixed launch cost.
     pub cycles: f64,
+    /// The part's fixed launch cost, included in `cycles`.
+    pub launch_cycles: f64,
     /// The same in microseconds at the part's clock.
     pub microseconds: f64,
     /// Each resource's share of its peak.

@@ -461,6 +461,7 @@ pub(crate) fn replay(
     Timing {
         part: part.name.to_string(),
         cycles,
+        launch_cycles: f64::from(c.launch_cycles),
         microseconds: cycles / f64::from(c.clock_mhz.max(1)),
         utilization: Utilization {
             dram: chip.dram_cycles / work,
@@ -651,7 +652,9 @@ impl<'s> Replay<'s> {
         st[reason as usize] += at - wave.since;
         st[NOT_SELECTED] += t - at;
         let cycles = match info.class {
-            Class::Vector | Class::Global | Class::Lds => self.vector_issue * f64::from(info.passes),
+            Class::Vector | Class::Global | Class::Lds => {
+                self.vector_issue * f64::from(info.passes)
+            }
             Class::Scalar | Class::Barrier => 1.0,
         };
         st[ISSUING] += cycles;
@@ -781,7 +784,11 @@ fn global(chip: &mut Chip, l1_busy: &mut f64, t: f64, cost: &Cost, part: &Part) 
     if cost.dram_sectors > 0 {
         let bytes = f64::from(cost.dram_sectors) * sector;
         // Written-back sectors take longer on the bus than read ones.
-        let weight = if cost.written { c.dram_write_cost() } else { 1.0 };
+        let weight = if cost.written {
+            c.dram_write_cost()
+        } else {
+            1.0
+        };
         let busy = bytes * weight / c.dram_bytes_per_cycle();
         chip.dram_busy = start.max(chip.dram_busy) + busy;
         chip.dram_cycles += busy;

@@ -21,9 +21,15 @@ fn timed(src: &str, grid: u32, size: u32, part: Part, args: &mut [Arg<'_>]) -> T
 }
 
 /// One SM of an H100: its per-SM figures, a 132th of its L2 and DRAM
-/// bandwidth.
+/// bandwidth; without a launch's fixed cost or an operand limit, and with
+/// written bytes as fast as read ones, so that each mechanism below is
+/// seen alone (the tests at the end add them back).
 fn sm() -> Part {
-    Part::h100_sxm().scaled(1)
+    let mut part = Part::h100_sxm().scaled(1);
+    part.clocks.launch_cycles = 0;
+    part.clocks.operand_reads_per_cycle = 0;
+    part.clocks.dram_write_pct = part.clocks.dram_read_pct;
+    part
 }
 
 const CHAIN: &str = "kernel chain(out: &mut [u32]) {
@@ -96,7 +102,7 @@ fn a_streaming_copy_runs_at_the_dram_bandwidth() {
         &mut [Arg::buffer(&src), Arg::buffer_mut(&mut dst)],
     );
     // Every byte read and written once crosses DRAM: 8 bytes per item at
-    // 3,350 GB/s / 132 SMs / 1,980 MHz, 12.8 bytes per cycle.
+    // 91% of 3,350 GB/s / 132 SMs / 1,980 MHz, 11.7 bytes per cycle.
     let floor = (8 * n) as f64 / part.clocks.dram_bytes_per_cycle();
     assert!(t.cycles >= floor, "{} < {floor}", t.cycles);
     assert!(t.cycles < 1.05 * floor, "{} vs {floor}", t.cycles);
@@ -290,4 +296,79 @@ fn a_timed_launch_faults_and_runs_out_of_budget_as_any_launch() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn a_launch_costs_its_fixed_cycles_on_top() {
+    let mut out = vec![0u32; 32];
+    let mut part = sm();
+    let bare = timed(CHAIN, 1, 32, part.clone(), &mut [Arg::buffer_mut(&mut out)]);
+    part.clocks.launch_cycles = 1000;
+    let t = timed(CHAIN, 1, 32, part, &mut [Arg::buffer_mut(&mut out)]);
+    assert_eq!(t.cycles, bare.cycles + 1000.0);
+    // The shares of the peaks are over the waves' time, as without it.
+    assert_eq!(t.utilization.issue, bare.utilization.issue);
+}
+
+/// Five dependent multiply-adds reading three registers each (or, with
+/// `imm`, two and an immediate).
+fn fmas(imm: bool) -> String {
+    let c = if imm { "2.0" } else { "c" };
+    let body = format!("v_fma_f32 v, v, {c}, w\n").repeat(5);
+    format!(
+        "kernel fmas(out: &mut [u32]) {{
+            vreg v, w, c;
+            v_mov v, 1.0
+            v_mov w, 0.5
+            v_mov c, 2.0
+            {body}
+        }}"
+    )
+}
+
+#[test]
+fn an_instruction_reading_three_registers_issues_over_two_cycles() {
+    let mut part = sm();
+    part.clocks.operand_reads_per_cycle = 2;
+    let mut out = vec![0u32; 512];
+    // 16 waves, 4 per scheduler: issue-bound. Each scheduler issues its
+    // waves' 3 moves (1 cycle), 5 FMAs (2 cycles with three registers, 1
+    // with two) and `end`: 4 x 14 or 4 x 9 cycles.
+    let three = timed(
+        &fmas(false),
+        1,
+        512,
+        part.clone(),
+        &mut [Arg::buffer_mut(&mut out)],
+    );
+    let two = timed(&fmas(true), 1, 512, part, &mut [Arg::buffer_mut(&mut out)]);
+    assert_eq!(three.issue_cycles, 16.0 * 14.0);
+    assert_eq!(two.issue_cycles, 16.0 * 9.0);
+    assert!(
+        three.cycles >= 4.0 * 14.0 && three.cycles < 4.0 * 14.0 + 8.0,
+        "{}",
+        three.cycles
+    );
+}
+
+#[test]
+fn written_bytes_take_the_write_share_of_the_bandwidth() {
+    let n = 1 << 16;
+    let src = vec![1.0f32; n];
+    let mut dst = vec![0.0f32; n];
+    let mut part = sm();
+    part.clocks.dram_write_pct = part.clocks.dram_read_pct / 2;
+    let t = timed(
+        COPY,
+        (n / 256) as u32,
+        256,
+        part.clone(),
+        &mut [Arg::buffer(&src), Arg::buffer_mut(&mut dst)],
+    );
+    // 4 bytes read per item, and 4 written at twice a read byte's time (the
+    // last write-backs may end after the waves do: within 3%).
+    let floor = (4 * n + 2 * 4 * n) as f64 / part.clocks.dram_bytes_per_cycle();
+    assert!(t.cycles >= 0.97 * floor, "{} < {floor}", t.cycles);
+    assert!(t.cycles < 1.05 * floor, "{} vs {floor}", t.cycles);
+    assert!(t.utilization.dram > 0.95);
 }

@@ -880,14 +880,14 @@ fn too_many_params() {
 #[test]
 fn lds_too_large() {
     let mut b = ProgramBuilder::new("k");
-    b.lds("a", ElemType::F32, 16384);
+    b.lds("a", ElemType::F32, 58112);
     b.lds("b", ElemType::U16, 2);
     let e = single(b.build().unwrap_err().errors);
     assert_eq!(
         e.kind,
         Kind::LdsTooLarge {
-            bytes: 65536 + 4,
-            limit: 65536,
+            bytes: 232448 + 4,
+            limit: 232448,
             // `a` ends at the limit exactly; `b` is the first past it.
             array: Some(LdsIdx(1)),
         }
@@ -895,7 +895,7 @@ fn lds_too_large() {
     // ... and exactly the limit is fine.
     let mut b = ProgramBuilder::new("k");
     b.lds("a", ElemType::F32, 8192);
-    b.lds("b", ElemType::U8, 32768);
+    b.lds("b", ElemType::U8, 232448 - 32768);
     b.build().unwrap();
 }
 
@@ -943,7 +943,7 @@ fn lds_layout() {
         got,
         [Kind::LdsTooLarge {
             bytes: u64::from(u32::MAX) * 4,
-            limit: 65536,
+            limit: 232448,
             array: Some(LdsIdx(0)),
         }]
     );
@@ -1111,7 +1111,7 @@ fn scalar_instructions_read_only_wave_uniform_values() {
 fn all_errors_are_collected_in_instruction_order() {
     let mut b = ProgramBuilder::new("k");
     let x = b.buffer::<u32>("x");
-    b.lds("big", ElemType::U32, 1 << 15);
+    b.lds("big", ElemType::U32, 1 << 16);
     b.extend([
         v_cmp_lt(0, lane_id(), imm(4)),
         if_(0),

@@ -633,20 +633,20 @@ fn register_and_lds_limits() {
         "v300",
     );
     assert_error(&e, "register `v70000` is out of range", "v70000");
-    let e = errors("kernel k() { lds a: [f32; 16384]; lds b: [u8; 1]; lds c: [u8; 0]; }");
+    let e = errors("kernel k() { lds a: [f32; 58112]; lds b: [u8; 1]; lds c: [u8; 0]; }");
     assert_error(
         &e,
-        "`b` does not fit: the LDS arrays need 65537 bytes, and the machine has 65536 bytes",
+        "`b` does not fit: the LDS arrays need 232449 bytes, and the machine has 232448 bytes",
         "1",
     );
     assert_error(&e, "length must be a positive integer", "0");
-    lower("kernel k() { lds a: [f32; 16383]; lds b: [u8; 4]; }");
+    lower("kernel k() { lds a: [f32; 58111]; lds b: [u8; 4]; }");
     let e =
         errors("kernel k() { lds a: [u32; 4294967295]; lds b: [u8; 3]; lds c: [u8; 4294967296]; }");
     // 4294967295 * 4 = 17179869180 bytes for `a` alone.
     assert_error(
         &e,
-        "the length of `a`, 4294967295 elements of 4 bytes (17179869180 bytes), exceeds the machine's 65536 bytes of LDS",
+        "the length of `a`, 4294967295 elements of 4 bytes (17179869180 bytes), exceeds the machine's 232448 bytes of LDS",
         "4294967295",
     );
     // Past `u32`, a length is still told it is too long for the LDS; `c`

@@ -18,11 +18,13 @@ pub const WORK: u32 = 64;
 const GROUP: u32 = 256;
 
 simt::simt_kernel! {
-    /// `work` steps of `v = v * SCALE + BIAS`, counted in `step`.
-    fn path(v: vreg, step: sreg, more: mreg, work: sreg, const SCALE: f32, const BIAS: f32) {
+    /// `work` steps of `v = v * scale + bias`, counted in `step`. The
+    /// constants are in registers, as in seeds.cu's paths (whose constants
+    /// are computed): each step's FMA reads three registers.
+    fn path(v: vreg, step: sreg, more: mreg, work: sreg, scale: vreg, bias: vreg) {
         s_mov step, 0
         loop
-            v_fma_f32    v, v, SCALE, BIAS
+            v_fma_f32    v, v, scale, bias
             s_add_u32    step, step, 1
             s_cmp_lt_u32 more, step, work
         endloop more
@@ -31,16 +33,20 @@ simt::simt_kernel! {
     /// Work-items whose `selector` is odd run path a (`work` steps of
     /// `v = v * 1.0001 + 0.5`), the others path b (`v = v * 0.9999 + 0.25`).
     fn two_paths(input: buffer, out: buffer, work: sreg, selector: vreg) {
-        vreg v, bit;
+        vreg v, bit, scale, bias;
         sreg step;
         mreg path_a, more;
         global_load  v, input[global_id.x]
         v_and        bit, selector, 1
         v_cmp_eq_u32 path_a, bit, 1
         if path_a
-            call path(v, step, more, work, 1.0001, 0.5)
+            v_mov scale, 1.0001
+            v_mov bias, 0.5
+            call path(v, step, more, work, scale, bias)
         else
-            call path(v, step, more, work, 0.9999, 0.25)
+            v_mov scale, 0.9999
+            v_mov bias, 0.25
+            call path(v, step, more, work, scale, bias)
         endif
         global_store out[global_id.x], v
     }
@@ -62,7 +68,7 @@ simt::simt_kernel! {
     /// passes its value through: with `period` a thousand waves' work-items, one
     /// lane in a thousand waves takes the branch.
     pub kernel rare_branch(input: &[f32], out: &mut [f32], period: u32, work: u32) {
-        vreg v, phase;
+        vreg v, phase, scale, bias;
         sreg step, last;
         mreg takes, more;
         global_load  v, input[global_id.x]
@@ -70,7 +76,9 @@ simt::simt_kernel! {
         s_sub_u32    last, period, 1
         v_cmp_eq_u32 takes, phase, last
         if takes
-            call path(v, step, more, work, 1.0001, 0.5)
+            v_mov scale, 1.0001
+            v_mov bias, 0.5
+            call path(v, step, more, work, scale, bias)
         endif
         global_store out[global_id.x], v
     }

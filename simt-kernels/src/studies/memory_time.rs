@@ -206,8 +206,11 @@ fn timing(row: &VariantRow) -> &Timing {
         .expect("the studies of time run timed launches")
 }
 
+/// A row's waves' time, without the launch's fixed cost (see
+/// `divergence_time`).
 fn cycles(row: &VariantRow) -> f64 {
-    timing(row).cycles
+    let t = timing(row);
+    t.cycles - t.launch_cycles
 }
 
 /// `a / b` of two rows' cycles.

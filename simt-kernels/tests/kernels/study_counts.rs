@@ -27,23 +27,24 @@ const WIDTHS: [u32; 2] = [32, 64];
 fn divergent_paths() {
     for width in WIDTHS {
         let r = run("divergent_paths", width);
-        // 16 x 256 items: 4096 / width waves. A path is s_mov, loop and 64
-        // trips of fma, s_add, s_cmp, endloop: 258 issues. By lane every wave
-        // runs both paths (516); by wave one, and jumps over the other: a
-        // skip counts the body's 6 instructions as written, not its trips. The
-        // fma is the paths' only vector instruction: by lane it runs under
-        // half the wave, 2 x 64 = 128 divergent issues per wave.
+        // 16 x 256 items: 4096 / width waves. A path is two v_mov (its
+        // constants), s_mov, loop and 64 trips of fma, s_add, s_cmp, endloop:
+        // 260 issues. By lane every wave runs both paths (520); by wave one,
+        // and jumps over the other: a skip counts the body's 8 instructions
+        // as written, not its trips. The v_movs and the fma are the paths'
+        // vector instructions: by lane they run under half the wave, 2 x
+        // (2 + 64) = 132 divergent issues per wave.
         let waves = 4096 / u64::from(width);
         let lanes = region(&r, "divergent_lanes");
         let warps = region(&r, "divergent_warps");
-        assert_eq!(lanes.instructions, 516 * waves);
+        assert_eq!(lanes.instructions, 520 * waves);
         assert_eq!(
             (warps.instructions, warps.skipped_instructions),
-            (258 * waves, 6 * waves)
+            (260 * waves, 8 * waves)
         );
         assert_eq!(
             stats(&r, "divergent_lanes").divergent_vector_instructions,
-            128 * waves
+            132 * waves
         );
     }
 }
@@ -98,30 +99,31 @@ fn switch32_and_kway() {
 fn rare_branch() {
     for width in WIDTHS {
         // 1000 one-wave workgroups. Per wave outside the body: load, v_rem,
-        // s_sub, v_cmp, if, endif, store, end (8); the body is s_mov, loop and
-        // 64 trips of 4: 258 issued, or 6 instructions as written when skipped.
+        // s_sub, v_cmp, if, endif, store, end (8); the body is two v_mov (the
+        // path's constants), s_mov, loop and 64 trips of 4: 260 issued, or 8
+        // instructions as written when skipped.
         let r = run("rare_branch", width);
         assert_eq!(stats(&r, "no_lane").instructions, 8000);
-        assert_eq!(stats(&r, "no_lane").skipped_instructions, 6000);
-        assert_eq!(stats(&r, "one_in_1000_waves").instructions, 8000 + 258);
+        assert_eq!(stats(&r, "no_lane").skipped_instructions, 8000);
+        assert_eq!(stats(&r, "one_in_1000_waves").instructions, 8000 + 260);
         assert_eq!(
             region(&r, "one_in_1000_waves").skipped_instructions,
-            999 * 6
+            999 * 8
         );
-        assert_eq!(stats(&r, "one_per_wave").instructions, 8000 + 258_000);
+        assert_eq!(stats(&r, "one_per_wave").instructions, 8000 + 260_000);
     }
 }
 
 #[test]
 fn predication_divergence() {
     for width in WIDTHS {
-        // 2048 / width waves; the branch's fma runs under half the wave in
-        // each of its 2 x 64 trips; predicated, nothing diverges.
+        // 2048 / width waves; the branch's two v_movs and fma run under half
+        // the wave, on each path: 2 x (2 + 64); predicated, nothing diverges.
         let waves = 2048 / u64::from(width);
         let r = run("predication", width);
         assert_eq!(
             stats(&r, "branch").divergent_vector_instructions,
-            128 * waves
+            132 * waves
         );
         assert_eq!(stats(&r, "predicated").divergent_vector_instructions, 0);
     }

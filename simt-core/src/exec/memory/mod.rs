@@ -669,12 +669,13 @@ pub(super) fn scatter<const W: usize>(
     }
 }
 
-/// 32-bit words of LDS a workgroup can address: [`MAX_LDS_BYTES`] bytes.
+/// 32-bit words of LDS a workgroup can address: [`MAX_LDS_BYTES`] bytes,
+/// rounded up to a power of two.
 ///
 /// The LDS is a fixed-size word array, so a word index masked with
 /// `LDS_WORDS - 1` is in bounds by construction and lane loops index it without
 /// checks. Byte `b` is bits `8 * (b % 4)..` of word `b / 4`.
-pub(super) const LDS_WORDS: usize = MAX_LDS_BYTES as usize / 4;
+pub(super) const LDS_WORDS: usize = (MAX_LDS_BYTES as usize / 4).next_power_of_two();
 
 /// The word index of LDS byte offset `o`.
 #[inline(always)]
