@@ -121,21 +121,22 @@ fn pip_nvcc(exe: &str) -> Option<PathBuf> {
 }
 
 /// The PTX of the CUDA file `cu`, as `nvcc -arch=sm_90 -ptx -lineinfo`
-/// writes it ([`NVCC_OPTIONS`]), by the nvcc [`find_nvcc`] finds. Its `.file`
-/// names `cu` as given, so a relative path stays relative to the current
-/// folder.
+/// writes it ([`NVCC_OPTIONS`]), by the nvcc [`find_nvcc`] finds.
 pub fn cuda_to_ptx(cu: &Path) -> Result<String, CudaError> {
+    nvcc_ptx(cu, None)
+}
+
+/// [`cuda_to_ptx`] with nvcc run in the folder `cwd` (`cu` relative to it),
+/// so that its messages name `cu` as given.
+fn nvcc_ptx(cu: &Path, cwd: Option<&Path>) -> Result<String, CudaError> {
     let nvcc = find_nvcc()?;
-    let dir = tempfile::Builder::new()
-        .prefix("simt-nvcc-")
-        .tempdir()
-        .map_err(|error| CudaError::Io {
-            what: "cannot make a temporary folder for nvcc's output".to_owned(),
-            error,
-        })?;
+    let dir = temporary_folder()?;
     let ptx = dir.path().join("kernels.ptx");
     let mut command = Command::new(&nvcc);
     command.args(NVCC_OPTIONS).arg(cu).arg("-o").arg(&ptx);
+    if let Some(cwd) = cwd {
+        command.current_dir(cwd);
+    }
     let shown = format!(
         "{} {} {} -o {}",
         nvcc.display(),
@@ -164,13 +165,48 @@ pub fn cuda_to_ptx(cu: &Path) -> Result<String, CudaError> {
     })
 }
 
+/// A folder of its own for nvcc's files, removed when dropped.
+fn temporary_folder() -> Result<tempfile::TempDir, CudaError> {
+    tempfile::Builder::new()
+        .prefix("simt-nvcc-")
+        .tempdir()
+        .map_err(|error| CudaError::Io {
+            what: "cannot make a temporary folder for nvcc".to_owned(),
+            error,
+        })
+}
+
 /// Every kernel of the CUDA file `cu`, through nvcc's PTX ([`cuda_to_ptx`],
 /// then [`compile_ptx_with`]). Their lines are lines of `cu` (or of the
-/// header a kernel is written in).
+/// header a kernel is written in); the diagnostics of PTX that does not
+/// lower name it `CU.ptx`.
 pub fn compile_cuda(cu: &Path, options: &Options) -> Result<PtxModule, CudaError> {
     let ptx = cuda_to_ptx(cu)?;
     let name = format!("{}.ptx", cu.display());
     compile_ptx_with(&name, &ptx, options).map_err(CudaError::Ptx)
+}
+
+/// [`compile_cuda`] of CUDA source text, as the file `name` (`kernels.cu`)
+/// would be: written to a temporary folder for nvcc, so its kernels'
+/// [`cuda_file`](PtxKernel::cuda_file) names a file that no longer exists
+/// when this returns (their lines are lines of `source`).
+pub fn compile_cuda_source(
+    name: &str,
+    source: &str,
+    options: &Options,
+) -> Result<PtxModule, CudaError> {
+    // Only the file name: `name` says how messages call the text, not
+    // where to write it.
+    let file = Path::new(name)
+        .file_name()
+        .map_or_else(|| PathBuf::from("kernels.cu"), PathBuf::from);
+    let dir = temporary_folder()?;
+    std::fs::write(dir.path().join(&file), source).map_err(|error| CudaError::Io {
+        what: format!("cannot write {} for nvcc", dir.path().join(&file).display()),
+        error,
+    })?;
+    let ptx = nvcc_ptx(&file, Some(dir.path()))?;
+    compile_ptx_with(&format!("{}.ptx", file.display()), &ptx, options).map_err(CudaError::Ptx)
 }
 
 /// The text of the CUDA file a kernel's `.loc` lines name
