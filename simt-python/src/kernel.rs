@@ -29,10 +29,7 @@ pub fn compile(py: Python<'_>, text: &str) -> PyResult<Kernel> {
 #[pyo3(signature = (source, file = "<rust>"))]
 pub fn compile_rust(py: Python<'_>, source: &str, file: &str) -> PyResult<Vec<Kernel>> {
     match simt::compile_rust_file(file, source) {
-        Ok(kernels) => Ok(kernels
-            .into_iter()
-            .map(Kernel::new)
-            .collect()),
+        Ok(kernels) => Ok(kernels.into_iter().map(Kernel::new).collect()),
         Err(diagnostics) => Err(compile_error(py, &diagnostics)),
     }
 }
@@ -116,17 +113,12 @@ pub fn compile_cuda(
 /// the one NVIDIA's PyPI packages install), or `None` when there is none.
 #[pyfunction]
 pub fn find_nvcc() -> Option<String> {
-    simt::ptx::find_nvcc()
-        .ok()
-        .map(|p| p.display().to_string())
+    simt::ptx::find_nvcc().ok().map(|p| p.display().to_string())
 }
 
 /// The kernels of `module`, each with the text its lines number, which
 /// `source` gives from its kernel's CUDA file (`None` without `-lineinfo`).
-fn kernels_of(
-    module: PtxModule,
-    source: impl Fn(Option<&str>) -> Option<String>,
-) -> Vec<Kernel> {
+fn kernels_of(module: PtxModule, source: impl Fn(Option<&str>) -> Option<String>) -> Vec<Kernel> {
     module
         .kernels
         .into_iter()
