@@ -108,7 +108,9 @@ def test_saxpy_computes_and_lists_its_cuda_lines(seeds):
     assert stats.counters.global_accesses == 12
     lines = {line["line"]: line for line in stats.to_dict()["rows"][0]["listing"]["lines"]}
     assert lines[159]["source"] == "if (i < n) y[i] = alpha * x[i] + y[i];"
-    assert "source" in stats._repr_html_()
+    page = stats._repr_html_()
+    assert '<th class="text">source</th>' in page
+    assert "if (i &lt; n) y[i] = alpha * x[i] + y[i];" in page
 
 
 def test_a_64_bit_scalar_is_one_int_or_its_two_words():
