@@ -13,6 +13,18 @@ pub use simt_front::{
     PlacedLabel, TextDiagnostic,
 };
 
+/// CUDA kernels as nvcc's PTX, run with every counter, sanitizer and
+/// listing of simt's own kernels (the `ptx` feature: it brings the PTX
+/// lowering, `simt-ptx`, into the program).
+#[cfg(feature = "ptx")]
+pub use ptx::{compile_cuda, compile_ptx, compile_ptx_with};
+
+/// CUDA kernels through PTX: what lowers, what is refused and why, and a
+/// worked example (`docs/ptx.md`; the `ptx` feature).
+#[cfg(feature = "ptx")]
+#[doc = include_str!("../docs/ptx.md")]
+pub mod ptx;
+
 /// The kernel language, its operands and every instruction (`docs/language.md`).
 #[doc = include_str!("../docs/language.md")]
 pub mod language {}

@@ -28,6 +28,11 @@ Examples:
       Runs the template `transpose<const PAD: u32>` with PAD = 1.
   generate-kernel > gen.simt && simt run gen.simt --groups 1 --size 64 --json gen.json
       Runs a kernel that a program printed, and writes the report's JSON.
+  simt run saxpy.cu --kernel saxpy --groups 4 --size 64 --arg _Z5saxpyifPKfPf_param_0=256 \
+      --arg _Z5saxpyifPKfPf_param_1=2 --buffer _Z5saxpyifPKfPf_param_3=zeros
+      Runs a CUDA kernel through nvcc's PTX (nvcc -arch=sm_90 -ptx -lineinfo;
+      `simt run saxpy.ptx` takes the PTX itself), its parameters by their PTX
+      names, and lists the counters per CUDA line.
 
 Buffers: each buffer parameter gets groups x size elements unless --buffer
 gives a length, a fill or a file. Generated elements come from SplitMix64
@@ -51,15 +56,20 @@ Exit status: 0 on success; 1 when the file has errors, a launch faults, the
 sanitizers find a race or an uninitialised read, there is a warning under
 --deny warnings, `simt check --size` proves a race, or an output cannot be
 written; 2 when the command line is wrong (an unknown or repeated
---arg or --buffer, a bad value, a missing scalar).";
+--arg or --buffer, a bad value, a missing scalar).
+
+CUDA: a .cu file needs nvcc, from SIMT_NVCC, PATH or Python's packages
+(pip install nvidia-cuda-nvcc nvidia-cuda-crt nvidia-nvvm nvidia-cuda-runtime).
+Pointers are buffers, of the element type the kernel loads and stores;
+--shared-bytes gives `extern __shared__` memory its size.";
 
 /// `simt`: checks and runs kernels written in files.
 #[derive(Debug, Parser)]
 #[command(
     name = "simt",
     about = "Checks and runs kernels written in files (.simt), each exactly as inside \
-             `simt_kernel!`, on the simt interpreter, printing its counters per launch and \
-             per source line.",
+             `simt_kernel!`, and CUDA kernels as nvcc's PTX (.ptx, or .cu through nvcc), on \
+             the simt interpreter, printing its counters per launch and per source line.",
     after_help = EXAMPLES
 )]
 pub struct Cli {
@@ -75,13 +85,17 @@ pub enum Command {
     /// line per kernel when there is none.
     #[command(after_help = EXAMPLES)]
     Check {
-        /// The kernel file.
+        /// The kernel file: .simt, .ptx (nvcc's PTX) or .cu (through nvcc).
         file: PathBuf,
         /// A constant of the templates the file leaves without instances:
         /// each template whose constants are all given is checked as one
         /// kernel of its own name.
         #[arg(long = "const", value_name = "NAME=VALUE", value_parser = parse_assignment)]
         consts: Vec<(String, String)>,
+        /// Bytes of dynamic shared memory (`extern __shared__`, CUDA's third
+        /// launch parameter) for the kernels of a .ptx or .cu file.
+        #[arg(long, value_name = "N")]
+        shared_bytes: Option<u32>,
         /// Also report, as errors, the races the static facts prove for
         /// workgroups of this shape (`M`, `XxY` or `XxYxZ`).
         #[arg(long, value_name = "M", value_parser = parse_shape)]
@@ -129,14 +143,20 @@ the command exits with 1 when the sweep is over.";
 /// comma-separated list.
 #[derive(Debug, clap::Args)]
 pub struct Sweep {
-    /// The kernel file.
+    /// The kernel file: .simt, .ptx (nvcc's PTX) or .cu (through nvcc).
     pub file: PathBuf,
-    /// The kernel to run; needed when the file holds several.
+    /// The kernel to run; needed when the file holds several. A PTX kernel
+    /// answers to its CUDA name (`saxpy`), its full demangled name and its
+    /// mangled name.
     #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,
     /// A constant of the file's templates, as for `simt run`.
     #[arg(long = "const", value_name = "NAME=VALUE", value_parser = parse_assignment)]
     pub consts: Vec<(String, String)>,
+    /// Bytes of dynamic shared memory (`extern __shared__`, CUDA's third
+    /// launch parameter) for a .ptx or .cu kernel.
+    #[arg(long, value_name = "N")]
+    pub shared_bytes: Option<u32>,
     /// Workgroups in the grid, each `N`, `XxY` or `XxYxZ`.
     #[arg(long, value_name = "N,...", value_parser = parse_shape, value_delimiter = ',', required = true)]
     pub groups: Vec<Dim3>,
@@ -170,9 +190,11 @@ pub struct Sweep {
 #[derive(Debug, clap::Args)]
 #[command(args_override_self = true)]
 pub struct Run {
-    /// The kernel file.
+    /// The kernel file: .simt, .ptx (nvcc's PTX) or .cu (through nvcc).
     pub file: PathBuf,
-    /// The kernel to run; needed when the file holds several.
+    /// The kernel to run; needed when the file holds several. A PTX kernel
+    /// answers to its CUDA name (`saxpy`), its full demangled name and its
+    /// mangled name.
     #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,
     /// A constant of the templates the file leaves without instances (a
@@ -180,6 +202,10 @@ pub struct Run {
     /// runs as one kernel of its own name.
     #[arg(long = "const", value_name = "NAME=VALUE", value_parser = parse_assignment)]
     pub consts: Vec<(String, String)>,
+    /// Bytes of dynamic shared memory (`extern __shared__`, CUDA's third
+    /// launch parameter) for a .ptx or .cu kernel.
+    #[arg(long, value_name = "N")]
+    pub shared_bytes: Option<u32>,
     /// Workgroups in the grid: `N`, or `XxY` or `XxYxZ` for more dimensions.
     #[arg(long, value_name = "N", value_parser = parse_shape)]
     pub groups: Dim3,
@@ -218,7 +244,9 @@ pub struct Run {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED)]
     pub seed: u64,
     /// A scalar parameter's value, typed by the kernel (u32 and i32 in decimal
-    /// or 0x hex, f32 as Rust writes it); every scalar needs one.
+    /// or 0x hex, f32 as Rust writes it); every scalar needs one. A PTX
+    /// kernel's 64-bit scalar NAME, taken as the words NAME and NAME.hi,
+    /// takes one 64-bit value.
     #[arg(long = "arg", value_name = "NAME=VALUE", value_parser = parse_assignment)]
     pub args: Vec<(String, String)>,
     /// A buffer's contents: LEN elements from the seed, `zeros[:LEN]`,

@@ -33,7 +33,7 @@ pub struct Given<'a> {
 
 /// One value per parameter of `program`, in order; the error says which
 /// option is wrong and how.
-pub fn bind<'g>(program: &Program, given: &Given<'g>) -> Result<Inputs, String> {
+pub fn bind(program: &Program, given: &Given<'_>) -> Result<Inputs, String> {
     let params = &program.params;
     let signature = || {
         params
@@ -42,8 +42,8 @@ pub fn bind<'g>(program: &Program, given: &Given<'g>) -> Result<Inputs, String> 
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let lookup = |option: &str, list: &'g [(String, String)]| {
-        let mut found: HashMap<&str, &str> = HashMap::new();
+    let lookup = |option: &str, list: &[(String, String)]| {
+        let mut found: HashMap<String, String> = HashMap::new();
         for (name, value) in list {
             if !params.iter().any(|p| p.name == *name) {
                 return Err(format!(
@@ -52,13 +52,13 @@ pub fn bind<'g>(program: &Program, given: &Given<'g>) -> Result<Inputs, String> 
                     signature()
                 ));
             }
-            if found.insert(name, value).is_some() {
+            if found.insert(name.clone(), value.clone()).is_some() {
                 return Err(format!("{option} {name} is given twice"));
             }
         }
         Ok(found)
     };
-    let scalars = lookup("--arg", given.scalars)?;
+    let scalars = lookup("--arg", &split_wide(program, given.scalars)?)?;
     let buffers = lookup("--buffer", given.buffers)?;
     let bound: Vec<(OwnedArg, bool)> = params
         .iter()
@@ -91,7 +91,7 @@ pub fn bind<'g>(program: &Program, given: &Given<'g>) -> Result<Inputs, String> 
                     ));
                 }
                 let seed = given.seed.wrapping_add(k as u64);
-                let spec = buffers.get(p.name.as_ref()).copied();
+                let spec = buffers.get(p.name.as_ref()).map(String::as_str);
                 let (bytes, from_file) = match Fill::parse(spec, given.default_len) {
                     Some(Ok(fill)) => {
                         let bytes = filled(p, elem, &fill, seed).map_err(|e| match spec {
@@ -146,6 +146,56 @@ pub fn check_scalars(
         seed: 0,
     };
     bind(program, &given).map(drop)
+}
+
+/// Whether `program` takes its scalar `name` as the low word of a 64-bit
+/// value whose high word is `NAME.hi` (how a PTX kernel's 64-bit scalars
+/// are lowered).
+pub fn is_wide(program: &Program, name: &str) -> bool {
+    let scalar = |n: &str| {
+        program
+            .params
+            .iter()
+            .any(|p| p.name == n && matches!(p.kind, ParamKind::Scalar(_)))
+    };
+    scalar(name) && scalar(&format!("{name}.hi"))
+}
+
+/// A 64-bit integer as `--arg` writes it: decimal (negative ones as two's
+/// complement) or 0x hex; `None` for anything else.
+pub fn wide_value(text: &str) -> Option<i128> {
+    let v = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => i128::from(u64::from_str_radix(hex, 16).ok()?),
+        None => text.parse::<i128>().ok()?,
+    };
+    (i128::from(i64::MIN)..=i128::from(u64::MAX))
+        .contains(&v)
+        .then_some(v)
+}
+
+/// `scalars` with each 64-bit one given whole (`NAME=V` where the kernel
+/// takes `NAME` and `NAME.hi`, and `NAME.hi` is not given) as its two words.
+fn split_wide(
+    program: &Program,
+    scalars: &[(String, String)],
+) -> Result<Vec<(String, String)>, String> {
+    let mut words = Vec::with_capacity(scalars.len());
+    for (name, value) in scalars {
+        let hi = format!("{name}.hi");
+        if !is_wide(program, name) || scalars.iter().any(|(n, _)| *n == hi) {
+            words.push((name.clone(), value.clone()));
+            continue;
+        }
+        let v = wide_value(value).ok_or_else(|| {
+            format!(
+                "--arg {name}={value}: `{name}` is a 64-bit integer (the words `{name}` and `{hi}`), and `{value}` is not one; expected an integer in -2^63..2^64, in decimal or 0x hex"
+            )
+        })?;
+        let bits = v as u64;
+        words.push((name.clone(), (bits as u32).to_string()));
+        words.push((hi, ((bits >> 32) as u32).to_string()));
+    }
+    Ok(words)
 }
 
 /// The scalar `value` of parameter `p`, of type `ty`.

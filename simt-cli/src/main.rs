@@ -1,11 +1,13 @@
 //! `simt`: checks and runs kernels written in files (`.simt`), each exactly as
-//! inside `simt_kernel!`. `simt check FILE` prints the front end's diagnostics
+//! inside `simt_kernel!`, and CUDA kernels as nvcc's PTX (`.ptx`, or `.cu`
+//! through nvcc). `simt check FILE` prints the front end's diagnostics
 //! as rustc does; `simt run FILE ...` launches one kernel on the interpreter
 //! and prints the report's counters table and listing; `simt sweep FILE ...`
 //! launches it at every point of a grid and prints JSON lines (`simt --help`).
 
 mod args;
 mod inputs;
+mod load;
 mod npy;
 mod run;
 mod sweep;
@@ -15,7 +17,6 @@ use args::{Cli, Command};
 use clap::Parser;
 use simt::core::{Dim3, LaunchConfig, Program};
 use simt_report::args as cli;
-use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -27,10 +28,16 @@ fn main() -> ExitCode {
         Command::Check {
             file,
             consts,
+            shared_bytes,
             size,
             groups,
             width,
-        } => check(&file, &consts, size.map(|size| (groups, size, width))),
+        } => check(
+            &file,
+            &consts,
+            shared_bytes,
+            size.map(|size| (groups, size, width)),
+        ),
         Command::Run(options) => run::run(&options),
         Command::Sweep(options) => sweep::sweep(&options),
     }
@@ -48,24 +55,15 @@ fn failure(message: &str) -> ExitCode {
     ExitCode::FAILURE
 }
 
-/// Compiles every kernel of `file`, or prints why not: its diagnostics (in
-/// colour on a terminal, unless `NO_COLOR` is set) or why it cannot be read.
-fn compile(file: &Path, consts: &[(String, String)]) -> Result<Vec<simt::core::Kernel>, ExitCode> {
-    let source = std::fs::read_to_string(file)
-        .map_err(|e| failure(&format!("cannot read {}: {e}", file.display())))?;
-    simt_front::compile_file_including(&file.display().to_string(), &source, consts).map_err(
-        |diagnostics| {
-            let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            eprint!("{}", diagnostics.render(colour));
-            ExitCode::FAILURE
-        },
-    )
-}
-
 /// Checks `file`; with `launch` (grid, workgroup shape, wave width), also
 /// reports the races the facts prove for it, as errors.
-fn check(file: &Path, consts: &[(String, String)], launch: Option<(Dim3, Dim3, u32)>) -> ExitCode {
-    let kernels = match compile(file, consts) {
+fn check(
+    file: &Path,
+    consts: &[(String, String)],
+    shared_bytes: Option<u32>,
+    launch: Option<(Dim3, Dim3, u32)>,
+) -> ExitCode {
+    let kernels = match load::load(file, consts, shared_bytes) {
         Ok(kernels) => kernels,
         Err(status) => return status,
     };
@@ -80,8 +78,10 @@ fn check(file: &Path, consts: &[(String, String)], launch: Option<(Dim3, Dim3, u
         }
     }
     let mut failed = false;
-    for kernel in &kernels {
+    for loaded in &kernels {
+        let kernel = &loaded.kernel;
         let program = kernel.program();
+        let summary = |program: &Program| summary(program, loaded);
         let Some((groups, size, width)) = launch else {
             cli::print(format!("{}\n", summary(program)));
             continue;
@@ -124,15 +124,20 @@ fn check(file: &Path, consts: &[(String, String)], launch: Option<(Dim3, Dim3, u
     }
 }
 
-/// One line about a checked kernel: its signature and what it takes.
-fn summary(program: &Program) -> String {
+/// One line about a checked kernel: its signature (and for PTX its
+/// `.entry` name) and what it takes.
+fn summary(program: &Program, loaded: &load::Loaded) -> String {
     let params: Vec<String> = program
         .params
         .iter()
         .map(|p| format!("{}: {}", p.name, p.kind.rust_type()))
         .collect();
+    let entry = match &loaded.ptx_names {
+        Some((_, mangled)) if *mangled != program.name => format!(" (.entry {mangled})"),
+        _ => String::new(),
+    };
     format!(
-        "ok: kernel {}({}): {} instructions, {} vector, {} scalar and {} mask registers, {} bytes of LDS",
+        "ok: kernel {}({}){entry}: {} instructions, {} vector, {} scalar and {} mask registers, {} bytes of LDS",
         program.name,
         params.join(", "),
         program.insts.len(),

@@ -4,8 +4,9 @@
 
 use crate::args::{shape_text, Deny, OutFormat, Run};
 use crate::inputs::{self, Given, Inputs};
-use crate::{compile, failure, npy, usage};
-use simt::core::{Kernel, LaunchConfig, OwnedArg, ParamKind, Program};
+use crate::load::{self, Loaded};
+use crate::{failure, npy, usage};
+use simt::core::{LaunchConfig, OwnedArg, ParamKind, Program};
 use simt_report::args as cli;
 use simt_report::results::{self as report, has_major_findings, Results};
 use simt_report::{html, metrics, table};
@@ -19,11 +20,16 @@ pub const SANITIZE_BELOW: u64 = 1 << 16;
 
 /// Runs `options`' kernel; prints what the report prints for it.
 pub fn run(options: &Run) -> ExitCode {
-    let kernel = match compile_one(&options.file, &options.consts, options.kernel.as_deref()) {
-        Ok(kernel) => kernel,
+    let loaded = match compile_one(
+        &options.file,
+        &options.consts,
+        options.shared_bytes,
+        options.kernel.as_deref(),
+    ) {
+        Ok(loaded) => loaded,
         Err(status) => return status,
     };
-    let kernel = &kernel;
+    let kernel = &loaded.kernel;
     let program = kernel.program();
     let given = Given {
         scalars: &options.args,
@@ -72,7 +78,7 @@ pub fn run(options: &Run) -> ExitCode {
     let stats = match simt::core::launch(kernel, &detailed, &mut OwnedArg::lend(&mut values)) {
         Ok(stats) => stats,
         Err(simt::core::Error::Fault(fault)) if fault.loc.line > 0 => {
-            return fault_at_source(&fault, options)
+            return fault_at_source(&fault, &loaded)
         }
         Err(e) => return failure(&e.to_string()),
     };
@@ -86,7 +92,10 @@ pub fn run(options: &Run) -> ExitCode {
     if let Err(e) = timed {
         return failure(&e.to_string());
     }
-    let row = report::row(&program.name, program, &config, stats, &mut [elapsed]);
+    let mut row = report::row(&program.name, program, &config, stats, &mut [elapsed]);
+    if let (true, Some((_, text))) = (loaded.shows_source(), &loaded.source) {
+        row.listing.set_source(text);
+    }
     let results = Results {
         version: env!("CARGO_PKG_VERSION"),
         seed: options.seed,
@@ -98,7 +107,7 @@ pub fn run(options: &Run) -> ExitCode {
         studies: Vec::new(),
         study_failures: Vec::new(),
     };
-    print(&results, options);
+    print(&results, options, loaded.note.as_deref());
     for slice in &options.print {
         let shown = program
             .params
@@ -149,16 +158,16 @@ pub fn run(options: &Run) -> ExitCode {
 
 /// A fault shown as the front end shows its errors: the message, the source
 /// line with the faulting instruction underlined, and who faulted.
-fn fault_at_source(fault: &simt::core::Fault, options: &Run) -> ExitCode {
-    let Ok(source) = std::fs::read_to_string(&options.file) else {
+fn fault_at_source(fault: &simt::core::Fault, loaded: &Loaded) -> ExitCode {
+    let Some((file, source)) = &loaded.source else {
         return failure(&fault.to_string());
     };
     let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     eprintln!(
         "{}",
         simt_front::render_at(
-            &options.file.display().to_string(),
-            &source,
+            file,
+            source,
             [fault.loc.line as usize, fault.loc.column as usize],
             &fault.kind.to_string(),
             &[format!(
@@ -177,44 +186,16 @@ fn fault_at_source(fault: &simt::core::Fault, options: &Run) -> ExitCode {
 pub fn compile_one(
     file: &Path,
     consts: &[(String, String)],
+    shared_bytes: Option<u32>,
     name: Option<&str>,
-) -> Result<Kernel, ExitCode> {
-    let mut kernels = compile(file, consts)?;
-    let names = |kernels: &[Kernel]| {
-        kernels
-            .iter()
-            .map(|k| k.program().name.to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let index = match (name, kernels.len()) {
-        (Some(name), _) => kernels
-            .iter()
-            .position(|k| k.program().name == name)
-            .ok_or_else(|| {
-                format!(
-                    "--kernel {name}: {} has no kernel `{name}`; its kernels are: {}",
-                    file.display(),
-                    names(&kernels)
-                )
-            }),
-        (None, 1) => Ok(0),
-        (None, n) => Err(format!(
-            "{} holds {n} kernels ({}): choose one with --kernel NAME",
-            file.display(),
-            names(&kernels)
-        )),
-    };
-    match index {
-        Ok(k) => Ok(kernels.swap_remove(k)),
-        Err(message) => Err(usage(&message)),
-    }
+) -> Result<Loaded, ExitCode> {
+    load::choose(load::load(file, consts, shared_bytes)?, file, name)
 }
 
 /// The report's text for the one row of `results`: the launch, the counters
 /// table, the occupancy note, the listing with hints and the sanitizers'
 /// findings.
-fn print(results: &Results, options: &Run) {
+fn print(results: &Results, options: &Run, note: Option<&str>) {
     let row = &results.rows[0];
     cli::print(format!("{} from {}: {} workgroup{} of {} work-items, wave{}, model {}, seed {}; speed of one launch on one thread\n\n",
         row.kernel,
@@ -232,6 +213,9 @@ fn print(results: &Results, options: &Run) {
     }
     if let Some(t) = &row.estimate {
         cli::print(format!("\n{}\n", table::estimate_text(t)));
+    }
+    if let Some(note) = note {
+        cli::print(format!("\n{note}\n"));
     }
     cli::print(format!("\n{}", row.listing));
     if let Some(list) = table::findings_list(&results.rows) {

@@ -22,11 +22,16 @@ struct Point<'o> {
 
 /// Runs `options`' sweep; prints (or writes) one JSON line per point.
 pub fn sweep(options: &Sweep) -> ExitCode {
-    let kernel = match compile_one(&options.file, &options.consts, options.kernel.as_deref()) {
-        Ok(kernel) => kernel,
+    let loaded = match compile_one(
+        &options.file,
+        &options.consts,
+        options.shared_bytes,
+        options.kernel.as_deref(),
+    ) {
+        Ok(loaded) => loaded,
         Err(status) => return status,
     };
-    let kernel = &kernel;
+    let kernel = &loaded.kernel;
     let points = points(options);
     // Every point's scalar values are checked before the first line is
     // written, so that a mistake in a later one stops the sweep before it
@@ -165,9 +170,20 @@ fn launch(
     }
     let mut args = Map::new();
     for (name, text) in &point.scalars {
-        let bound = program.params.iter().position(|p| p.name == *name);
-        let value = bound.and_then(|k| values.get(k));
-        args.insert(name.clone(), scalar_json(value, text));
+        let hi = format!("{name}.hi");
+        let whole = inputs::is_wide(program, name) && !point.scalars.iter().any(|(n, _)| *n == hi);
+        // A 64-bit scalar given whole reads as the number given, not as
+        // its low word.
+        let wide = whole.then(|| inputs::wide_value(text)).flatten();
+        let value = match wide {
+            Some(v) if v < 0 => json!(v as i64),
+            Some(v) => json!(v as u64),
+            None => {
+                let bound = program.params.iter().position(|p| p.name == *name);
+                scalar_json(bound.and_then(|k| values.get(k)), text)
+            }
+        };
+        args.insert(name.clone(), value);
     }
     line.insert("args".into(), Json::Object(args));
     let stats = match simt::core::launch(kernel, &config, &mut OwnedArg::lend(&mut values)) {

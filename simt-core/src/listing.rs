@@ -42,6 +42,12 @@ pub struct Line {
     pub line: u32,
     /// The instructions, disassembled with the kernel's names, `; `-separated.
     pub text: String,
+    /// The source line itself, when the listing was given the kernel's
+    /// source ([`Listing::set_source`]): a kernel lowered from another
+    /// language (CUDA, through PTX) is read by its own lines, which its
+    /// instructions do not spell.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     /// Indices of the instructions in [`Program::insts`].
     pub instructions: Vec<usize>,
     /// Issued instructions.
@@ -180,6 +186,7 @@ impl Stats {
             let row = Line {
                 line,
                 text,
+                source: None,
                 instructions: insts,
                 issues: c.instructions,
                 skipped: c.skipped_instructions,
@@ -238,6 +245,25 @@ impl Stats {
 }
 
 impl Listing {
+    /// Gives each row the text of its line in `source`, the file the
+    /// kernel's lines number (trimmed; rows of line 0, or past the end, get
+    /// none). The text listing then shows the source in place of the
+    /// instructions, and the report's page beside them.
+    pub fn set_source(&mut self, source: &str) {
+        let lines: Vec<&str> = source.lines().collect();
+        for l in &mut self.lines {
+            l.source = (l.line as usize)
+                .checked_sub(1)
+                .and_then(|k| lines.get(k))
+                .map(|t| t.trim().to_owned());
+        }
+    }
+
+    /// Whether any row has its source line ([`set_source`](Self::set_source)).
+    pub fn has_source(&self) -> bool {
+        self.lines.iter().any(|l| l.source.is_some())
+    }
+
     /// The hint about `line`, if it is one of the costliest.
     pub fn hint(&self, line: u32) -> Option<&Hint> {
         self.hints
@@ -610,7 +636,8 @@ impl fmt::Display for Listing {
         for (h, w) in header.iter().zip(&widths) {
             write!(f, "{h:>w$}  ")?;
         }
-        writeln!(f, "  instruction")?;
+        let source = self.has_source();
+        writeln!(f, "  {}", if source { "source" } else { "instruction" })?;
         for (row, l) in rows.iter().zip(&self.lines) {
             let mark = if self.hint(l.line).is_some() {
                 '*'
@@ -620,7 +647,13 @@ impl fmt::Display for Listing {
             for (cell, w) in row.iter().zip(&widths) {
                 write!(f, "{cell:>w$}  ")?;
             }
-            writeln!(f, "{mark} {}", l.text)?;
+            // A row without its source line (line 0: instructions the
+            // compiler placed at no line) still says what it issued.
+            let text = match &l.source {
+                Some(s) if source => s,
+                _ => &l.text,
+            };
+            writeln!(f, "{mark} {text}")?;
             let indent: usize = widths.iter().map(|w| w + 2).sum::<usize>() + 2;
             for note in &l.facts {
                 writeln!(f, "{:indent$}{note}", "")?;

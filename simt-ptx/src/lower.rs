@@ -15,7 +15,7 @@ use simt_lang::{
     SourceLoc, VReg,
 };
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// One lowered instruction: what it is, the PTX it came from, and the
 /// source place listings show (the CUDA line under `-lineinfo`).
@@ -60,8 +60,8 @@ pub(crate) struct Kern<'a> {
     pub next_v: u16,
     pub next_m: u16,
     pub next_s: u16,
-    /// Source places by PTX position.
-    locs: HashMap<Pos, SourceLoc>,
+    /// Source places by PTX position, in order.
+    locs: BTreeMap<Pos, SourceLoc>,
     /// Registers that only ever hold one constant (written once, by a
     /// `mov` of an immediate): their reads read the immediate and their
     /// `mov` is dropped, as ptxas folds them into the instructions that
@@ -77,10 +77,17 @@ pub(crate) struct Lowered {
 
 impl<'a> Kern<'a> {
     pub(crate) fn loc_of(&self, at: Pos) -> SourceLoc {
-        self.locs.get(&at).copied().unwrap_or(SourceLoc {
-            line: at.line,
-            column: at.column,
-        })
+        // Code the structurer adds (a branch's mask, an `else`) is placed
+        // at a token of a PTX instruction rather than at its start: it
+        // takes the line of the instruction it stands for or follows.
+        let placed = self.locs.range(..=at).next_back();
+        placed
+            .or_else(|| self.locs.iter().next())
+            .map(|(_, loc)| *loc)
+            .unwrap_or(SourceLoc {
+                line: at.line,
+                column: at.column,
+            })
     }
 
     pub(crate) fn loc(&self, name: &str, at: Pos) -> Result<Loc, PtxError> {
@@ -307,7 +314,7 @@ pub(crate) fn lower(
         .iter()
         .find_map(|i| i.loc)
         .and_then(|(f, _, _)| module.files.get(&f).cloned());
-    let mut locs = HashMap::new();
+    let mut locs = BTreeMap::new();
     if cuda_file.is_some() {
         // Lines of other files (headers inlined into the kernel) keep the
         // kernel file's line before them.

@@ -84,11 +84,28 @@ pub fn objects<'py>(
                 )));
             }
         }
+        let py = args.py();
+        let scalar = |n: &str| {
+            program
+                .params
+                .iter()
+                .any(|p| p.name == n && matches!(p.kind, ParamKind::Scalar(_)))
+        };
         names
             .iter()
             .map(|name| {
-                if dict.contains(name)? {
+                // A 64-bit scalar given whole (`NAME` without `NAME.hi`, as
+                // a PTX kernel's are lowered) gives both its words.
+                let hi = format!("{name}.hi");
+                let low = name.strip_suffix(".hi").filter(|low| scalar(low));
+                if scalar(name) && scalar(&hi) && dict.contains(name)? && !dict.contains(&hi)? {
+                    let (lo, _) = words(name, &dict.get_item(name)?)?;
+                    Ok(lo.into_pyobject(py)?.into_any())
+                } else if dict.contains(name)? {
                     dict.get_item(name)
+                } else if let Some(low) = low.filter(|low| dict.contains(low).unwrap_or(false)) {
+                    let (_, hi) = words(low, &dict.get_item(low)?)?;
+                    Ok(hi.into_pyobject(py)?.into_any())
                 } else {
                     Err(PyTypeError::new_err(format!(
                         "missing argument `{name}` of `{}`",
@@ -110,6 +127,21 @@ pub fn objects<'py>(
         }
         Ok(given)
     }
+}
+
+/// The low and high words of `object`, the whole value of the 64-bit scalar
+/// `name`: an int in -2**63..2**64 (a negative one as two's complement).
+fn words(name: &str, object: &Bound<'_, PyAny>) -> PyResult<(u32, u32)> {
+    let v = object
+        .extract::<u64>()
+        .or_else(|_| object.extract::<i64>().map(|v| v as u64))
+        .map_err(|_| {
+            PyTypeError::new_err(format!(
+                "argument `{name}` is a 64-bit integer (the words `{name}` and `{name}.hi`): it must be an int in -2**63..2**64, got {}",
+                type_name(object)
+            ))
+        })?;
+    Ok((v as u32, (v >> 32) as u32))
 }
 
 /// `object` as the argument of `program`'s parameter `k`.

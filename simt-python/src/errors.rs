@@ -1,7 +1,7 @@
 //! The exceptions: a kernel that does not compile, a launch that fails.
 
 use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::{PyException, PyFileNotFoundError, PyOSError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use simt::Diagnostics;
@@ -37,6 +37,41 @@ pub fn compile_error(py: Python<'_>, diagnostics: &Diagnostics) -> PyErr {
         return e;
     }
     err
+}
+
+/// PTX that does not lower, as a [`CompileError`] whose labels are PTX
+/// places.
+pub fn ptx_error(py: Python<'_>, diagnostics: &simt::ptx::Diagnostics) -> PyErr {
+    let labels: Vec<(u32, u32, String)> = diagnostics
+        .errors
+        .iter()
+        .map(|e| (e.at.line, e.at.column, e.message.clone()))
+        .collect();
+    let err = CompileError::new_err(diagnostics.render(false));
+    if let Err(e) = err.value(py).setattr("labels", labels) {
+        return e;
+    }
+    err
+}
+
+/// A CUDA file that gave no kernels: `FileNotFoundError` without nvcc (the
+/// message says how to install it), `OSError` when a file cannot be read or
+/// written, else a [`CompileError`] (nvcc's messages, or the PTX's).
+pub fn cuda_error(py: Python<'_>, error: &simt::ptx::CudaError) -> PyErr {
+    use simt::ptx::CudaError;
+    match error {
+        CudaError::NoNvcc(_) => PyFileNotFoundError::new_err(error.to_string()),
+        CudaError::Io { .. } => PyOSError::new_err(error.to_string()),
+        CudaError::Ptx(diagnostics) => ptx_error(py, diagnostics),
+        CudaError::Nvcc { .. } => {
+            let err = CompileError::new_err(error.to_string());
+            let labels: Vec<(u32, u32, String)> = Vec::new();
+            if let Err(e) = err.value(py).setattr("labels", labels) {
+                return e;
+            }
+            err
+        }
+    }
 }
 
 /// A failed launch of `kernel` as a [`LaunchError`].

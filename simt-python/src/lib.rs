@@ -1,4 +1,5 @@
-//! simt from Python: `simt.compile(text)` gives a kernel, `kernel.launch(...)`
+//! simt from Python: `simt.compile(text)` gives a kernel (`compile_ptx` and
+//! `compile_cuda` the kernels of nvcc's PTX), `kernel.launch(...)`
 //! runs it on numpy arrays and returns its statistics, in the schema of the
 //! `simt` command's JSON.
 
@@ -16,6 +17,9 @@ fn _simt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_function(wrap_pyfunction!(kernel::compile, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::compile_rust, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::compile_ptx, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::compile_cuda, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::find_nvcc, m)?)?;
     m.add_class::<kernel::Kernel>()?;
     m.add_class::<stats::Stats>()?;
     m.add_class::<record::Record>()?;

@@ -24,14 +24,21 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// The statistics of a launch of `kernel`; `source`, for a kernel
+    /// lowered from PTX, is the text its lines number, which its listing
+    /// shows.
     pub fn new(
         kernel: Arc<simt::core::Kernel>,
+        source: Option<&str>,
         config: &LaunchConfig,
         stats: simt::core::Stats,
         elapsed: Duration,
     ) -> Stats {
         let program = kernel.program();
-        let row = results::row(&program.name, program, config, stats, &mut [elapsed]);
+        let mut row = results::row(&program.name, program, config, stats, &mut [elapsed]);
+        if let Some(source) = source {
+            row.listing.set_source(source);
+        }
         let results = Results {
             version: env!("CARGO_PKG_VERSION"),
             seed: DEFAULT_SEED,

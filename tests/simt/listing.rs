@@ -361,3 +361,31 @@ fn a_symbolic_fact_is_stated_at_the_launch_s_arguments_with_its_form() {
         );
     }
 }
+
+#[test]
+fn a_listing_given_its_source_shows_the_source_lines() {
+    let mut out = vec![0u32; 64];
+    let stats = ids::launch(&LaunchConfig::new(1, 64), &mut out).unwrap();
+    let mut listing = stats.listing(&ids::PROGRAM);
+    assert!(!listing.has_source());
+    // The macro numbers lines of this file: its own text is the source.
+    let mut marked = include_str!("listing.rs").to_owned();
+    marked = marked.replacen(
+        "global_store out[global_id.x], global_id.x",
+        "global_store out[global_id.x], global_id.x  // ids' store",
+        1,
+    );
+    listing.set_source(&marked);
+    let store = row(&listing, "global_store");
+    assert_eq!(
+        store.source.as_deref(),
+        Some("global_store out[global_id.x], global_id.x  // ids' store")
+    );
+    let text = listing.to_string();
+    assert!(text.contains("  source\n"), "{text}");
+    assert!(text.contains("// ids' store"), "{text}");
+    // Past the end of the text a row keeps no source.
+    listing.set_source("one line");
+    assert!(!listing.has_source());
+    assert!(listing.to_string().contains("  instruction\n"));
+}

@@ -21,18 +21,40 @@ interpreter that counts divergence, LDS bank conflicts and coalescing.
 >>> float(y[99]), stats.counters.divergent_vector_instructions
 (5.0, 4)
 
+CUDA kernels come in as nvcc's PTX: ``simt.compile_ptx(text)`` gives every
+kernel of a PTX file, ``simt.compile_cuda(path_or_source)`` runs nvcc on a
+``.cu`` file first (``pip install nvidia-cuda-nvcc nvidia-cuda-crt
+nvidia-nvvm nvidia-cuda-runtime`` installs one). Their parameters are named
+as in the PTX (``_Z5saxpyifPKfPf_param_0``); a 64-bit scalar is the two
+words ``NAME`` and ``NAME.hi``, or one int given as ``NAME``.
+
 Kernels launched from Python run on the interpreter of ``simt-core``, the
 engine that ``simt run`` uses for kernels given as text. Buffers are copied
 in before a launch and writable ones copied back after it; the launch itself
 runs without the GIL, so threads of Python can launch at once.
 """
 
-from ._simt import CompileError, Kernel, LaunchError, Record, Stats, __version__, compile, compile_rust
+from ._simt import (
+    CompileError,
+    Kernel,
+    LaunchError,
+    Record,
+    Stats,
+    __version__,
+    compile,
+    compile_cuda,
+    compile_ptx,
+    compile_rust,
+    find_nvcc,
+)
 from .sweep import points, sweep
 
 __all__ = [
     "compile",
     "compile_rust",
+    "compile_ptx",
+    "compile_cuda",
+    "find_nvcc",
     "Kernel",
     "Stats",
     "Record",

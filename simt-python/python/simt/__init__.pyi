@@ -60,7 +60,14 @@ class Kernel:
     """A compiled kernel."""
 
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """Its name; for a PTX kernel its CUDA name (``saxpy``)."""
+    @property
+    def demangled(self) -> Optional[str]:
+        """A PTX kernel's full demangled name; ``None`` for simt's own kernels."""
+    @property
+    def mangled(self) -> Optional[str]:
+        """A PTX kernel's name in the PTX (``_Z5saxpyifPKfPf``); ``None`` for simt's own kernels."""
     @property
     def params(self) -> list[Tuple[str, str]]:
         """``(name, type)`` per parameter, the type as Rust spells it."""
@@ -84,6 +91,24 @@ def compile(text: str) -> Kernel:
 def compile_rust(source: str, file: str = "<rust>") -> list[Kernel]:
     """Compiles the kernels of every ``simt_kernel!`` invocation in the Rust
     source ``source`` of the file ``file``; raises ``CompileError``."""
+
+def compile_ptx(text: str, file: str = "<ptx>", shared_bytes: int = 0) -> list[Kernel]:
+    """Compiles every kernel of the PTX ``text`` (as nvcc writes it), in
+    ``.entry`` order; ``file`` names it in messages, and its folder is where
+    the CUDA file of ``-lineinfo`` is looked for. ``shared_bytes`` sizes
+    ``extern __shared__`` memory. Raises ``CompileError``."""
+
+def compile_cuda(
+    source: Union[str, "PathLike[str]"], shared_bytes: int = 0
+) -> list[Kernel]:
+    """Compiles every kernel of a ``.cu`` file (a path) or of CUDA source
+    text through ``nvcc -arch=sm_90 -ptx -lineinfo``. Raises
+    ``FileNotFoundError`` without nvcc, ``CompileError`` when nvcc or the
+    PTX lowering fails."""
+
+def find_nvcc() -> Optional[str]:
+    """The nvcc ``compile_cuda`` runs (``SIMT_NVCC``, ``PATH``, NVIDIA's PyPI
+    packages), or ``None``."""
 
 def points(over: Mapping[str, Iterable[Any]]) -> list[dict[str, Any]]:
     """Every point of the grid ``over``, the last axis varying fastest."""

@@ -337,6 +337,12 @@ fn listing(out: &mut String, row: &Row) {
     ] {
         let _ = write!(out, "<th>{}</th>", esc(h));
     }
+    // A kernel lowered from another language (CUDA, through PTX) is read by
+    // its own lines: they come first, the instructions they became beside.
+    let source = l.has_source();
+    if source {
+        out.push_str("<th class=\"text\">source</th>");
+    }
     out.push_str("<th class=\"text\">instruction</th></tr>\n");
     for line in &l.lines {
         let hot = l.hint(line.line).is_some();
@@ -345,7 +351,7 @@ fn listing(out: &mut String, row: &Row) {
         let num = |v: u64| if v == 0 { String::new() } else { v.to_string() };
         let _ = writeln!(
             out,
-            "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"text\">{}</td></tr>",
+            "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}<td class=\"text\">{}</td></tr>",
             if hot { " class=\"hot\"" } else { "" },
             line.line,
             line.issues,
@@ -359,6 +365,14 @@ fn listing(out: &mut String, row: &Row) {
             if global { format!("{:.2}", line.sectors_per_access) } else { String::new() },
             line.l1_hit_rate.map_or(String::new(), |r| format!("{:.1}", r * 100.0)),
             num(line.atomic_contention),
+            if source {
+                format!(
+                    "<td class=\"text\">{}</td>",
+                    esc(line.source.as_deref().unwrap_or(""))
+                )
+            } else {
+                String::new()
+            },
             esc(&line.text) + &facts_of(line)
         );
     }

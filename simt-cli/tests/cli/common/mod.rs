@@ -49,12 +49,21 @@ pub struct Outcome {
 
 /// Runs `simt` with `args` in `dir`.
 pub fn simt(dir: &Path, args: &[&str]) -> Outcome {
-    let out = Command::new(env!("CARGO_BIN_EXE_simt"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .output()
-        .unwrap();
+    simt_env(dir, args, &[])
+}
+
+/// Runs `simt` with `args` in `dir`, each of `env` set to its value or,
+/// for `None`, removed.
+pub fn simt_env(dir: &Path, args: &[&str], env: &[(&str, Option<&str>)]) -> Outcome {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_simt"));
+    command.args(args).current_dir(dir).env_remove("NO_COLOR");
+    for (name, value) in env {
+        match value {
+            Some(v) => command.env(name, v),
+            None => command.env_remove(name),
+        };
+    }
+    let out = command.output().unwrap();
     Outcome {
         code: out.status.code(),
         stdout: String::from_utf8(out.stdout).unwrap(),
