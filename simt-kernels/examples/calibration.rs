@@ -1,5 +1,13 @@
-//! Prints the timing model beside the H200's measurements.
+//! Prints the timing model beside the H200's measurements: every row of
+//! `calibration/h200/timings.csv`, or those whose name contains the
+//! argument.
 fn main() {
-    let rows = simt_kernels::calibration::beside_all();
-    print!("{}", simt_kernels::calibration::table(&rows));
+    use simt_kernels::calibration;
+    let filter = std::env::args().nth(1).unwrap_or_default();
+    let rows: Vec<_> = calibration::measured()
+        .iter()
+        .filter(|r| r.name().contains(&filter))
+        .map(calibration::estimate)
+        .collect();
+    print!("{}", calibration::table(&rows));
 }

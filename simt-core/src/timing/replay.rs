@@ -46,8 +46,9 @@ const DRAIN: usize = 8;
 struct Info {
     class: Class,
     /// Issue cycles per pass of the SIMD: more than one where the
-    /// instruction reads more vector registers than a cycle reads.
-    passes: u32,
+    /// instruction reads more vector registers than a cycle reads (three
+    /// at two a cycle: two, as a third read waits for a port).
+    passes: f64,
     /// Its register slots in [`Infos::slots`]: `start..written` are read,
     /// `written..end` written (a written one is waited for too).
     start: u32,
@@ -59,7 +60,7 @@ impl Info {
     /// What a wave with no instruction left plans.
     const NONE: Info = Info {
         class: Class::Scalar,
-        passes: 1,
+        passes: 1.0,
         start: 0,
         written: 0,
         end: 0,
@@ -112,8 +113,8 @@ impl Infos {
             vregs.sort_unstable();
             vregs.dedup();
             let passes = match (class, operand_reads_per_cycle) {
-                (Class::Vector, n) if n > 0 => (vregs.len() as u32).div_ceil(n).max(1),
-                _ => 1,
+                (Class::Vector, n) if n > 0 => f64::from((vregs.len() as u32).div_ceil(n).max(1)),
+                _ => 1.0,
             };
             infos.push(Info {
                 class,
@@ -652,9 +653,7 @@ impl<'s> Replay<'s> {
         st[reason as usize] += at - wave.since;
         st[NOT_SELECTED] += t - at;
         let cycles = match info.class {
-            Class::Vector | Class::Global | Class::Lds => {
-                self.vector_issue * f64::from(info.passes)
-            }
+            Class::Vector | Class::Global | Class::Lds => self.vector_issue * info.passes,
             Class::Scalar | Class::Barrier => 1.0,
         };
         st[ISSUING] += cycles;

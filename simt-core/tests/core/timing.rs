@@ -332,8 +332,8 @@ fn an_instruction_reading_three_registers_issues_over_two_cycles() {
     part.clocks.operand_reads_per_cycle = 2;
     let mut out = vec![0u32; 512];
     // 16 waves, 4 per scheduler: issue-bound. Each scheduler issues its
-    // waves' 3 moves (1 cycle), 5 FMAs (2 cycles with three registers, 1
-    // with two) and `end`: 4 x 14 or 4 x 9 cycles.
+    // waves' 3 moves (1 cycle), 5 FMAs (2 cycles with three registers at
+    // two a cycle, 1 with two) and `end`: 4 x 14 or 4 x 9 cycles.
     let three = timed(
         &fmas(false),
         1,

@@ -3,6 +3,7 @@
 //! seeds claim, the report's command line and HTML page. One binary: each file
 //! is a module.
 
+mod calibration;
 mod conformance;
 mod engines;
 mod facts;
