@@ -10,4 +10,8 @@ fn main() {
         .map(calibration::estimate)
         .collect();
     print!("{}", calibration::table(&rows));
+    if filter.is_empty() {
+        println!();
+        print!("{}", calibration::counters_table(&rows));
+    }
 }

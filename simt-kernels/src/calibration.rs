@@ -23,6 +23,9 @@ use std::sync::Mutex;
 /// The H200's measurements: `study,kernel,param,median_us,bytes,extra`.
 pub const TIMINGS: &str = include_str!("../../calibration/h200/timings.csv");
 
+/// Nsight Compute's counters for one launch of each shape, in launch order.
+pub const NCU: &str = include_str!("../../calibration/h200/ncu.csv");
+
 /// nvcc's PTX of `calibration/seeds.cu` (`-arch=sm_90 -lineinfo`).
 pub const SEEDS_PTX: &str = include_str!("../../calibration/seeds.ptx");
 
@@ -96,6 +99,59 @@ struct Plan {
     trips: Option<(usize, u32)>,
 }
 
+/// Counters of one launch, as Nsight Compute names them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Counted {
+    /// Warp-level global load requests (`l1tex__t_requests_pipe_lsu_mem_global_op_ld`).
+    pub load_requests: f64,
+    /// Their sectors (`l1tex__t_sectors_pipe_lsu_mem_global_op_ld`).
+    pub load_sectors: f64,
+    /// Shared-memory bank conflicts (`l1tex__data_bank_conflicts_pipe_lsu_mem_shared`).
+    pub bank_conflicts: f64,
+    /// Active threads per warp instruction
+    /// (`smsp__thread_inst_executed_per_inst_executed.ratio`).
+    pub threads_per_instruction: f64,
+    /// DRAM bytes read and written (`dram__bytes_read` + `dram__bytes_write`).
+    pub dram_bytes: f64,
+    /// Warp instructions executed (`smsp__inst_executed`).
+    pub instructions: f64,
+}
+
+/// Nsight Compute's counters of launch `id` (its `ID` column).
+pub fn ncu(id: usize) -> Option<Counted> {
+    let mut c = Counted::default();
+    let mut found = false;
+    for line in NCU.lines().filter(|l| l.starts_with('"')) {
+        let f: Vec<&str> = line.trim_matches('"').split("\",\"").collect();
+        if f.len() != 15 || f[0].parse::<usize>().ok() != Some(id) {
+            continue;
+        }
+        found = true;
+        let v: f64 = f[14].replace(',', "").parse().unwrap_or(f64::NAN);
+        match f[12] {
+            "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum" => c.load_requests = v,
+            "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum" => c.load_sectors = v,
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum" => c.bank_conflicts = v,
+            "smsp__thread_inst_executed_per_inst_executed.ratio" => c.threads_per_instruction = v,
+            "dram__bytes_read.sum" | "dram__bytes_write.sum" => c.dram_bytes += v,
+            "smsp__inst_executed.sum" => c.instructions = v,
+            _ => {}
+        }
+    }
+    found.then_some(c)
+}
+
+/// The Nsight Compute launch of the row at `index` in [`measured`]: the
+/// divergence-against-occupancy rows time two launches each (1 and 32
+/// paths) and are the second; every later row comes six launches on.
+pub fn ncu_launch(index: usize) -> usize {
+    match index {
+        0..=6 => index,
+        7..=12 => 8 + 2 * (index - 7),
+        _ => index + 6,
+    }
+}
+
 /// The row's estimate beside its measurement.
 #[derive(Clone, Debug)]
 pub struct Beside {
@@ -107,6 +163,8 @@ pub struct Beside {
     pub bound: Bound,
     /// The part the row ran on (`h200-sxm/1`).
     pub part: String,
+    /// simt's counters of the cut, scaled to the whole launch.
+    pub counted: Counted,
 }
 
 impl Beside {
@@ -396,7 +454,7 @@ fn plan(row: &Measured) -> Result<Plan, String> {
 
 /// Runs `plan` with the trip count `trips` (when it has one); the time in
 /// microseconds for the whole row and the bound.
-fn run(plan: &Plan, trips: Option<u32>) -> Result<(f64, Bound), String> {
+fn run(plan: &Plan, trips: Option<u32>) -> Result<(f64, Bound, Counted), String> {
     let options = simt_ptx::Options {
         dynamic_shared_bytes: plan.shared,
     };
@@ -430,8 +488,32 @@ fn run(plan: &Plan, trips: Option<u32>) -> Result<(f64, Bound), String> {
     }
     let config = LaunchConfig::new(plan.grid, plan.block).timing(plan.part.clone());
     let stats = simt::core::launch(kernel, &config, &mut args).map_err(|e| e.to_string())?;
-    let t = stats.timing.ok_or("no timing")?;
-    Ok((t.microseconds * plan.scale, t.bound()))
+    let t = stats.timing.as_ref().ok_or("no timing")?;
+    // The cut's counters, scaled by the launch's work over the cut's: the
+    // per-SM cut's blocks times the SMs.
+    let times = if plan.part.memory.compute_units == 1 {
+        plan.scale * f64::from(SMS)
+    } else {
+        1.0
+    };
+    let program = kernel.program();
+    let mut c = Counted::default();
+    for (inst, n) in program.insts.iter().zip(&stats.per_instruction) {
+        if matches!(
+            inst,
+            simt::core::Inst::GlobalLoad { .. } | simt::core::Inst::GlobalLoadWide { .. }
+        ) {
+            c.load_requests += n.global_accesses as f64 * times;
+            c.load_sectors += n.global_sectors as f64 * times;
+        }
+    }
+    let totals = &stats.totals;
+    c.bank_conflicts = totals.lds_conflict_cycles as f64 * times;
+    c.threads_per_instruction =
+        totals.active_lanes as f64 / totals.vector_instructions.max(1) as f64;
+    c.dram_bytes = totals.dram_sectors as f64 * f64::from(plan.part.memory.sector_bytes) * times;
+    c.instructions = totals.instructions as f64 * times;
+    Ok((t.microseconds * plan.scale, t.bound(), c))
 }
 
 /// The trip counts the loop rows are estimated from.
@@ -444,20 +526,33 @@ pub fn estimate(row: &Measured) -> Result<Beside, LeftOut> {
         reason,
     };
     let plan = plan(row).map_err(left)?;
-    let (estimate, bound) = match plan.trips {
+    let (estimate, bound, mut counted) = match plan.trips {
         None => run(&plan, None).map_err(left)?,
         Some((_, full)) => {
-            let (a, _) = run(&plan, Some(SHORT_TRIPS[0])).map_err(left)?;
-            let (b, bound) = run(&plan, Some(SHORT_TRIPS[1])).map_err(left)?;
+            let (a, _, short) = run(&plan, Some(SHORT_TRIPS[0])).map_err(left)?;
+            let (b, bound, long) = run(&plan, Some(SHORT_TRIPS[1])).map_err(left)?;
             let per_trip = (b - a) / f64::from(SHORT_TRIPS[1] - SHORT_TRIPS[0]);
-            (a + per_trip * f64::from(full - SHORT_TRIPS[0]), bound)
+            // Instructions, as the time, on the line through the two runs.
+            let mut counted = long;
+            let per = (long.instructions - short.instructions)
+                / f64::from(SHORT_TRIPS[1] - SHORT_TRIPS[0]);
+            counted.instructions = short.instructions + per * f64::from(full - SHORT_TRIPS[0]);
+            (
+                a + per_trip * f64::from(full - SHORT_TRIPS[0]),
+                bound,
+                counted,
+            )
         }
     };
+    if !counted.instructions.is_finite() {
+        counted.instructions = 0.0;
+    }
     Ok(Beside {
         row: row.clone(),
         estimate,
         bound,
         part: plan.part.name.to_string(),
+        counted,
     })
 }
 
@@ -468,9 +563,9 @@ pub fn affine_in_trip_count(row: &Measured, third: u32, tolerance: f64) -> Resul
     if plan.trips.is_none() {
         return Err("not a loop row".into());
     }
-    let (a, _) = run(&plan, Some(SHORT_TRIPS[0]))?;
-    let (b, _) = run(&plan, Some(SHORT_TRIPS[1]))?;
-    let (c, _) = run(&plan, Some(third))?;
+    let (a, _, _) = run(&plan, Some(SHORT_TRIPS[0]))?;
+    let (b, _, _) = run(&plan, Some(SHORT_TRIPS[1]))?;
+    let (c, _, _) = run(&plan, Some(third))?;
     let line = a
         + (b - a) / f64::from(SHORT_TRIPS[1] - SHORT_TRIPS[0]) * f64::from(third - SHORT_TRIPS[0]);
     Ok((c / line - 1.0).abs() <= tolerance)
@@ -565,4 +660,54 @@ pub fn table(rows: &[Result<Beside, LeftOut>]) -> String {
         100.0 * mean_abs_error(&fitted),
     ));
     out
+}
+
+/// simt's counters beside Nsight Compute's, per row, in Markdown: the ones
+/// simt counts exactly (global load requests and sectors, bank conflicts,
+/// threads per instruction) and those its models decide (DRAM bytes below
+/// an unbounded L2) or that PTX and SASS count apart (instructions).
+pub fn counters_table(rows: &[Result<Beside, LeftOut>]) -> String {
+    let mut out = String::from(
+        "| row | load requests simt / ncu | load sectors simt / ncu | bank conflicts simt / ncu | threads per instruction simt / ncu | DRAM bytes simt / ncu | instructions PTX / SASS |\n|---|---|---|---|---|---|---|\n",
+    );
+    let cell = |a: f64, b: f64| {
+        if b == 0.0 && a == 0.0 {
+            "0 / 0".to_owned()
+        } else {
+            format!(
+                "{} / {} ({:+.1}%)",
+                short(a),
+                short(b),
+                100.0 * (a / b - 1.0)
+            )
+        }
+    };
+    for (i, r) in rows.iter().enumerate() {
+        let (Ok(b), Some(n)) = (r, ncu(ncu_launch(i))) else {
+            continue;
+        };
+        let c = &b.counted;
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {:.2} / {:.2} | {} | {} |\n",
+            b.row.name(),
+            cell(c.load_requests, n.load_requests),
+            cell(c.load_sectors, n.load_sectors),
+            cell(c.bank_conflicts, n.bank_conflicts),
+            c.threads_per_instruction,
+            n.threads_per_instruction,
+            cell(c.dram_bytes, n.dram_bytes),
+            cell(c.instructions, n.instructions),
+        ));
+    }
+    out
+}
+
+/// A count in a few digits: `1.23 M`.
+fn short(v: f64) -> String {
+    match v.abs() {
+        x if x >= 1e9 => format!("{:.3} G", v / 1e9),
+        x if x >= 1e6 => format!("{:.3} M", v / 1e6),
+        x if x >= 1e3 => format!("{:.3} k", v / 1e3),
+        _ => format!("{v:.0}"),
+    }
 }
