@@ -410,7 +410,8 @@ fn read(p: &Param, elem: ElemType, path: &Path) -> Result<Vec<u8>, String> {
     {
         return npy::read(path, elem).map_err(in_buffer);
     }
-    let bytes = std::fs::read(path)
+    // A buffer holds at most 4 GiB: its elements are indexed in 32 bits.
+    let bytes = simt_front::read_bounded(path, 1 << 32)
         .map_err(|e| in_buffer(format!("cannot read {}: {e}", path.display())))?;
     if bytes.len() % elem.size() as usize != 0 {
         return Err(in_buffer(format!(

@@ -92,7 +92,7 @@ pub fn load(
     };
     let shown = file.display().to_string();
     let (module, ptx) = if lang == Language::Ptx {
-        let text = std::fs::read_to_string(file)
+        let text = simt_front::read_source(file)
             .map_err(|e| failure(&format!("cannot read {shown}: {e}")))?;
         match simt::compile_ptx_with(&shown, &text, &options) {
             Ok(module) => (module, Some(text)),
@@ -126,7 +126,7 @@ pub fn load(
 fn simt_file(file: &Path, consts: &[(String, String)]) -> Result<Vec<Loaded>, ExitCode> {
     let shown = file.display().to_string();
     let source =
-        std::fs::read_to_string(file).map_err(|e| failure(&format!("cannot read {shown}: {e}")))?;
+        simt_front::read_source(file).map_err(|e| failure(&format!("cannot read {shown}: {e}")))?;
     let kernels =
         simt_front::compile_file_including(&shown, &source, consts).map_err(|diagnostics| {
             eprint!("{}", diagnostics.render(colour()));

@@ -11,6 +11,16 @@ use std::path::Path;
 /// The elements of the `.npy` file at `path` as the bytes of a buffer of
 /// `elem`s; the error says what is wrong with the file.
 pub fn read(path: &Path, elem: ElemType) -> Result<Vec<u8>, String> {
+    // Not a device or a FIFO, whose reads never end.
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => {
+            return Err(format!(
+                "cannot read {}: it is not a regular file",
+                path.display()
+            ))
+        }
+        _ => {}
+    }
     let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let on_disk = file.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
     let npy = npyz::NpyFile::new(BufReader::new(file))

@@ -177,7 +177,7 @@ fn include(
         )));
         return None;
     }
-    let text = match std::fs::read_to_string(&name) {
+    let text = match crate::file::read_source(std::path::Path::new(&name)) {
         Ok(text) => text,
         Err(e) => {
             errors.push(error(format!("cannot read `{name}`: {e}")));

@@ -19,6 +19,7 @@ mod check;
 mod consts;
 mod contracts;
 mod diagnostic;
+mod file;
 mod functions;
 mod include;
 mod literal;
@@ -32,6 +33,7 @@ mod words;
 
 pub use check::check;
 pub use diagnostic::{Diagnostic, Help, Kind, Label, Location};
+pub use file::{read_bounded, read_source, MAX_SOURCE_BYTES};
 pub use functions::CallSite;
 pub use parse::{parse, Parsed, MAX_EXPR_DEPTH};
 pub use suggest::CONTROL;

@@ -901,3 +901,42 @@ fn half_precision_buffers_are_filled_printed_and_written() {
     // The file written is read back as the f16 buffer it was.
     run("x=o/x.input.npy", &[]);
 }
+
+/// A device, a FIFO or a file larger than a buffer could be is refused at
+/// once, as a `--buffer` file and as the kernel file: reading it would never
+/// end (`/dev/zero`) or wait for a writer (a FIFO).
+#[test]
+fn inputs_that_never_end_are_refused_at_once() {
+    let dir = Scratch::new("unbounded");
+    dir.write(
+        "copy.simt",
+        "kernel copy(x: &[u32], out: &mut [u32]) {\n    vreg v;\n    global_load v, x[global_id.x]\n    global_store out[global_id.x], v\n}\n",
+    );
+    let fifo = dir.path().join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    for input in ["/dev/zero", "fifo", "fifo.npy"] {
+        if input == "fifo.npy" {
+            std::fs::rename(&fifo, dir.path().join("fifo.npy")).unwrap();
+        }
+        let buffer = format!("x={input}");
+        let out = simt(
+            dir.path(),
+            &[
+                "run",
+                "copy.simt",
+                "--groups",
+                "1",
+                "--size",
+                "32",
+                "--buffer",
+                &buffer,
+            ],
+        );
+        assert_eq!(out.code, Some(2), "{input}: {}", out.stderr);
+        assert_has(&out.stderr, "not a regular file");
+    }
+    let out = simt(dir.path(), &["check", "/dev/zero"]);
+    assert_ne!(out.code, Some(0), "{}", out.stderr);
+    assert_has(&out.stderr, "not a regular file");
+}

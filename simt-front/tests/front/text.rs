@@ -232,3 +232,26 @@ fn every_ui_case_gives_the_errors_its_stderr_shows() {
     assert!(underlined * 10 > errors * 9, "{underlined} of {errors}");
     println!("{compared} cases; rustc's own errors only: {rustc_only:?}");
 }
+
+/// `include` of a device or a FIFO ends at once with an error at the
+/// include: its text would never end (`/dev/zero`) or never come (a FIFO
+/// with no writer).
+#[test]
+fn an_include_that_never_ends_is_an_error_at_once() {
+    let dir = std::env::temp_dir().join(format!("simt-front-include-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("fifo.simt");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    for path in ["/dev/zero".to_owned(), fifo.display().to_string()] {
+        let source = format!(
+            "include \"{path}\";\nkernel k(out: &mut [u32]) {{ global_store out[0], 1 }}\n"
+        );
+        let file = dir.join("main.simt").display().to_string();
+        let e = simt_front::compile_file_including(&file, &source, &[]).unwrap_err();
+        let text = e.render(false);
+        assert!(text.contains("not a regular file"), "{path}: {text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
