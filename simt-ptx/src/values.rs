@@ -76,6 +76,10 @@ pub struct Values {
     /// Registers read by some instruction (a predicate output nothing reads
     /// need not be computed).
     pub read: HashMap<String, bool>,
+    /// Registers every definition of which moves the same integer into them
+    /// (`mov.u32 %r19, 31;`): nvcc passes a shuffle's segment mask and a bit
+    /// field's position this way, where simt needs to know them.
+    pub consts: HashMap<String, u64>,
 }
 
 impl Values {
@@ -91,6 +95,53 @@ impl Values {
     pub fn is_read(&self, r: &str) -> bool {
         self.read.get(r).copied().unwrap_or(false)
     }
+
+    /// The integer operand `op` always is: an immediate, `WARP_SZ`, or a
+    /// register only ever set to one integer.
+    pub fn constant(&self, op: &Operand) -> Option<u64> {
+        match op {
+            Operand::Int(n, _) => Some(*n),
+            Operand::Sym(s, _) if s == WARP_SZ => Some(32),
+            Operand::Reg {
+                name, not: false, ..
+            } => self.consts.get(name).copied(),
+            _ => None,
+        }
+    }
+}
+
+/// PTX's warp size, a constant of the language: 32 (a simt wave of 64 lanes
+/// still runs a kernel written for 32-lane warps as nvcc compiled it).
+pub const WARP_SZ: &str = "WARP_SZ";
+
+/// The registers every definition of which moves one integer into them.
+fn constants(insts: &[&Inst]) -> HashMap<String, u64> {
+    let mut seen: HashMap<&str, Option<u64>> = HashMap::new();
+    for inst in insts {
+        let value = match (inst.op.as_str(), inst.args.get(1)) {
+            // A guarded move leaves the register as it was where it is off.
+            _ if inst.guard.is_some() => None,
+            ("mov", Some(Operand::Int(n, _))) => Some(*n),
+            ("mov", Some(Operand::Sym(s, _))) if s == WARP_SZ => Some(32),
+            _ => None,
+        };
+        for d in written(inst) {
+            let v = match (inst.args.first(), value) {
+                (Some(Operand::Reg { .. }), Some(v)) => Some(v),
+                _ => None,
+            };
+            seen.entry(d)
+                .and_modify(|old| {
+                    if *old != v {
+                        *old = None;
+                    }
+                })
+                .or_insert(v);
+        }
+    }
+    seen.into_iter()
+        .filter_map(|(r, v)| Some((r.to_owned(), v?)))
+        .collect()
 }
 
 /// The type modifiers of an instruction (`s32`, `f64`, ...), in order.
@@ -247,6 +298,7 @@ pub fn analyse(
         wide,
         buffers,
         read,
+        consts: constants(insts),
     })
 }
 
