@@ -2,4 +2,6 @@
 //! and checked against the host, and what it refuses, located.
 
 mod common;
+mod corpus;
+mod reference;
 mod seeds;
