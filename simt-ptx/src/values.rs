@@ -185,6 +185,9 @@ pub fn is_memory(inst: &Inst) -> bool {
     )
 }
 
+/// The most registers a kernel may declare.
+const MAX_DECLARED: u64 = 1 << 16;
+
 /// The classes of `entry`'s registers and the verdicts on its 64-bit ones.
 pub fn analyse(
     entry: &Entry,
@@ -192,7 +195,18 @@ pub fn analyse(
     shared: &HashMap<String, u32>,
 ) -> Result<Values, Vec<PtxError>> {
     let mut class = HashMap::new();
+    let mut declared = 0u64;
     for d in &entry.regs {
+        // More registers than simt numbers (its register indices are 16
+        // bits) cannot be lowered; nvcc declares as many as it uses.
+        declared += u64::from(d.count.unwrap_or(1));
+        if declared > MAX_DECLARED {
+            return Err(vec![PtxError::new(
+                d.at,
+                d.name.len() as u32 + 1,
+                format!("more than {MAX_DECLARED} registers are declared"),
+            )]);
+        }
         let c = match d.ty.as_str() {
             "pred" => Class::Pred,
             t => match crate::parse::type_size(t) {

@@ -3,5 +3,6 @@
 
 mod common;
 mod corpus;
+mod mutants;
 mod reference;
 mod seeds;
