@@ -2962,7 +2962,8 @@ impl<'a> Kern<'a> {
 
     pub(crate) fn new_s(&mut self) -> SReg {
         let s = SReg(self.next_s);
-        self.next_s += 1;
+        self.exhausted |= self.next_s == u16::MAX;
+        self.next_s = self.next_s.saturating_add(1);
         s
     }
 }
