@@ -1748,9 +1748,20 @@ impl<'a> Kern<'a> {
                 "s32" | "s16" | "s8" => CmpType::U32,
                 _ => CmpType::U32,
             };
-            if matches!(t, "s16" | "s8" | "u16" | "u8" | "b16") {
-                return Err(unsupported(i, "comparisons of 8- and 16-bit values"));
-            }
+            // 8- and 16-bit values compare as their low bits extended by
+            // the type (a register's upper bits are whatever the arithmetic
+            // that wrote it left there).
+            let (a, b) = match t {
+                "s16" | "u16" | "b16" | "s8" | "u8" | "b8" => {
+                    let bits = if t.ends_with("16") { 16 } else { 8 };
+                    let signed = ct == CmpType::I32;
+                    (
+                        self.extend(a, bits, signed, at, out),
+                        self.extend(b, bits, signed, at, out),
+                    )
+                }
+                _ => (a, b),
+            };
             self.emit(
                 out,
                 at,
@@ -2722,6 +2733,7 @@ impl<'a> Kern<'a> {
             ("max", _) if signed => AtomicOp::MaxI32,
             ("max", _) => AtomicOp::MaxU32,
             ("exch", _) => AtomicOp::Exchange,
+            ("inc", "u32") => AtomicOp::IncU32,
             ("and", _) => AtomicOp::And,
             ("or", _) => AtomicOp::Or,
             ("xor", _) => AtomicOp::Xor,
@@ -3785,5 +3797,29 @@ impl Kern<'_> {
             },
         );
         Ok(())
+    }
+}
+
+impl Kern<'_> {
+    /// The low `bits` of `a`, sign- or zero-extended to 32: two shifts or an
+    /// `and` (folded for an immediate).
+    fn extend(
+        &mut self,
+        a: Operand,
+        bits: u32,
+        signed: bool,
+        at: Pos,
+        out: &mut Vec<Code>,
+    ) -> Operand {
+        let up = 32 - bits;
+        match a {
+            Operand::Imm(n) if signed => Operand::Imm((((n << up) as i32) >> up) as u32),
+            Operand::Imm(n) => Operand::Imm(n & (u32::MAX >> up)),
+            a if signed => {
+                let high = self.tmp_bin(BinOp::Shl, a, Operand::Imm(up), at, out);
+                self.tmp_bin(BinOp::ShrI32, high, Operand::Imm(up), at, out)
+            }
+            a => self.tmp_bin(BinOp::And, a, Operand::Imm(u32::MAX >> up), at, out),
+        }
     }
 }
