@@ -243,7 +243,7 @@ fn every_corpus_kernel_lowers() {
     }
     // The corpus proper (the four teaching files) and the eleven reference
     // kernels.
-    assert_eq!(total, 45 + 11);
+    assert_eq!(total, 52 + 11);
 }
 
 // ------------------------------------------------------------ reductions
@@ -1487,6 +1487,192 @@ fn bit_and_byte_kernels_match_the_host() {
                 let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
                 let want = fma(pos - pos.floor(), input[hi] - input[lo], input[lo]);
                 assert_eq!(got.to_bits(), want.to_bits(), "resample to {n_out}: {i}");
+            }
+        }
+    }
+}
+
+/// The radix-sort digit histogram (CUB's bit-field extract, its position
+/// a register), bit-field records unpacked and packed again (byte
+/// permutes and bit-field inserts), byte swaps, and counts of 8- and 16-bit
+/// values (16-bit comparisons).
+#[test]
+fn bit_fields_bytes_and_small_integers() {
+    let m = corpus("classic");
+    let mut rng = Rng::new(14);
+    let n = 1000usize;
+    let keys: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
+    for (grid, block) in [(2u32, 64u32), (5, 256)] {
+        for width in WIDTHS {
+            let config = LaunchConfig::new(grid, block).wave_width(width);
+            for bit in [0u32, 4, 28] {
+                let mut counts = vec![0u32; 16];
+                launch(
+                    kernel(&m, "radix_digit_histogram"),
+                    &config,
+                    &mut [
+                        Arg::buffer(&keys),
+                        Arg::buffer_mut(&mut counts),
+                        Arg::U32(n as u32),
+                        Arg::U32(bit),
+                    ],
+                );
+                let mut want = vec![0u32; 16];
+                keys.iter()
+                    .for_each(|k| want[((k >> bit) & 15) as usize] += 1);
+                assert_eq!(
+                    counts, want,
+                    "digits at bit {bit}, grid {grid} block {block} wave{width}"
+                );
+            }
+            // struct { unsigned kind : 4; int delta : 12; unsigned value : 16; }
+            let words: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let (mut kind, mut delta, mut value) = (vec![0u32; n], vec![0u32; n], vec![0u32; n]);
+            let grid_n = (n as u32).div_ceil(block);
+            let config = LaunchConfig::new(grid_n, block).wave_width(width);
+            launch(
+                kernel(&m, "unpack_fields"),
+                &config,
+                &mut [
+                    Arg::buffer(&bytes),
+                    Arg::buffer_mut(&mut kind),
+                    Arg::buffer_mut(&mut delta),
+                    Arg::buffer_mut(&mut value),
+                    Arg::U32(n as u32),
+                ],
+            );
+            for (i, &w) in words.iter().enumerate() {
+                assert_eq!(kind[i], w & 15, "kind of {w:#x}");
+                assert_eq!(delta[i] as i32, ((w << 16) as i32) >> 20, "delta of {w:#x}");
+                assert_eq!(value[i], w >> 16, "value of {w:#x}");
+            }
+            let new_kind: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
+            let new_delta = rng.ints(n, -5000, 5000);
+            let mut packed = bytes.clone();
+            // nvcc reads only the low byte of each `kind` (4 bits are kept):
+            // the buffer's type is its accesses', bytes.
+            let kind_bytes: Vec<u8> = new_kind.iter().flat_map(|k| k.to_le_bytes()).collect();
+            launch(
+                kernel(&m, "repack_fields"),
+                &config,
+                &mut [
+                    Arg::buffer(&kind_bytes),
+                    Arg::buffer(&new_delta),
+                    Arg::buffer_mut(&mut packed),
+                    Arg::U32(n as u32),
+                ],
+            );
+            for (i, &w) in words.iter().enumerate() {
+                let got = u32::from_le_bytes(packed[4 * i..4 * i + 4].try_into().unwrap());
+                let want = (w & 0xffff_0000) | ((new_delta[i] & 0xfff) << 4) | (new_kind[i] & 15);
+                assert_eq!(
+                    got, want,
+                    "repacked {w:#x} with {} {}",
+                    new_kind[i], new_delta[i] as i32
+                );
+            }
+            let mut swapped = vec![0u32; n];
+            launch(
+                kernel(&m, "swap_bytes"),
+                &config,
+                &mut [
+                    Arg::buffer(&words),
+                    Arg::buffer_mut(&mut swapped),
+                    Arg::U32(n as u32),
+                ],
+            );
+            for (w, s) in words.iter().zip(&swapped) {
+                assert_eq!(*s, w.swap_bytes());
+            }
+            let text: Vec<u8> = (0..n)
+                .map(|_| b"abcde\xe9\xff"[(rng.next() % 7) as usize])
+                .collect();
+            for c in [b'c', 0xe9, 0xff] {
+                let mut count = vec![0u32; 1];
+                launch(
+                    kernel(&m, "count_char"),
+                    &config,
+                    &mut [
+                        Arg::buffer(&text),
+                        Arg::U32(n as u32),
+                        Arg::U32(u32::from(c)),
+                        Arg::buffer_mut(&mut count),
+                    ],
+                );
+                assert_eq!(
+                    count[0] as usize,
+                    text.iter().filter(|&&t| t == c).count(),
+                    "{c:#x}"
+                );
+            }
+            let samples: Vec<u16> = (0..n)
+                .map(|_| rng.i32(-40000, 40000) as i16 as u16)
+                .collect();
+            for threshold in [-20000i16, 0, 123, i16::MAX] {
+                let mut count = vec![0u32; 1];
+                launch(
+                    kernel(&m, "count_below"),
+                    &config,
+                    &mut [
+                        Arg::buffer(&samples),
+                        Arg::U32(n as u32),
+                        Arg::U32(threshold as u16 as u32),
+                        Arg::buffer_mut(&mut count),
+                    ],
+                );
+                let want = samples.iter().filter(|&&s| (s as i16) < threshold).count();
+                assert_eq!(count[0] as usize, want, "below {threshold}");
+            }
+        }
+    }
+}
+
+/// The last block in, told by `atomicInc`, adds the blocks' partial sums;
+/// the counter wraps back to 0, so the next launch runs the same.
+#[test]
+fn the_last_block_adds_the_partial_sums() {
+    let m = corpus("classic");
+    let k = kernel(&m, "reduce_last_block");
+    let mut rng = Rng::new(15);
+    let n = 1000usize;
+    let input = rng.f32s(n, -1.0, 1.0);
+    for block in [64usize, 256] {
+        let grid = n.div_ceil(block);
+        let partial: Vec<f32> = (0..grid)
+            .map(|g| {
+                let mut s: Vec<f32> = (0..block)
+                    .map(|t| input.get(g * block + t).copied().unwrap_or(0.0))
+                    .collect();
+                let mut stride = block / 2;
+                while stride > 0 {
+                    for t in 0..stride {
+                        s[t] += s[t + stride];
+                    }
+                    stride /= 2;
+                }
+                s[0]
+            })
+            .collect();
+        let total = partial.iter().fold(0f32, |s, p| s + p);
+        for width in WIDTHS {
+            let mut retired = vec![0u32; 1];
+            for _ in 0..2 {
+                let (mut p, mut t) = (vec![0f32; grid], vec![0f32; 1]);
+                launch(
+                    k,
+                    &LaunchConfig::new(grid as u32, block as u32).wave_width(width),
+                    &mut [
+                        Arg::buffer(&input),
+                        Arg::buffer_mut(&mut p),
+                        Arg::buffer_mut(&mut t),
+                        Arg::buffer_mut(&mut retired),
+                        Arg::U32(n as u32),
+                    ],
+                );
+                assert_eq!(p, partial, "block {block} wave{width}");
+                assert_eq!(t[0].to_bits(), total.to_bits(), "block {block} wave{width}");
+                assert_eq!(retired[0], 0, "the counter wrapped");
             }
         }
     }

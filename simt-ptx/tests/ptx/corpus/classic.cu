@@ -273,3 +273,103 @@ __global__ void resample_linear(const float* in, float* out, int n_in, int n_out
     out[i] = in[lo] + t * (in[hi] - in[lo]);
   }
 }
+
+// The digit histogram of a radix sort's pass, extracting each key's digit
+// with PTX's bit-field extract as CUB does (its BFE, inline PTX): bits
+// [bit, bit + RADIX_BITS) of every key, counted per block in shared memory.
+#define RADIX_BITS 4
+__device__ __forceinline__ unsigned int bfe(unsigned int source, unsigned int bit_start,
+                                            unsigned int num_bits) {
+  unsigned int bits;
+  asm("bfe.u32 %0, %1, %2, %3;" : "=r"(bits) : "r"(source), "r"(bit_start), "r"(num_bits));
+  return bits;
+}
+
+__global__ void radix_digit_histogram(const unsigned int* keys, unsigned int* counts, int n,
+                                      unsigned int bit) {
+  __shared__ unsigned int bins[1 << RADIX_BITS];
+  if (threadIdx.x < (1 << RADIX_BITS)) bins[threadIdx.x] = 0;
+  __syncthreads();
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    atomicAdd(&bins[bfe(keys[i], bit, RADIX_BITS)], 1);
+  __syncthreads();
+  if (threadIdx.x < (1 << RADIX_BITS)) atomicAdd(&counts[threadIdx.x], bins[threadIdx.x]);
+}
+
+// Records packed in bit-fields, unpacked into arrays and packed back:
+// nvcc extracts and inserts the fields with byte permutes and bit-field
+// inserts.
+struct Packed {
+  unsigned int kind : 4;
+  int delta : 12;
+  unsigned int value : 16;
+};
+
+__global__ void unpack_fields(const Packed* in, unsigned int* kind, int* delta,
+                              unsigned int* value, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    Packed p = in[i];
+    kind[i] = p.kind;
+    delta[i] = p.delta;
+    value[i] = p.value;
+  }
+}
+
+__global__ void repack_fields(const unsigned int* kind, const int* delta, Packed* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    Packed p = out[i];
+    p.kind = kind[i];
+    p.delta = delta[i];
+    out[i] = p;
+  }
+}
+
+// Each word's bytes reversed (a big-endian file read on a little-endian
+// GPU) with __byte_perm.
+__global__ void swap_bytes(const unsigned int* in, unsigned int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = __byte_perm(in[i], 0, 0x0123);
+}
+
+// Text processing: the occurrences of one character, and of 16-bit samples
+// below a threshold, each counted by atomics.
+__global__ void count_char(const char* text, int n, char c, unsigned int* count) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && text[i] == c) atomicAdd(count, 1);
+}
+
+__global__ void count_below(const short* samples, int n, short threshold, unsigned int* count) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && samples[i] < threshold) atomicAdd(count, 1);
+}
+
+// The CUDA samples' threadFenceReduction: every block leaves its sum in
+// partial[], and the last block to finish, told by atomicInc on a counter
+// (which wraps back to 0 for the next launch), adds the partial sums.
+__global__ void reduce_last_block(const float* in, volatile float* partial, float* total,
+                                  unsigned int* retired, unsigned int n) {
+  __shared__ float sdata[256];
+  __shared__ bool amLast;
+  unsigned int tid = threadIdx.x;
+  unsigned int i = blockIdx.x * blockDim.x + tid;
+  sdata[tid] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s) sdata[tid] += sdata[tid + s];
+    __syncthreads();
+  }
+  if (tid == 0) {
+    partial[blockIdx.x] = sdata[0];
+    __threadfence();
+    unsigned int ticket = atomicInc(retired, gridDim.x - 1);
+    amLast = (ticket == gridDim.x - 1);
+  }
+  __syncthreads();
+  if (amLast && tid == 0) {
+    float sum = 0.0f;
+    for (unsigned int b = 0; b < gridDim.x; ++b) sum += partial[b];
+    *total = sum;
+  }
+}
