@@ -3,6 +3,7 @@
 
 mod common;
 mod corpus;
+mod instructions;
 mod mutants;
 mod reference;
 mod seeds;
