@@ -7,8 +7,14 @@
 //! instructions where simt has no pair form), guarded instructions other
 //! than branches (`@p st` runs inside an `if`), vector loads and stores into
 //! registers that are not consecutive (a copy per element), shift amounts
-//! that are registers (clamped as PTX clamps them), and the few operations
-//! simt computes from others (`rsqrt`, `vote.all`, `%lanemask_lt`).
+//! that are registers (clamped as PTX clamps them), vectors of 8- and
+//! 16-bit elements (one access, the elements shifted in or out of its
+//! words), 8- and 16-bit comparisons (the operands' low bits extended
+//! first), `.ftz` on `ex2` (a flush of subnormal results), and the
+//! operations simt computes from others: `rsqrt`, `vote.all`,
+//! `%lanemask_lt`, bit fields (`bfe`, `bfi`), byte permutes (`prmt`),
+//! rounding to integers (`cvt.rni`, `.rzi`, `.rmi`, `.rpi`), `min.NaN` and
+//! `max.NaN`, and 64-bit `popc`, `clz` and `brev`.
 
 use crate::ast::{Inst, Operand as Arg};
 use crate::diagnostic::{Pos, PtxError};
