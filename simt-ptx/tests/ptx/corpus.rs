@@ -1,12 +1,17 @@
 //! The corpus of `tests/ptx/corpus/`: CUDA kernels as courses and blog
 //! posts teach them (reductions, transposes, SGEMM steps, histograms,
 //! scans, stencils, a softmax and the rest), run from the PTX nvcc wrote for
-//! them at the launch shapes each is written for, at wave widths 32 and 64
-//! (32 only where a kernel assumes 32-lane warps: the shuffles, ballots and
-//! the warp-synchronous ones that name lane 31), each output checked against
-//! the CUDA source computed on the host in the same order of operations
-//! (floats by their bits), and a few counters against what the courses say
-//! about the kernels.
+//! them at the launch shapes each is written for, at wave widths 32 and 64,
+//! each output checked against the CUDA source computed on the host in the
+//! same order of operations (floats by their bits), and a few counters
+//! against what the courses say about the kernels.
+//!
+//! The kernels that shuffle or vote within a 32-lane warp (`reduce_shfl`,
+//! `reduce_shfl_atomic`, `scan_warp_shfl`, `compact_ballot`) run at wave32
+//! only: PTX's shuffles and ballots are of 32 lanes, simt's of the wave's.
+//! Harris's warp-synchronous last warp (`reduce4` to `reduce6`, through a
+//! volatile pointer, no `__syncwarp`) runs at both: its 32 threads are in
+//! one wave either way, and simt's lanes run in lockstep.
 //!
 //! The committed `.ptx` files are nvcc's output for the `.cu` files next to
 //! them (`nvcc -arch=sm_90 -ptx -lineinfo`, the CUDA file's path made
