@@ -177,11 +177,13 @@ fn generate(nvcc: &std::path::Path, file: &str) -> String {
     text.replace(&format!("\"{}/", root.display()), "\"")
 }
 
-/// The text with the headers' `.file` lines cut to the path under the
-/// CUDA installation's `include/`: where nvcc is installed is no part of
-/// what it wrote.
-fn installation_free(ptx: &str) -> String {
+/// The code of nvcc's output: without its banner (the `//` lines naming the
+/// nvcc release that wrote it), and with the headers' `.file` lines cut to
+/// the path under the CUDA installation's `include/`, since where nvcc is
+/// installed is no part of what it wrote.
+fn code(ptx: &str) -> String {
     ptx.lines()
+        .skip_while(|l| l.starts_with("//"))
         .map(
             |l| match (l.trim_start().starts_with(".file"), l.find("/include/")) {
                 (true, Some(k)) => {
@@ -193,6 +195,13 @@ fn installation_free(ptx: &str) -> String {
         )
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The nvcc release named in a PTX file's banner.
+fn release(ptx: &str) -> &str {
+    ptx.lines()
+        .find_map(|l| l.strip_prefix("// Cuda compilation tools, "))
+        .unwrap_or("an unnamed release")
 }
 
 #[test]
@@ -210,12 +219,14 @@ fn the_committed_ptx_is_what_nvcc_writes() {
         }
         let committed = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
-            installation_free(&committed) == installation_free(&fresh),
-            "{} is not what {} writes for {file}.cu (another nvcc release writes other \
-             PTX): run `SIMT_PTX_CORPUS=overwrite cargo test -p simt-ptx --test ptx \
+            code(&committed) == code(&fresh),
+            "{} is not what {} writes for {file}.cu (it was written by {}, this is {}): \
+             run `SIMT_PTX_CORPUS=overwrite cargo test -p simt-ptx --test ptx \
              corpus::the_committed_ptx` and review the differences",
             path.display(),
             nvcc.display(),
+            release(&committed),
+            release(&fresh),
         );
     }
 }
