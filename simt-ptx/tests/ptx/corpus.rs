@@ -281,8 +281,7 @@ fn block_sums(input: &[u32], blocks: usize, covers: impl Fn(usize) -> usize) -> 
 #[test]
 fn harris_reductions_sum_each_block() {
     let mut rng = Rng::new(1);
-    let n = 1000usize;
-    let input = rng.ints(n, -1_000_000, 1_000_000);
+    let all = rng.ints(1024, -1_000_000, 1_000_000);
     // (kernel, block sizes it is written for, elements per thread).
     let cases: [(&str, &[u32], usize); 8] = [
         ("reduce0", &[64, 256], 1),
@@ -294,35 +293,42 @@ fn harris_reductions_sum_each_block() {
         ("reduce5<(unsigned int)256>", &[256], 2),
         ("reduce6<(unsigned int)128>", &[128], 0),
     ];
-    for (name, blocks, per_thread) in cases {
-        for &block in blocks {
-            let m = corpus_shared("reduce", block * 4);
-            let k = kernel(&m, name);
-            let b = block as usize;
-            // Two grids: enough blocks for every element (the last one
-            // partial), and for reduce6 fewer, so that its loop runs.
-            let grids: Vec<usize> = match per_thread {
-                0 => vec![2, 3],
-                p => vec![n.div_ceil(b * p)],
-            };
-            for grid in grids {
-                let covers = |i: usize| match per_thread {
-                    0 => (i % (2 * b * grid)) / (2 * b),
-                    p => i / (b * p),
+    // 1000 elements leave the last block partial; 1024 fill every block.
+    for n in [1000usize, 1024] {
+        let input = &all[..n];
+        for (name, blocks, per_thread) in cases {
+            for &block in blocks {
+                let m = corpus_shared("reduce", block * 4);
+                let k = kernel(&m, name);
+                let b = block as usize;
+                // One block per `b` (or `2 b`) elements; reduce6 at grids
+                // too small for that, so that its loop runs.
+                let grids: Vec<usize> = match per_thread {
+                    0 => vec![2, 3],
+                    p => vec![n.div_ceil(b * p)],
                 };
-                let want = block_sums(&input, grid, covers);
-                for width in WIDTHS {
-                    let mut out = vec![0u32; grid];
-                    launch(
-                        k,
-                        &LaunchConfig::new(grid as u32, block).wave_width(width),
-                        &mut [
-                            Arg::buffer(&input),
-                            Arg::buffer_mut(&mut out),
-                            Arg::U32(n as u32),
-                        ],
-                    );
-                    assert_eq!(out, want, "{name} block {block} grid {grid} wave{width}");
+                for grid in grids {
+                    let covers = |i: usize| match per_thread {
+                        0 => (i % (2 * b * grid)) / (2 * b),
+                        p => i / (b * p),
+                    };
+                    let want = block_sums(input, grid, covers);
+                    for width in WIDTHS {
+                        let mut out = vec![0u32; grid];
+                        launch(
+                            k,
+                            &LaunchConfig::new(grid as u32, block).wave_width(width),
+                            &mut [
+                                Arg::buffer(input),
+                                Arg::buffer_mut(&mut out),
+                                Arg::U32(n as u32),
+                            ],
+                        );
+                        assert_eq!(
+                            out, want,
+                            "{name} n {n} block {block} grid {grid} wave{width}"
+                        );
+                    }
                 }
             }
         }
