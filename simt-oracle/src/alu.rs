@@ -92,7 +92,124 @@ pub fn unary(op: UnOp, a: u32) -> u32 {
         UnOp::CvtF32F16 => F16.to_f32(a),
         UnOp::CvtBf16F32 => BF16.round_f32(a),
         UnOp::CvtF32Bf16 => BF16.to_f32(a),
+        UnOp::Exp2F32 => exp2(f(a)),
+        UnOp::Popc => (0..32).map(|k| (a >> k) & 1).sum(),
+        UnOp::Clz => (0..32).rev().take_while(|&k| (a >> k) & 1 == 0).count() as u32,
+        UnOp::Brev => (0..32).fold(0, |r, k| r | (((a >> k) & 1) << (31 - k))),
     }
+}
+
+/// `2^k` as an `f64`, for `-1022 <= k <= 1023`.
+fn pow2(k: i32) -> f64 {
+    f64::from_bits(((k + 1023) as u64) << 52)
+}
+
+/// `2^x` rounded to nearest: `2^n 2^r` with `n` the nearest integer and
+/// `|r| <= 1/2`, `2^r = e^(r ln 2)` summed from its series in `f64`, and the
+/// product rounded once to `f32` (subnormals kept).
+fn exp2(x: f32) -> u32 {
+    if x.is_nan() {
+        return bits(x);
+    }
+    if x >= 128.0 {
+        return f32::INFINITY.to_bits();
+    }
+    // 2^-150 is half the least subnormal: below it, and at it (a tie, to
+    // the even 0), the result is 0.
+    if x <= -150.0 {
+        return 0;
+    }
+    let x = f64::from(x);
+    let n = x.round();
+    let t = (x - n) * std::f64::consts::LN_2;
+    let (mut term, mut sum) = (1.0f64, 1.0f64);
+    for k in 1..=24 {
+        term *= t / f64::from(k);
+        sum += term;
+    }
+    bits((sum * pow2(n as i32)) as f32)
+}
+
+/// `x` as `(negative, m, e)` with `|x| = m 2^e` (finite `x`).
+fn parts(x: f32) -> (bool, u128, i32) {
+    let b = x.to_bits();
+    let field = ((b >> 23) & 0xff) as i32;
+    let frac = u128::from(b & 0x7f_ffff);
+    let neg = b >> 31 == 1;
+    if field == 0 {
+        (neg, frac, -149)
+    } else {
+        (neg, frac | 1 << 23, field - 150)
+    }
+}
+
+/// `a * b + c` rounded toward negative infinity, from the exact sum as an
+/// integer times a power of two.
+fn fma_rm(a: f32, b: f32, c: f32) -> u32 {
+    if !(a.is_finite() && b.is_finite() && c.is_finite()) {
+        // Infinities and NaN give an infinity or NaN, whatever the rounding.
+        return bits(a.mul_add(b, c));
+    }
+    let (na, ma, ea) = parts(a);
+    let (nb, mb, eb) = parts(b);
+    let mut p = (na != nb, ma * mb, ea + eb);
+    let mut q = parts(c);
+    if p.1 == 0 && q.1 == 0 {
+        // Rounding down, a sum of zeros is `+0.0` only if both are.
+        return if p.0 || q.0 { 0x8000_0000 } else { 0 };
+    }
+    if p.1 == 0 {
+        return c.to_bits();
+    }
+    if q.1 == 0 {
+        q.2 = p.2;
+    }
+    // A term 71 or more binary places below the other (which is then at
+    // least 2^23 times larger than it) stands for less than the distance
+    // from the other to any float but itself: only its sign matters, and a
+    // term of 1 at 24 places below keeps it.
+    if p.2 >= q.2 + 71 && q.1 != 0 {
+        q = (q.0, 1, p.2 - 24);
+    } else if q.2 >= p.2 + 71 {
+        p = (p.0, 1, q.2 - 24);
+    }
+    let e0 = p.2.min(q.2);
+    let signed = |(neg, m, e): (bool, u128, i32)| {
+        let v = (m << (e - e0)) as i128;
+        if neg {
+            -v
+        } else {
+            v
+        }
+    };
+    let v = signed(p) + signed(q);
+    if v == 0 {
+        return 0x8000_0000;
+    }
+    let neg = v < 0;
+    let mag = v.unsigned_abs();
+    let top = 127 - mag.leading_zeros() as i32 + e0;
+    if top > 127 {
+        return if neg { f32::NEG_INFINITY } else { f32::MAX }.to_bits();
+    }
+    // The quantum of floats at this magnitude; drop the bits below it,
+    // rounding a negative magnitude up where any were set.
+    let quantum = (top - 23).max(-149);
+    let shift = quantum - e0;
+    let mut kept = if shift <= 0 {
+        mag << (-shift)
+    } else if shift >= 128 {
+        0
+    } else {
+        mag >> shift
+    };
+    let exact = shift <= 0 || (shift < 128 && kept << shift == mag);
+    if neg && !exact {
+        kept += 1;
+    }
+    let r = kept as f64 * pow2(quantum);
+    let r = r as f32;
+    (if neg { -r } else { r }).to_bits()
 }
 
 /// `a * b + c`.
@@ -102,6 +219,7 @@ pub fn ternary(op: TernOp, a: u32, b: u32, c: u32) -> u32 {
         TernOp::MadU32 => a.wrapping_mul(b).wrapping_add(c),
         TernOp::FmaF16 => F16.fma(a, b, c),
         TernOp::FmaBf16 => BF16.fma(a, b, c),
+        TernOp::FmaRmF32 => fma_rm(f(a), f(b), f(c)),
     }
 }
 

@@ -808,6 +808,8 @@ fn atomic_update(op: AtomicOp, old: u32, v: u32) -> u32 {
         AtomicOp::Or => old | v,
         AtomicOp::Xor => old ^ v,
         AtomicOp::Exchange => v,
+        AtomicOp::IncU32 if old >= v => 0,
+        AtomicOp::IncU32 => old.wrapping_add(1),
         AtomicOp::AddF32 => crate::alu::bits(f32::from_bits(old) + f32::from_bits(v)),
     }
 }

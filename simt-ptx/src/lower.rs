@@ -60,6 +60,9 @@ pub(crate) struct Kern<'a> {
     pub next_v: u16,
     pub next_m: u16,
     pub next_s: u16,
+    /// Whether more virtual registers were asked for than 16 bits number
+    /// (then some share a number, and the kernel is refused).
+    pub exhausted: bool,
     /// Source places by PTX position, in order.
     locs: BTreeMap<Pos, SourceLoc>,
     /// Registers that only ever hold one constant (written once, by a
@@ -114,12 +117,14 @@ impl<'a> Kern<'a> {
 
     pub(crate) fn new_v(&mut self, n: u16) -> VReg {
         let v = VReg(self.next_v);
+        self.exhausted |= self.next_v.checked_add(n).is_none();
         self.next_v = self.next_v.saturating_add(n);
         v
     }
 
     pub(crate) fn new_m(&mut self) -> MReg {
         let m = MReg(self.next_m);
+        self.exhausted |= self.next_m == u16::MAX;
         self.next_m = self.next_m.saturating_add(1);
         m
     }
@@ -347,6 +352,7 @@ pub(crate) fn lower(
         next_v: 0,
         next_m: 0,
         next_s: 0,
+        exhausted: false,
         locs,
     };
     // Virtual registers for the PTX registers.
@@ -421,6 +427,13 @@ pub(crate) fn lower(
         single_def,
     };
     let (mut code, loop_span) = structurer.run(entry.at);
+    if k.exhausted {
+        return Err(vec![PtxError::new(
+            entry.at,
+            entry.name.len() as u32,
+            "the kernel is too large to lower: it needs more than 65,535 virtual registers",
+        )]);
+    }
     let counts = crate::alloc::allocate(&mut code, &k, &cfg, &insts, &loop_span)
         .map_err(|m| vec![PtxError::new(entry.at, entry.name.len() as u32, m)])?;
     code.push(Code {

@@ -7,8 +7,14 @@
 //! instructions where simt has no pair form), guarded instructions other
 //! than branches (`@p st` runs inside an `if`), vector loads and stores into
 //! registers that are not consecutive (a copy per element), shift amounts
-//! that are registers (clamped as PTX clamps them), and the few operations
-//! simt computes from others (`rsqrt`, `vote.all`, `%lanemask_lt`).
+//! that are registers (clamped as PTX clamps them), vectors of 8- and
+//! 16-bit elements (one access, the elements shifted in or out of its
+//! words), 8- and 16-bit comparisons (the operands' low bits extended
+//! first), `.ftz` on `ex2` (a flush of subnormal results), and the
+//! operations simt computes from others: `rsqrt`, `vote.all`,
+//! `%lanemask_lt`, bit fields (`bfe`, `bfi`), byte permutes (`prmt`),
+//! rounding to integers (`cvt.rni`, `.rzi`, `.rmi`, `.rpi`), `min.NaN` and
+//! `max.NaN`, and 64-bit `popc`, `clz` and `brev`.
 
 use crate::ast::{Inst, Operand as Arg};
 use crate::diagnostic::{Pos, PtxError};
@@ -99,6 +105,9 @@ impl<'a> Kern<'a> {
                 self.arith(i, t, out)
             }
             "setp" => self.setp(i, out),
+            "bfi" => self.bfi(i, out),
+            "bfe" => self.bfe(i, out),
+            "prmt" => self.prmt(i, out),
             "selp" => self.selp(i, t, out),
             "cvt" => self.cvt(i, out),
             "bar" | "barrier" => {
@@ -176,6 +185,7 @@ impl<'a> Kern<'a> {
             Arg::Int(n, _) => Ok(Operand::Imm(*n as u32)),
             Arg::F32(b, _) => Ok(Operand::Imm(*b)),
             Arg::F64(b, _) => Ok(Operand::Imm((f64::from_bits(*b) as f32).to_bits())),
+            Arg::Sym(s, _) if s == crate::values::WARP_SZ => Ok(Operand::Imm(32)),
             Arg::Sym(s, at) => match self.shared.get(s) {
                 Some(&off) => Ok(Operand::Imm(off)),
                 None => Err(PtxError::new(*at, s.len() as u32, format!("`{s}` is not a value simt knows here"))
@@ -657,11 +667,19 @@ impl<'a> Kern<'a> {
             );
             return Ok(());
         }
+        if matches!(op, "popc" | "clz" | "brev") {
+            return self.bit_count(i, t, out);
+        }
+        if op == "ex2" {
+            return self.ex2(i, t, out);
+        }
         let float = t.starts_with('f') || t == "bf16";
         if i.has("sat") && !(float && t == "f32") {
             return Err(unsupported(i, "saturating integer arithmetic"));
         }
+        let fma_rm = op == "fma" && t == "f32" && i.has("rm");
         if float
+            && !fma_rm
             && (i.has("rz") || i.has("rm") || i.has("rp"))
             && matches!(
                 op,
@@ -717,7 +735,8 @@ impl<'a> Kern<'a> {
             _ => None,
         };
         if let Some(bop) = bop {
-            if (matches!(op, "min" | "max") && (i.has("NaN") || i.has("xorsign") || i.has("abs")))
+            if (matches!(op, "min" | "max") && (i.has("xorsign") || i.has("abs")))
+                || (i.has("NaN") && t != "f32")
                 || (op == "min" && i.has("relu"))
                 || (op == "max" && i.has("relu"))
             {
@@ -725,6 +744,55 @@ impl<'a> Kern<'a> {
             }
             let a = self.word(i, 1, out)?;
             let b = self.word(i, 2, out)?;
+            if i.has("NaN") {
+                // `min.NaN` / `max.NaN`: the canonical NaN where either
+                // operand is NaN (`x != x`), else the plain result.
+                let r = self.tmp_bin(bop, a, b, at, out);
+                let (na, nb, m) = (self.new_m(), self.new_m(), self.new_m());
+                self.emit(
+                    out,
+                    at,
+                    S::VCmp {
+                        op: CmpOp::Ne,
+                        ty: CmpType::F32,
+                        dst: na,
+                        a,
+                        b: a,
+                    },
+                );
+                self.emit(
+                    out,
+                    at,
+                    S::VCmp {
+                        op: CmpOp::Ne,
+                        ty: CmpType::F32,
+                        dst: nb,
+                        a: b,
+                        b,
+                    },
+                );
+                self.emit(
+                    out,
+                    at,
+                    S::MaskBinary {
+                        op: MaskOp::Or,
+                        dst: m,
+                        a: na,
+                        b: nb,
+                    },
+                );
+                self.emit(
+                    out,
+                    at,
+                    S::VSelect {
+                        dst: d,
+                        mask: m,
+                        on_true: Operand::Imm(0x7fff_ffff),
+                        on_false: r,
+                    },
+                );
+                return Ok(());
+            }
             self.emit(
                 out,
                 at,
@@ -878,6 +946,7 @@ impl<'a> Kern<'a> {
                     return Ok(());
                 }
                 let top = match t {
+                    "f32" if fma_rm => TernOp::FmaRmF32,
                     "f32" => TernOp::FmaF32,
                     "f16" => TernOp::FmaF16,
                     "bf16" => TernOp::FmaBf16,
@@ -1692,9 +1761,20 @@ impl<'a> Kern<'a> {
                 "s32" | "s16" | "s8" => CmpType::U32,
                 _ => CmpType::U32,
             };
-            if matches!(t, "s16" | "s8" | "u16" | "u8" | "b16") {
-                return Err(unsupported(i, "comparisons of 8- and 16-bit values"));
-            }
+            // 8- and 16-bit values compare as their low bits extended by
+            // the type (a register's upper bits are whatever the arithmetic
+            // that wrote it left there).
+            let (a, b) = match t {
+                "s16" | "u16" | "b16" | "s8" | "u8" | "b8" => {
+                    let bits = if t.ends_with("16") { 16 } else { 8 };
+                    let signed = ct == CmpType::I32;
+                    (
+                        self.extend(a, bits, signed, at, out),
+                        self.extend(b, bits, signed, at, out),
+                    )
+                }
+                _ => (a, b),
+            };
             self.emit(
                 out,
                 at,
@@ -1939,10 +2019,11 @@ impl<'a> Kern<'a> {
                 Ok(())
             }
             (false, true) => {
-                if !matches!(rnd, Some("rzi") | None) {
+                let integral = matches!(rnd, Some("rni" | "rmi" | "rpi"));
+                if !(matches!(rnd, Some("rzi") | None) || (integral && st != "f64")) {
                     return Err(unsupported(
                         i,
-                        "rounding other than toward zero (simt truncates)",
+                        "rounding other than toward zero from doubles (simt truncates)",
                     ));
                 }
                 if st == "f64" {
@@ -1992,6 +2073,11 @@ impl<'a> Kern<'a> {
                 if size(dt) < 4 {
                     return Err(unsupported(i, "floats to 8- and 16-bit integers"));
                 }
+                if let Some(mode) = rnd.filter(|_| integral) {
+                    // Rounded to an integral float first, the conversion
+                    // (which truncates and saturates) is exact.
+                    a = self.round_f32(mode, a, at, out);
+                }
                 let op = if signed(dt) {
                     UnOp::CvtI32F32
                 } else {
@@ -2001,8 +2087,18 @@ impl<'a> Kern<'a> {
                 Ok(())
             }
             (true, true) => {
-                if matches!(rnd, Some("rni" | "rzi" | "rmi" | "rpi")) {
-                    return Err(unsupported(i, "rounding to an integral float"));
+                if let Some(mode) = rnd.filter(|r| matches!(*r, "rni" | "rzi" | "rmi" | "rpi")) {
+                    if (dt, st) != ("f32", "f32") {
+                        return Err(unsupported(i, "rounding to an integral float but in f32"));
+                    }
+                    let d = self.dst_word(i, 0)?;
+                    let a = self.word(i, 1, out)?;
+                    let r = self.round_f32(mode, a, at, out);
+                    self.put(d, r, at, out);
+                    if i.has("sat") {
+                        self.saturate(d, at, out);
+                    }
+                    return Ok(());
                 }
                 if matches!(rnd, Some("rz" | "rm" | "rp")) {
                     return Err(unsupported(i, "directed rounding (simt rounds to nearest)"));
@@ -2355,7 +2451,7 @@ impl<'a> Kern<'a> {
             return Ok(());
         }
         if size < 4 {
-            return Err(unsupported(i, "vectors of 8- or 16-bit elements"));
+            return self.load_packed(i, (place, index, offset), &dests, size, out);
         }
         // Wide: consecutive registers; copied out where the destinations
         // are not.
@@ -2522,7 +2618,7 @@ impl<'a> Kern<'a> {
             return Ok(());
         }
         if size < 4 {
-            return Err(unsupported(i, "vectors of 8- or 16-bit elements"));
+            return self.store_packed(i, (place, index, offset), vec_n, size, out);
         }
         // The source words, in order, gathered into consecutive registers
         // unless they already are.
@@ -2650,6 +2746,7 @@ impl<'a> Kern<'a> {
             ("max", _) if signed => AtomicOp::MaxI32,
             ("max", _) => AtomicOp::MaxU32,
             ("exch", _) => AtomicOp::Exchange,
+            ("inc", "u32") => AtomicOp::IncU32,
             ("and", _) => AtomicOp::And,
             ("or", _) => AtomicOp::Or,
             ("xor", _) => AtomicOp::Xor,
@@ -2695,10 +2792,12 @@ impl<'a> Kern<'a> {
         let dst = self.dst_word(&tmp, 0)?;
         let src = self.word(i, 1, out)?;
         let lane = self.word(i, 2, out)?;
-        let clamp = self.word(i, 3, out)?;
+        // The segment width and clamp, `c = ((32 - width) << 8) | clamp`:
+        // the whole warp is `c = 0` for `up` and `31` for the others.
+        let clamp = self.values.constant(self.arg(i, 3)?);
         let full = match mode {
-            "up" => clamp == Operand::Imm(0),
-            _ => clamp == Operand::Imm(31),
+            "up" => clamp == Some(0),
+            _ => clamp == Some(31),
         };
         if !full {
             return Err(unsupported(
@@ -2888,7 +2987,8 @@ impl<'a> Kern<'a> {
 
     pub(crate) fn new_s(&mut self) -> SReg {
         let s = SReg(self.next_s);
-        self.next_s += 1;
+        self.exhausted |= self.next_s == u16::MAX;
+        self.next_s = self.next_s.saturating_add(1);
         s
     }
 }
@@ -2915,4 +3015,824 @@ fn lds_ref(index: Operand, offset: Operand) -> LdsRef {
 #[allow(dead_code)]
 pub fn addresses_through(a: &Arg, r: &str) -> bool {
     addr_reg(a) == Some(r)
+}
+
+// ------------------------------------------------------------ bit fields
+
+impl Kern<'_> {
+    /// `a op b` into a new register.
+    fn tmp_bin(
+        &mut self,
+        op: BinOp,
+        a: Operand,
+        b: Operand,
+        at: Pos,
+        out: &mut Vec<Code>,
+    ) -> Operand {
+        let dst = self.new_v(1);
+        self.emit(out, at, S::VBinary { op, dst, a, b });
+        Operand::V(dst)
+    }
+
+    /// `m ? t : e` into a new register, `m` the lanes where `a cmp b` (u32).
+    #[allow(clippy::too_many_arguments)]
+    fn tmp_select_if(
+        &mut self,
+        op: CmpOp,
+        a: Operand,
+        b: Operand,
+        t: Operand,
+        e: Operand,
+        at: Pos,
+        out: &mut Vec<Code>,
+    ) -> Operand {
+        let mask = self.new_m();
+        self.emit(
+            out,
+            at,
+            S::VCmp {
+                op,
+                ty: CmpType::U32,
+                dst: mask,
+                a,
+                b,
+            },
+        );
+        let dst = self.new_v(1);
+        self.emit(
+            out,
+            at,
+            S::VSelect {
+                dst,
+                mask,
+                on_true: t,
+                on_false: e,
+            },
+        );
+        Operand::V(dst)
+    }
+
+    /// `d = op a` into `d`.
+    fn put(&mut self, d: VReg, a: Operand, at: Pos, out: &mut Vec<Code>) {
+        self.emit(
+            out,
+            at,
+            S::VUnary {
+                op: UnOp::Mov,
+                dst: d,
+                a,
+            },
+        );
+    }
+
+    /// `(1 << len) - 1`, all ones from 32 on (`len` below 256).
+    fn ones(&mut self, len: Operand, at: Pos, out: &mut Vec<Code>) -> Operand {
+        let shifted = self.tmp_bin(BinOp::Shl, Operand::Imm(1), len, at, out);
+        let low = self.tmp_bin(BinOp::SubU32, shifted, Operand::Imm(1), at, out);
+        self.tmp_select_if(
+            CmpOp::Ge,
+            len,
+            Operand::Imm(32),
+            Operand::Imm(u32::MAX),
+            low,
+            at,
+            out,
+        )
+    }
+
+    /// `bfi.b32 f, a, b, pos, len`: `b` with bits `pos..pos + len` (cut at
+    /// 32) replaced by the low bits of `a`. With a constant position and
+    /// length: `f = (a << pos) & mask | b & !mask`, four instructions; else
+    /// the mask is computed first (PTX reads both as their low 8 bits, and
+    /// simt's shifts take their amount modulo 32, so the ends are selected).
+    pub(crate) fn bfi(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        if types(i).last().copied() != Some("b32") {
+            return Err(unsupported(i, "bit fields of 64-bit values"));
+        }
+        let d = self.dst_word(i, 0)?;
+        let a = self.word(i, 1, out)?;
+        let b = self.word(i, 2, out)?;
+        let consts = (
+            self.values.constant(self.arg(i, 3)?),
+            self.values.constant(self.arg(i, 4)?),
+        );
+        let (mask, pos) = if let (Some(pos), Some(len)) = consts {
+            let (pos, len) = ((pos & 0xff) as u32, (len & 0xff) as u32);
+            if len == 0 || pos >= 32 {
+                self.put(d, b, at, out);
+                return Ok(());
+            }
+            let bits = len.min(32 - pos);
+            let mask = (((1u64 << bits) - 1) << pos) as u32;
+            (Operand::Imm(mask), Operand::Imm(pos))
+        } else {
+            let c = self.word(i, 3, out)?;
+            let l = self.word(i, 4, out)?;
+            let pos = self.tmp_bin(BinOp::And, c, Operand::Imm(0xff), at, out);
+            let len = self.tmp_bin(BinOp::And, l, Operand::Imm(0xff), at, out);
+            let ones = self.ones(len, at, out);
+            let shifted = self.tmp_bin(BinOp::Shl, ones, pos, at, out);
+            let mask = self.tmp_select_if(
+                CmpOp::Ge,
+                pos,
+                Operand::Imm(32),
+                Operand::Imm(0),
+                shifted,
+                at,
+                out,
+            );
+            (mask, pos)
+        };
+        let field = self.tmp_bin(BinOp::Shl, a, pos, at, out);
+        let field = self.tmp_bin(BinOp::And, field, mask, at, out);
+        let keep = match mask {
+            Operand::Imm(m) => Operand::Imm(!m),
+            m => {
+                let n = self.new_v(1);
+                self.emit(
+                    out,
+                    at,
+                    S::VUnary {
+                        op: UnOp::Not,
+                        dst: n,
+                        a: m,
+                    },
+                );
+                Operand::V(n)
+            }
+        };
+        let rest = self.tmp_bin(BinOp::And, b, keep, at, out);
+        self.emit(
+            out,
+            at,
+            S::VBinary {
+                op: BinOp::Or,
+                dst: d,
+                a: field,
+                b: rest,
+            },
+        );
+        Ok(())
+    }
+
+    /// `bfe.{u32,s32} d, a, pos, len`: bits `pos..pos + len` of `a` (cut at
+    /// 32), zero- or sign-extended from the field's top bit (from bit 31
+    /// where the field reaches past it); 0 when `len` is 0. With a constant
+    /// position and length: a shift and a mask (unsigned) or two shifts
+    /// (signed); else the same from the computed amounts, the ends selected.
+    pub(crate) fn bfe(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let t = types(i).last().copied().unwrap_or("");
+        let signed = match t {
+            "u32" => false,
+            "s32" => true,
+            _ => return Err(unsupported(i, "bit fields of 64-bit values")),
+        };
+        let d = self.dst_word(i, 0)?;
+        let a = self.word(i, 1, out)?;
+        let consts = (
+            self.values.constant(self.arg(i, 2)?),
+            self.values.constant(self.arg(i, 3)?),
+        );
+        if let (Some(pos), Some(len)) = consts {
+            let (pos, len) = ((pos & 0xff) as u32, (len & 0xff) as u32);
+            let bin = |this: &mut Self, op, a, b, out: &mut Vec<Code>| {
+                this.emit(out, at, S::VBinary { op, dst: d, a, b });
+            };
+            match (len, pos) {
+                (0, _) | (_, 32..) if !signed || len == 0 => self.put(d, Operand::Imm(0), at, out),
+                (_, 32..) => bin(self, BinOp::ShrI32, a, Operand::Imm(31), out),
+                (len, pos) if pos + len >= 32 => {
+                    let op = if signed { BinOp::ShrI32 } else { BinOp::ShrU32 };
+                    bin(self, op, a, Operand::Imm(pos), out);
+                }
+                (len, pos) if signed => {
+                    let up = self.tmp_bin(BinOp::Shl, a, Operand::Imm(32 - pos - len), at, out);
+                    bin(self, BinOp::ShrI32, up, Operand::Imm(32 - len), out);
+                }
+                (len, pos) => {
+                    let down = self.tmp_bin(BinOp::ShrU32, a, Operand::Imm(pos), at, out);
+                    bin(self, BinOp::And, down, Operand::Imm((1u32 << len) - 1), out);
+                }
+            }
+            return Ok(());
+        }
+        let p = self.word(i, 2, out)?;
+        let l = self.word(i, 3, out)?;
+        let pos = self.tmp_bin(BinOp::And, p, Operand::Imm(0xff), at, out);
+        let len = self.tmp_bin(BinOp::And, l, Operand::Imm(0xff), at, out);
+        let field = if signed {
+            // The field's width inside the word, `min(len, 32 - pos)` (at
+            // least 1 where it matters: len > 0 and pos < 32), moved to the
+            // top and shifted back down with its sign.
+            let room = self.tmp_bin(BinOp::SubU32, Operand::Imm(32), pos, at, out);
+            let width = self.tmp_bin(BinOp::MinU32, len, room, at, out);
+            let up_by = self.tmp_bin(BinOp::SubU32, room, width, at, out);
+            let up = self.tmp_bin(BinOp::Shl, a, up_by, at, out);
+            let down_by = self.tmp_bin(BinOp::SubU32, Operand::Imm(32), width, at, out);
+            let field = self.tmp_bin(BinOp::ShrI32, up, down_by, at, out);
+            let sign = self.tmp_bin(BinOp::ShrI32, a, Operand::Imm(31), at, out);
+            self.tmp_select_if(CmpOp::Ge, pos, Operand::Imm(32), sign, field, at, out)
+        } else {
+            let down = self.tmp_bin(BinOp::ShrU32, a, pos, at, out);
+            let ones = self.ones(len, at, out);
+            let field = self.tmp_bin(BinOp::And, down, ones, at, out);
+            self.tmp_select_if(
+                CmpOp::Ge,
+                pos,
+                Operand::Imm(32),
+                Operand::Imm(0),
+                field,
+                at,
+                out,
+            )
+        };
+        let mask = self.new_m();
+        self.emit(
+            out,
+            at,
+            S::VCmp {
+                op: CmpOp::Eq,
+                ty: CmpType::U32,
+                dst: mask,
+                a: len,
+                b: Operand::Imm(0),
+            },
+        );
+        self.emit(
+            out,
+            at,
+            S::VSelect {
+                dst: d,
+                mask,
+                on_true: Operand::Imm(0),
+                on_false: field,
+            },
+        );
+        Ok(())
+    }
+
+    /// `prmt.b32 d, a, b, c` (the default mode) with a constant selector:
+    /// byte `k` of `d` is byte `c[4k..4k + 3]` of the eight bytes `b:a`,
+    /// or that byte's top bit copied through it where `c[4k + 3]` is set.
+    /// The bytes that come from one source by one shift are moved together
+    /// (a shift and an `and`), and the groups or-ed: `prmt` of two halves,
+    /// say, is four instructions.
+    pub(crate) fn prmt(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        if i.mods
+            .iter()
+            .any(|m| matches!(m.as_str(), "f4e" | "b4e" | "rc8" | "ecl" | "ecr" | "rc16"))
+        {
+            return Err(unsupported(
+                i,
+                "the byte-permute modes other than the default",
+            ));
+        }
+        let Some(sel) = self.values.constant(self.arg(i, 3)?) else {
+            return Err(unsupported(
+                i,
+                "a selector held in a register that is not a constant",
+            ));
+        };
+        let d = self.dst_word(i, 0)?;
+        let srcs = [self.word(i, 1, out)?, self.word(i, 2, out)?];
+        // (source, left shift in bits (negative: right), mask of d's bits).
+        let mut groups: Vec<(usize, i32, u32)> = Vec::new();
+        let mut parts: Vec<Operand> = Vec::new();
+        for k in 0..4u32 {
+            let nib = ((sel >> (4 * k)) & 0xf) as u32;
+            let (src, byte) = ((nib >> 2) as usize & 1, nib & 3);
+            if nib & 8 != 0 {
+                // The byte's sign: its top bit moved to bit 31, spread down,
+                // and kept in byte `k`.
+                let up = self.tmp_bin(BinOp::Shl, srcs[src], Operand::Imm(24 - 8 * byte), at, out);
+                let spread = self.tmp_bin(BinOp::ShrI32, up, Operand::Imm(31), at, out);
+                parts.push(self.tmp_bin(
+                    BinOp::And,
+                    spread,
+                    Operand::Imm(0xff << (8 * k)),
+                    at,
+                    out,
+                ));
+                continue;
+            }
+            let shift = 8 * k as i32 - 8 * byte as i32;
+            match groups.iter_mut().find(|g| g.0 == src && g.1 == shift) {
+                Some(g) => g.2 |= 0xff << (8 * k),
+                None => groups.push((src, shift, 0xff << (8 * k))),
+            }
+        }
+        for (src, shift, mask) in groups {
+            let moved = match shift {
+                0 => srcs[src],
+                s if s > 0 => self.tmp_bin(BinOp::Shl, srcs[src], Operand::Imm(s as u32), at, out),
+                s => self.tmp_bin(BinOp::ShrU32, srcs[src], Operand::Imm((-s) as u32), at, out),
+            };
+            parts.push(if mask == u32::MAX {
+                moved
+            } else {
+                self.tmp_bin(BinOp::And, moved, Operand::Imm(mask), at, out)
+            });
+        }
+        let Some((&last, rest)) = parts.split_last() else {
+            return Err(unsupported(i, "this selector"));
+        };
+        match rest.split_first() {
+            None => self.put(d, last, at, out),
+            Some((&first, middle)) => {
+                let mut acc = first;
+                for &p in middle {
+                    acc = self.tmp_bin(BinOp::Or, acc, p, at, out);
+                }
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::Or,
+                        dst: d,
+                        a: acc,
+                        b: last,
+                    },
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+// ------------------------------------------------- vectors of small elements
+
+/// A memory access's place, index and byte offset.
+type Address = (Place, Operand, i64);
+
+impl Kern<'_> {
+    /// The one access that moves `bytes` (2, 4, 8 or 16) of a vector of
+    /// 8- or 16-bit elements: a 16- or 32-bit access, or a wide one of 2 or 4
+    /// words, as the hardware moves it.
+    fn packed_access(i: &Inst, bytes: u32) -> R<(Option<ElemType>, u16)> {
+        Ok(match bytes {
+            2 => (Some(ElemType::U16), 1),
+            4 => (Some(ElemType::U32), 1),
+            8 => (None, 2),
+            16 => (None, 4),
+            _ => return Err(unsupported(i, "this vector size")),
+        })
+    }
+
+    /// `ld.v2.u8`, `ld.v4.u8`, `ld.v2.u16`, `ld.v4.u16` and their signed
+    /// forms: the bytes in one access into consecutive words, then each
+    /// element shifted out of its word (`and` with its mask, or two shifts
+    /// to extend its sign): three to five instructions per element.
+    fn load_packed(
+        &mut self,
+        i: &Inst,
+        (place, index, offset): Address,
+        dests: &[VReg],
+        size: u32,
+        out: &mut Vec<Code>,
+    ) -> R<()> {
+        let at = i.at;
+        let signed = types(i).last().is_some_and(|t| t.starts_with('s'));
+        let bytes = size * dests.len() as u32;
+        let (ty, words) = Self::packed_access(i, bytes)?;
+        let run = self.new_v(words);
+        let off = Operand::Imm(offset as u32);
+        let inst = match (ty, &place) {
+            (Some(ty), Place::Global(p)) => S::GlobalLoad {
+                ty,
+                dst: run,
+                src: byte_ref(*p, index, off),
+            },
+            (Some(ty), Place::Lds) => S::LdsLoad {
+                ty,
+                dst: run,
+                src: lds_ref(index, off),
+            },
+            (None, Place::Global(p)) => S::GlobalLoadWide {
+                width: if words == 2 { Width::X2 } else { Width::X4 },
+                dst: run,
+                src: byte_ref(*p, index, off),
+            },
+            (None, Place::Lds) => S::LdsLoadWide {
+                width: if words == 2 { Width::X2 } else { Width::X4 },
+                dst: run,
+                src: lds_ref(index, off),
+            },
+        };
+        self.emit(out, at, inst);
+        let bits = 8 * size;
+        for (e, &d) in dests.iter().enumerate() {
+            let byte = e as u32 * size;
+            let word = Operand::V(VReg(run.0 + (byte / 4) as u16));
+            let shift = 8 * (byte % 4);
+            if signed {
+                let up = self.tmp_bin(BinOp::Shl, word, Operand::Imm(32 - bits - shift), at, out);
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::ShrI32,
+                        dst: d,
+                        a: up,
+                        b: Operand::Imm(32 - bits),
+                    },
+                );
+            } else {
+                let down = if shift == 0 {
+                    word
+                } else {
+                    self.tmp_bin(BinOp::ShrU32, word, Operand::Imm(shift), at, out)
+                };
+                if shift + bits == 32 {
+                    self.put(d, down, at, out);
+                } else {
+                    self.emit(
+                        out,
+                        at,
+                        S::VBinary {
+                            op: BinOp::And,
+                            dst: d,
+                            a: down,
+                            b: Operand::Imm((1 << bits) - 1),
+                        },
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `st.v2.u8`, `st.v4.u8`, `st.v2.u16`, `st.v4.u16`: the elements' low
+    /// bits packed into words (an `and`, a shift and an `or` per element),
+    /// then one access.
+    fn store_packed(
+        &mut self,
+        i: &Inst,
+        (place, index, offset): Address,
+        vec_n: u32,
+        size: u32,
+        out: &mut Vec<Code>,
+    ) -> R<()> {
+        let at = i.at;
+        let Some(Arg::Vector(items, _)) = i.args.get(1).cloned() else {
+            return Err(unsupported(i, "this source"));
+        };
+        if items.len() as u32 != vec_n {
+            return Err(unsupported(i, "a vector of another length than its type"));
+        }
+        let (ty, words) = Self::packed_access(i, size * vec_n)?;
+        let run = self.new_v(words);
+        let bits = 8 * size;
+        let per_word = 4 / size;
+        for w in 0..u32::from(words) {
+            let mut acc: Option<Operand> = None;
+            for e in 0..per_word.min(vec_n) {
+                let Some(item) = items.get((w * per_word + e) as usize) else {
+                    break;
+                };
+                let v = self.word_of(item, i, out)?;
+                let low = match v {
+                    Operand::Imm(n) => Operand::Imm(n & ((1u64 << bits) - 1) as u32),
+                    v => self.tmp_bin(
+                        BinOp::And,
+                        v,
+                        Operand::Imm(((1u64 << bits) - 1) as u32),
+                        at,
+                        out,
+                    ),
+                };
+                let placed = match (low, e * bits) {
+                    (l, 0) => l,
+                    (Operand::Imm(n), s) => Operand::Imm(n << s),
+                    (l, s) => self.tmp_bin(BinOp::Shl, l, Operand::Imm(s), at, out),
+                };
+                acc = Some(match acc {
+                    None => placed,
+                    Some(a) => self.tmp_bin(BinOp::Or, a, placed, at, out),
+                });
+            }
+            let acc = acc.unwrap_or(Operand::Imm(0));
+            self.put(VReg(run.0 + w as u16), acc, at, out);
+        }
+        let off = Operand::Imm(offset as u32);
+        let src = Operand::V(run);
+        let inst = match (ty, &place) {
+            (Some(ty), Place::Global(p)) => S::GlobalStore {
+                ty,
+                dst: byte_ref(*p, index, off),
+                src,
+            },
+            (Some(ty), Place::Lds) => S::LdsStore {
+                ty,
+                dst: lds_ref(index, off),
+                src,
+            },
+            (None, Place::Global(p)) => S::GlobalStoreWide {
+                width: if words == 2 { Width::X2 } else { Width::X4 },
+                dst: byte_ref(*p, index, off),
+                src: run,
+            },
+            (None, Place::Lds) => S::LdsStoreWide {
+                width: if words == 2 { Width::X2 } else { Width::X4 },
+                dst: lds_ref(index, off),
+                src: run,
+            },
+        };
+        self.emit(out, at, inst);
+        Ok(())
+    }
+}
+
+// ------------------------------------------------- rounding to integers
+
+/// 2^23 as `f32` bits: from it on every `f32` is an integer.
+const F32_TWO_23: u32 = 0x4b00_0000;
+
+impl Kern<'_> {
+    /// `a` rounded to an integral `f32` as `cvt.{rni,rzi,rmi,rpi}` round:
+    /// to nearest even, toward zero, down or up. Exact, from simt's own
+    /// operations, on `|a| < 2^23` (every larger `f32`, infinities and NaN
+    /// are their own rounding, selected at the end):
+    ///
+    /// - nearest even: `(|a| + 2^23) - 2^23` (the addition rounds at the
+    ///   units, ties to even), seven instructions;
+    /// - toward zero, down, up: `t = f32(i32(a))` (truncation; `|a|` fits),
+    ///   then `t - 1` where `t > a` (down) or `t + 1` where `t < a` (up),
+    ///   seven to ten instructions.
+    ///
+    /// Each takes `a`'s sign bit back, since every rounding keeps the sign
+    /// (`rint(-0.3)` is `-0.0`).
+    fn round_f32(&mut self, mode: &str, a: Operand, at: Pos, out: &mut Vec<Code>) -> Operand {
+        let two23 = Operand::Imm(F32_TWO_23);
+        let mag = self.new_v(1);
+        self.emit(
+            out,
+            at,
+            S::VUnary {
+                op: UnOp::AbsF32,
+                dst: mag,
+                a,
+            },
+        );
+        let mag = Operand::V(mag);
+        let rounded = if mode == "rni" {
+            let up = self.tmp_bin(BinOp::AddF32, mag, two23, at, out);
+            self.tmp_bin(BinOp::SubF32, up, two23, at, out)
+        } else {
+            let int = self.new_v(1);
+            self.emit(
+                out,
+                at,
+                S::VUnary {
+                    op: UnOp::CvtI32F32,
+                    dst: int,
+                    a,
+                },
+            );
+            let t = self.new_v(1);
+            self.emit(
+                out,
+                at,
+                S::VUnary {
+                    op: UnOp::CvtF32I32,
+                    dst: t,
+                    a: Operand::V(int),
+                },
+            );
+            let t = Operand::V(t);
+            let (op, step) = match mode {
+                "rmi" => (CmpOp::Gt, BinOp::SubF32),
+                "rpi" => (CmpOp::Lt, BinOp::AddF32),
+                _ => (CmpOp::Eq, BinOp::AddF32),
+            };
+            if mode == "rzi" {
+                t
+            } else {
+                let mask = self.new_m();
+                self.emit(
+                    out,
+                    at,
+                    S::VCmp {
+                        op,
+                        ty: CmpType::F32,
+                        dst: mask,
+                        a: t,
+                        b: a,
+                    },
+                );
+                let stepped = self.tmp_bin(step, t, Operand::Imm(F32_ONE), at, out);
+                let dst = self.new_v(1);
+                self.emit(
+                    out,
+                    at,
+                    S::VSelect {
+                        dst,
+                        mask,
+                        on_true: stepped,
+                        on_false: t,
+                    },
+                );
+                Operand::V(dst)
+            }
+        };
+        let sign = self.tmp_bin(BinOp::And, a, Operand::Imm(0x8000_0000), at, out);
+        let signed = self.tmp_bin(BinOp::Or, rounded, sign, at, out);
+        let mask = self.new_m();
+        self.emit(
+            out,
+            at,
+            S::VCmp {
+                op: CmpOp::Lt,
+                ty: CmpType::F32,
+                dst: mask,
+                a: mag,
+                b: two23,
+            },
+        );
+        let dst = self.new_v(1);
+        self.emit(
+            out,
+            at,
+            S::VSelect {
+                dst,
+                mask,
+                on_true: signed,
+                on_false: a,
+            },
+        );
+        Operand::V(dst)
+    }
+}
+
+// --------------------------------------------- bit counts, powers of two
+
+impl Kern<'_> {
+    /// `popc`, `clz` and `brev` on 32 bits: one simt instruction each. On
+    /// 64 bits (a register pair): `popc` adds the halves' counts, `clz` is
+    /// the high half's, or 32 plus the low half's where the high half is 0,
+    /// and `brev` swaps the reversed halves.
+    fn bit_count(&mut self, i: &Inst, t: &str, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let op = match i.op.as_str() {
+            "popc" => UnOp::Popc,
+            "clz" => UnOp::Clz,
+            _ => UnOp::Brev,
+        };
+        match t {
+            "b32" => {
+                let d = self.dst_word(i, 0)?;
+                let a = self.word(i, 1, out)?;
+                self.emit(out, at, S::VUnary { op, dst: d, a });
+                Ok(())
+            }
+            "b64" => {
+                let a = self.pair(i, 1, false, out)?;
+                let (lo, hi) = (Operand::V(a), Operand::V(VReg(a.0 + 1)));
+                if op == UnOp::Brev {
+                    let d = self.dst_pair(i, 0)?;
+                    let t = self.new_v(1);
+                    self.emit(out, at, S::VUnary { op, dst: t, a: hi });
+                    self.emit(
+                        out,
+                        at,
+                        S::VUnary {
+                            op,
+                            dst: VReg(d.0 + 1),
+                            a: lo,
+                        },
+                    );
+                    self.put(d, Operand::V(t), at, out);
+                    return Ok(());
+                }
+                let d = self.dst_word(i, 0)?;
+                let l = self.new_v(1);
+                self.emit(out, at, S::VUnary { op, dst: l, a: lo });
+                let h = self.new_v(1);
+                self.emit(out, at, S::VUnary { op, dst: h, a: hi });
+                if op == UnOp::Popc {
+                    self.emit(
+                        out,
+                        at,
+                        S::VBinary {
+                            op: BinOp::AddU32,
+                            dst: d,
+                            a: Operand::V(l),
+                            b: Operand::V(h),
+                        },
+                    );
+                } else {
+                    let low = self.tmp_bin(BinOp::AddU32, Operand::V(l), Operand::Imm(32), at, out);
+                    let mask = self.new_m();
+                    self.emit(
+                        out,
+                        at,
+                        S::VCmp {
+                            op: CmpOp::Eq,
+                            ty: CmpType::U32,
+                            dst: mask,
+                            a: hi,
+                            b: Operand::Imm(0),
+                        },
+                    );
+                    self.emit(
+                        out,
+                        at,
+                        S::VSelect {
+                            dst: d,
+                            mask,
+                            on_true: low,
+                            on_false: Operand::V(h),
+                        },
+                    );
+                }
+                Ok(())
+            }
+            _ => Err(unsupported(i, "this type")),
+        }
+    }
+
+    /// `ex2.approx.f32`: simt's `v_exp2_f32`, `2^a` rounded to nearest (the
+    /// hardware's approximation is within 2 ulp of it). `.ftz` flushes a
+    /// subnormal result to `+0` (a select where the result is below the
+    /// least normal, two instructions more; a subnormal operand gives 1
+    /// either way, as `2^x` of so small an `x` rounds to 1).
+    fn ex2(&mut self, i: &Inst, t: &str, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        if t != "f32" {
+            return Err(unsupported(i, "this type"));
+        }
+        let d = self.dst_word(i, 0)?;
+        let a = self.word(i, 1, out)?;
+        if !i.has("ftz") {
+            self.emit(
+                out,
+                at,
+                S::VUnary {
+                    op: UnOp::Exp2F32,
+                    dst: d,
+                    a,
+                },
+            );
+            return Ok(());
+        }
+        let r = self.new_v(1);
+        self.emit(
+            out,
+            at,
+            S::VUnary {
+                op: UnOp::Exp2F32,
+                dst: r,
+                a,
+            },
+        );
+        let mask = self.new_m();
+        self.emit(
+            out,
+            at,
+            S::VCmp {
+                op: CmpOp::Lt,
+                ty: CmpType::F32,
+                dst: mask,
+                a: Operand::V(r),
+                b: Operand::Imm(0x0080_0000),
+            },
+        );
+        self.emit(
+            out,
+            at,
+            S::VSelect {
+                dst: d,
+                mask,
+                on_true: Operand::Imm(0),
+                on_false: Operand::V(r),
+            },
+        );
+        Ok(())
+    }
+}
+
+impl Kern<'_> {
+    /// The low `bits` of `a`, sign- or zero-extended to 32: two shifts or an
+    /// `and` (folded for an immediate).
+    fn extend(
+        &mut self,
+        a: Operand,
+        bits: u32,
+        signed: bool,
+        at: Pos,
+        out: &mut Vec<Code>,
+    ) -> Operand {
+        let up = 32 - bits;
+        match a {
+            Operand::Imm(n) if signed => Operand::Imm((((n << up) as i32) >> up) as u32),
+            Operand::Imm(n) => Operand::Imm(n & (u32::MAX >> up)),
+            a if signed => {
+                let high = self.tmp_bin(BinOp::Shl, a, Operand::Imm(up), at, out);
+                self.tmp_bin(BinOp::ShrI32, high, Operand::Imm(up), at, out)
+            }
+            a => self.tmp_bin(BinOp::And, a, Operand::Imm(u32::MAX >> up), at, out),
+        }
+    }
 }

@@ -338,6 +338,8 @@ impl<'k, 'a> Structurer<'k, 'a> {
         } else {
             None
         };
+        // The last unit's `if`: where it opened, where its `endif` is, its mask.
+        let mut last_if: Option<(usize, usize, MReg)> = None;
         for u in 0..n {
             let source = gathers.get(&Dest::Unit(u)).map(|g| g.reg);
             let at = self.first_at(units[u]).unwrap_or(entry_at);
@@ -365,15 +367,30 @@ impl<'k, 'a> Structurer<'k, 'a> {
                     }
                 }
             }
+            // Where this unit's `if` opened.
+            let mut opened = out.len();
             if let Some(r) = source {
-                self.emit(
-                    out,
-                    at,
-                    S::If {
-                        mask: r,
-                        next: InstIdx::UNLINKED,
-                    },
-                );
+                // Consecutive units under one mask share its `if` (the mask
+                // is read once, and nothing between writes it): a loop's
+                // preheader and the loop then set the loop's registers in
+                // one construct. Across an `endif`, a register the
+                // allocator also gave a per-lane value reads as per-lane to
+                // the validator, and a barrier in the loop as divergent.
+                let reopen = matches!(last_if, Some((i, e, m))
+                    if m == r && e + 1 == out.len() && !writes_mask(&out[i + 1..e], r));
+                if let (true, Some((i, _, _))) = (reopen, last_if) {
+                    out.pop();
+                    opened = i;
+                } else {
+                    self.emit(
+                        out,
+                        at,
+                        S::If {
+                            mask: r,
+                            next: InstIdx::UNLINKED,
+                        },
+                    );
+                }
             }
             match units[u] {
                 Unit::Block(b) => out.extend(self.blocks[b].iter().copied()),
@@ -416,8 +433,9 @@ impl<'k, 'a> Structurer<'k, 'a> {
                     self.loop_span[l] = (start, out.len());
                 }
             }
-            if source.is_some() {
+            if let Some(r) = source {
                 self.emit(out, at, S::EndIf);
+                last_if = Some((opened, out.len() - 1, r));
             }
             // Each edge's lanes into its target's mask.
             for e in edges[u].clone() {
@@ -560,6 +578,12 @@ impl<'k, 'a> Structurer<'k, 'a> {
             Unit::Loop(l) => self.blocks[self.cfg.loops[l].head].first().map(|c| c.at),
         }
     }
+}
+
+/// Whether any of `code` writes mask `m`.
+fn writes_mask(code: &[Code], m: MReg) -> bool {
+    code.iter()
+        .any(|c| c.inst.fields().written().any(|w| w == simt_lang::Reg::M(m)))
 }
 
 impl std::hash::Hash for Dest {

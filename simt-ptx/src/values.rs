@@ -76,6 +76,10 @@ pub struct Values {
     /// Registers read by some instruction (a predicate output nothing reads
     /// need not be computed).
     pub read: HashMap<String, bool>,
+    /// Registers every definition of which moves the same integer into them
+    /// (`mov.u32 %r19, 31;`): nvcc passes a shuffle's segment mask and a bit
+    /// field's position this way, where simt needs to know them.
+    pub consts: HashMap<String, u64>,
 }
 
 impl Values {
@@ -91,6 +95,53 @@ impl Values {
     pub fn is_read(&self, r: &str) -> bool {
         self.read.get(r).copied().unwrap_or(false)
     }
+
+    /// The integer operand `op` always is: an immediate, `WARP_SZ`, or a
+    /// register only ever set to one integer.
+    pub fn constant(&self, op: &Operand) -> Option<u64> {
+        match op {
+            Operand::Int(n, _) => Some(*n),
+            Operand::Sym(s, _) if s == WARP_SZ => Some(32),
+            Operand::Reg {
+                name, not: false, ..
+            } => self.consts.get(name).copied(),
+            _ => None,
+        }
+    }
+}
+
+/// PTX's warp size, a constant of the language: 32 (a simt wave of 64 lanes
+/// still runs a kernel written for 32-lane warps as nvcc compiled it).
+pub const WARP_SZ: &str = "WARP_SZ";
+
+/// The registers every definition of which moves one integer into them.
+fn constants(insts: &[&Inst]) -> HashMap<String, u64> {
+    let mut seen: HashMap<&str, Option<u64>> = HashMap::new();
+    for inst in insts {
+        let value = match (inst.op.as_str(), inst.args.get(1)) {
+            // A guarded move leaves the register as it was where it is off.
+            _ if inst.guard.is_some() => None,
+            ("mov", Some(Operand::Int(n, _))) => Some(*n),
+            ("mov", Some(Operand::Sym(s, _))) if s == WARP_SZ => Some(32),
+            _ => None,
+        };
+        for d in written(inst) {
+            let v = match (inst.args.first(), value) {
+                (Some(Operand::Reg { .. }), Some(v)) => Some(v),
+                _ => None,
+            };
+            seen.entry(d)
+                .and_modify(|old| {
+                    if *old != v {
+                        *old = None;
+                    }
+                })
+                .or_insert(v);
+        }
+    }
+    seen.into_iter()
+        .filter_map(|(r, v)| Some((r.to_owned(), v?)))
+        .collect()
 }
 
 /// The type modifiers of an instruction (`s32`, `f64`, ...), in order.
@@ -134,6 +185,9 @@ pub fn is_memory(inst: &Inst) -> bool {
     )
 }
 
+/// The most registers a kernel may declare.
+const MAX_DECLARED: u64 = 1 << 16;
+
 /// The classes of `entry`'s registers and the verdicts on its 64-bit ones.
 pub fn analyse(
     entry: &Entry,
@@ -141,7 +195,18 @@ pub fn analyse(
     shared: &HashMap<String, u32>,
 ) -> Result<Values, Vec<PtxError>> {
     let mut class = HashMap::new();
+    let mut declared = 0u64;
     for d in &entry.regs {
+        // More registers than simt numbers (its register indices are 16
+        // bits) cannot be lowered; nvcc declares as many as it uses.
+        declared += u64::from(d.count.unwrap_or(1));
+        if declared > MAX_DECLARED {
+            return Err(vec![PtxError::new(
+                d.at,
+                d.name.len() as u32 + 1,
+                format!("more than {MAX_DECLARED} registers are declared"),
+            )]);
+        }
         let c = match d.ty.as_str() {
             "pred" => Class::Pred,
             t => match crate::parse::type_size(t) {
@@ -247,6 +312,7 @@ pub fn analyse(
         wide,
         buffers,
         read,
+        consts: constants(insts),
     })
 }
 

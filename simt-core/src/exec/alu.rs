@@ -98,7 +98,52 @@ pub(super) fn un(op: UnOp, a: u32) -> u32 {
         UnOp::CvtF32F16 => Half::F16.to_f32(a),
         UnOp::CvtBf16F32 => Half::Bf16.round_f32(a),
         UnOp::CvtF32Bf16 => Half::Bf16.to_f32(a),
+        UnOp::Exp2F32 => bits(exp2_f32(f(a))),
+        UnOp::Popc => a.count_ones(),
+        UnOp::Clz => a.leading_zeros(),
+        UnOp::Brev => a.reverse_bits(),
     }
+}
+
+/// `2^x` rounded to nearest: the double-precision power is within an ulp
+/// of a double, so its rounding to `f32` is the exact value's except where
+/// that lies within about 2^-52 of a midpoint between two floats.
+#[inline(always)]
+fn exp2_f32(x: f32) -> f32 {
+    f64::from(x).exp2() as f32
+}
+
+/// `a * b + c` rounded toward negative infinity. The product is exact in
+/// `f64` (24-bit significands), so the sum is `s + e` exactly, `s` its
+/// `f64` rounding and `e` the error (Knuth's two-sum). The largest `f32` at
+/// or below `s` is at or below the exact sum too, unless it is `s` itself
+/// and `e < 0`: then it is the next one down.
+#[inline(always)]
+fn fma_rm_f32(a: f32, b: f32, c: f32) -> f32 {
+    let p = f64::from(a) * f64::from(b);
+    let c = f64::from(c);
+    let s = p + c;
+    if !s.is_finite() {
+        return s as f32;
+    }
+    let bb = s - p;
+    let e = (p - (s - bb)) + (c - bb);
+    if s == 0.0 && e == 0.0 {
+        // An exact zero: `-0.0` unless both terms are `+0.0`.
+        return if p.to_bits() == 0 && c.to_bits() == 0 {
+            0.0
+        } else {
+            -0.0
+        };
+    }
+    let mut r = s as f32;
+    if f64::from(r) > s {
+        r = r.next_down();
+    }
+    if f64::from(r) == s && e < 0.0 {
+        r = r.next_down();
+    }
+    r
 }
 
 /// `op(a, b, c)` as documented on [`TernOp`].
@@ -109,6 +154,7 @@ pub(super) fn tern(op: TernOp, a: u32, b: u32, c: u32) -> u32 {
         TernOp::MadU32 => a.wrapping_mul(b).wrapping_add(c),
         TernOp::FmaF16 => Half::F16.fma(a, b, c),
         TernOp::FmaBf16 => Half::Bf16.fma(a, b, c),
+        TernOp::FmaRmF32 => bits(fma_rm_f32(f(a), f(b), f(c))),
     }
 }
 
@@ -352,7 +398,9 @@ pub(super) fn ternary_into<const W: usize>(
     match op {
         TernOp::FmaF32 => fused3(dst, srcs, lanes, |x, y, z| tern(TernOp::FmaF32, x, y, z)),
         TernOp::MadU32 => fused3(dst, srcs, lanes, |x, y, z| tern(TernOp::MadU32, x, y, z)),
-        TernOp::FmaF16 | TernOp::FmaBf16 => fused3(dst, srcs, lanes, |x, y, z| tern(op, x, y, z)),
+        TernOp::FmaF16 | TernOp::FmaBf16 | TernOp::FmaRmF32 => {
+            fused3(dst, srcs, lanes, |x, y, z| tern(op, x, y, z))
+        }
     }
 }
 
@@ -376,11 +424,12 @@ pub(super) fn unary_into<const W: usize>(
 }
 
 /// Calls `$then!` with every [`UnOp`]: those with a loop each, then the
-/// half-precision ones.
+/// half-precision ones and `2^x` (a call per lane whatever the loop).
 macro_rules! un_ops {
     ($then:ident) => {
-        $then!(Mov Not NegI32 AbsI32 NegF32 AbsF32 SqrtF32 CvtF32U32 CvtF32I32 CvtU32F32 CvtI32F32;
-            CvtF16F32 CvtF32F16 CvtBf16F32 CvtF32Bf16)
+        $then!(Mov Not NegI32 AbsI32 NegF32 AbsF32 SqrtF32 CvtF32U32 CvtF32I32 CvtU32F32 CvtI32F32
+            Popc Clz Brev;
+            CvtF16F32 CvtF32F16 CvtBf16F32 CvtF32Bf16 Exp2F32)
     };
 }
 use un_ops;
@@ -444,6 +493,7 @@ pub(super) mod by_number {
             _ if n == TernOp::MadU32 as u8 => TernOp::MadU32,
             _ if n == TernOp::FmaF16 as u8 => TernOp::FmaF16,
             _ if n == TernOp::FmaBf16 as u8 => TernOp::FmaBf16,
+            _ if n == TernOp::FmaRmF32 as u8 => TernOp::FmaRmF32,
             _ => TernOp::FmaF32,
         }
     }
@@ -572,6 +622,7 @@ pub(super) mod by_number {
                 TernOp::MadU32,
                 TernOp::FmaF16,
                 TernOp::FmaBf16,
+                TernOp::FmaRmF32,
             ] {
                 assert_eq!(tern_op(op as u8), op);
             }

@@ -167,6 +167,10 @@ fn host_un(op: UnOp, a: u32) -> u32 {
         UnOp::CvtF32F16 => arith(h(a)),
         UnOp::CvtBf16F32 => to_bf16(f(a)),
         UnOp::CvtF32Bf16 => arith(bh(a)),
+        UnOp::Exp2F32 => arith(f64::from(f(a)).exp2() as f32),
+        UnOp::Popc => a.count_ones(),
+        UnOp::Clz => a.leading_zeros(),
+        UnOp::Brev => a.reverse_bits(),
     }
 }
 
@@ -239,7 +243,7 @@ const BINOPS: [BinOp; 31] = [
     BinOp::MulBf16,
 ];
 
-const UNOPS: [UnOp; 15] = [
+const UNOPS: [UnOp; 19] = [
     UnOp::Mov,
     UnOp::Not,
     UnOp::NegI32,
@@ -255,6 +259,10 @@ const UNOPS: [UnOp; 15] = [
     UnOp::CvtF32F16,
     UnOp::CvtBf16F32,
     UnOp::CvtF32Bf16,
+    UnOp::Exp2F32,
+    UnOp::Popc,
+    UnOp::Clz,
+    UnOp::Brev,
 ];
 
 const CMPOPS: [CmpOp; 6] = [
@@ -404,6 +412,70 @@ fn ternary_ops_are_fused_and_wrapping() {
         check(&format!("mad wave{width}"), &got, |i| {
             a[i].wrapping_mul(b[i]).wrapping_add(c[i])
         });
+    }
+}
+
+#[test]
+fn fma_rounding_down_is_the_float_at_or_below_the_exact_result() {
+    let tiny = f32::from_bits(1);
+    let cases: [(f32, f32, f32, f32); 12] = [
+        (1.0, 1.0, 2f32.powi(-30), 1.0),
+        (1.0, 1.0, -(2f32.powi(-30)), 1.0f32.next_down()),
+        (-1.0, 1.0, 1.0, -0.0),
+        (0.0, 1.0, 0.0, 0.0),
+        (-0.0, 1.0, 0.0, -0.0),
+        (f32::MAX, 2.0, 0.0, f32::MAX),
+        (-f32::MAX, 2.0, 0.0, f32::NEG_INFINITY),
+        (tiny, 0.5, 0.0, 0.0),
+        (-tiny, 0.5, 0.0, -tiny),
+        // CUDA's `expf` takes a floor this way: 0.5 * 252 + (1.5 2^23 + 1).
+        (0.5, 252.0, 12582913.0, 12583039.0),
+        (0.50001, 252.0, 12582913.0, 12583039.0),
+        (
+            1.0 + f32::EPSILON,
+            1.0 - f32::EPSILON,
+            -1.0,
+            -(2f32.powi(-46)),
+        ),
+    ];
+    let col = |k: usize| -> Vec<u32> {
+        let mut v: Vec<u32> = cases
+            .iter()
+            .map(|c| [c.0, c.1, c.2, c.3][k].to_bits())
+            .collect();
+        v.resize(64, 0);
+        v
+    };
+    let (a, b, c) = (col(0), col(1), col(2));
+    for width in [32, 64] {
+        let got = odd_lanes(
+            &[tern(TernOp::FmaRmF32, 3, v(0), v(1), v(2))],
+            &a,
+            &b,
+            &c,
+            width,
+        );
+        // Every lane runs the cases twice over: the odd ones here, the even
+        // ones from a copy shifted by one lane.
+        for (i, case) in cases.iter().enumerate().filter(|(i, _)| i % 2 == 1) {
+            assert_eq!(got[i], case.3.to_bits(), "{case:?} wave{width}");
+        }
+        let shift = |x: &[u32]| -> Vec<u32> {
+            std::iter::once(0)
+                .chain(x.iter().copied())
+                .take(64)
+                .collect()
+        };
+        let got = odd_lanes(
+            &[tern(TernOp::FmaRmF32, 3, v(0), v(1), v(2))],
+            &shift(&a),
+            &shift(&b),
+            &shift(&c),
+            width,
+        );
+        for (i, case) in cases.iter().enumerate().filter(|(i, _)| i % 2 == 0) {
+            assert_eq!(got[i + 1], case.3.to_bits(), "{case:?} wave{width}");
+        }
     }
 }
 

@@ -476,7 +476,8 @@ impl Gen<'_> {
                 | AtomicOp::MinU32
                 | AtomicOp::MinI32
                 | AtomicOp::MaxU32
-                | AtomicOp::MaxI32,
+                | AtomicOp::MaxI32
+                | AtomicOp::IncU32,
             ) => &[ElemType::U32, ElemType::I32],
             _ => &[ElemType::U32, ElemType::I32, ElemType::F32],
         };

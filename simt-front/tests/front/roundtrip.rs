@@ -709,7 +709,7 @@ proptest! {
 /// the accepted ones use every opcode, so the properties cover the whole table.
 #[test]
 fn generated_kernels_cover_every_opcode() {
-    const CASES: u64 = 2000;
+    const CASES: u64 = 3000;
     let mut seen = BTreeSet::new();
     let mut taken = 0;
     for seed in 0..CASES {

@@ -97,7 +97,9 @@ impl Mnemonic {
             _ => op(|o| match *o {
                 Op::Bin(b) => Some(bin_imm(b)),
                 Op::Un(u) => Some(un_imm(u)),
-                Op::Tern(TernOp::FmaF32) | Op::CmpType(CmpType::F32) => Some(ImmType::F32),
+                Op::Tern(TernOp::FmaF32 | TernOp::FmaRmF32) | Op::CmpType(CmpType::F32) => {
+                    Some(ImmType::F32)
+                }
                 Op::Tern(TernOp::FmaF16) | Op::CmpType(CmpType::F16) => Some(ImmType::F16),
                 Op::Tern(TernOp::FmaBf16) | Op::CmpType(CmpType::Bf16) => Some(ImmType::Bf16),
                 Op::Atomic(AtomicOp::AddF32) => Some(ImmType::F32),
@@ -153,8 +155,10 @@ fn un_imm(op: UnOp) -> ImmType {
     use UnOp::*;
     match op {
         Mov => ImmType::Bits,
-        Not | NegI32 | AbsI32 | CvtF32U32 | CvtF32I32 => ImmType::Int,
-        NegF32 | AbsF32 | SqrtF32 | CvtU32F32 | CvtI32F32 | CvtF16F32 | CvtBf16F32 => ImmType::F32,
+        Not | NegI32 | AbsI32 | CvtF32U32 | CvtF32I32 | Popc | Clz | Brev => ImmType::Int,
+        NegF32 | AbsF32 | SqrtF32 | CvtU32F32 | CvtI32F32 | CvtF16F32 | CvtBf16F32 | Exp2F32 => {
+            ImmType::F32
+        }
         CvtF32F16 => ImmType::F16,
         CvtF32Bf16 => ImmType::Bf16,
     }
@@ -262,12 +266,17 @@ mnemonics! {
     "v_cvt_f32_f16" => VUnary(Un(U::CvtF32F16)),
     "v_cvt_bf16_f32" => VUnary(Un(U::CvtBf16F32)),
     "v_cvt_f32_bf16" => VUnary(Un(U::CvtF32Bf16)),
+    "v_exp2_f32" => VUnary(Un(U::Exp2F32)),
+    "v_popc" => VUnary(Un(U::Popc)),
+    "v_clz" => VUnary(Un(U::Clz)),
+    "v_brev" => VUnary(Un(U::Brev)),
     // Vector ternary.
     "v_fma_f32" => VTernary(Tern(TernOp::FmaF32)),
     "v_mad_u32" => VTernary(Tern(TernOp::MadU32)),
     "v_mad_i32" => VTernary(Tern(TernOp::MadU32)),
     "v_fma_f16" => VTernary(Tern(TernOp::FmaF16)),
     "v_fma_bf16" => VTernary(Tern(TernOp::FmaBf16)),
+    "v_fma_rm_f32" => VTernary(Tern(TernOp::FmaRmF32)),
     // Vector compare.
     "v_cmp_eq_u32" => VCmp(Cmp(C::Eq), Op::CmpType(T::U32)),
     "v_cmp_ne_u32" => VCmp(Cmp(C::Ne), Op::CmpType(T::U32)),
@@ -479,6 +488,7 @@ mnemonics! {
     "global_atomic_or" => GlobalAtomic(Atomic(A::Or)),
     "global_atomic_xor" => GlobalAtomic(Atomic(A::Xor)),
     "global_atomic_xchg" => GlobalAtomic(Atomic(A::Exchange)),
+    "global_atomic_inc_u32" => GlobalAtomic(Atomic(A::IncU32)),
     "global_atomic_add_f32" => GlobalAtomic(Atomic(A::AddF32)),
     "global_atomic_cmpswap" => GlobalCmpSwap,
     // LDS.
@@ -518,6 +528,7 @@ mnemonics! {
     "lds_atomic_or" => LdsAtomic(Atomic(A::Or)),
     "lds_atomic_xor" => LdsAtomic(Atomic(A::Xor)),
     "lds_atomic_xchg" => LdsAtomic(Atomic(A::Exchange)),
+    "lds_atomic_inc_u32" => LdsAtomic(Atomic(A::IncU32)),
     "lds_atomic_add_f32" => LdsAtomic(Atomic(A::AddF32)),
     "lds_atomic_cmpswap" => LdsCmpSwap,
     // Control flow.

@@ -109,6 +109,17 @@ pub enum UnOp {
     CvtBf16F32,
     /// `bf16` to `f32` (exact).
     CvtF32Bf16,
+    /// `2^a` in `f32`, rounded to nearest (subnormal results kept, `2^-inf`
+    /// is 0, NaN stays NaN). Hardware computes it approximately (PTX's
+    /// `ex2.approx.f32` is within 2 ulp); simt's is the rounded exact value,
+    /// so that results do not depend on one vendor's approximation.
+    Exp2F32,
+    /// The number of set bits.
+    Popc,
+    /// The number of leading zero bits (32 for 0).
+    Clz,
+    /// The bits in reverse order (bit 0 to bit 31).
+    Brev,
 }
 
 /// A three-operand ALU operation, shared by the vector and scalar ALUs.
@@ -122,6 +133,11 @@ pub enum TernOp {
     FmaF16,
     /// `a * b + c` in `bf16` with a single rounding.
     FmaBf16,
+    /// `a * b + c` in `f32` with a single rounding toward negative infinity
+    /// (PTX's `fma.rm.f32`, which CUDA's `expf` uses to take a floor): the
+    /// largest `f32` not above the exact result, `-inf` below `-f32::MAX`;
+    /// an exact zero from operands of different signs is `-0.0`.
+    FmaRmF32,
 }
 
 /// The type a comparison reads its operands as.
@@ -198,6 +214,9 @@ pub enum AtomicOp {
     Exchange,
     /// `old + v` in `f32`, rounded as Rust's `f32` addition.
     AddF32,
+    /// `old >= v ? 0 : old + 1`, unsigned: a counter that wraps to 0 after
+    /// reaching `v` (CUDA's `atomicInc`, PTX's `atom.inc.u32`).
+    IncU32,
 }
 
 /// Where a lane shuffle reads from: lane `l` of the destination takes `src` from

@@ -353,7 +353,8 @@ fn moved(fields: &Fields) -> (ElemType, &'static [ElemType], u32) {
                 | AtomicOp::MinU32
                 | AtomicOp::MinI32
                 | AtomicOp::MaxU32
-                | AtomicOp::MaxI32,
+                | AtomicOp::MaxI32
+                | AtomicOp::IncU32,
             )) => Some(INTS),
             _ => None,
         })

@@ -5,9 +5,19 @@ use std::path::Path;
 
 /// The PTX file at `path` (from the workspace root), lowered.
 pub fn module(path: &str) -> simt_ptx::PtxModule {
-    let full = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path);
-    let text = std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display()));
-    simt_ptx::compile_ptx(path, &text).unwrap_or_else(|d| panic!("{}", d.render(false)))
+    module_with(path, &simt_ptx::Options::default())
+}
+
+/// [`module`] with `options`.
+pub fn module_with(path: &str, options: &simt_ptx::Options) -> simt_ptx::PtxModule {
+    let text = std::fs::read_to_string(workspace(path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+    simt_ptx::compile_ptx_with(path, &text, options)
+        .unwrap_or_else(|d| panic!("{}", d.render(false)))
+}
+
+/// `path` (from the workspace root) on this machine.
+pub fn workspace(path: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)
 }
 
 /// Launches `kernel`, panicking with the fault.

@@ -2,4 +2,8 @@
 //! and checked against the host, and what it refuses, located.
 
 mod common;
+mod corpus;
+mod instructions;
+mod mutants;
+mod reference;
 mod seeds;

@@ -46,6 +46,13 @@ fn apply(update: Update, old: u32, v: u32, cmp: u32) -> u32 {
             AtomicOp::Or => old | v,
             AtomicOp::Xor => old ^ v,
             AtomicOp::Exchange => v,
+            AtomicOp::IncU32 => {
+                if old >= v {
+                    0
+                } else {
+                    old + 1
+                }
+            }
             AtomicOp::AddF32 => crate::exec::alu::bits(f(old) + f(v)),
         },
     }
