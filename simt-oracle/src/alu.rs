@@ -220,6 +220,8 @@ pub fn ternary(op: TernOp, a: u32, b: u32, c: u32) -> u32 {
         TernOp::FmaF16 => F16.fma(a, b, c),
         TernOp::FmaBf16 => BF16.fma(a, b, c),
         TernOp::FmaRmF32 => fma_rm(f(a), f(b), f(c)),
+        // The negation is exact: the fused product and sum of `-c`.
+        TernOp::FmsF32 => bits(f(a).mul_add(f(b), -f(c))),
     }
 }
 

@@ -40,6 +40,16 @@ pub struct Block {
     pub term: Term,
 }
 
+impl Term {
+    /// The predicate register a branch reads.
+    pub fn pred(&self) -> Option<&str> {
+        match self {
+            Term::Branch { pred, .. } => Some(pred),
+            _ => None,
+        }
+    }
+}
+
 impl Block {
     /// The blocks it may go to.
     pub fn succs(&self) -> Vec<usize> {

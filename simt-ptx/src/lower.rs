@@ -70,6 +70,12 @@ pub(crate) struct Kern<'a> {
     /// `mov` is dropped, as ptxas folds them into the instructions that
     /// read them.
     pub consts: HashMap<String, u32>,
+    /// `neg.f32` results read once, by an instruction that takes the
+    /// negation in (an FMA's addend, an add's term): the register each
+    /// negates. ptxas folds such a `neg` into its reader (FFMA's negated
+    /// operand); lowering does too, so that the instruction counts and the
+    /// dependent chains are the GPU's.
+    pub negs: HashMap<String, String>,
 }
 
 /// A lowered kernel and the PTX position of each of its instructions.
@@ -248,6 +254,105 @@ fn constants(insts: &[&Inst], values: &Values) -> HashMap<String, u32> {
     consts
 }
 
+/// The `neg.f32 t, x` whose `t` is read once, later in the same block, where
+/// its reader can take `x` instead (see [`Kern::negs`]), with nothing
+/// writing `x` between the two.
+fn foldable_negs(
+    cfg: &cfg::Cfg,
+    insts: &[&Inst],
+    consts: &HashMap<String, u32>,
+) -> HashMap<String, String> {
+    let mut reads: HashMap<&str, u32> = HashMap::new();
+    let mut defs: HashMap<&str, u32> = HashMap::new();
+    for i in insts {
+        for r in values::written(i) {
+            *defs.entry(r).or_default() += 1;
+        }
+        if let Some((_, p, _)) = &i.guard {
+            *reads.entry(p.as_str()).or_default() += 1;
+        }
+        let writes = values::writes_first(i);
+        for (n, a) in i.args.iter().enumerate() {
+            let mut stack = vec![a];
+            while let Some(a) = stack.pop() {
+                match a {
+                    Arg::Reg { name, .. } if !(n == 0 && writes) => {
+                        *reads.entry(name.as_str()).or_default() += 1;
+                    }
+                    Arg::Addr { base, .. } => stack.push(base),
+                    Arg::Vector(items, _) => stack.extend(items.iter()),
+                    Arg::Pair(a, b) => stack.extend([&**a, &**b]),
+                    _ => {}
+                }
+            }
+        }
+    }
+    for block in &cfg.blocks {
+        if let Some(t) = block.term.pred() {
+            *reads.entry(t).or_default() += 1;
+        }
+    }
+    fn reg(a: Option<&Arg>) -> Option<&str> {
+        match a {
+            Some(Arg::Reg {
+                name, not: false, ..
+            }) => Some(name.as_str()),
+            _ => None,
+        }
+    }
+    let immediate = |a: Option<&Arg>| match a {
+        Some(Arg::F32(..)) => true,
+        Some(Arg::Reg { name, .. }) => consts.contains_key(name),
+        _ => false,
+    };
+    let mut out = HashMap::new();
+    for block in &cfg.blocks {
+        for (k, &n) in block.insts.iter().enumerate() {
+            let neg = insts[n];
+            let (Some(t), Some(x)) = (reg(neg.args.first()), reg(neg.args.get(1))) else {
+                continue;
+            };
+            if neg.op != "neg"
+                || neg.guard.is_some()
+                || values::types(neg).last() != Some(&"f32")
+                || defs.get(t) != Some(&1)
+                || reads.get(t) != Some(&1)
+            {
+                continue;
+            }
+            // The reader, later in the block, with `x` unwritten on the way.
+            for &m in &block.insts[k + 1..] {
+                let user = insts[m];
+                let at = |i: usize| reg(user.args.get(i)) == Some(t);
+                let f32 = values::types(user).last() == Some(&"f32");
+                let nearest = !user.has("rz") && !user.has("rm") && !user.has("rp");
+                let takes = f32
+                    && nearest
+                    && match user.op.as_str() {
+                        "fma" | "mad" => {
+                            at(3)
+                                || (at(1) && immediate(user.args.get(2)))
+                                || (at(2) && immediate(user.args.get(1)))
+                        }
+                        "add" => at(1) || at(2),
+                        "sub" => at(2),
+                        _ => false,
+                    };
+                if takes {
+                    out.insert(t.to_owned(), x.to_owned());
+                    break;
+                }
+                if values::written(user).contains(&x)
+                    || user.args.iter().skip(1).any(|a| reg(Some(a)) == Some(t))
+                {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Lowers `entry` of `module`.
 pub(crate) fn lower(
     module: &Module,
@@ -342,9 +447,11 @@ pub(crate) fn lower(
     }
 
     let consts = constants(&insts, &values);
+    let negs = foldable_negs(&cfg, &insts, &consts);
     let mut k = Kern {
         entry,
         consts,
+        negs,
         values,
         shared,
         params: plans,

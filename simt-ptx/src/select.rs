@@ -699,6 +699,11 @@ impl<'a> Kern<'a> {
             ("mul" | "mad", _) if i.has("wide") => return self.mul_wide(i, t, out),
             _ => {}
         }
+        // A negation its one reader takes in: nothing to issue (see
+        // `Kern::negs`).
+        if op == "neg" && t == "f32" && self.folded_dst(i) {
+            return Ok(());
+        }
         let signed = t.starts_with('s');
         let half = matches!(t, "f16");
         let bf = t == "bf16";
@@ -742,8 +747,26 @@ impl<'a> Kern<'a> {
             {
                 return Err(unsupported(i, "this variant"));
             }
-            let a = self.word(i, 1, out)?;
-            let b = self.word(i, 2, out)?;
+            // `a + (-x)` is `a - x`, `(-x) + b` is `b - x`, `a - (-x)` is
+            // `a + x`, each exactly.
+            let (bop, a, b) = match (bop, self.fold(i, 1), self.fold(i, 2)) {
+                (BinOp::AddF32, _, Some(x)) => (
+                    BinOp::SubF32,
+                    self.word(i, 1, out)?,
+                    self.word_of(&x, i, out)?,
+                ),
+                (BinOp::AddF32, Some(x), _) => (
+                    BinOp::SubF32,
+                    self.word(i, 2, out)?,
+                    self.word_of(&x, i, out)?,
+                ),
+                (BinOp::SubF32, _, Some(x)) => (
+                    BinOp::AddF32,
+                    self.word(i, 1, out)?,
+                    self.word_of(&x, i, out)?,
+                ),
+                _ => (bop, self.word(i, 1, out)?, self.word(i, 2, out)?),
+            };
             if i.has("NaN") {
                 // `min.NaN` / `max.NaN`: the canonical NaN where either
                 // operand is NaN (`x != x`), else the plain result.
@@ -913,9 +936,34 @@ impl<'a> Kern<'a> {
                 Ok(())
             }
             "mad" | "fma" => {
-                let a = self.word(i, 1, out)?;
-                let b = self.word(i, 2, out)?;
-                let c = self.word(i, 3, out)?;
+                let mut a = self.word(i, 1, out)?;
+                let mut b = self.word(i, 2, out)?;
+                let mut c = self.word(i, 3, out)?;
+                // A negated addend makes a fused multiply-subtract; a
+                // negated multiplicand beside an immediate negates the
+                // immediate instead. Both exact.
+                let mut subtract = false;
+                if t == "f32" && !fma_rm {
+                    let flip = |o: Operand| match o {
+                        Operand::Imm(v) => Operand::Imm(v ^ 0x8000_0000),
+                        o => o,
+                    };
+                    match (self.fold(i, 1), self.fold(i, 2), self.fold(i, 3)) {
+                        (_, _, Some(x)) => {
+                            c = self.word_of(&x, i, out)?;
+                            subtract = true;
+                        }
+                        (Some(x), _, _) => {
+                            a = self.word_of(&x, i, out)?;
+                            b = flip(b);
+                        }
+                        (_, Some(x), _) => {
+                            b = self.word_of(&x, i, out)?;
+                            a = flip(a);
+                        }
+                        _ => {}
+                    }
+                }
                 if !float && i.has("hi") {
                     let h = self.new_v(1);
                     let k = if signed {
@@ -947,6 +995,7 @@ impl<'a> Kern<'a> {
                 }
                 let top = match t {
                     "f32" if fma_rm => TernOp::FmaRmF32,
+                    "f32" if subtract => TernOp::FmsF32,
                     "f32" => TernOp::FmaF32,
                     "f16" => TernOp::FmaF16,
                     "bf16" => TernOp::FmaBf16,
@@ -2983,6 +3032,28 @@ impl<'a> Kern<'a> {
             _ => return Err(unsupported(i, "this vote")),
         }
         Ok(())
+    }
+
+    /// The register a folded negation read, when operand `k` of `i` is one
+    /// (see `Kern::negs`), as an operand.
+    fn fold(&self, i: &Inst, k: usize) -> Option<Arg> {
+        match i.args.get(k) {
+            Some(Arg::Reg {
+                name,
+                not: false,
+                at,
+            }) => self.negs.get(name).map(|x| Arg::Reg {
+                name: x.clone(),
+                not: false,
+                at: *at,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Whether `i` writes a negation its reader folds in.
+    fn folded_dst(&self, i: &Inst) -> bool {
+        matches!(i.args.first(), Some(Arg::Reg { name, .. }) if self.negs.contains_key(name))
     }
 
     pub(crate) fn new_s(&mut self) -> SReg {

@@ -155,6 +155,7 @@ pub(super) fn tern(op: TernOp, a: u32, b: u32, c: u32) -> u32 {
         TernOp::FmaF16 => Half::F16.fma(a, b, c),
         TernOp::FmaBf16 => Half::Bf16.fma(a, b, c),
         TernOp::FmaRmF32 => bits(fma_rm_f32(f(a), f(b), f(c))),
+        TernOp::FmsF32 => bits(f(a).mul_add(f(b), -f(c))),
     }
 }
 
@@ -398,7 +399,7 @@ pub(super) fn ternary_into<const W: usize>(
     match op {
         TernOp::FmaF32 => fused3(dst, srcs, lanes, |x, y, z| tern(TernOp::FmaF32, x, y, z)),
         TernOp::MadU32 => fused3(dst, srcs, lanes, |x, y, z| tern(TernOp::MadU32, x, y, z)),
-        TernOp::FmaF16 | TernOp::FmaBf16 | TernOp::FmaRmF32 => {
+        TernOp::FmaF16 | TernOp::FmaBf16 | TernOp::FmaRmF32 | TernOp::FmsF32 => {
             fused3(dst, srcs, lanes, |x, y, z| tern(op, x, y, z))
         }
     }
@@ -494,6 +495,7 @@ pub(super) mod by_number {
             _ if n == TernOp::FmaF16 as u8 => TernOp::FmaF16,
             _ if n == TernOp::FmaBf16 as u8 => TernOp::FmaBf16,
             _ if n == TernOp::FmaRmF32 as u8 => TernOp::FmaRmF32,
+            _ if n == TernOp::FmsF32 as u8 => TernOp::FmsF32,
             _ => TernOp::FmaF32,
         }
     }
@@ -623,6 +625,7 @@ pub(super) mod by_number {
                 TernOp::FmaF16,
                 TernOp::FmaBf16,
                 TernOp::FmaRmF32,
+                TernOp::FmsF32,
             ] {
                 assert_eq!(tern_op(op as u8), op);
             }

@@ -958,3 +958,43 @@ fn sources_may_be_the_destination() {
         check(&format!("select wave{width}"), &got, |i| b[i]);
     }
 }
+
+/// `v_fms_f32` rounds `a * b - c` once: where the product alone rounds
+/// away its low bits, the fused difference keeps them.
+#[test]
+fn fms_f32_rounds_once() {
+    let e = 2f32.powi(-12);
+    // (1 + 2^-12)^2 - 1 = 2^-11 + 2^-24 exactly; the product rounded first
+    // loses the 2^-24.
+    let cases: [(f32, f32, f32, f32); 4] = [
+        (3.0, 4.0, 5.0, 7.0),
+        (1.0 + e, 1.0 + e, 1.0, 2f32.powi(-11) + 2f32.powi(-24)),
+        (2.0, 0.5, 1.0, 0.0),
+        (-2.0, 3.0, f32::INFINITY, f32::NEG_INFINITY),
+    ];
+    let col = |k: usize| -> Vec<u32> {
+        let mut v: Vec<u32> = cases
+            .iter()
+            .map(|c| [c.0, c.1, c.2, c.3][k].to_bits())
+            .collect();
+        v.resize(64, 0);
+        v
+    };
+    for width in [32, 64] {
+        let got = odd_lanes(
+            &[tern(TernOp::FmsF32, 3, v(0), v(1), v(2))],
+            &col(0),
+            &col(1),
+            &col(2),
+            width,
+        );
+        for (i, case) in cases.iter().enumerate().filter(|(i, _)| i % 2 == 1) {
+            assert_eq!(got[i], case.3.to_bits(), "{case:?} wave{width}");
+        }
+    }
+    assert_ne!(
+        (1.0 + e) * (1.0 + e) - 1.0,
+        cases[1].3,
+        "the cases need the fusion"
+    );
+}

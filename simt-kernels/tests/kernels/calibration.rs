@@ -6,9 +6,9 @@
 use simt_kernels::calibration::{self, FITTED_ON};
 
 /// The validation rows' mean absolute error may not grow past this.
-const MEAN_BOUND: f64 = 0.36;
+const MEAN_BOUND: f64 = 0.14;
 /// Nor may any validation row's error.
-const WORST_BOUND: f64 = 0.75;
+const WORST_BOUND: f64 = 0.55;
 
 #[test]
 fn every_row_is_estimated_within_the_bounds() {

@@ -97,9 +97,8 @@ impl Mnemonic {
             _ => op(|o| match *o {
                 Op::Bin(b) => Some(bin_imm(b)),
                 Op::Un(u) => Some(un_imm(u)),
-                Op::Tern(TernOp::FmaF32 | TernOp::FmaRmF32) | Op::CmpType(CmpType::F32) => {
-                    Some(ImmType::F32)
-                }
+                Op::Tern(TernOp::FmaF32 | TernOp::FmaRmF32 | TernOp::FmsF32)
+                | Op::CmpType(CmpType::F32) => Some(ImmType::F32),
                 Op::Tern(TernOp::FmaF16) | Op::CmpType(CmpType::F16) => Some(ImmType::F16),
                 Op::Tern(TernOp::FmaBf16) | Op::CmpType(CmpType::Bf16) => Some(ImmType::Bf16),
                 Op::Atomic(AtomicOp::AddF32) => Some(ImmType::F32),
@@ -277,6 +276,7 @@ mnemonics! {
     "v_fma_f16" => VTernary(Tern(TernOp::FmaF16)),
     "v_fma_bf16" => VTernary(Tern(TernOp::FmaBf16)),
     "v_fma_rm_f32" => VTernary(Tern(TernOp::FmaRmF32)),
+    "v_fms_f32" => VTernary(Tern(TernOp::FmsF32)),
     // Vector compare.
     "v_cmp_eq_u32" => VCmp(Cmp(C::Eq), Op::CmpType(T::U32)),
     "v_cmp_ne_u32" => VCmp(Cmp(C::Ne), Op::CmpType(T::U32)),

@@ -138,6 +138,9 @@ pub enum TernOp {
     /// largest `f32` not above the exact result, `-inf` below `-f32::MAX`;
     /// an exact zero from operands of different signs is `-0.0`.
     FmaRmF32,
+    /// `a * b - c` in `f32`, rounded once: a fused multiply-subtract (PTX's
+    /// `fma` of a negated addend, into which ptxas folds the `neg`).
+    FmsF32,
 }
 
 /// The type a comparison reads its operands as.
