@@ -89,6 +89,7 @@ pub fn load(
     }
     let options = simt::ptx::Options {
         dynamic_shared_bytes: shared_bytes.unwrap_or(0),
+        ..Default::default()
     };
     let shown = file.display().to_string();
     let (module, ptx) = if lang == Language::Ptx {

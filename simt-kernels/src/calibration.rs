@@ -457,6 +457,7 @@ fn plan(row: &Measured) -> Result<Plan, String> {
 fn run(plan: &Plan, trips: Option<u32>) -> Result<(f64, Bound, Counted), String> {
     let options = simt_ptx::Options {
         dynamic_shared_bytes: plan.shared,
+        ..Default::default()
     };
     let module = simt_ptx::compile_ptx_with("calibration/seeds.ptx", SEEDS_PTX, &options)
         .map_err(|d| d.render(false))?;

@@ -74,6 +74,9 @@ pub struct Entry {
     pub body: Vec<Stmt>,
     /// `.reqntid x, y, z`, when given.
     pub reqntid: Option<[u32; 3]>,
+    /// Where `.pragma "nounroll";` stands: the index into `body` of the
+    /// statement after it.
+    pub nounroll: Vec<usize>,
 }
 
 /// A kernel parameter: `.param .u64 .ptr .align 1 name`.

@@ -13,8 +13,8 @@
 //! nothing with kernel text but the IR, and keeping it apart keeps the
 //! `simt_kernel!` macro's build free of it.
 //!
-//! One file per stage: `lex` and `parse` read the text into [`ast`]; `cfg`
-//! splits each kernel into blocks and finds its loops; `values` decides what
+//! One file per stage: `lex` and `parse` read the text into [`ast`]; `unroll`
+//! unrolls counted loops as ptxas does; `cfg` splits each kernel into blocks and finds its loops; `values` decides what
 //! each register holds (pointers become offsets into buffers); `select`
 //! lowers instructions; `schedule` moves loads up as ptxas does; `structure`
 //! turns branches into the structured
@@ -32,6 +32,7 @@ mod parse;
 mod schedule;
 mod select;
 mod structure;
+mod unroll;
 mod values;
 
 pub use diagnostic::{Diagnostics, Pos, PtxError};
@@ -39,11 +40,24 @@ pub use diagnostic::{Diagnostics, Pos, PtxError};
 use simt_lang::Kernel;
 
 /// How PTX is lowered.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// Bytes of shared memory sized at launch (`extern __shared__`
     /// arrays), the third launch parameter in CUDA.
     pub dynamic_shared_bytes: u32,
+    /// Unroll nvcc's counted loops four times again, as ptxas does, so that
+    /// the instructions counted and timed are those the GPU runs (default);
+    /// `false` runs the loops as the PTX writes them.
+    pub unroll: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            dynamic_shared_bytes: 0,
+            unroll: true,
+        }
+    }
 }
 
 /// One kernel of a PTX module.
@@ -128,6 +142,13 @@ pub fn compile_ptx_with(
     let mut kernels = Vec::new();
     for entry in &module.entries {
         let (name, demangled) = demangle(&entry.name);
+        let unrolled;
+        let entry = if options.unroll {
+            unrolled = unroll::unrolled(entry);
+            &unrolled
+        } else {
+            entry
+        };
         match lower::lower(&module, entry, &name, options, file) {
             Ok(l) => kernels.push(PtxKernel {
                 name,

@@ -223,7 +223,14 @@ fn buffer_elem(insts: &[&Inst], values: &Values, k: usize) -> (ElemType, bool) {
 /// immediate, and their values.
 fn constants(insts: &[&Inst], values: &Values) -> HashMap<String, u32> {
     let mut defs: HashMap<&str, u32> = HashMap::new();
-    let mut consts = HashMap::new();
+    let mut movs: HashMap<String, u32> = HashMap::new();
+    let mut consts: HashMap<String, u32> = HashMap::new();
+    let mut set = |name: &String, value: u32| {
+        // Copies of one `mov` (unrolled loops) set the same constant.
+        if *consts.entry(name.clone()).or_insert(value) == value {
+            *movs.entry(name.clone()).or_default() += 1;
+        }
+    };
     for i in insts {
         for r in values::written(i) {
             *defs.entry(r).or_default() += 1;
@@ -241,20 +248,16 @@ fn constants(insts: &[&Inst], values: &Values) -> HashMap<String, u32> {
             continue;
         }
         match src {
-            Arg::Int(n, _) => {
-                consts.insert(name.clone(), *n as u32);
-            }
-            Arg::F32(b, _) => {
-                consts.insert(name.clone(), *b);
-            }
+            Arg::Int(n, _) => set(name, *n as u32),
+            Arg::F32(b, _) => set(name, *b),
             _ => {}
         }
     }
-    consts.retain(|name, _| defs.get(name.as_str()) == Some(&1));
+    consts.retain(|name, _| defs.get(name.as_str()) == movs.get(name));
     consts
 }
 
-/// The `neg.f32 t, x` whose `t` is read once, later in the same block, where
+/// The `neg.f32 t, x` whose `t` is read once after each definition, later in the same block, where
 /// its reader can take `x` instead (see [`Kern::negs`]), with nothing
 /// writing `x` between the two.
 fn foldable_negs(
@@ -305,7 +308,9 @@ fn foldable_negs(
         Some(Arg::Reg { name, .. }) => consts.contains_key(name),
         _ => false,
     };
-    let mut out = HashMap::new();
+    // Each `t` with every definition a foldable `neg t, x` of one `x`
+    // (copies of one, in unrolled loops), each read once.
+    let mut found: HashMap<&str, (&str, u32)> = HashMap::new();
     for block in &cfg.blocks {
         for (k, &n) in block.insts.iter().enumerate() {
             let neg = insts[n];
@@ -315,8 +320,7 @@ fn foldable_negs(
             if neg.op != "neg"
                 || neg.guard.is_some()
                 || values::types(neg).last() != Some(&"f32")
-                || defs.get(t) != Some(&1)
-                || reads.get(t) != Some(&1)
+                || defs.get(t) != reads.get(t)
             {
                 continue;
             }
@@ -339,7 +343,8 @@ fn foldable_negs(
                         _ => false,
                     };
                 if takes {
-                    out.insert(t.to_owned(), x.to_owned());
+                    let (to, n) = found.entry(t).or_insert((x, 0));
+                    *n += u32::from(*to == x);
                     break;
                 }
                 if values::written(user).contains(&x)
@@ -350,7 +355,11 @@ fn foldable_negs(
             }
         }
     }
-    out
+    found
+        .into_iter()
+        .filter(|(t, (_, n))| defs.get(t) == Some(n) && reads.get(t) == Some(n))
+        .map(|(t, (x, _))| (t.to_owned(), x.to_owned()))
+        .collect()
 }
 
 /// Lowers `entry` of `module`.

@@ -362,6 +362,7 @@ impl<'a> Parser<'a> {
             vars: Vec::new(),
             body: Vec::new(),
             reqntid,
+            nounroll: Vec::new(),
         };
         self.expect('{')?;
         self.body(&mut entry)?;
@@ -488,9 +489,13 @@ impl<'a> Parser<'a> {
                         }
                         self.loc = Some((file, line, column));
                     }
-                    "pragma" | "maxnreg" | "maxntid" | "minnctapersm" | "reqntid" => {
+                    "pragma" => {
+                        if self.peek_at(1) == Some(&Tok::Str("nounroll".into())) {
+                            e.nounroll.push(e.body.len());
+                        }
                         self.skip_statement()
                     }
+                    "maxnreg" | "maxntid" | "minnctapersm" | "reqntid" => self.skip_statement(),
                     _ => {
                         return Err(PtxError::new(
                             at,

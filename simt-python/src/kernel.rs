@@ -48,6 +48,7 @@ pub fn compile_ptx(
 ) -> PyResult<Vec<Kernel>> {
     let options = simt::ptx::Options {
         dynamic_shared_bytes: shared_bytes,
+        ..Default::default()
     };
     let module = simt::compile_ptx_with(file, text, &options).map_err(|d| ptx_error(py, &d))?;
     // The file's folder is where a relative `.file` of `-lineinfo` is
@@ -73,6 +74,7 @@ pub fn compile_cuda(
 ) -> PyResult<Vec<Kernel>> {
     let options = simt::ptx::Options {
         dynamic_shared_bytes: shared_bytes,
+        ..Default::default()
     };
     // Text that names a file is a path; other text is the source, unless it
     // reads as a path to a `.cu` file that is not there.

@@ -39,6 +39,7 @@ pub fn corpus(name: &str) -> PtxModule {
 fn corpus_shared(name: &str, bytes: u32) -> PtxModule {
     let options = Options {
         dynamic_shared_bytes: bytes,
+        ..Default::default()
     };
     module_with(&format!("{DIR}/{name}.ptx"), &options)
 }
@@ -245,6 +246,7 @@ fn every_corpus_kernel_lowers() {
             &text,
             &Options {
                 dynamic_shared_bytes: 4096,
+                ..Default::default()
             },
         )
         .unwrap_or_else(|d| panic!("{}", d.render(false)));

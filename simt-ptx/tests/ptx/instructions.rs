@@ -12,7 +12,12 @@ use simt_core::{Arg, LaunchConfig};
 /// A kernel whose thread `i` reads `a[i]`, `b[i]` and `c[i]` (words) into
 /// `%r5`, `%r6`, `%r7` (and as floats into `%f5`, `%f6`, `%f7`), runs `body`,
 /// and stores `%r8` to `out[i]`.
-fn kernel(body: &str) -> simt_core::Kernel {
+pub fn kernel(body: &str) -> simt_core::Kernel {
+    kernel_with(body, &simt_ptx::Options::default())
+}
+
+/// [`kernel`] lowered with `options`.
+pub fn kernel_with(body: &str, options: &simt_ptx::Options) -> simt_core::Kernel {
     let text = format!(
         ".version 9.5
 .target sm_90
@@ -54,7 +59,7 @@ fn kernel(body: &str) -> simt_core::Kernel {
 }}
 "
     );
-    match simt_ptx::compile_ptx("k.ptx", &text) {
+    match simt_ptx::compile_ptx_with("k.ptx", &text, options) {
         Ok(m) => m.kernels[0].kernel.clone(),
         Err(d) => panic!("{}\n{text}", d.render(false)),
     }
@@ -62,7 +67,7 @@ fn kernel(body: &str) -> simt_core::Kernel {
 
 /// Runs `body` on `(a, b, c)` at both wave widths and checks each output
 /// against `model`.
-fn check(body: &str, inputs: &[(u32, u32, u32)], model: impl Fn(u32, u32, u32) -> u32) {
+pub fn check(body: &str, inputs: &[(u32, u32, u32)], model: impl Fn(u32, u32, u32) -> u32) {
     let k = kernel(body);
     let mut a: Vec<u32> = inputs.iter().map(|x| x.0).collect();
     let mut b: Vec<u32> = inputs.iter().map(|x| x.1).collect();

@@ -4,6 +4,7 @@
 mod common;
 mod corpus;
 mod instructions;
+mod loops;
 mod mutants;
 mod reference;
 mod seeds;

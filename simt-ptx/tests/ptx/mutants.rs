@@ -316,6 +316,7 @@ fn a_thousand_mutants_lower_or_fail_without_panicking() {
         let result = catch_unwind(AssertUnwindSafe(|| {
             let options = simt_ptx::Options {
                 dynamic_shared_bytes: 1024,
+                ..Default::default()
             };
             simt_ptx::compile_ptx_with(path, &mutant, &options).map(|m| m.kernels.len())
         }));
