@@ -502,7 +502,7 @@ pub(crate) fn lower(
                     errors.push(e);
                 }
             }
-            crate::schedule::hoist_loads(&mut code);
+            crate::schedule::schedule(&mut code);
             if let Term::Branch { pred, at, .. } = &block.term {
                 match k.loc(pred, *at) {
                     Ok(Loc::M(m)) => {

@@ -312,6 +312,9 @@ struct GroupState {
 struct Chip {
     l2_busy: f64,
     dram_busy: f64,
+    /// Written-back sectors' bus cycles not yet spent: the L2 holds dirty
+    /// lines and writes them while no read waits.
+    dram_pending: f64,
     /// Per atomic address: when its last update ends, and its updates' cycles.
     atomic_busy: HashMap<u64, (f64, f64)>,
     l1_cycles: f64,
@@ -445,7 +448,9 @@ pub(crate) fn replay(
     }
 
     // The launch's fixed cost comes on top of its waves' time.
-    let work = r.end.max(1.0);
+    // Dirty lines still held are written before the launch ends.
+    let written = r.chip.dram_busy + r.chip.dram_pending;
+    let work = r.end.max(written).max(1.0);
     let cycles = work + f64::from(c.launch_cycles);
     // Shares of the peaks over the waves' time, the launch's cost aside.
     let unit_cycles = work * units as f64;
@@ -789,10 +794,15 @@ fn global(chip: &mut Chip, l1_busy: &mut f64, t: f64, cost: &Cost, part: &Part) 
             1.0
         };
         let busy = bytes * weight / c.dram_bytes_per_cycle();
-        chip.dram_busy = start.max(chip.dram_busy) + busy;
         chip.dram_cycles += busy;
         chip.dram_bytes += bytes;
-        if !cost.written {
+        if cost.written {
+            chip.dram_pending += busy;
+        } else {
+            // The bus idled before this read: dirty lines were written then.
+            let idle = (start - chip.dram_busy).max(0.0);
+            chip.dram_pending = (chip.dram_pending - idle).max(0.0);
+            chip.dram_busy = start.max(chip.dram_busy) + busy;
             done = done.max(chip.dram_busy + f64::from(c.dram_latency));
         }
     }
