@@ -165,6 +165,9 @@ pub struct Beside {
     pub part: String,
     /// simt's counters of the cut, scaled to the whole launch.
     pub counted: Counted,
+    /// The timed launches the estimate took: warp instructions run and
+    /// seconds of wall time (the launches alone, on one thread).
+    pub simulated: (f64, f64),
 }
 
 impl Beside {
@@ -454,7 +457,7 @@ fn plan(row: &Measured) -> Result<Plan, String> {
 
 /// Runs `plan` with the trip count `trips` (when it has one); the time in
 /// microseconds for the whole row and the bound.
-fn run(plan: &Plan, trips: Option<u32>) -> Result<(f64, Bound, Counted), String> {
+fn run(plan: &Plan, trips: Option<u32>) -> Result<(f64, Bound, Counted, (f64, f64)), String> {
     let options = simt_ptx::Options {
         dynamic_shared_bytes: plan.shared,
         ..Default::default()
@@ -488,7 +491,12 @@ fn run(plan: &Plan, trips: Option<u32>) -> Result<(f64, Bound, Counted), String>
         });
     }
     let config = LaunchConfig::new(plan.grid, plan.block).timing(plan.part.clone());
+    let clock = std::time::Instant::now();
     let stats = simt::core::launch(kernel, &config, &mut args).map_err(|e| e.to_string())?;
+    let simulated = (
+        stats.totals.instructions as f64,
+        clock.elapsed().as_secs_f64(),
+    );
     let t = stats.timing.as_ref().ok_or("no timing")?;
     // The cut's counters, scaled by the launch's work over the cut's: the
     // per-SM cut's blocks times the SMs.
@@ -514,7 +522,7 @@ fn run(plan: &Plan, trips: Option<u32>) -> Result<(f64, Bound, Counted), String>
         totals.active_lanes as f64 / totals.vector_instructions.max(1) as f64;
     c.dram_bytes = totals.dram_sectors as f64 * f64::from(plan.part.memory.sector_bytes) * times;
     c.instructions = totals.instructions as f64 * times;
-    Ok((t.microseconds * plan.scale, t.bound(), c))
+    Ok((t.microseconds * plan.scale, t.bound(), c, simulated))
 }
 
 /// The trip counts the loop rows are estimated from.
@@ -527,11 +535,11 @@ pub fn estimate(row: &Measured) -> Result<Beside, LeftOut> {
         reason,
     };
     let plan = plan(row).map_err(left)?;
-    let (estimate, bound, mut counted) = match plan.trips {
+    let (estimate, bound, mut counted, simulated) = match plan.trips {
         None => run(&plan, None).map_err(left)?,
         Some((_, full)) => {
-            let (a, _, short) = run(&plan, Some(SHORT_TRIPS[0])).map_err(left)?;
-            let (b, bound, long) = run(&plan, Some(SHORT_TRIPS[1])).map_err(left)?;
+            let (a, _, short, one) = run(&plan, Some(SHORT_TRIPS[0])).map_err(left)?;
+            let (b, bound, long, two) = run(&plan, Some(SHORT_TRIPS[1])).map_err(left)?;
             let per_trip = (b - a) / f64::from(SHORT_TRIPS[1] - SHORT_TRIPS[0]);
             // Instructions, as the time, on the line through the two runs.
             let mut counted = long;
@@ -542,6 +550,7 @@ pub fn estimate(row: &Measured) -> Result<Beside, LeftOut> {
                 a + per_trip * f64::from(full - SHORT_TRIPS[0]),
                 bound,
                 counted,
+                (one.0 + two.0, one.1 + two.1),
             )
         }
     };
@@ -554,6 +563,7 @@ pub fn estimate(row: &Measured) -> Result<Beside, LeftOut> {
         bound,
         part: plan.part.name.to_string(),
         counted,
+        simulated,
     })
 }
 
@@ -564,9 +574,9 @@ pub fn affine_in_trip_count(row: &Measured, third: u32, tolerance: f64) -> Resul
     if plan.trips.is_none() {
         return Err("not a loop row".into());
     }
-    let (a, _, _) = run(&plan, Some(SHORT_TRIPS[0]))?;
-    let (b, _, _) = run(&plan, Some(SHORT_TRIPS[1]))?;
-    let (c, _, _) = run(&plan, Some(third))?;
+    let (a, ..) = run(&plan, Some(SHORT_TRIPS[0]))?;
+    let (b, ..) = run(&plan, Some(SHORT_TRIPS[1]))?;
+    let (c, ..) = run(&plan, Some(third))?;
     let line = a
         + (b - a) / f64::from(SHORT_TRIPS[1] - SHORT_TRIPS[0]) * f64::from(third - SHORT_TRIPS[0]);
     Ok((c / line - 1.0).abs() <= tolerance)

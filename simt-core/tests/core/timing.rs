@@ -1,7 +1,8 @@
 //! The timing model against figures computed by hand from the part's
 //! figures: a dependent chain waits the ALU latency per instruction, more
 //! waves per scheduler hide it, a streaming kernel runs at the DRAM
-//! bandwidth, a conflicted LDS access costs its conflict cycles, updates of
+//! bandwidth (a load not queued behind write-backs), a conflicted LDS access
+//! costs its conflict cycles, updates of
 //! one atomic address serialize, a barrier waits for the slowest wave; and
 //! its errors.
 
@@ -371,4 +372,51 @@ fn written_bytes_take_the_write_share_of_the_bandwidth() {
     assert!(t.cycles >= 0.97 * floor, "{} < {floor}", t.cycles);
     assert!(t.cycles < 1.05 * floor, "{} vs {floor}", t.cycles);
     assert!(t.utilization.dram > 0.95);
+}
+
+#[test]
+fn a_read_does_not_queue_behind_write_backs() {
+    // Eight waves store 64 rows of 256 words (64 KB to write back), then
+    // each loads one word: the write-backs wait in the L2 while the loads
+    // are served, and are written before the launch ends.
+    let mut src = String::from(
+        "kernel w(src: &[u32], dst: &mut [u32]) {
+    vreg v, at;
+",
+    );
+    for row in 0..64 {
+        src.push_str(&format!(
+            "    v_add_u32 at, global_id.x, {}\n    global_store dst[at], global_id.x\n",
+            row * 256
+        ));
+    }
+    src.push_str("    global_load v, src[global_id.x]\n    global_store dst[global_id.x], v\n}");
+    let input = vec![1u32; 256];
+    let mut out = vec![0u32; 64 * 256];
+    let part = sm();
+    let c = part.clocks.clone();
+    let t = timed(
+        &src,
+        1,
+        256,
+        part.clone(),
+        &mut [Arg::buffer(&input), Arg::buffer_mut(&mut out)],
+    );
+    // 64 KB written and 1 KB read at 11.7 bytes per cycle: 5,700 cycles of
+    // bus time, which the launch takes.
+    let bus = (64 * 1024 + 1024) as f64 / c.dram_bytes_per_cycle();
+    assert!(t.cycles >= bus, "{} < {bus}", t.cycles);
+    assert!(t.cycles < 1.1 * bus, "{} vs {bus}", t.cycles);
+    // Each wave's load waited its latencies, the L2's queue (every store
+    // passes it) and the 1 KB of reads, not the write-backs queued ahead of
+    // it on the DRAM bus.
+    let per_wave = t.stalls.global / 8.0;
+    let bound = f64::from(c.l1_latency + c.l2_latency + c.dram_latency)
+        + (64 * 1024 + 1024) as f64 / f64::from(c.l2_bytes_per_cycle)
+        + 1024.0 / c.dram_bytes_per_cycle();
+    assert!(per_wave < bound, "{per_wave} >= {bound}");
+    assert!(
+        bus > 1.5 * bound,
+        "the test needs the write-backs to dominate"
+    );
 }
