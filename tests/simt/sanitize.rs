@@ -1419,3 +1419,79 @@ fn a_read_is_kept_against_the_atomics_of_other_waves() {
         }
     }
 }
+
+simt_kernel! {
+    /// Every work-item reads a word nothing wrote and stores it back.
+    kernel read_and_store_back(out: &mut [u32]) {
+        lds a: [u32; 1];
+        vreg v;
+        lds_load v, a[0] // load: read_and_store_back
+        lds_store a[0], v // store: read_and_store_back
+        global_store out[global_id], v
+    }
+}
+
+#[test]
+fn a_never_written_word_read_and_stored_back_races_as_same_value() {
+    let load = line_of("lds_load v, a[0] // load: read_and_store_back");
+    for lanes in LANE_ORDERS {
+        for width in [32, 64] {
+            let config = sanitized_with(lanes, 1, 2 * width).wave_width(width);
+            let mut out = vec![1u32; 2 * width as usize];
+            let stats = read_and_store_back::launch(&config, &mut out).unwrap();
+            let races: Vec<&Finding> = stats
+                .findings
+                .list
+                .iter()
+                .filter(|f| matches!(f.kind, FindingKind::Race { .. }))
+                .collect();
+            // The read-after-write, write-after-read and write-after-write
+            // pairs between the waves (and, with independent lanes, within
+            // one), every one of the value already there.
+            assert!(!races.is_empty(), "{lanes:?} wave{width}");
+            for f in &races {
+                assert!(
+                    matches!(
+                        f.kind,
+                        FindingKind::Race {
+                            same_value: true,
+                            ..
+                        }
+                    ),
+                    "{lanes:?} wave{width}: {f:#?}"
+                );
+            }
+            let classes: Vec<RaceClass> = races
+                .iter()
+                .filter_map(|f| match f.kind {
+                    FindingKind::Race {
+                        class,
+                        scope: Scope::Waves,
+                        ..
+                    } => Some(class),
+                    _ => None,
+                })
+                .collect();
+            for class in [
+                RaceClass::ReadAfterWrite,
+                RaceClass::WriteAfterRead,
+                RaceClass::WriteAfterWrite,
+            ] {
+                assert!(
+                    classes.contains(&class),
+                    "{lanes:?} wave{width}: {classes:?}"
+                );
+            }
+            // The unwritten read is still found, on the load's line.
+            let uninit: Vec<&Finding> = stats
+                .findings
+                .list
+                .iter()
+                .filter(|f| f.kind == FindingKind::UninitLds)
+                .collect();
+            assert_eq!(uninit.len(), 1, "{:#?}", stats.findings);
+            assert_eq!(uninit[0].at.line, load);
+            assert_eq!(out, vec![0; 2 * width as usize]);
+        }
+    }
+}

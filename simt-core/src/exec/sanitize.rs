@@ -752,7 +752,7 @@ impl Visit<'_> {
                     Pass::Check if quiet => continue,
                     mode => mode,
                 };
-                let same = kind == Kind::Store && shadow.holds(me.bytes, value);
+                let same = kind == Kind::Store && shadow.holds(&me, value);
                 if mode != Pass::Record {
                     check(
                         shadow,
@@ -825,7 +825,10 @@ fn refresh(shadow: &mut Shadow, generation: u32, initial: Option<&Vec<u8>>, word
             };
             (shadow.known, shadow.init) = (0xf, 0xf);
         }
-        None => (shadow.value, shadow.known, shadow.init) = (0, 0, 0),
+        // An LDS word: zero (a workgroup's LDS starts zeroed), but not
+        // initialised: what a GPU's LDS holds there is unknown. Its value is
+        // known to a wave that read it (see `Shadow::known_to`).
+        None => (shadow.value, shadow.known, shadow.init) = (0, 0xf, 0),
     }
 }
 
@@ -846,10 +849,26 @@ fn byte_bits(bytes: u8) -> u32 {
 }
 
 impl Shadow {
-    /// Whether the word already holds `value` (placed at its bytes) in `bytes`.
+    /// The bytes whose value store `me` may count on: the known ones, but of
+    /// those never written (an LDS word's garbage) only where `me`'s wave
+    /// read them in this epoch. A wave that read a never-written word and
+    /// stores it back stores what was there, whatever it was: every access
+    /// sees one value whichever runs first. One that stores a constant
+    /// there without reading may change the garbage a GPU holds.
     #[inline(always)]
-    fn holds(&self, bytes: u8, value: u32) -> bool {
-        self.known & bytes == bytes && (self.value ^ value) & byte_bits(bytes) == 0
+    fn known_to(&self, me: &Access) -> u8 {
+        let read = self.reads.iter().any(|r| {
+            r.is_some() && r.group == me.group && r.wave == me.wave && r.epoch == me.epoch
+        });
+        self.known & (self.init | if read { 0xf } else { 0 })
+    }
+
+    /// Whether the word already holds `value` (placed at `me`'s bytes) as
+    /// far as store `me` can tell.
+    #[inline(always)]
+    fn holds(&self, me: &Access, value: u32) -> bool {
+        let bytes = me.bytes;
+        self.known_to(me) & bytes == bytes && (self.value ^ value) & byte_bits(bytes) == 0
     }
 
     /// Whether store `me` is one more of the last write's run: by the same
@@ -871,7 +890,7 @@ impl Shadow {
         let (prior, known, same) = if self.continues_run(me) {
             (self.prior, self.prior_known, self.same)
         } else {
-            (self.value, self.known, true)
+            (self.value, self.known_to(me), true)
         };
         same && known & bytes == bytes && (prior ^ value) & byte_bits(bytes) == 0
     }
@@ -993,7 +1012,7 @@ fn record(
             let run_same = shadow.repeats(me, value);
             if !shadow.continues_run(me) {
                 shadow.prior = shadow.value;
-                shadow.prior_known = shadow.known;
+                shadow.prior_known = shadow.known_to(me);
             }
             if !same {
                 shadow.changed();
