@@ -263,3 +263,38 @@ fn a_uniform_contract_is_proved_where_every_lane_compares_alike() {
         "{e}"
     );
 }
+
+/// A loop with a barrier in every iteration (a tree reduction's shape):
+/// each iteration's store and the next iteration's are ordered by it, so
+/// `#[race_free]` holds for independent lanes too, as a launch with
+/// independent lanes finds.
+#[test]
+fn a_barrier_in_every_iteration_orders_the_loops_accesses() {
+    let src = "kernel b(out: &mut [u32]) {
+    lds t: [u32; 64];
+    vreg v;
+    sreg k;
+    mreg first, more;
+    s_mov k, 0
+    loop
+        lds_store t[local_id.x], local_id.x
+        barrier
+        s_add_u32 k, k, 1
+        s_cmp_lt_u32 more, k, 2
+    endloop more
+    v_cmp_eq_u32 first, local_id.x, 0
+    if first
+        lds_load v, t[0]
+        global_store out[group_id.x], v
+    endif
+}";
+    let kernel = with("#[workgroup_size(64)]\n#[race_free]", src).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(kernel.race_free, Some(simt_core::RaceFree::AnyLaneOrder));
+    for width in [32, 64] {
+        for lanes in [LaneOrder::Lockstep, LaneOrder::Independent] {
+            let (found, differs) = run(&kernel, 64, width, lanes);
+            assert!(!races(&found), "wave{width} {lanes:?}: {found:?}");
+            assert!(!differs);
+        }
+    }
+}

@@ -5,7 +5,8 @@ use crate::ir::Program;
 use crate::isa::Inst;
 
 /// Which barrier intervals each instruction may run in: the barriers (and the
-/// entry) from which it is reachable without passing another barrier.
+/// entry) from which it is reachable without passing another barrier, a
+/// barrier of a loop counted as two (the loop taken again, or left).
 pub(super) struct Intervals {
     /// Per instruction, the interval starts reaching it.
     starts: Vec<Vec<u32>>,
@@ -37,20 +38,30 @@ impl Intervals {
             })
             .collect();
         let barrier: Vec<bool> = insts.iter().map(|i| matches!(i, Inst::Barrier)).collect();
+        // Interval starts: the entry, and each barrier once or, in a loop,
+        // twice (see `split`).
+        const ENTRY: u32 = u32::MAX;
         let mut starts = vec![Vec::new(); n];
-        if n > 0 {
-            starts[0].push(0);
-            if !barrier[0] {
-                for pc in reach_without(&succ, &barrier, 0) {
-                    starts[pc].push(0);
+        let mut mark = |pcs: Vec<usize>, id: u32| {
+            for pc in pcs {
+                if !starts[pc].contains(&id) {
+                    starts[pc].push(id);
                 }
+            }
+        };
+        if n > 0 {
+            mark(vec![0], ENTRY);
+            if !barrier[0] {
+                mark(reach_without(&succ, &barrier, 0), ENTRY);
             }
         }
         for (o, _) in barrier.iter().enumerate().filter(|(_, &b)| b) {
-            for pc in reach_without(&succ, &barrier, o) {
-                if !starts[pc].contains(&(o as u32)) {
-                    starts[pc].push(o as u32);
+            match split(insts, &succ, &barrier, o) {
+                Some((again, out)) => {
+                    mark(again, 2 * o as u32);
+                    mark(out, 2 * o as u32 + 1);
                 }
+                None => mark(reach_without(&succ, &barrier, o), 2 * o as u32),
             }
         }
         Intervals {
@@ -89,6 +100,49 @@ impl Intervals {
     pub(super) fn reach(&self, from: usize) -> Vec<usize> {
         reach_without(&self.succ, &self.barrier, from)
     }
+}
+
+/// The interval after barrier `o` of a loop, as two: the instructions its
+/// waves may run when they all loop again, and when they all leave. A loop
+/// holding a barrier is workgroup-uniform (the barrier check), so every
+/// wave of a workgroup takes the loop's `endloop` alike the first time
+/// after `o`: an instruction of the next iteration and one after the loop
+/// never run in one interval, though both follow `o` with no barrier
+/// between. `None` where `o` is in no loop or reaches no `endloop` of its
+/// loop before another barrier.
+fn split(
+    insts: &[Inst],
+    succ: &[Vec<usize>],
+    barrier: &[bool],
+    o: usize,
+) -> Option<(Vec<usize>, Vec<usize>)> {
+    // The innermost loop around `o`: its head and its `endloop`.
+    let (head, end) = insts
+        .iter()
+        .enumerate()
+        .filter_map(|(pc, i)| match *i {
+            Inst::Loop { end } if pc < o && o < end.get() => Some((pc, end.get())),
+            _ => None,
+        })
+        .max_by_key(|&(pc, _)| pc)?;
+    // Up to the `endloop`, not past it.
+    let mut stopped = succ.to_vec();
+    stopped.get_mut(end)?.clear();
+    let before = reach_without(&stopped, barrier, o);
+    if !before.contains(&end) {
+        return None;
+    }
+    let then = |next: usize| {
+        let mut out = before.clone();
+        if next < succ.len() {
+            out.push(next);
+            if !barrier[next] {
+                out.extend(reach_without(succ, barrier, next));
+            }
+        }
+        out
+    };
+    Some((then(head + 1), then(end + 1)))
 }
 
 fn reach_without(succ: &[Vec<usize>], barrier: &[bool], from: usize) -> Vec<usize> {
