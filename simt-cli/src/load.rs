@@ -66,11 +66,14 @@ fn colour() -> bool {
 /// diagnostics (in colour on a terminal), why it cannot be read, or an
 /// option that does not apply to its kind of file. `consts` are constants
 /// of `.simt` templates; `shared_bytes` the dynamic shared memory of PTX
-/// and CUDA kernels.
+/// and CUDA kernels; `wanted`, the one kernel that will run, where only it
+/// needs compiling (a `.simt` template of another name with no instance is
+/// then left out).
 pub fn load(
     file: &Path,
     consts: &[(String, String)],
     shared_bytes: Option<u32>,
+    wanted: Option<&str>,
 ) -> Result<Vec<Loaded>, ExitCode> {
     let lang = language(file);
     if lang == Language::Simt {
@@ -80,7 +83,7 @@ pub fn load(
                 file.display()
             )));
         }
-        return simt_file(file, consts);
+        return simt_file(file, consts, wanted);
     }
     if let Some((name, _)) = consts.first() {
         return Err(usage(&format!(
@@ -124,15 +127,22 @@ pub fn load(
 }
 
 /// The kernels of a `.simt` file.
-fn simt_file(file: &Path, consts: &[(String, String)]) -> Result<Vec<Loaded>, ExitCode> {
+fn simt_file(
+    file: &Path,
+    consts: &[(String, String)],
+    wanted: Option<&str>,
+) -> Result<Vec<Loaded>, ExitCode> {
     let shown = file.display().to_string();
     let source =
         simt_front::read_source(file).map_err(|e| failure(&format!("cannot read {shown}: {e}")))?;
-    let kernels =
-        simt_front::compile_file_including(&shown, &source, consts).map_err(|diagnostics| {
-            eprint!("{}", diagnostics.render(colour()));
-            ExitCode::FAILURE
-        })?;
+    let kernels = match wanted {
+        Some(kernel) => simt_front::compile_file_for(&shown, &source, consts, kernel),
+        None => simt_front::compile_file_including(&shown, &source, consts),
+    }
+    .map_err(|diagnostics| {
+        eprint!("{}", diagnostics.render(colour()));
+        ExitCode::FAILURE
+    })?;
     Ok(kernels
         .into_iter()
         .map(|kernel| Loaded {

@@ -63,7 +63,7 @@ fn check(
     shared_bytes: Option<u32>,
     launch: Option<(Dim3, Dim3, u32)>,
 ) -> ExitCode {
-    let kernels = match load::load(file, consts, shared_bytes) {
+    let kernels = match load::load(file, consts, shared_bytes, None) {
         Ok(kernels) => kernels,
         Err(status) => return status,
     };

@@ -189,7 +189,7 @@ pub fn compile_one(
     shared_bytes: Option<u32>,
     name: Option<&str>,
 ) -> Result<Loaded, ExitCode> {
-    load::choose(load::load(file, consts, shared_bytes)?, file, name)
+    load::choose(load::load(file, consts, shared_bytes, name)?, file, name)
 }
 
 /// The report's text for the one row of `results`: the launch, the counters

@@ -41,6 +41,19 @@ pub(crate) struct Env(Vec<(String, Vec<TokenTree>)>);
 thread_local! {
     /// The constants the parser sees: set per kernel by [`enter`].
     static SCOPE: std::cell::RefCell<Env> = std::cell::RefCell::new(Env::default());
+    /// The one kernel wanted, where only it needs compiling (see
+    /// [`wanting`]).
+    static WANTED: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with only `kernel` wanted of the kernels `f` compiles: a
+/// template of another name that nothing instantiates is left out rather
+/// than refused, since nothing will run it (`simt run FILE --kernel K`).
+pub(crate) fn wanting<T>(kernel: &str, f: impl FnOnce() -> T) -> T {
+    let before = WANTED.with(|w| w.replace(Some(kernel.to_owned())));
+    let out = f();
+    WANTED.with(|w| *w.borrow_mut() = before);
+    out
 }
 
 /// Makes `env` the constants in scope for the kernel about to be parsed.
@@ -207,6 +220,14 @@ pub(crate) fn expand(tokens: TokenStream, given: &[(String, String)]) -> Expande
                 }
                 Err(e) => errors.push(*e),
             }
+            continue;
+        }
+        let unwanted = WANTED.with(|w| {
+            w.borrow()
+                .as_deref()
+                .is_some_and(|k| k != t.name.unraw().to_string())
+        });
+        if unwanted {
             continue;
         }
         let example: Vec<String> = t.params.iter().map(|(p, _)| format!("{p} = 1")).collect();

@@ -38,8 +38,8 @@ pub use functions::CallSite;
 pub use parse::{parse, Parsed, MAX_EXPR_DEPTH};
 pub use suggest::CONTROL;
 pub use text::{
-    compile, compile_file, compile_file_including, compile_file_with, compile_rust_file, render_at,
-    Diagnostics, Place, PlacedLabel, TextDiagnostic,
+    compile, compile_file, compile_file_for, compile_file_including, compile_file_with,
+    compile_rust_file, render_at, Diagnostics, Place, PlacedLabel, TextDiagnostic,
 };
 pub use words::is_reserved;
 

@@ -311,9 +311,24 @@ fn statements(
 
 /// When a statement that does not parse begins with a word close to a
 /// mnemonic, that word is the likelier mistake: the tokens after a misspelt
-/// mnemonic are read with the operands of what it may mean.
+/// mnemonic are read with the operands of what it may mean. Not so for an
+/// assignment (`v = x[i]`), which has its own error.
 fn misspelt_start(start: Cursor) -> Option<Diagnostic> {
+    if assignment(start).is_some() {
+        return None;
+    }
     misspelt(&start.ident()?.0)
+}
+
+/// The span of `=` where a statement starts as a C assignment, `NAME = ...`
+/// (not `==`).
+fn assignment(start: Cursor) -> Option<Span> {
+    let (_, rest) = start.ident()?;
+    let (eq, after) = rest.punct()?;
+    let alone = eq.as_char() == '='
+        && eq.spacing() == proc_macro2::Spacing::Alone
+        && after.punct().is_none_or(|(p, _)| p.as_char() != '=');
+    alone.then(|| eq.span())
 }
 
 /// "unknown mnemonic" for a word close to one (a Rust keyword is told
@@ -546,6 +561,23 @@ fn stmt(
             Location::token(word.span()),
             format!("`{text}` is Rust, and the kernel language has no Rust statements: {instead}"),
         )));
+    }
+    if let Some(eq) = assignment(input.cursor()) {
+        return Err(Box::new(
+            Diagnostic::new(
+                Kind::Syntax,
+                Location::tokens(word.span(), eq),
+                format!(
+                    "`{text} = ...` is an assignment, and the kernel language has none: an instruction is a mnemonic and its operands, the destination first"
+                ),
+            )
+            .help(
+                format!(
+                    "a load is `global_load {text}, x[i]` (`lds_load` from an `lds` array), a copy `v_mov {text}, value`, arithmetic `v_add_u32 {text}, a, b`"
+                ),
+                None,
+            ),
+        ));
     }
     let names_follow = input
         .cursor()

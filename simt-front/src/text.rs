@@ -60,6 +60,18 @@ pub fn compile_file_including(
     })
 }
 
+/// [`compile_file_including`] for running kernel `kernel` alone: a template
+/// of another name that nothing instantiates is left out, not refused (only
+/// what runs needs instantiating).
+pub fn compile_file_for(
+    file: &str,
+    source: &str,
+    consts: &[(String, String)],
+    kernel: &str,
+) -> Result<Vec<Kernel>, Diagnostics> {
+    crate::consts::wanting(kernel, || compile_file_including(file, source, consts))
+}
+
 /// Compiles the kernels of every `simt_kernel!` invocation in `source`, the
 /// Rust source of the file `file`, as the macro would when that file compiles:
 /// each invocation is checked on its own, and every kernel and diagnostic is

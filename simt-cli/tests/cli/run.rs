@@ -940,3 +940,49 @@ fn inputs_that_never_end_are_refused_at_once() {
     assert_ne!(out.code, Some(0), "{}", out.stderr);
     assert_has(&out.stderr, "not a regular file");
 }
+
+/// Only what runs needs instantiating: a plain kernel of a file runs beside
+/// a template nothing instantiates, which `simt check` and running the
+/// template itself still refuse.
+#[test]
+fn a_plain_kernel_runs_beside_a_template_with_no_instance() {
+    let dir = Scratch::new("template-beside");
+    dir.write(
+        "k.simt",
+        "kernel scale<const K: u32>(out: &mut [u32]) {
+    vreg v;
+    v_mul_u32 v, global_id.x, K
+    global_store out[global_id.x], v
+}
+
+kernel plain(out: &mut [u32]) {
+    global_store out[global_id.x], global_id.x
+}
+",
+    );
+    let ran = simt(
+        dir.path(),
+        &[
+            "run", "k.simt", "--kernel", "plain", "--groups", "1", "--size", "32",
+        ],
+    );
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert_has(&ran.stdout, "plain from k.simt");
+    let template = simt(
+        dir.path(),
+        &[
+            "run", "k.simt", "--kernel", "scale", "--groups", "1", "--size", "32",
+        ],
+    );
+    assert_eq!(template.code, Some(1));
+    assert_has(
+        &template.stderr,
+        "`scale` is a template and nothing instantiates it",
+    );
+    let checked = simt(dir.path(), &["check", "k.simt"]);
+    assert_eq!(checked.code, Some(1));
+    assert_has(
+        &checked.stderr,
+        "`scale` is a template and nothing instantiates it",
+    );
+}
