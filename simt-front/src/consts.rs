@@ -225,7 +225,7 @@ pub(crate) fn expand(tokens: TokenStream, given: &[(String, String)]) -> Expande
         let unwanted = WANTED.with(|w| {
             w.borrow()
                 .as_deref()
-                .is_some_and(|k| k != t.name.unraw().to_string())
+                .is_some_and(|k| t.name.unraw() != k)
         });
         if unwanted {
             continue;
