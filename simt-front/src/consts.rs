@@ -222,11 +222,7 @@ pub(crate) fn expand(tokens: TokenStream, given: &[(String, String)]) -> Expande
             }
             continue;
         }
-        let unwanted = WANTED.with(|w| {
-            w.borrow()
-                .as_deref()
-                .is_some_and(|k| t.name.unraw() != k)
-        });
+        let unwanted = WANTED.with(|w| w.borrow().as_deref().is_some_and(|k| t.name.unraw() != k));
         if unwanted {
             continue;
         }
