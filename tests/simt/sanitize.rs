@@ -1495,3 +1495,59 @@ fn a_never_written_word_read_and_stored_back_races_as_same_value() {
         }
     }
 }
+
+simt_kernel! {
+    /// Work-item 0 stores `a[3] = 0`; after a barrier every lane stores
+    /// `value + lane_id * step` there and reads it back.
+    kernel store_then_read_back(out: &mut [u32], value: u32, step: u32) {
+        lds a: [u32; 4];
+        vreg v, mine;
+        mreg first;
+        v_cmp_eq_u32 first, local_id.x, 0
+        if first
+            lds_store a[3], 0
+        endif
+        barrier
+        v_mad_u32 mine, lane_id, step, value
+        lds_store a[3], mine
+        lds_load v, a[3] // load: store_then_read_back
+        global_store out[global_id.x], v
+    }
+}
+
+#[test]
+fn a_lane_reading_its_own_store_of_the_runs_one_value_is_same_value() {
+    let load = line_of("lds_load v, a[3] // load: store_then_read_back");
+    for width in [32, 64] {
+        let config = LaunchConfig::new(1, width)
+            .wave_width(width)
+            .sanitize_lanes(LaneOrder::Independent);
+        let real_reads = |stats: &Stats| {
+            stats
+                .findings
+                .list
+                .iter()
+                .filter(|f| {
+                    f.at.line == load
+                        && matches!(
+                            f.kind,
+                            FindingKind::Race {
+                                class: RaceClass::ReadAfterWrite,
+                                same_value: false,
+                                ..
+                            }
+                        )
+                })
+                .map(|f| f.occurrences)
+                .sum::<u64>()
+        };
+        // Every lane stores 3, then reads: 3 in any lane order.
+        let mut out = vec![0u32; width as usize];
+        let stats = store_then_read_back::launch(&config, &mut out, 3, 0).unwrap();
+        assert_eq!(real_reads(&stats), 0, "wave{width}: {:#?}", stats.findings);
+        assert_eq!(out, vec![3; width as usize]);
+        // Lanes storing their own values: a lane may read another's.
+        let stats = store_then_read_back::launch(&config, &mut out, 3, 1).unwrap();
+        assert!(real_reads(&stats) > 0, "wave{width}: {:#?}", stats.findings);
+    }
+}

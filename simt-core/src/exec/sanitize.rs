@@ -110,6 +110,11 @@ struct Shadow {
     /// Whether every store of the last writer's run stored the prior value:
     /// then whatever runs first, every access sees the same value.
     same: bool,
+    /// The lanes whose stores the last writer's run holds, and whether they
+    /// all stored one value (the word's now): a lane of the run reading the
+    /// word after its own store reads that value in any lane order.
+    run_lanes: u64,
+    run_one: bool,
 }
 
 /// How a memory instruction touches its words.
@@ -809,6 +814,8 @@ fn refresh(shadow: &mut Shadow, generation: u32, initial: Option<&Vec<u8>>, word
     shadow.reads = [NONE; 2];
     shadow.atomics = [NONE; 2];
     shadow.same = false;
+    shadow.run_lanes = 0;
+    shadow.run_one = false;
     shadow.prior_known = 0;
     match initial {
         Some(initial) => {
@@ -895,6 +902,20 @@ impl Shadow {
         same && known & bytes == bytes && (prior ^ value) & byte_bits(bytes) == 0
     }
 
+    /// Whether load `me` is by a lane of the last writer's run (one wave, one
+    /// epoch) that stored there before it, every store of the run one value:
+    /// it reads that value whichever lanes run first.
+    #[inline(always)]
+    fn read_own_run(&self, me: &Access) -> bool {
+        let w = &self.write;
+        self.run_one
+            && w.group == me.group
+            && w.wave == me.wave
+            && w.epoch == me.epoch
+            && w.bytes & me.bytes == me.bytes
+            && self.run_lanes & (1u64 << (me.lane & 63)) != 0
+    }
+
     /// Marks the kept reads as having seen a value no longer there.
     #[inline(always)]
     fn changed(&mut self) {
@@ -942,7 +963,7 @@ fn check(
         Kind::Load => {
             // An unordered atomic after a same-value write still changes what
             // the load reads: it outranks the minor race with the write.
-            if write_races && !shadow.same {
+            if write_races && !shadow.same && !shadow.read_own_run(me) {
                 found(race(RaceClass::ReadAfterWrite, w, false), Some(*w));
             } else if let Some(a) = atomic() {
                 found(race(RaceClass::ReadAfterWrite, a, false), Some(*a));
@@ -1005,14 +1026,23 @@ fn record(
             keep_read(&mut shadow.atomics, me, order);
             shadow.init |= me.bytes;
             shadow.known &= !me.bytes;
+            shadow.run_one = false;
             shadow.changed();
         }
         Kind::Store => {
             let w = shadow.write;
             let run_same = shadow.repeats(me, value);
-            if !shadow.continues_run(me) {
+            let lane = 1u64 << (me.lane & 63);
+            if shadow.continues_run(me) {
+                shadow.run_one &= w.bytes == me.bytes
+                    && shadow.known & me.bytes == me.bytes
+                    && (shadow.value ^ value) & byte_bits(me.bytes) == 0;
+                shadow.run_lanes |= lane;
+            } else {
                 shadow.prior = shadow.value;
                 shadow.prior_known = shadow.known_to(me);
+                shadow.run_one = true;
+                shadow.run_lanes = lane;
             }
             if !same {
                 shadow.changed();
