@@ -156,10 +156,13 @@ impl Checker<'_> {
                 written,
                 format!("data race under `#[workgroup_size({})]`", shape_text(shape)),
             );
-            self.push(d.help(
-                "put a `barrier` between the two accesses, where every wave of the workgroup reaches it",
-                None,
-            ));
+            // Two work-items of one store: no barrier comes between them.
+            let help = if pair.a == pair.b {
+                "give each work-item its own element, let one work-item store (an `if` on its id), or store with an atomic"
+            } else {
+                "put a `barrier` between the two accesses, where every wave of the workgroup reaches it"
+            };
+            self.push(d.help(help, None));
         }
         certain
     }

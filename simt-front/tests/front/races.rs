@@ -169,6 +169,18 @@ fn lanes_of_one_store_writing_one_word_are_a_race() {
             .any(|m| m.contains("two lanes of one wave, storing different values")),
         "{messages:?}"
     );
+    // No barrier comes between two lanes of one store: the help says what can.
+    let e = with("#[workgroup_size(16)]\n#[race_free]", ONE_WORD).expect_err("refused");
+    let helps: Vec<&str> = e
+        .iter()
+        .filter_map(|d| d.help.as_ref().map(|h| h.message.as_str()))
+        .collect();
+    assert!(
+        helps.iter().any(|h| h.contains("its own element")
+            && h.contains("an atomic")
+            && !h.contains("barrier")),
+        "{helps:?}"
+    );
     let kernel = with("", ONE_WORD).expect("compiles unstated");
     for lanes in [LaneOrder::Lockstep, LaneOrder::Independent] {
         let (found, _) = run(&kernel, 16, 32, lanes);
