@@ -1,7 +1,9 @@
 //! The race verdicts over generated kernels: LDS and global loads, stores and
 //! atomics at affine indices, under `if`s on the lane, the wave, the
 //! workgroup and loop counters, in uniform loops, with and without barriers,
-//! launched at 1-D sizes 1, 31, 32, 33, 64, 96 and 1024 and at 16x16, on
+//! loops with a barrier in every iteration, a work-item's own store before
+//! its load of the same word, launched at 1-D sizes 1, 31, 32, 33, 64, 96
+//! and 1024 and at 16x16, on
 //! grids of one to three workgroups, at wave32 and wave64.
 //!
 //! - A pair proved free, under assumptions the launch meets, gets no race
@@ -218,7 +220,7 @@ impl Gen<'_> {
             self.budget -= 1;
             let roll = self.rng.below(100);
             let depth = self.loops + self.ifs;
-            out.push(if roll < 5 && depth < 3 {
+            let stmt = if roll < 5 && depth < 3 {
                 // An exchange: one arm stores what the other loads, a word
                 // or two along, as tree steps and halos do.
                 let mem = if self.rng.chance(70) {
@@ -256,14 +258,36 @@ impl Gen<'_> {
             } else if roll < 22 && depth < 3 && self.loops < 2 {
                 self.loops += 1;
                 let n = 1 + self.rng.below(3) as usize;
-                let body = self.block(n);
+                let mut body = self.block(n);
                 self.loops -= 1;
+                // A barrier in every iteration, as tree steps have.
+                if self.ifs == 0 && self.rng.chance(40) {
+                    body.push(Stmt::Barrier);
+                }
                 Stmt::Loop {
                     trips: 1 + self.rng.below(3) as u32,
                     body,
                 }
             } else if roll < 34 && self.ifs == 0 {
                 Stmt::Barrier
+            } else if roll < 38 {
+                // A work-item's own store, then its load of the same word.
+                let mem = if self.rng.chance(70) {
+                    Mem::Lds
+                } else {
+                    Mem::Global
+                };
+                let index = self.index(mem);
+                out.push(Stmt::Access {
+                    mem,
+                    op: Op::Store(Value::X),
+                    index: index.clone(),
+                });
+                Stmt::Access {
+                    mem,
+                    op: Op::Load,
+                    index,
+                }
             } else {
                 let mem = if self.rng.chance(55) {
                     Mem::Lds
@@ -284,7 +308,8 @@ impl Gen<'_> {
                     op,
                     index: self.index(mem),
                 }
-            });
+            };
+            out.push(stmt);
         }
         out
     }
