@@ -10,8 +10,11 @@
 # Writes OUTDIR/timings.csv (median of 15 event-timed launches after 3
 # warm-ups, one row per launch shape, then the seeds' relations as `#` lines),
 # OUTDIR/ncu.csv and OUTDIR/stalls.csv (one profiled launch per shape),
-# OUTDIR/device.txt, and with cargo OUTDIR/beside.md: the measured relations
-# beside the timing model's (beside.py). Finishes within 10 minutes on an H200.
+# OUTDIR/device.txt, and with cargo OUTDIR/beside.md (the measured relations
+# beside the timing model's, beside.py) and OUTDIR/model-beside.md (every row
+# beside the model's estimate on this part, and simt's counters beside ncu's:
+# the `calibration` example of simt-kernels). Finishes within 10 minutes on an
+# H200.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -53,3 +56,10 @@ echo "ncu exit $?; $(wc -l <"$out/ncu.csv") lines"
 stalls=smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio
 timeout 100 "$ncu" --clock-control none --csv --metrics "$stalls" "$out/seeds" --once >"$out/stalls.csv" 2>&1
 echo "ncu stalls exit $?; $(wc -l <"$out/stalls.csv") lines"
+
+# Every row beside the timing model on this part, with simt's counters
+# beside ncu's (the H200's fitted figures, checked on this GPU's rows).
+if command -v cargo >/dev/null; then
+    (cd "$here/.." && timeout 240 cargo run --release -q -p simt-kernels --example calibration -- \
+        --dir "$out") | tee "$out/model-beside.md"
+fi

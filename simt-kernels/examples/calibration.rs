@@ -1,9 +1,30 @@
 //! Prints the timing model beside the H200's measurements: every row of
-//! `calibration/h200/timings.csv`, or those whose name contains the
-//! argument.
-fn main() {
+//! `calibration/h200/timings.csv`, or those whose name contains FILTER.
+//!
+//! ```text
+//! cargo run --release -p simt-kernels --example calibration -- [--dir DIR] [FILTER]
+//! ```
+//!
+//! `--dir DIR` takes the rows `calibration/run.sh DIR` measured on another
+//! GPU (an H100 or H200) instead.
+fn main() -> std::process::ExitCode {
     use simt_kernels::calibration;
-    let filter = std::env::args().nth(1).unwrap_or_default();
+    let mut args = std::env::args().skip(1);
+    let mut filter = String::new();
+    while let Some(arg) = args.next() {
+        if arg == "--dir" {
+            let Some(dir) = args.next() else {
+                eprintln!("--dir takes the folder calibration/run.sh wrote");
+                return std::process::ExitCode::FAILURE;
+            };
+            if let Err(e) = calibration::measure_from(std::path::Path::new(&dir)) {
+                eprintln!("{e}");
+                return std::process::ExitCode::FAILURE;
+            }
+        } else {
+            filter = arg;
+        }
+    }
     let rows: Vec<_> = calibration::measured()
         .iter()
         .filter(|r| r.name().contains(&filter))
@@ -24,4 +45,5 @@ fn main() {
         instructions / 1e6,
         instructions / seconds.max(1e-9) / 1e6
     );
+    std::process::ExitCode::SUCCESS
 }

@@ -18,7 +18,7 @@
 use simt::core::{Arg, Bound, LaunchConfig, Part};
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 /// The H200's measurements: `study,kernel,param,median_us,bytes,extra`.
 pub const TIMINGS: &str = include_str!("../../calibration/h200/timings.csv");
@@ -29,8 +29,78 @@ pub const NCU: &str = include_str!("../../calibration/h200/ncu.csv");
 /// nvcc's PTX of `calibration/seeds.cu` (`-arch=sm_90 -lineinfo`).
 pub const SEEDS_PTX: &str = include_str!("../../calibration/seeds.ptx");
 
-/// SMs of the H200 the rows were measured on.
-const SMS: u32 = 132;
+/// Where the rows come from: the H200's, committed, or those
+/// `calibration/run.sh` wrote on another GPU ([`measure_from`]).
+struct Source {
+    timings: String,
+    ncu: String,
+    /// The part the rows were measured on.
+    part: Part,
+    /// Its SMs: the launches of `seeds.cu` size their grids by them.
+    sms: u32,
+}
+
+static SOURCE: OnceLock<Source> = OnceLock::new();
+
+fn source() -> &'static Source {
+    SOURCE.get_or_init(|| Source {
+        timings: TIMINGS.to_owned(),
+        ncu: NCU.to_owned(),
+        part: Part::h200_sxm(),
+        sms: 132,
+    })
+}
+
+/// The part and SMs of the device line of `timings` (a `timings.csv`):
+/// `# device,NVIDIA H100 80GB HBM3,sms=132,...` is `h100-sxm`; a GPU simt
+/// has no part for, or one whose SMs are not the part's, is an error.
+pub fn device_part(timings: &str) -> Result<(Part, u32), String> {
+    let device = timings
+        .lines()
+        .find_map(|l| l.strip_prefix("# device,"))
+        .ok_or("timings.csv has no `# device,` line")?;
+    let mut fields = device.split(',');
+    let name = fields.next().unwrap_or_default();
+    let sms: u32 = fields
+        .find_map(|f| f.strip_prefix("sms="))
+        .and_then(|v| v.parse().ok())
+        .ok_or("the device line gives no `sms=`")?;
+    let part = match name {
+        n if n.contains("H200") => Part::h200_sxm(),
+        n if n.contains("H100") => Part::h100_sxm(),
+        n => return Err(format!("no part of simt_core::Part is the {n}")),
+    };
+    if part.memory.compute_units != sms {
+        return Err(format!(
+            "the {name} has {sms} SMs, simt's {} {}",
+            part.name, part.memory.compute_units
+        ));
+    }
+    Ok((part, sms))
+}
+
+/// Takes the rows from `dir` (`timings.csv` and `ncu.csv`, as
+/// `calibration/run.sh` writes them) instead of the H200's, on the part
+/// their device line names (`# device,NVIDIA H100 80GB HBM3,sms=132,...`):
+/// so that a run on another GPU checks the fit in one step. Before any
+/// other call of this module; an error names what is missing.
+pub fn measure_from(dir: &std::path::Path) -> Result<(), String> {
+    let read = |name: &str| {
+        let path = dir.join(name);
+        std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    let timings = read("timings.csv")?;
+    let ncu = read("ncu.csv").unwrap_or_default();
+    let (part, sms) = device_part(&timings)?;
+    SOURCE
+        .set(Source {
+            timings,
+            ncu,
+            part,
+            sms,
+        })
+        .map_err(|_| "the rows were already taken".to_owned())
+}
 
 /// One measured row.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,7 +124,8 @@ impl Measured {
 
 /// The measured rows, in the file's order.
 pub fn measured() -> Vec<Measured> {
-    TIMINGS
+    source()
+        .timings
         .lines()
         .filter(|l| !l.starts_with('#') && !l.starts_with("study,"))
         .filter_map(|l| {
@@ -121,7 +192,7 @@ pub struct Counted {
 pub fn ncu(id: usize) -> Option<Counted> {
     let mut c = Counted::default();
     let mut found = false;
-    for line in NCU.lines().filter(|l| l.starts_with('"')) {
+    for line in source().ncu.lines().filter(|l| l.starts_with('"')) {
         let f: Vec<&str> = line.trim_matches('"').split("\",\"").collect();
         if f.len() != 15 || f[0].parse::<usize>().ok() != Some(id) {
             continue;
@@ -203,7 +274,7 @@ fn value(param: &str, key: &str) -> Option<f64> {
 /// The per-SM share of `blocks` workgroups: whole workgroups, and the
 /// factor from their time to the share's.
 fn share(blocks: u64) -> (u32, f64) {
-    let exact = blocks as f64 / f64::from(SMS);
+    let exact = blocks as f64 / f64::from(source().sms);
     let whole = exact.round().max(1.0);
     (whole as u32, exact / whole)
 }
@@ -222,7 +293,8 @@ fn occupancy_shared(want: u32) -> u32 {
 }
 
 fn plan(row: &Measured) -> Result<Plan, String> {
-    let one = Part::h200_sxm().scaled(1);
+    let sms = source().sms;
+    let one = source().part.scaled(1);
     let iters = 16384u32;
     let cut = |kernel, blocks: u64, block: u32, args: Vec<ArgPlan>| -> Plan {
         let (grid, scale) = share(blocks);
@@ -243,7 +315,7 @@ fn plan(row: &Measured) -> Result<Plan, String> {
             let k = value(p, "k").ok_or("no k")? as u32;
             let mut plan = cut(
                 "diverge",
-                4 * 132,
+                4 * u64::from(sms),
                 128,
                 vec![ArgPlan::U32(k), ArgPlan::U32(iters), ArgPlan::Out(4 * 128)],
             );
@@ -253,7 +325,7 @@ fn plan(row: &Measured) -> Result<Plan, String> {
         ("divergence", "predicated") => {
             let mut plan = cut(
                 "predicated",
-                4 * 132,
+                4 * u64::from(sms),
                 128,
                 vec![ArgPlan::U32(iters), ArgPlan::Out(4 * 128)],
             );
@@ -265,7 +337,7 @@ fn plan(row: &Measured) -> Result<Plan, String> {
             let n = warps / 4;
             let mut plan = cut(
                 "diverge",
-                u64::from(n) * 132,
+                u64::from(n) * u64::from(sms),
                 128,
                 vec![
                     ArgPlan::U32(32),
@@ -280,7 +352,7 @@ fn plan(row: &Measured) -> Result<Plan, String> {
             let by_warp = u32::from(p == "by_warps");
             let mut plan = cut(
                 "split",
-                16 * 132,
+                16 * u64::from(sms),
                 128,
                 vec![
                     ArgPlan::U32(by_warp),
@@ -331,10 +403,10 @@ fn plan(row: &Measured) -> Result<Plan, String> {
             let shared = occupancy_shared(got);
             if kernel == "copy_stride" {
                 // 2^28 floats over the grid: one SM's share of them.
-                let n = (1usize << 28) / SMS as usize;
+                let n = (1usize << 28) / source().sms as usize;
                 let mut plan = cut(
                     "copy_stride",
-                    u64::from(got) * 132,
+                    u64::from(got) * u64::from(sms),
                     256,
                     vec![
                         ArgPlan::U32(n as u32),
@@ -348,7 +420,7 @@ fn plan(row: &Measured) -> Result<Plan, String> {
             } else {
                 let mut plan = cut(
                     "ilp_fma",
-                    32 * 132,
+                    32 * u64::from(sms),
                     256,
                     vec![ArgPlan::U32(2048), ArgPlan::Out(32 * 256)],
                 );
@@ -369,7 +441,7 @@ fn plan(row: &Measured) -> Result<Plan, String> {
             // the square of 22 x 22 tiles.
             let side = 22u32;
             let n = side * 32;
-            let scale = 65_536.0 / f64::from(SMS) / f64::from(side * side);
+            let scale = 65_536.0 / f64::from(source().sms) / f64::from(side * side);
             Plan {
                 kernel: name,
                 grid: [side, side, 1],
@@ -398,7 +470,7 @@ fn plan(row: &Measured) -> Result<Plan, String> {
                 block: [256, 1, 1],
                 args: vec![ArgPlan::U32(n), ArgPlan::In(n as usize), ArgPlan::Out(1)],
                 shared: 0,
-                part: Part::h200_sxm(),
+                part: source().part.clone(),
                 scale: 1.0,
                 trips: None,
             }
@@ -428,7 +500,7 @@ fn plan(row: &Measured) -> Result<Plan, String> {
             let side = 11u32;
             let n = side * 16;
             let tiles = f64::from(side * side);
-            let scale = 16_384.0 / f64::from(SMS) / tiles * (2048.0 / f64::from(n));
+            let scale = 16_384.0 / f64::from(source().sms) / tiles * (2048.0 / f64::from(n));
             let name = if kernel == "matmul_naive" {
                 "matmul_naive"
             } else {
@@ -501,7 +573,7 @@ fn run(plan: &Plan, trips: Option<u32>) -> Result<(f64, Bound, Counted, (f64, f6
     // The cut's counters, scaled by the launch's work over the cut's: the
     // per-SM cut's blocks times the SMs.
     let times = if plan.part.memory.compute_units == 1 {
-        plan.scale * f64::from(SMS)
+        plan.scale * f64::from(source().sms)
     } else {
         1.0
     };

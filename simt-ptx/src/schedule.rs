@@ -104,8 +104,27 @@ impl Node {
     }
 }
 
+/// The most instructions scheduled together: a longer block is scheduled
+/// in runs of this many, in order, so that lowering stays linear in the
+/// block's length (the dependence test is quadratic in the run's).
+const RUN: usize = 512;
+
 /// Reorders `code` (one block's instructions) as the module's doc says.
 pub(crate) fn schedule(code: &mut Vec<Code>) {
+    let mut all = std::mem::take(code);
+    let mut rest = all.drain(..);
+    loop {
+        let mut run: Vec<Code> = rest.by_ref().take(RUN).collect();
+        if run.is_empty() {
+            break;
+        }
+        schedule_run(&mut run);
+        code.append(&mut run);
+    }
+}
+
+/// Reorders `code`, at most [`RUN`] instructions.
+fn schedule_run(code: &mut Vec<Code>) {
     let n = code.len();
     if n < 2 {
         return;

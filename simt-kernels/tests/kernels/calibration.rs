@@ -92,3 +92,20 @@ fn a_loop_row_is_affine_in_its_trip_count() {
         Ok(true)
     );
 }
+
+#[test]
+fn another_gpus_rows_run_on_the_part_its_device_line_names() {
+    let (part, sms) = calibration::device_part(calibration::TIMINGS).unwrap();
+    assert_eq!((part.name.as_ref(), sms), ("h200-sxm", 132));
+    let h100 = "# device,NVIDIA H100 80GB HBM3,sms=132,l2_bytes=52428800\nstudy,kernel\n";
+    let (part, sms) = calibration::device_part(h100).unwrap();
+    assert_eq!((part.name.as_ref(), sms), ("h100-sxm", 132));
+    // An H100 PCIe is not the SXM part simt has; an A100 is no part at all.
+    let pcie = "# device,NVIDIA H100 PCIe,sms=114,l2_bytes=52428800\n";
+    assert!(calibration::device_part(pcie)
+        .unwrap_err()
+        .contains("114 SMs"));
+    let a100 = "# device,NVIDIA A100-SXM4-80GB,sms=108\n";
+    assert!(calibration::device_part(a100).unwrap_err().contains("A100"));
+    assert!(calibration::device_part("study,kernel\n").is_err());
+}
