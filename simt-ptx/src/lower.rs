@@ -219,8 +219,9 @@ fn buffer_elem(insts: &[&Inst], values: &Values, k: usize) -> (ElemType, bool) {
     (elem.unwrap_or(ElemType::U32), writable)
 }
 
-/// The 32-bit registers written once, unguarded, by a `mov` of an
-/// immediate, and their values.
+/// The 32-bit registers every write of which is an unguarded `mov` of one
+/// immediate (once, or in copies of one instruction from unrolling), and
+/// their values.
 fn constants(insts: &[&Inst], values: &Values) -> HashMap<String, u32> {
     let mut defs: HashMap<&str, u32> = HashMap::new();
     let mut movs: HashMap<String, u32> = HashMap::new();
@@ -348,6 +349,7 @@ fn foldable_negs(
                     break;
                 }
                 if values::written(user).contains(&x)
+                    || values::written(user).contains(&t)
                     || user.args.iter().skip(1).any(|a| reg(Some(a)) == Some(t))
                 {
                     break;
@@ -497,12 +499,20 @@ pub(crate) fn lower(
     for (b, block) in cfg.blocks.iter().enumerate() {
         let mut code = Vec::new();
         if cfg.order[b] != usize::MAX {
+            // A `membar` or `fence` lowers to nothing, but nothing moves
+            // across it: the block is scheduled in the stretches between.
+            let mut stretch = Vec::new();
             for &i in &block.insts {
-                if let Err(e) = k.select(insts[i], &mut code) {
+                if matches!(insts[i].op.as_str(), "membar" | "fence") {
+                    crate::schedule::schedule(&mut stretch);
+                    code.append(&mut stretch);
+                }
+                if let Err(e) = k.select(insts[i], &mut stretch) {
                     errors.push(e);
                 }
             }
-            crate::schedule::schedule(&mut code);
+            crate::schedule::schedule(&mut stretch);
+            code.append(&mut stretch);
             if let Term::Branch { pred, at, .. } = &block.term {
                 match k.loc(pred, *at) {
                     Ok(Loc::M(m)) => {

@@ -11,7 +11,8 @@
 //! writes, or reads a register it writes; a store or atomic stays ordered
 //! with every access to its own memory (global or LDS: one may alias it,
 //! the other never does); and nothing crosses a barrier or a control
-//! instruction (the lanes that run). Of the instructions ready, the first
+//! instruction (the lanes that run), nor a `membar` or `fence` (the caller
+//! schedules the stretches between them apart). Of the instructions ready, the first
 //! in PTX order that is a load or leads to one issues first, else the first
 //! in PTX order; but with [`WINDOW`] loads issued and their values not yet
 //! read, PTX order alone decides, so that a block of many loads does not

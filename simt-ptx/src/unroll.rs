@@ -26,7 +26,7 @@
 //! nor `p` and nothing else reads `p`. It becomes
 //!
 //! ```text
-//!     m = d < 0 ? c : -c            // d times the iterations left
+//!     m = d < 0 ? c : -c            // |d| times the iterations left
 //!     if m is a multiple of |d| and m >= 4|d|:
 //!         do { body; body; body; body; c += 4d } while m >= 4|d|
 //!         if c == 0: goto exit
@@ -35,10 +35,13 @@
 //! ```
 //!
 //! which runs the body exactly as often as the loop as written for every
-//! count: the four-times loop only while four or more iterations remain,
-//! the last one to three (and every count the loop as written would wrap
-//! around for) in the loop as written, whose labels other branches may
-//! still reach.
+//! count: the four-times loop only while four or more iterations remain
+//! (a count that wraps around 2^32 as well, four at a time), the last one
+//! to three, and every count that is no multiple of |d|, in the loop as
+//! written, whose labels other branches may still reach. A body with an
+//! instruction whose result depends on which lanes run it together
+//! (`shfl`, `vote`, ...) is left alone: lanes leaving at different counts
+//! would run one iteration in different copies.
 
 use crate::ast::{Entry, Inst, Operand, RegDecl, Stmt};
 
@@ -180,7 +183,21 @@ fn counted(entry: &Entry, j: usize) -> Option<Counted> {
                 && !mentions(i, pred)
                 && !matches!(
                     i.op.as_str(),
-                    "bra" | "ret" | "exit" | "call" | "bar" | "barrier"
+                    // Control, and the instructions whose result depends on
+                    // which lanes run them together: lanes leaving at
+                    // different counts run an iteration in different copies.
+                    "bra"
+                        | "ret"
+                        | "exit"
+                        | "call"
+                        | "bar"
+                        | "barrier"
+                        | "shfl"
+                        | "vote"
+                        | "activemask"
+                        | "match"
+                        | "redux"
+                        | "elect"
                 )
         }
         Stmt::Label { .. } => false,
@@ -232,7 +249,9 @@ fn rewrite(entry: &mut Entry, found: &Counted, n: usize) -> usize {
     };
     let int = |v: i64| Operand::Int(v as u64, at);
     let sym = |name: &str| Operand::Sym(name.to_owned(), at);
-    let name = |what: &str| format!("__unroll{n}_{what}");
+    // Names no PTX identifier may take (`#`), so none of the kernel's own
+    // can clash: `__unroll#0_m`.
+    let name = |what: &str| format!("__unroll#{n}_{what}");
     let (m, t, p, q) = (name("m"), name("t"), name("p"), name("q"));
     let (big, exit) = (name("big"), name("exit"));
     for (r, ty) in [(&m, "b32"), (&t, "b32"), (&p, "pred"), (&q, "pred")] {

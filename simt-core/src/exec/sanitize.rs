@@ -858,16 +858,20 @@ fn byte_bits(bytes: u8) -> u32 {
 impl Shadow {
     /// The bytes whose value store `me` may count on: the known ones, but of
     /// those never written (an LDS word's garbage) only where `me`'s wave
-    /// read them in this epoch. A wave that read a never-written word and
-    /// stores it back stores what was there, whatever it was: every access
-    /// sees one value whichever runs first. One that stores a constant
-    /// there without reading may change the garbage a GPU holds.
+    /// read those bytes in this epoch. A wave that read a never-written word
+    /// and stores it back stores what was there, whatever it was: every
+    /// access sees one value whichever runs first. One that stores a
+    /// constant there without reading may change the garbage a GPU holds.
+    /// (The value read is not followed: a wave that read the word and then
+    /// stores zero, what simt's LDS starts as, counts as storing it back.)
     #[inline(always)]
     fn known_to(&self, me: &Access) -> u8 {
-        let read = self.reads.iter().any(|r| {
-            r.is_some() && r.group == me.group && r.wave == me.wave && r.epoch == me.epoch
-        });
-        self.known & (self.init | if read { 0xf } else { 0 })
+        let read = self
+            .reads
+            .iter()
+            .filter(|r| r.group == me.group && r.wave == me.wave && r.epoch == me.epoch)
+            .fold(0, |bytes, r| bytes | r.bytes);
+        self.known & (self.init | read)
     }
 
     /// Whether the word already holds `value` (placed at `me`'s bytes) as

@@ -315,6 +315,8 @@ struct Chip {
     /// Written-back sectors' bus cycles not yet spent: the L2 holds dirty
     /// lines and writes them while no read waits.
     dram_pending: f64,
+    /// Since when those are held: the bus idle before it wrote none of them.
+    dram_pending_since: f64,
     /// Per atomic address: when its last update ends, and its updates' cycles.
     atomic_busy: HashMap<u64, (f64, f64)>,
     l1_cycles: f64,
@@ -449,7 +451,7 @@ pub(crate) fn replay(
 
     // The launch's fixed cost comes on top of its waves' time.
     // Dirty lines still held are written before the launch ends.
-    let written = r.chip.dram_busy + r.chip.dram_pending;
+    let written = r.chip.dram_busy.max(r.chip.dram_pending_since) + r.chip.dram_pending;
     let work = r.end.max(written).max(1.0);
     let cycles = work + f64::from(c.launch_cycles);
     // Shares of the peaks over the waves' time, the launch's cost aside.
@@ -797,11 +799,16 @@ fn global(chip: &mut Chip, l1_busy: &mut f64, t: f64, cost: &Cost, part: &Part) 
         chip.dram_cycles += busy;
         chip.dram_bytes += bytes;
         if cost.written {
+            if chip.dram_pending <= 0.0 {
+                chip.dram_pending_since = start;
+            }
             chip.dram_pending += busy;
         } else {
-            // The bus idled before this read: dirty lines were written then.
-            let idle = (start - chip.dram_busy).max(0.0);
+            // The bus idled before this read, with dirty lines held: they
+            // were written then.
+            let idle = (start - chip.dram_busy.max(chip.dram_pending_since)).max(0.0);
             chip.dram_pending = (chip.dram_pending - idle).max(0.0);
+            chip.dram_pending_since = chip.dram_pending_since.max(start);
             chip.dram_busy = start.max(chip.dram_busy) + busy;
             done = done.max(chip.dram_busy + f64::from(c.dram_latency));
         }

@@ -587,3 +587,25 @@ fn vectors_of_small_elements_move_in_one_access() {
         }
     }
 }
+
+#[test]
+fn a_negation_written_twice_folds_into_neither_reader() {
+    // `t` is written twice before its two reads: folding either `neg` into
+    // the first reader would leave the second reading nothing.
+    let body = "	neg.f32 %f8, %f5;
+	neg.f32 %f8, %f5;
+	add.f32 %f9, %f8, %f6;
+	mul.f32 %f10, %f8, %f7;
+	add.f32 %f11, %f9, %f10;
+	mov.b32 %r8, %f11;";
+    let inputs: Vec<(u32, u32, u32)> = (0..64u32)
+        .map(|i| {
+            let f = |k: u32| (k as f32 * 0.37 - 5.0).to_bits();
+            (f(i), f(i + 3), f(2 * i + 1))
+        })
+        .collect();
+    check(body, &inputs, |a, b, c| {
+        let (a, b, c) = (f32::from_bits(a), f32::from_bits(b), f32::from_bits(c));
+        ((-a + b) + (-a * c)).to_bits()
+    });
+}

@@ -89,3 +89,18 @@ fn unrolling_issues_fewer_instructions_for_the_same_result() {
     let marked = counted("mov.u32 %r10, %r5;", -4, ".pragma \"nounroll\";");
     assert_eq!(issued(&marked, 64, true), issued(&marked, 64, false));
 }
+
+#[test]
+fn a_loop_with_a_shuffle_runs_as_written() {
+    // Lanes leaving at different counts would run one iteration in
+    // different copies, with different partners: such a loop is left alone.
+    let body = "	mov.u32 %r8, 0;
+	mov.u32 %r10, %r5;
+$L__head:
+	shfl.sync.idx.b32 %r11, %r8, 0, 31, -1;
+	add.s32 %r8, %r11, %r6;
+	add.s32 %r10, %r10, -4;
+	setp.ne.s32 %p1, %r10, 0;
+	@%p1 bra $L__head;";
+    assert_eq!(issued(body, 64, true), issued(body, 64, false));
+}
