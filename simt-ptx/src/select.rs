@@ -3105,13 +3105,11 @@ impl Kern<'_> {
         Operand::V(dst)
     }
 
-    /// `m ? t : e` into a new register, `m` the lanes where `a cmp b` (u32).
-    #[allow(clippy::too_many_arguments)]
-    fn tmp_select_if(
+    /// `bits >= 32 ? t : e` into a new register: what a bit count or
+    /// position past a word's 32 bits selects.
+    fn tmp_select_past_word(
         &mut self,
-        op: CmpOp,
-        a: Operand,
-        b: Operand,
+        bits: Operand,
         t: Operand,
         e: Operand,
         at: Pos,
@@ -3122,11 +3120,11 @@ impl Kern<'_> {
             out,
             at,
             S::VCmp {
-                op,
+                op: CmpOp::Ge,
                 ty: CmpType::U32,
                 dst: mask,
-                a,
-                b,
+                a: bits,
+                b: Operand::Imm(32),
             },
         );
         let dst = self.new_v(1);
@@ -3160,15 +3158,7 @@ impl Kern<'_> {
     fn ones(&mut self, len: Operand, at: Pos, out: &mut Vec<Code>) -> Operand {
         let shifted = self.tmp_bin(BinOp::Shl, Operand::Imm(1), len, at, out);
         let low = self.tmp_bin(BinOp::SubU32, shifted, Operand::Imm(1), at, out);
-        self.tmp_select_if(
-            CmpOp::Ge,
-            len,
-            Operand::Imm(32),
-            Operand::Imm(u32::MAX),
-            low,
-            at,
-            out,
-        )
+        self.tmp_select_past_word(len, Operand::Imm(u32::MAX), low, at, out)
     }
 
     /// `bfi.b32 f, a, b, pos, len`: `b` with bits `pos..pos + len` (cut at
@@ -3204,15 +3194,7 @@ impl Kern<'_> {
             let len = self.tmp_bin(BinOp::And, l, Operand::Imm(0xff), at, out);
             let ones = self.ones(len, at, out);
             let shifted = self.tmp_bin(BinOp::Shl, ones, pos, at, out);
-            let mask = self.tmp_select_if(
-                CmpOp::Ge,
-                pos,
-                Operand::Imm(32),
-                Operand::Imm(0),
-                shifted,
-                at,
-                out,
-            );
+            let mask = self.tmp_select_past_word(pos, Operand::Imm(0), shifted, at, out);
             (mask, pos)
         };
         let field = self.tmp_bin(BinOp::Shl, a, pos, at, out);
@@ -3304,20 +3286,12 @@ impl Kern<'_> {
             let down_by = self.tmp_bin(BinOp::SubU32, Operand::Imm(32), width, at, out);
             let field = self.tmp_bin(BinOp::ShrI32, up, down_by, at, out);
             let sign = self.tmp_bin(BinOp::ShrI32, a, Operand::Imm(31), at, out);
-            self.tmp_select_if(CmpOp::Ge, pos, Operand::Imm(32), sign, field, at, out)
+            self.tmp_select_past_word(pos, sign, field, at, out)
         } else {
             let down = self.tmp_bin(BinOp::ShrU32, a, pos, at, out);
             let ones = self.ones(len, at, out);
             let field = self.tmp_bin(BinOp::And, down, ones, at, out);
-            self.tmp_select_if(
-                CmpOp::Ge,
-                pos,
-                Operand::Imm(32),
-                Operand::Imm(0),
-                field,
-                at,
-                out,
-            )
+            self.tmp_select_past_word(pos, Operand::Imm(0), field, at, out)
         };
         let mask = self.new_m();
         self.emit(
