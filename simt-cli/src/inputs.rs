@@ -309,6 +309,7 @@ fn filled(p: &Param, elem: ElemType, fill: &Fill, seed: u64) -> Result<Vec<u8>, 
             for k in 0..len {
                 match elem {
                     ElemType::F32 => bytes.extend_from_slice(&(k as f32).to_le_bytes()),
+                    ElemType::F64 => bytes.extend_from_slice(&(k as f64).to_le_bytes()),
                     ElemType::F16 | ElemType::BF16 => {
                         bytes.extend_from_slice(&half_bits(elem, k as f32))
                     }
@@ -341,6 +342,12 @@ fn reserve(p: &Param, len: u64, size: usize) -> Result<Vec<u8>, String> {
 /// the type's range (decimal, or 0x hex for its bits) or an `f32`.
 fn element(p: &Param, elem: ElemType, text: &str) -> Result<Vec<u8>, String> {
     let size = elem.size() as usize;
+    if elem == ElemType::F64 {
+        return text
+            .parse::<f64>()
+            .map(|v| v.to_le_bytes().to_vec())
+            .map_err(|_| format!("`{}` holds f64, and `{text}` is not a number", p.name));
+    }
     if matches!(elem, ElemType::F32 | ElemType::F16 | ElemType::BF16) {
         return text
             .parse::<f32>()
@@ -361,13 +368,16 @@ fn element(p: &Param, elem: ElemType, text: &str) -> Result<Vec<u8>, String> {
         Some(hex) => u64::from_str_radix(hex, 16)
             .ok()
             .filter(|v| bits == 64 || *v >> bits == 0)
-            .map(|v| v as i64),
-        None => text.parse::<i64>().ok().filter(|v| {
-            let signed = matches!(elem, ElemType::I8 | ElemType::I16 | ElemType::I32);
+            .map(i128::from),
+        None => text.parse::<i128>().ok().filter(|v| {
+            let signed = matches!(
+                elem,
+                ElemType::I8 | ElemType::I16 | ElemType::I32 | ElemType::I64
+            );
             let (lo, hi) = if signed {
-                (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+                (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
             } else {
-                (0, (1i64 << bits) - 1)
+                (0, (1i128 << bits) - 1)
             };
             (lo..=hi).contains(v)
         }),
@@ -392,6 +402,10 @@ fn generated(p: &Param, elem: ElemType, len: u64, seed: u64) -> Result<Vec<u8>, 
     for _ in 0..len {
         match elem {
             ElemType::F32 => bytes.extend_from_slice(&rng.f32_in(-1.0, 1.0).to_le_bytes()),
+            // The same values as an f32 buffer's, exactly.
+            ElemType::F64 => {
+                bytes.extend_from_slice(&f64::from(rng.f32_in(-1.0, 1.0)).to_le_bytes())
+            }
             ElemType::F16 | ElemType::BF16 => {
                 bytes.extend_from_slice(&half_bits(elem, rng.f32_in(-1.0, 1.0)))
             }
@@ -504,6 +518,9 @@ impl Slice {
                 ElemType::U32 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]).to_string(),
                 ElemType::I32 => i32::from_le_bytes([b[0], b[1], b[2], b[3]]).to_string(),
                 ElemType::F32 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]).to_string(),
+                ElemType::U64 => u64::from_le_bytes(eight(b)).to_string(),
+                ElemType::I64 => i64::from_le_bytes(eight(b)).to_string(),
+                ElemType::F64 => f64::from_le_bytes(eight(b)).to_string(),
                 ElemType::F16 | ElemType::BF16 => {
                     let bits = u32::from(u16::from_le_bytes([b[0], b[1]]));
                     f32::from_bits(half_format(elem).to_f32(bits)).to_string()
@@ -528,6 +545,11 @@ impl Slice {
         }
         line
     }
+}
+
+/// The 8 bytes of a 64-bit element.
+fn eight(b: &[u8]) -> [u8; 8] {
+    <[u8; 8]>::try_from(b).unwrap_or_default()
 }
 
 /// The half-precision format of a 16-bit float element type.
@@ -626,6 +648,43 @@ mod tests {
             1,
         );
         assert!(e.is_err());
+    }
+
+    #[test]
+    fn sixty_four_bit_fills_take_the_whole_range() {
+        let one = |elem: ElemType, v: &str| element(&param(elem), elem, v);
+        assert_eq!(
+            one(ElemType::U64, "18446744073709551615").unwrap(),
+            u64::MAX.to_le_bytes()
+        );
+        assert_eq!(
+            one(ElemType::I64, "-9223372036854775808").unwrap(),
+            i64::MIN.to_le_bytes()
+        );
+        assert_eq!(
+            one(ElemType::U64, "0xffffffffffffffff").unwrap(),
+            u64::MAX.to_le_bytes()
+        );
+        assert!(one(ElemType::U64, "18446744073709551616").is_err());
+        assert!(one(ElemType::U64, "-1").is_err());
+        assert!(one(ElemType::I64, "9223372036854775808").is_err());
+        assert_eq!(one(ElemType::F64, "0.1").unwrap(), 0.1f64.to_le_bytes());
+        let iota = filled(&param(ElemType::F64), ElemType::F64, &Fill::Iota(3), 1).unwrap();
+        assert_eq!(
+            iota,
+            [0f64, 1.0, 2.0]
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect::<Vec<u8>>()
+        );
+        // Seeded f64 elements are the f32 stream's values, exactly.
+        let f32s = generated(&param(ElemType::F32), ElemType::F32, 4, 9).unwrap();
+        let f64s = generated(&param(ElemType::F64), ElemType::F64, 4, 9).unwrap();
+        for (a, b) in f32s.chunks_exact(4).zip(f64s.chunks_exact(8)) {
+            let a = f32::from_le_bytes(a.try_into().unwrap());
+            let b = f64::from_le_bytes(b.try_into().unwrap());
+            assert_eq!(f64::from(a), b);
+        }
     }
 
     #[test]

@@ -48,6 +48,9 @@ pub fn read(path: &Path, elem: ElemType) -> Result<Vec<u8>, String> {
         ElemType::U32 => bytes::<u32, _>(npy),
         ElemType::I32 => bytes::<i32, _>(npy),
         ElemType::F32 => bytes::<f32, _>(npy),
+        ElemType::U64 => bytes::<u64, _>(npy),
+        ElemType::I64 => bytes::<i64, _>(npy),
+        ElemType::F64 => bytes::<f64, _>(npy),
         ElemType::F16 => bytes::<simt::core::half::f16, _>(npy),
         // NumPy has no bf16: its bits as 16-bit unsigned integers.
         ElemType::U16 | ElemType::BF16 => bytes::<u16, _>(npy),
@@ -87,6 +90,9 @@ fn descr(elem: ElemType) -> &'static str {
         ElemType::U32 => "u4",
         ElemType::I32 => "i4",
         ElemType::F32 => "f4",
+        ElemType::U64 => "u8",
+        ElemType::I64 => "i8",
+        ElemType::F64 => "f8",
         ElemType::F16 => "f2",
         ElemType::BF16 => "u2",
     }
@@ -102,6 +108,9 @@ pub fn write(path: &Path, elem: ElemType, bytes: &[u8]) -> io::Result<()> {
         ElemType::U32 => write_as::<u32>(path, bytes),
         ElemType::I32 => write_as::<i32>(path, bytes),
         ElemType::F32 => write_as::<f32>(path, bytes),
+        ElemType::U64 => write_as::<u64>(path, bytes),
+        ElemType::I64 => write_as::<i64>(path, bytes),
+        ElemType::F64 => write_as::<f64>(path, bytes),
         ElemType::F16 => write_as::<simt::core::half::f16>(path, bytes),
         ElemType::BF16 => write_as::<u16>(path, bytes),
     }

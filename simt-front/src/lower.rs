@@ -375,7 +375,7 @@ fn kind(e: &ValidationErrorKind) -> Kind {
         | V::LdsTooLarge { .. } => Kind::Limit,
         V::ParamKind { .. } => Kind::OperandKind,
         V::StoreToReadOnly { .. } => Kind::ReadOnly,
-        V::AccessType { .. } => Kind::AccessType,
+        V::AccessType { .. } | V::PairAccess { .. } => Kind::AccessType,
         V::NonUniformOperand { .. } | V::ScalarReadsVector => Kind::Uniformity,
         V::ConstantIndexOutOfBounds { .. } => Kind::OutOfBounds,
         V::BarrierUnderDivergentControl { .. } => Kind::Barrier,

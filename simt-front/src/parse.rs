@@ -176,11 +176,14 @@ fn elem_type(id: &Ident) -> Result<ElemType> {
         "f32" => ElemType::F32,
         "f16" => ElemType::F16,
         "bf16" => ElemType::BF16,
+        "u64" => ElemType::U64,
+        "i64" => ElemType::I64,
+        "f64" => ElemType::F64,
         other => {
             return Err(Error::new(
                 id.span(),
                 format!(
-                "unsupported element type `{other}`: expected u8, i8, u16, i16, u32, i32, f32, f16 or bf16"
+                "unsupported element type `{other}`: expected u8, i8, u16, i16, u32, i32, f32, f16, bf16, u64, i64 or f64"
             ),
             ))
         }

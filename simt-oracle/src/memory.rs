@@ -11,12 +11,16 @@ pub(crate) enum Place {
     Global {
         param: usize,
         len: u64,
+        /// The buffer's element size: what an element index counts.
+        scale: u64,
         addressing: Addressing,
     },
     Lds {
         /// The array's first byte within the workgroup's LDS.
         origin: u64,
         len: u64,
+        /// The array's element size.
+        scale: u64,
         addressing: Addressing,
     },
 }
@@ -30,23 +34,28 @@ pub(crate) fn offsets(
     ty: ElemType,
     count: u16,
 ) -> Result<Vec<(usize, u64)>, (FaultKind, usize)> {
-    let (origin, len, addressing) = match *place {
+    let (origin, len, scale, addressing) = match *place {
         Place::Global {
-            len, addressing, ..
-        } => (0, len, addressing),
+            len,
+            scale,
+            addressing,
+            ..
+        } => (0, len, scale, addressing),
         Place::Lds {
             origin,
             len,
+            scale,
             addressing,
-            ..
-        } => (origin, len, addressing),
+        } => (origin, len, scale, addressing),
     };
     let size = u64::from(ty.size());
     let span = size * u64::from(count);
     idx.iter()
         .map(|&(l, i)| {
             let off = match addressing {
-                Addressing::Element => u64::from(i) * size,
+                // A wide access of a 64-bit element's two words steps by
+                // the element, not by the words it moves.
+                Addressing::Element => u64::from(i) * scale,
                 Addressing::Byte => u64::from(i),
             };
             if off % size != 0 {
@@ -71,9 +80,13 @@ pub(crate) fn extend(ty: ElemType, bytes: &[u8]) -> u32 {
             u32::from(u16::from_le_bytes([b(0), b(1)]))
         }
         ElemType::I16 => i16::from_le_bytes([b(0), b(1)]) as i32 as u32,
-        ElemType::U32 | ElemType::I32 | ElemType::F32 => {
-            u32::from_le_bytes([b(0), b(1), b(2), b(3)])
-        }
+        // 64-bit elements move as words (the wide accesses' `ty` is `U32`).
+        ElemType::U32
+        | ElemType::I32
+        | ElemType::F32
+        | ElemType::U64
+        | ElemType::I64
+        | ElemType::F64 => u32::from_le_bytes([b(0), b(1), b(2), b(3)]),
     }
 }
 

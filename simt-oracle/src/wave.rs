@@ -178,9 +178,14 @@ impl Wave {
             Some(Value::Buffer(b)) => b.len() as u64,
             _ => 0,
         };
+        let scale = match sh.program.params.get(r.buffer.0 as usize).map(|p| &p.kind) {
+            Some(simt_lang::ParamKind::Buffer { elem, .. }) => u64::from(elem.size()),
+            _ => 4,
+        };
         Place::Global {
             param: r.buffer.0 as usize,
             len,
+            scale,
             addressing: r.addressing,
         }
     }
@@ -190,6 +195,7 @@ impl Wave {
         Place::Lds {
             origin: d.offset as u64,
             len: d.bytes() as u64,
+            scale: u64::from(d.elem.size()),
             addressing: r.addressing,
         }
     }

@@ -212,6 +212,9 @@ fn buffer_elem(insts: &[&Inst], values: &Values, k: usize) -> (ElemType, bool) {
                 "s16" => ElemType::I16,
                 "f16" => ElemType::F16,
                 "bf16" => ElemType::BF16,
+                "f64" => ElemType::F64,
+                "s64" => ElemType::I64,
+                "u64" | "b64" => ElemType::U64,
                 _ => ElemType::U32,
             });
         }

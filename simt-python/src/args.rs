@@ -48,6 +48,18 @@ macro_rules! with_elem {
                 type $t = half::f16;
                 $body
             }
+            ElemType::U64 => {
+                type $t = u64;
+                $body
+            }
+            ElemType::I64 => {
+                type $t = i64;
+                $body
+            }
+            ElemType::F64 => {
+                type $t = f64;
+                $body
+            }
         }
     };
 }
@@ -63,6 +75,9 @@ fn dtype_name(elem: ElemType) -> &'static str {
         ElemType::I32 => "int32",
         ElemType::F32 => "float32",
         ElemType::F16 => "float16",
+        ElemType::U64 => "uint64",
+        ElemType::I64 => "int64",
+        ElemType::F64 => "float64",
     }
 }
 

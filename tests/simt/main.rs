@@ -21,4 +21,5 @@ mod static_races;
 mod typed;
 mod ui;
 mod uninit;
+mod wide64;
 mod workgroup_shape;

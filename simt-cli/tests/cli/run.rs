@@ -986,3 +986,81 @@ kernel plain(out: &mut [u32]) {
         "`scale` is a template and nothing instantiates it",
     );
 }
+
+/// `out[i] = x[i] * 2 + k[i]`: f64 from a .npy file, i64 and u64 filled on
+/// the command line.
+const DOUBLES: &str = "\
+kernel doubles(x: &[f64], k: &[i64], out: &mut [f64], bits: &mut [u64]) {
+    vreg a0, a1, b0, b1;
+    global_load_x2 [a0, a1], x[global_id.x]
+    v_add_f64 [a0, a1], [a0, a1], [a0, a1]
+    global_load_x2 [b0, b1], k[global_id.x]
+    v_cvt_f64_i64 [b0, b1], [b0, b1]
+    v_add_f64 [a0, a1], [a0, a1], [b0, b1]
+    global_store_x2 out[global_id.x], [a0, a1]
+    global_store_x2 bits[global_id.x], [a0, a1]
+}
+";
+
+#[test]
+fn sixty_four_bit_buffers_read_and_write_npy_and_fill_from_the_command_line() {
+    let dir = Scratch::new("doubles");
+    dir.write("doubles.simt", DOUBLES);
+    let x: Vec<f64> = (0..64).map(|i| f64::from(i) * 0.1 - 1.0).collect();
+    write_npy(&dir.path().join("x.npy"), &x);
+    let out = simt(
+        dir.path(),
+        &[
+            "run",
+            "doubles.simt",
+            "--groups",
+            "1",
+            "--size",
+            "64",
+            "--buffer",
+            "x=x.npy",
+            "--buffer",
+            "k=fill:-3",
+            "--buffer",
+            "out=64",
+            "--buffer",
+            "bits=iota:64",
+            "--print",
+            "out[0..1]",
+            "--print",
+            "k[0..1]",
+            "--out-dir",
+            "out",
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    let got: Vec<f64> = read_npy(&dir.path().join("out/out.npy"));
+    let expected: Vec<f64> = x.iter().map(|v| v * 2.0 - 3.0).collect();
+    assert_eq!(got, expected);
+    let bits: Vec<u64> = read_npy(&dir.path().join("out/bits.npy"));
+    assert_eq!(
+        bits,
+        expected.iter().map(|v| v.to_bits()).collect::<Vec<u64>>()
+    );
+    assert_has(&out.stdout, "out[0..1] (f64, 64 elements): -5");
+    assert_has(&out.stdout, "k[0..1] (i64, 64 elements): -3");
+    // An f64 .npy given for an i64 buffer names both types.
+    write_npy(&dir.path().join("k.npy"), &x);
+    let out = simt(
+        dir.path(),
+        &[
+            "run",
+            "doubles.simt",
+            "--groups",
+            "1",
+            "--size",
+            "64",
+            "--buffer",
+            "k=k.npy",
+            "--buffer",
+            "x=x.npy",
+        ],
+    );
+    assert_ne!(out.code, Some(0));
+    assert_has(&out.stderr, "not i64 (expected '<i8')");
+}

@@ -123,6 +123,8 @@ pub(super) struct LdsArea {
     pub(super) offset: u32,
     /// Size in bytes.
     pub(super) bytes: u32,
+    /// The element size: what an element index counts.
+    pub(super) scale: u32,
 }
 
 /// The facts about a validated program the interpreter sizes its state by.
@@ -151,6 +153,7 @@ pub(super) fn prepare(program: &Program) -> Prepared {
         .map(|d| LdsArea {
             offset: d.offset,
             bytes: d.bytes(),
+            scale: d.elem.size(),
         })
         .collect();
     let lds_bytes = lds

@@ -102,10 +102,9 @@ impl Access {
         kind: AccessKind,
         size: u32,
         elems: u32,
-        element_addressing: bool,
+        unit: u32,
         origin: u32,
     ) -> Self {
-        let unit = if element_addressing { size } else { 1 };
         let addr = match &site.index {
             Val::Known(a) => {
                 let mut a = a.scale(i64::from(unit));

@@ -78,19 +78,33 @@ pub fn facts(program: &Program, shape: Option<[u32; 3]>) -> Facts {
                 Role::GlobalStore | Role::LdsStore => AccessKind::Store,
                 _ => AccessKind::Atomic,
             };
-            let (space, addressing, origin) = match mem {
-                MemRef::Global(g) => (Space::Global(g.buffer), g.addressing, 0),
-                MemRef::Lds(l) => (
-                    Space::Lds(l.lds),
-                    l.addressing,
+            // What an index counts: bytes, or the buffer's or array's
+            // elements (a 64-bit one is two of a wide access's words).
+            let (space, addressing, scale, origin) = match mem {
+                MemRef::Global(g) => (
+                    Space::Global(g.buffer),
+                    g.addressing,
                     program
-                        .lds
-                        .get(usize::from(l.lds.0))
-                        .map_or(0, |d| d.offset),
+                        .params
+                        .get(usize::from(g.buffer.0))
+                        .map_or(size, |p| p.kind.elem_size()),
+                    0,
                 ),
+                MemRef::Lds(l) => {
+                    let decl = program.lds.get(usize::from(l.lds.0));
+                    (
+                        Space::Lds(l.lds),
+                        l.addressing,
+                        decl.map_or(size, |d| d.elem.size()),
+                        decl.map_or(0, |d| d.offset),
+                    )
+                }
             };
-            let element = addressing == Addressing::Element;
-            Some(Access::new(site, space, kind, size, elems, element, origin))
+            let unit = match addressing {
+                Addressing::Element => scale,
+                Addressing::Byte => 1,
+            };
+            Some(Access::new(site, space, kind, size, elems, unit, origin))
         })
         .collect();
     let pairs = race::pairs(program, &uniformity, &accesses, shape);

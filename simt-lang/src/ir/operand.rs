@@ -163,6 +163,13 @@ pub enum ElemType {
     F16,
     /// bfloat16 (`half::bf16`), the top half of an `f32`; moved as `F16` is.
     BF16,
+    /// Unsigned 64-bit: an element of two 32-bit words (the low one first),
+    /// moved by the wide `_x2` and `_x4` accesses into register pairs.
+    U64,
+    /// Signed 64-bit; moved as `U64` is.
+    I64,
+    /// IEEE-754 double precision; moved as `U64` is.
+    F64,
 }
 
 impl ElemType {
@@ -172,6 +179,7 @@ impl ElemType {
             ElemType::U8 | ElemType::I8 => 1,
             ElemType::U16 | ElemType::I16 | ElemType::F16 | ElemType::BF16 => 2,
             ElemType::U32 | ElemType::I32 | ElemType::F32 => 4,
+            ElemType::U64 | ElemType::I64 | ElemType::F64 => 8,
         }
     }
 
@@ -187,7 +195,16 @@ impl ElemType {
             ElemType::F32 => "f32",
             ElemType::F16 => "f16",
             ElemType::BF16 => "bf16",
+            ElemType::U64 => "u64",
+            ElemType::I64 => "i64",
+            ElemType::F64 => "f64",
         }
+    }
+
+    /// Whether an element is two 32-bit words (`u64`, `i64`, `f64`): only
+    /// the wide accesses move it.
+    pub const fn is_pair(self) -> bool {
+        self.size() == 8
     }
 }
 

@@ -43,6 +43,15 @@ impl ParamKind {
             ParamKind::Scalar(t) => t.name().to_owned(),
         }
     }
+
+    /// The bytes an element index of a buffer counts (4 for a scalar, which
+    /// no access names: validation refuses it).
+    pub const fn elem_size(self) -> u32 {
+        match self {
+            ParamKind::Buffer { elem, .. } => elem.size(),
+            ParamKind::Scalar(_) => 4,
+        }
+    }
 }
 
 /// A kernel parameter.

@@ -392,6 +392,16 @@ pub enum ValidationErrorKind {
         /// The element type.
         elem: &'static str,
     },
+    /// A one-register access of a 64-bit type, which is two words.
+    #[error("{access} of `{name}` moves one {ty}, which is two words: use the `_x2` form, into or from a register pair")]
+    PairAccess {
+        /// `load` or `store`.
+        access: &'static str,
+        /// The buffer or array's name.
+        name: String,
+        /// The access type.
+        ty: &'static str,
+    },
     /// An operand that must be wave-uniform (a lane index, a memory offset) that
     /// may differ between lanes.
     #[error("{what} must be wave-uniform: use a scalar register, a kernel scalar or an immediate")]

@@ -339,9 +339,19 @@ fn moved(fields: &Fields) -> (ElemType, &'static [ElemType], u32) {
     const WORDS: &[ElemType] = &[ElemType::U32, ElemType::I32, ElemType::F32];
     const INTS: &[ElemType] = &[ElemType::U32, ElemType::I32];
     const FLOATS: &[ElemType] = &[ElemType::F32];
+    // Wide accesses also move 64-bit elements, whole: each is two words.
+    const WIDE: &[ElemType] = &[
+        ElemType::U32,
+        ElemType::I32,
+        ElemType::F32,
+        ElemType::U64,
+        ElemType::I64,
+        ElemType::F64,
+    ];
     if let Some(ty) = fields.access() {
         return (ty, &[], 1);
     }
+    let run = fields.run_length();
     let accepted = fields
         .as_slice()
         .iter()
@@ -358,8 +368,8 @@ fn moved(fields: &Fields) -> (ElemType, &'static [ElemType], u32) {
             )) => Some(INTS),
             _ => None,
         })
-        .unwrap_or(WORDS);
-    (ElemType::U32, accepted, u32::from(fields.run_length()))
+        .unwrap_or(if run > 1 { WIDE } else { WORDS });
+    (ElemType::U32, accepted, u32::from(run))
 }
 
 fn check_memory(
@@ -562,12 +572,24 @@ fn check_access_type(
                     ty: match names.as_slice() {
                         ["f32"] => "f32",
                         ["u32", "i32"] => "u32 or i32",
-                        _ => "32-bit words",
+                        [_, _, _] => "32-bit words",
+                        _ => "32-bit words (or 64-bit elements, two words each)",
                     },
                     elem: elem.name(),
                 },
             ));
         }
+        return;
+    }
+    if ty.is_pair() {
+        errors.push(ValidationError::at(
+            i,
+            Kind::PairAccess {
+                access,
+                name: name.to_owned(),
+                ty: ty.name(),
+            },
+        ));
         return;
     }
     if addressing == Addressing::Element && ty != elem {

@@ -196,3 +196,53 @@ fn a_wave_that_ends_while_another_waits_at_a_barrier_is_stranded() {
     assert_eq!(f.kind, simt_oracle::FaultKind::BarrierStranded);
     assert_eq!((f.inst, f.wave), (4, 1));
 }
+
+#[test]
+fn a_wide_access_of_an_f64_buffer_steps_by_its_eight_byte_elements() {
+    let mut b = ProgramBuilder::new("copy64");
+    let src = b.buffer::<f64>("src");
+    let dst = b.buffer_mut::<f64>("dst");
+    let lds = b.lds("t", ElemType::F64, 32);
+    b.push(Inst::GlobalLoadWide {
+        width: Width::X2,
+        dst: VReg(0),
+        src: GlobalRef::element(src, GID),
+    });
+    b.push(Inst::LdsStoreWide {
+        width: Width::X2,
+        dst: LdsRef::element(lds, LANE),
+        src: VReg(0),
+    });
+    b.push(Inst::LdsLoadWide {
+        width: Width::X2,
+        dst: VReg(2),
+        src: LdsRef::element(lds, LANE),
+    });
+    b.push(Inst::GlobalStoreWide {
+        width: Width::X2,
+        dst: GlobalRef::element(dst, GID),
+        src: VReg(2),
+    });
+    let values: Vec<u8> = (0..32)
+        .flat_map(|i| (f64::from(i) * -0.75).to_le_bytes())
+        .collect();
+    let mut args = vec![Value::Buffer(values.clone()), Value::Buffer(vec![0; 256])];
+    let r = run(&b.program(), &launch(32, 32), &mut args).expect("runs");
+    assert_eq!(args[1], Value::Buffer(values));
+    // 32 lanes of 8 contiguous bytes: 256 bytes, four 64-byte lines.
+    for c in [&r.per_instruction[0], &r.per_instruction[3]] {
+        assert_eq!((c.global_accesses, c.global_transactions), (1, 4));
+        assert_eq!(c.global_bytes_requested, 256);
+    }
+    // LDS: two sub-phases of 16 lanes, 128 contiguous bytes each, every bank
+    // once.
+    for c in [&r.per_instruction[1], &r.per_instruction[2]] {
+        assert_eq!((c.lds_accesses, c.lds_conflict_cycles), (1, 0));
+        assert_eq!(c.lds_bytes_requested, 256);
+    }
+    // One element past the end: lane 31 reads bytes 248..256 of 248.
+    let short = vec![Value::Buffer(vec![0; 248]), Value::Buffer(vec![0; 256])];
+    let f = run(&b.program(), &launch(32, 32), &mut short.clone()).expect_err("faults");
+    assert_eq!(f.kind, simt_oracle::FaultKind::OutOfBounds);
+    assert_eq!(f.lane, Some(31));
+}

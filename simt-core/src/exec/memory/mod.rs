@@ -614,7 +614,14 @@ pub(super) fn gather<const W: usize>(
             go!(2, |b: [u8; 2]| u16::from_ne_bytes(b) as u32)
         }
         ElemType::I16 => go!(2, |b: [u8; 2]| u16::from_ne_bytes(b) as i16 as i32 as u32),
-        ElemType::U32 | ElemType::I32 | ElemType::F32 => go!(4, u32::from_ne_bytes),
+        // A 64-bit element is moved by the wide accesses alone (validated):
+        // here it would be its low word.
+        ElemType::U32
+        | ElemType::I32
+        | ElemType::F32
+        | ElemType::U64
+        | ElemType::I64
+        | ElemType::F64 => go!(4, u32::from_ne_bytes),
     }
 }
 
@@ -701,7 +708,12 @@ pub(super) fn lds_gather<const W: usize>(
     if shape == Shape::Uniform {
         let v = part(0);
         *out = [match ty {
-            ElemType::U32 | ElemType::I32 | ElemType::F32 => v,
+            ElemType::U32
+            | ElemType::I32
+            | ElemType::F32
+            | ElemType::U64
+            | ElemType::I64
+            | ElemType::F64 => v,
             ElemType::U16 | ElemType::F16 | ElemType::BF16 => v & 0xffff,
             ElemType::I16 => v as u16 as i16 as i32 as u32,
             ElemType::U8 => v & 0xff,
@@ -710,7 +722,12 @@ pub(super) fn lds_gather<const W: usize>(
         return;
     }
     match ty {
-        ElemType::U32 | ElemType::I32 | ElemType::F32 => {
+        ElemType::U32
+        | ElemType::I32
+        | ElemType::F32
+        | ElemType::U64
+        | ElemType::I64
+        | ElemType::F64 => {
             let first = word_index(offs[0]);
             if let (true, Some(block)) = (contiguous, mem.get(first..first + W)) {
                 out.copy_from_slice(block);
@@ -861,6 +878,8 @@ pub(super) struct GlobalTarget<'s, 'b> {
     pub(super) name: &'s str,
     /// How the index is scaled.
     pub(super) addressing: Addressing,
+    /// The buffer's element size: what an element index counts.
+    pub(super) scale: u32,
 }
 
 /// The lanes of a memory instruction: whether it stores, its exec mask (as a

@@ -24,6 +24,17 @@ fn distinct(keys: &mut [u32]) -> u64 {
     keys.windows(2).filter(|w| w[0] != w[1]).count() as u64 + u64::from(!keys.is_empty())
 }
 
+/// What a wide access's index counts: elements of the buffer or array
+/// (words, or 64-bit elements whose two words it moves), or bytes, aligned to
+/// a word.
+#[inline(always)]
+fn step(addressing: super::Addressing, scale: u32) -> u32 {
+    match addressing {
+        super::Addressing::Element => scale,
+        super::Addressing::Byte => 4,
+    }
+}
+
 /// Checks every active lane's span of `n` 4-byte elements; the byte offsets of
 /// the first elements go to `s.offs`.
 #[inline(always)]
@@ -35,9 +46,9 @@ fn spans<const W: usize>(
     n: usize,
     s: &mut MemScratch<W>,
 ) -> Result<(), super::BadLane> {
-    // The span fits when its first element does in the buffer shortened by the
-    // elements after it.
-    let tail = 4 * (n as u64 - 1);
+    // The span fits when its first element (`area.size` bytes: a word, or a
+    // 64-bit element) does in the buffer shortened by the words after it.
+    let tail = (4 * n as u64).saturating_sub(u64::from(area.size));
     let first = Area {
         len: area.len.saturating_sub(tail),
         ..area
@@ -74,7 +85,7 @@ pub(crate) fn global<const W: usize>(
     let access = if store { "store" } else { "load" };
     let area = Area {
         addressing: target.addressing,
-        size: 4,
+        size: step(target.addressing, target.scale),
         len,
         origin: 0,
     };
@@ -168,7 +179,7 @@ pub(crate) fn lds<const W: usize>(
     let len = u64::from(area.bytes);
     let span = Area {
         addressing: target.addressing,
-        size: 4,
+        size: step(target.addressing, area.scale),
         len,
         origin: area.offset,
     };

@@ -152,6 +152,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             slot,
             name: &param.name,
             addressing: x.at.addressing,
+            scale: param.kind.elem_size(),
         };
         let s = &mut *self.s;
         mem::global::<W>(
@@ -281,6 +282,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             slot,
             name: &param.name,
             addressing: x.at.addressing,
+            scale: param.kind.elem_size(),
         };
         let s = &mut *self.s;
         wide::global::<W>(
@@ -383,6 +385,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             slot,
             name: &param.name,
             addressing: x.at.addressing,
+            scale: param.kind.elem_size(),
         };
         let s = &mut *self.s;
         atomic::global::<W>(
