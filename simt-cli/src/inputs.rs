@@ -173,6 +173,15 @@ pub fn wide_value(text: &str) -> Option<i128> {
         .then_some(v)
 }
 
+/// A `double` as `--arg` writes one for a 64-bit scalar: with a point or an
+/// exponent (`2.0`, `1e-3`), or `inf` or `nan`; an integer is not one.
+pub fn double_value(text: &str) -> Option<f64> {
+    let t = text.trim_start_matches(['-', '+']).to_ascii_lowercase();
+    let float = !t.starts_with("0x") && (t.contains('.') || t.contains('e'))
+        || matches!(t.as_str(), "inf" | "infinity" | "nan");
+    float.then(|| text.parse::<f64>().ok()).flatten()
+}
+
 /// `scalars` with each 64-bit one given whole (`NAME=V` where the kernel
 /// takes `NAME` and `NAME.hi`, and `NAME.hi` is not given) as its two words.
 fn split_wide(
@@ -186,12 +195,14 @@ fn split_wide(
             words.push((name.clone(), value.clone()));
             continue;
         }
-        let v = wide_value(value).ok_or_else(|| {
-            format!(
-                "--arg {name}={value}: `{name}` is a 64-bit integer (the words `{name}` and `{hi}`), and `{value}` is not one; expected an integer in -2^63..2^64, in decimal or 0x hex"
-            )
-        })?;
-        let bits = v as u64;
+        let bits = wide_value(value)
+            .map(|v| v as u64)
+            .or_else(|| double_value(value).map(f64::to_bits))
+            .ok_or_else(|| {
+                format!(
+                    "--arg {name}={value}: `{name}` is a 64-bit value (the words `{name}` and `{hi}`), and `{value}` is not one; expected an integer in -2^63..2^64, in decimal or 0x hex, or a double written with a point or an exponent (2.0, 1e-3)"
+                )
+            })?;
         words.push((name.clone(), (bits as u32).to_string()));
         words.push((hi, ((bits >> 32) as u32).to_string()));
     }

@@ -175,10 +175,12 @@ fn launch(
         // A 64-bit scalar given whole reads as the number given, not as
         // its low word.
         let wide = whole.then(|| inputs::wide_value(text)).flatten();
-        let value = match wide {
-            Some(v) if v < 0 => json!(v as i64),
-            Some(v) => json!(v as u64),
-            None => {
+        let double = whole.then(|| inputs::double_value(text)).flatten();
+        let value = match (wide, double) {
+            (Some(v), _) if v < 0 => json!(v as i64),
+            (Some(v), _) => json!(v as u64),
+            (None, Some(d)) => json!(d),
+            (None, None) => {
                 let bound = program.params.iter().position(|p| p.name == *name);
                 scalar_json(bound.and_then(|k| values.get(k)), text)
             }

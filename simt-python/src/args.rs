@@ -145,14 +145,23 @@ pub fn objects<'py>(
 }
 
 /// The low and high words of `object`, the whole value of the 64-bit scalar
-/// `name`: an int in -2**63..2**64 (a negative one as two's complement).
+/// `name`: an int in -2**63..2**64 (a negative one as two's complement), or
+/// a float for a `double` (its bits).
 fn words(name: &str, object: &Bound<'_, PyAny>) -> PyResult<(u32, u32)> {
-    let v = object
-        .extract::<u64>()
-        .or_else(|_| object.extract::<i64>().map(|v| v as u64))
+    let float = object
+        .cast::<pyo3::types::PyFloat>()
+        .ok()
+        .map(|f| f.value().to_bits());
+    let v = float
+        .map(Ok)
+        .unwrap_or_else(|| {
+            object
+                .extract::<u64>()
+                .or_else(|_| object.extract::<i64>().map(|v| v as u64))
+        })
         .map_err(|_| {
             PyTypeError::new_err(format!(
-                "argument `{name}` is a 64-bit integer (the words `{name}` and `{name}.hi`): it must be an int in -2**63..2**64, got {}",
+                "argument `{name}` is a 64-bit value (the words `{name}` and `{name}.hi`): it must be an int in -2**63..2**64, or a float for a double, got {}",
                 type_name(object)
             ))
         })?;

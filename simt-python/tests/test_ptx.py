@@ -129,7 +129,7 @@ def test_a_64_bit_scalar_is_one_int_or_its_two_words():
     out[:] = 0
     words.launch(1, 1, [7, 3, 0, 0x80000000, out])
     np.testing.assert_array_equal(out, [7, 3, 0x80000000, 0x80000003])
-    with pytest.raises(TypeError, match="is a 64-bit integer"):
+    with pytest.raises(TypeError, match="is a 64-bit value"):
         words.launch(1, 1, {"_Z5wordsyxPj_param_0": 2**64, "_Z5wordsyxPj_param_1": 0, "_Z5wordsyxPj_param_2": out})
 
 
@@ -186,3 +186,28 @@ def test_compile_cuda_without_nvcc_says_how_to_install_it(monkeypatch):
     assert simt.find_nvcc() is None
     with pytest.raises(FileNotFoundError, match="SIMT_NVCC"):
         simt.compile_cuda(WORDS_CU)
+
+
+def test_doubles_from_ptx_take_float64_and_uint64_arrays_and_a_float_scalar():
+    ptx = Path(__file__).resolve().parents[2] / "simt-ptx" / "tests" / "ptx" / "corpus" / "doubles.ptx"
+    kernels = {k.name: k for k in simt.compile_ptx(ptx.read_text(), file="doubles.ptx")}
+    daxpy = kernels["daxpy"]
+    assert [t for _, t in daxpy.params][-2:] == ["&[f64]", "&mut [f64]"]
+    p = "_Z5daxpyidPKdPd_param_"
+    # Multiples of 1/8 times -1.375: exact products, so the fused and the
+    # separate multiply-add agree.
+    x = np.arange(256, dtype=np.float64) / 8 - 16
+    y = np.ones(256)
+    daxpy.launch(4, 64, {p + "0": 200, p + "1": -1.375, p + "2": x, p + "3": y})
+    np.testing.assert_array_equal(y, np.where(np.arange(256) < 200, -1.375 * x + 1, 1))
+    with pytest.raises(TypeError, match="float64"):
+        daxpy.launch(4, 64, {p + "0": 200, p + "1": 2.0, p + "2": x.astype(np.float32), p + "3": y})
+
+    mix = kernels["mix_u64"]
+    x = np.arange(64, dtype=np.uint64) * np.uint64(0x100000001)
+    out = np.zeros(64, dtype=np.uint64)
+    mix.launch(1, 64, [x, out, 64])
+    z = x + np.uint64(0x9E3779B97F4A7C15) * (np.arange(64, dtype=np.uint64) + np.uint64(1))
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    np.testing.assert_array_equal(out, z ^ (z >> np.uint64(31)))

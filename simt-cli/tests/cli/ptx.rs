@@ -264,7 +264,7 @@ fn a_64_bit_scalar_is_given_whole_and_split_into_its_words() {
         assert_eq!(out.code, Some(2), "{}", out.stderr);
         assert_has(
             &out.stderr,
-            &format!("--arg _Z5wordsyxPj_param_0={bad}: `_Z5wordsyxPj_param_0` is a 64-bit integer (the words `_Z5wordsyxPj_param_0` and `_Z5wordsyxPj_param_0.hi`)"),
+            &format!("--arg _Z5wordsyxPj_param_0={bad}: `_Z5wordsyxPj_param_0` is a 64-bit value (the words `_Z5wordsyxPj_param_0` and `_Z5wordsyxPj_param_0.hi`)"),
         );
     }
 

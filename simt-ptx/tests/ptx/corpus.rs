@@ -28,7 +28,14 @@ use simt_ptx::{Options, PtxModule};
 pub const DIR: &str = "simt-ptx/tests/ptx/corpus";
 
 /// The corpus's CUDA files, without their extension.
-pub const FILES: [&str; 5] = ["reduce", "transpose", "sgemm", "classic", "reference"];
+pub const FILES: [&str; 6] = [
+    "reduce",
+    "transpose",
+    "sgemm",
+    "classic",
+    "reference",
+    "doubles",
+];
 
 /// The lowered `name.ptx` of the corpus.
 pub fn corpus(name: &str) -> PtxModule {
@@ -96,7 +103,7 @@ pub fn fma(a: f32, b: f32, c: f32) -> f32 {
 }
 
 /// The widths a kernel that does not assume 32-lane warps runs at.
-const WIDTHS: [u32; 2] = [32, 64];
+pub const WIDTHS: [u32; 2] = [32, 64];
 
 /// The counters of one launch's memory instructions, by kind: global loads,
 /// global stores, global atomics, LDS loads, LDS stores, LDS atomics.
@@ -132,7 +139,7 @@ pub fn memory(kernel: &Kernel, stats: &Stats) -> Memory {
 
 /// A launch under the NVIDIA-like memory model: 32-byte sectors in 128-byte
 /// lines, the geometry the CUDA courses count in.
-fn nvidia(
+pub fn nvidia(
     grid: impl Into<simt_core::Dim3>,
     block: impl Into<simt_core::Dim3>,
     width: u32,

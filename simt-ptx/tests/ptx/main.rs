@@ -3,6 +3,7 @@
 
 mod common;
 mod corpus;
+mod doubles;
 mod instructions;
 mod loops;
 mod mutants;
