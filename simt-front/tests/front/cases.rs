@@ -1164,7 +1164,7 @@ fn barrier_notes_use_the_kernels_names() {
 #[test]
 fn syntax_errors_are_collected_across_statements_and_kernels() {
     let src = "
-        kernel a(x: &[u64]) { }
+        kernel a(x: &[u128]) { }
         kernel b() {
             vreg i
             v_mov i, {1}
@@ -1179,7 +1179,7 @@ fn syntax_errors_are_collected_across_statements_and_kernels() {
     assert_eq!(names, ["b", "d"]);
     let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
     assert!(
-        messages[0].contains("unsupported element type `u64`"),
+        messages[0].contains("unsupported element type `u128`"),
         "{messages:?}"
     );
     assert!(
