@@ -420,7 +420,7 @@ fn generated(p: &Param, elem: ElemType, len: u64, seed: u64) -> Result<Vec<u8>, 
             ElemType::F16 | ElemType::BF16 => {
                 bytes.extend_from_slice(&half_bits(elem, rng.f32_in(-1.0, 1.0)))
             }
-            _ => bytes.extend_from_slice(&rng.i32_in(0, 99).to_le_bytes()[..size]),
+            _ => bytes.extend_from_slice(&i64::from(rng.i32_in(0, 99)).to_le_bytes()[..size]),
         }
     }
     Ok(bytes)
@@ -688,7 +688,15 @@ mod tests {
                 .flat_map(|v| v.to_le_bytes())
                 .collect::<Vec<u8>>()
         );
-        // Seeded f64 elements are the f32 stream's values, exactly.
+        // Seeded integers are 0..=99 at every width; seeded f64 elements are
+        // the f32 stream's values, exactly.
+        let i64s = generated(&param(ElemType::I64), ElemType::I64, 50, 9).unwrap();
+        let ints: Vec<i64> = i64s
+            .chunks_exact(8)
+            .map(|b| i64::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        assert!(ints.iter().all(|v| (0..=99).contains(v)), "{ints:?}");
+        assert!(ints.iter().any(|&v| v != ints[0]));
         let f32s = generated(&param(ElemType::F32), ElemType::F32, 4, 9).unwrap();
         let f64s = generated(&param(ElemType::F64), ElemType::F64, 4, 9).unwrap();
         for (a, b) in f32s.chunks_exact(4).zip(f64s.chunks_exact(8)) {
