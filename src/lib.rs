@@ -22,16 +22,16 @@ pub use ptx::{compile_cuda, compile_ptx, compile_ptx_with};
 /// CUDA kernels through PTX: what lowers, what is refused and why, and a
 /// worked example (`docs/ptx.md`; the `ptx` feature).
 #[cfg(feature = "ptx")]
-#[doc = include_str!("../docs/ptx.md")]
+#[doc = include_str!("../docs/src/guide/cuda.md")]
 pub mod ptx;
 
 /// The kernel language, its operands and every instruction (`docs/language.md`).
-#[doc = include_str!("../docs/language.md")]
+#[doc = include_str!("../docs/src/language/instructions.md")]
 pub mod language {}
 
 /// The timing model: parts, what it models and leaves out, how it is checked
 /// (`docs/timing.md`).
-#[doc = include_str!("../docs/timing.md")]
+#[doc = include_str!("../docs/src/model/timing.md")]
 pub mod timing {}
 
 #[doc(hidden)]
