@@ -2,7 +2,7 @@
 //! `cargo run --release -p simt-kernels --bin report`.
 //!
 //! The eleven kernels reproduce the reference simulator's benchmark set (see the
-//! project's `README.md`): element-wise kernels, a data-dependent branch, an LDS
+//! book's `docs/src/model/reference-simulator.md`): element-wise kernels, a data-dependent branch, an LDS
 //! reduction, a naive and an LDS-tiled matrix multiply, a coalesced and a strided
 //! copy, and an LDS pattern in which every lane lands in bank 0. Each one is written
 //! with [`simt::simt_kernel!`] in [`kernels`], checked bit for bit against a scalar
@@ -34,7 +34,33 @@ pub use output::{Mismatch, Values};
 pub use registry::{KernelSpec, Run, Workload, KERNELS};
 pub use simt_report::{metrics, rng, SplitMix64};
 
-/// The README's examples, compiled and run as doctests.
+/// The examples of the README and of the book's chapters (`docs/src/`),
+/// compiled and run as doctests. The chapters of the language, the timing
+/// model and PTX are the `simt` crate's documentation, and run there.
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeDoctests;
+pub mod book {
+    /// The README.
+    #[doc = include_str!("../../README.md")]
+    pub struct Readme;
+    /// `docs/src/guide/writing-kernels.md`.
+    #[doc = include_str!("../../docs/src/guide/writing-kernels.md")]
+    pub struct WritingKernels;
+    /// `docs/src/guide/kernels-as-text.md`.
+    #[doc = include_str!("../../docs/src/guide/kernels-as-text.md")]
+    pub struct KernelsAsText;
+    /// `docs/src/model/counters.md`.
+    #[doc = include_str!("../../docs/src/model/counters.md")]
+    pub struct Counters;
+    /// `docs/src/model/memory-models.md`.
+    #[doc = include_str!("../../docs/src/model/memory-models.md")]
+    pub struct MemoryModels;
+    /// `docs/src/model/occupancy.md`.
+    #[doc = include_str!("../../docs/src/model/occupancy.md")]
+    pub struct Occupancy;
+    /// `docs/src/model/sanitizers.md`.
+    #[doc = include_str!("../../docs/src/model/sanitizers.md")]
+    pub struct Sanitizers;
+    /// `docs/src/performance/threads.md`.
+    #[doc = include_str!("../../docs/src/performance/threads.md")]
+    pub struct Threads;
+}
