@@ -40,6 +40,13 @@ pub mod language {}
 #[doc = include_str!("../docs/src/model/timing.md")]
 pub mod timing {}
 
+/// The examples of the book's chapter on the counters
+/// (`docs/src/model/counters.md`), run as this crate's doctests: the source
+/// lines they name are those of the tests rustdoc makes of them here.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/src/model/counters.md")]
+pub struct CountersDoctests;
+
 #[doc(hidden)]
 pub mod __private {
     pub use simt_core::*;
