@@ -20,19 +20,32 @@ pub use simt_front::{
 pub use ptx::{compile_cuda, compile_ptx, compile_ptx_with};
 
 /// CUDA kernels through PTX: what lowers, what is refused and why, and a
-/// worked example (`docs/ptx.md`; the `ptx` feature).
+/// worked example (the book's `docs/src/guide/cuda.md`; the `ptx` feature).
 #[cfg(feature = "ptx")]
-#[doc = include_str!("../docs/ptx.md")]
+#[doc = include_str!("../docs/src/guide/cuda.md")]
 pub mod ptx;
 
-/// The kernel language, its operands and every instruction (`docs/language.md`).
-#[doc = include_str!("../docs/language.md")]
+/// The kernel language, its operands and every instruction (the book's
+/// chapters in `docs/src/language/`, one after another).
+#[doc = include_str!("../docs/src/language/kernels.md")]
+#[doc = include_str!("../docs/src/language/operands.md")]
+#[doc = include_str!("../docs/src/language/printing.md")]
+#[doc = include_str!("../docs/src/language/contracts.md")]
+#[doc = include_str!("../docs/src/language/errors.md")]
+#[doc = include_str!("../docs/src/language/instructions.md")]
 pub mod language {}
 
 /// The timing model: parts, what it models and leaves out, how it is checked
-/// (`docs/timing.md`).
-#[doc = include_str!("../docs/timing.md")]
+/// (the book's `docs/src/model/timing.md`).
+#[doc = include_str!("../docs/src/model/timing.md")]
 pub mod timing {}
+
+/// The examples of the book's chapter on the counters
+/// (`docs/src/model/counters.md`), run as this crate's doctests: the source
+/// lines they name are those of the tests rustdoc makes of them here.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/src/model/counters.md")]
+pub struct CountersDoctests;
 
 #[doc(hidden)]
 pub mod __private {

@@ -1,4 +1,4 @@
-// The module's documentation is the chapter `docs/ptx.md` (see `lib.rs`).
+// The module's documentation is the book's chapter `docs/src/guide/cuda.md` (see `lib.rs`).
 
 pub use simt_ptx::{
     compile_ptx, compile_ptx_with, demangle, Diagnostics, Options, Pos, PtxError, PtxKernel,

@@ -114,8 +114,8 @@ pub enum Engine {
     /// it has one and the launch can use it: a plain launch (no sanitizers,
     /// trace or worst phases) under [`Schedule::UntilBarrier`] on a CPU with
     /// AVX2, FMA, BMI1/2, LZCNT and POPCNT, where the kernel's crate was
-    /// built with debug assertions off (release builds; see the README's
-    /// "Speed"). Anything else runs on the interpreter.
+    /// built with debug assertions off (release builds; see the book's
+    /// `docs/src/performance/native-runners.md`). Anything else runs on the interpreter.
     #[default]
     Native,
     /// The interpreter, always: how kernels given as text run.

@@ -3,7 +3,7 @@
 //!
 //! The parser asks which mnemonics take operands, the checker takes each
 //! operand's role from the table, and unknown mnemonics are matched against it
-//! for a suggestion. `docs/language.md` is tested against the table so the
+//! for a suggestion. `docs/src/language/instructions.md` is tested against the table so the
 //! reference cannot drift.
 
 pub use simt_lang::isa::lookup;

@@ -1,7 +1,7 @@
 //! The `simt_kernel!` macro: tokens in, the front end of `simt-front`
 //! (parse, check, lower, validate), and either errors at the offending tokens
 //! or one module per kernel holding its static IR tables and a typed `launch`
-//! (`expand`), with a native runner for each kernel (`native`). The language is described in `docs/language.md`, and rendered
+//! (`expand`), with a native runner for each kernel (`native`). The language is described in the book's `docs/src/language/`, and rendered
 //! as `simt::language`.
 
 mod expand;

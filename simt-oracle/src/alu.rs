@@ -1,5 +1,5 @@
 //! The ALU operations on one 32-bit value at a time, written from their
-//! documentation (`BinOp`, `UnOp`, `TernOp`, `CmpOp` and `docs/language.md`).
+//! documentation (`BinOp`, `UnOp`, `TernOp`, `CmpOp` and `docs/src/language/instructions.md`).
 
 use crate::half::{BF16, F16};
 use simt_lang::{BinOp, CmpOp, CmpType, TernOp, UnOp};

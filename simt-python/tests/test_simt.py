@@ -259,18 +259,17 @@ def test_launches_from_threads_agree(kernels):
             assert transactions == {0: 1, 1: 2, 2: 4, 16: 32, 32: 32}[stride] + 2
 
 
-def test_the_readme_example_runs(tmp_path, monkeypatch):
+def test_the_books_python_examples_run(tmp_path, monkeypatch):
     from pathlib import Path
 
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    section = readme[readme.index("## From Python") :]
-    section = section[: section.index("\n## ", 1)]
-    examples = [block.split("```", 1)[0] for block in section.split("```python\n")[1:]]
+    chapter = Path(__file__).parents[2] / "docs" / "src" / "guide" / "python.md"
+    text = chapter.read_text()
+    examples = [block.split("```", 1)[0] for block in text.split("```python\n")[1:]]
     assert len(examples) == 2, "the launch and the sweep"
     monkeypatch.chdir(tmp_path)
     scope = {}
     for example in examples:
-        exec(compile(example, "README.md", "exec"), scope)
+        exec(compile(example, str(chapter), "exec"), scope)
     assert (tmp_path / "saxpy.html").read_text().startswith("<!DOCTYPE html>")
 
 

@@ -1,13 +1,14 @@
 //! What each counter is closest to in the profilers GPU programmers know:
 //! Nsight Compute's metric names and rocprof's counters, and how the definitions
-//! differ. The README's "What the counters mean" table says the same in prose;
+//! differ. The book's "What the counters mean" table (`docs/src/model/counters.md`)
+//! says the same in prose;
 //! the JSON carries this list so that a script can map the names.
 
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 /// One counter (or ratio of counters) and its nearest profiler names.
 ///
-/// The README's "What the counters mean" table is [`readme_table`] of these.
+/// The book's "What the counters mean" table is [`readme_table`] of these.
 ///
 /// The texts are Markdown (names in backticks); serialized, the backticks are
 /// dropped so that a script reads plain names.
@@ -220,7 +221,7 @@ pub static METRICS: &[Metric] = &[
     ),
 ];
 
-/// The README's table of the metrics, in Markdown.
+/// The book's table of the metrics (`docs/src/model/counters.md`), in Markdown.
 pub fn readme_table() -> String {
     let mut out = String::from(
         "| counter | definition | closest Nsight Compute metric | closest rocprof counter | how the definitions differ |\n|---|---|---|---|---|\n",
@@ -262,12 +263,12 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_table_is_the_list() {
-        let readme = include_str!("../../README.md");
+    fn the_books_counter_table_is_the_list() {
+        let readme = include_str!("../../docs/src/model/counters.md");
         let table = readme_table();
         assert!(
             readme.contains(&table),
-            "README's counter table differs from metrics::METRICS; it should read:\n{table}"
+            "docs/src/model/counters.md's table differs from metrics::METRICS; it should read:\n{table}"
         );
     }
 }

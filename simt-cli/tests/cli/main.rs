@@ -1,5 +1,5 @@
 //! The `simt` command's tests, run against the built binary: `check`,
-//! `run`, `sweep`, PTX and CUDA files, and the README's examples. One
+//! `run`, `sweep`, PTX and CUDA files, and the book's examples. One
 //! binary: each file is a module, `common` the scratch folder and runner
 //! they share.
 

@@ -1,4 +1,5 @@
-//! The README's generated-kernel example, run as it is written there.
+//! The generated-kernel example of the book's chapter on the `simt` command
+//! (`docs/src/guide/simt-command.md`), run as it is written there.
 
 use crate::common;
 
@@ -18,13 +19,14 @@ fn block<'t>(text: &'t str, from: &str, lang: &str, marker: &str) -> &'t str {
 }
 
 #[test]
-fn the_generated_kernel_example_runs_as_the_readme_says() {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
-            .unwrap();
-    let section = "## The `simt` command";
-    let script = block(&readme, section, "sh", "horner() {");
-    let printed = block(&readme, section, "text", "ok: kernel horner");
+fn the_generated_kernel_example_runs_as_the_book_says() {
+    let chapter = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/src/guide/simt-command.md"),
+    )
+    .unwrap();
+    let section = "# The `simt` command";
+    let script = block(&chapter, section, "sh", "horner() {");
+    let printed = block(&chapter, section, "text", "ok: kernel horner");
 
     let dir = Scratch::new("readme");
     let bin = Path::new(env!("CARGO_BIN_EXE_simt")).parent().unwrap();
@@ -45,7 +47,7 @@ fn the_generated_kernel_example_runs_as_the_readme_says() {
         String::from_utf8_lossy(&out.stderr)
     );
 
-    // What it prints is what the README shows, but for the two speed columns.
+    // What it prints is what the chapter shows, but for the two speed columns.
     let row = table_row(&stdout, "horner");
     let shown = table_row(printed, "horner");
     assert_eq!(row[..row.len() - 2], shown[..shown.len() - 2], "{stdout}");

@@ -200,7 +200,7 @@ fn same(got: u32, want: u32) -> bool {
 }
 
 /// An arithmetic `f32` result as the machine writes it: any NaN is
-/// `0x7fc0_0000`, whatever the host's sign and payload (`docs/language.md`).
+/// `0x7fc0_0000`, whatever the host's sign and payload (`docs/src/language/instructions.md`).
 fn arith(x: f32) -> u32 {
     if x.is_nan() {
         0x7fc0_0000

@@ -1576,7 +1576,7 @@ fn mutated_kernels_never_panic() {
 }
 
 /// The instruction reference in `docs/language.md`.
-const LANGUAGE_DOC: &str = include_str!("../../../docs/language.md");
+const LANGUAGE_DOC: &str = include_str!("../../../docs/src/language/instructions.md");
 
 /// The kernel each example of the reference is checked in, as the doc shows it.
 const EXAMPLE_KERNEL: &str = "kernel example(src: &[u32], dst: &mut [u32], fsrc: &[f32], fdst: &mut [f32], raw: &mut [u8], hsrc: &[f16], hdst: &mut [f16], bdst: &mut [bf16], n: u32, k: i32, a: f32) {

@@ -3,7 +3,7 @@
 //! A mnemonic names an [`Opcode`] and the values of its [`Role::Op`] fields; the
 //! other fields are its operands, written in table order. The `simt_kernel!`
 //! macro parses with this table, the disassembler prints with it, and
-//! `docs/language.md` is tested against it.
+//! `docs/src/language/instructions.md` is tested against it.
 
 use super::field::{Field, Op, Role};
 use super::ops::{
@@ -195,7 +195,7 @@ pub fn untyped(m: &Mnemonic) -> Option<&'static Mnemonic> {
 
 macro_rules! mnemonics {
     ($($name:literal => $opcode:ident $( ( $($op:expr),* ) )?,)*) => {
-        /// Every mnemonic, grouped as `docs/language.md` lists them.
+        /// Every mnemonic, grouped as `docs/src/language/instructions.md` lists them.
         pub static MNEMONICS: &[Mnemonic] = &[$(Mnemonic {
             name: $name,
             opcode: Opcode::$opcode,
