@@ -15,14 +15,7 @@
 
 use serde::Serialize;
 
-/// Which memory a race is in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-pub enum Space {
-    /// The workgroup's LDS.
-    Lds,
-    /// A global buffer.
-    Global,
-}
+pub use crate::ir::Space;
 
 /// The two accesses of a race, in the order they ran.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]

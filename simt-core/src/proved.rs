@@ -6,7 +6,7 @@ use crate::error::LaunchErrorKind;
 use crate::findings::{BufferByte, Finding, FindingKind, Scope, Site, Space};
 use crate::launch::LaunchConfig;
 use crate::Kernel;
-use simt_lang::facts::{Space as FactSpace, Verdict, WorkItem};
+use simt_lang::facts::{Memory, Verdict, WorkItem};
 
 /// Refuses a launch whose workgroup shape is not the one `kernel` declares,
 /// or which breaks an assumption its `#[race_free]` was proved under.
@@ -80,8 +80,8 @@ pub fn races(kernel: &Kernel, config: &LaunchConfig) -> Vec<Finding> {
                 .min()
                 .unwrap_or(1);
             let (space, address, byte) = match pair.space {
-                FactSpace::Lds(_) => (Space::Lds, Some(w.address), None),
-                FactSpace::Global(param) => (
+                Memory::Lds(_) => (Space::Lds, Some(w.address), None),
+                Memory::Global(param) => (
                     Space::Global,
                     None,
                     program

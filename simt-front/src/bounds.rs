@@ -12,7 +12,7 @@
 use crate::check::Checker;
 use crate::diagnostic::{Diagnostic, Kind, Location};
 use crate::lower::Written;
-use simt_lang::facts::{launch_values, Access, Facts, Space};
+use simt_lang::facts::{launch_values, Access, Facts, Memory};
 use simt_lang::Program;
 
 impl Checker<'_> {
@@ -62,7 +62,7 @@ struct Outside {
 /// Whether `access` leaves its LDS array for a work-item of `shape`, and
 /// which, when the facts decide it.
 fn out_of_bounds(program: &Program, access: &Access, shape: [u32; 3]) -> Option<Outside> {
-    let Space::Lds(idx) = access.space else {
+    let Memory::Lds(idx) = access.space else {
         return None;
     };
     if !access.guards.is_empty() || !access.certain {

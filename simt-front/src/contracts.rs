@@ -12,7 +12,7 @@ use crate::diagnostic::{Diagnostic, Kind, Location};
 use crate::lower::Written;
 use simt_lang::facts::{
     split_wave, wave_uniform, AccessKind, Degree, Fact, Facts, Geometry, LaneOrder, LaunchRace,
-    Pair, RaceAssumption, Space, SpecialSym, Sym, SymNames, Verdict, Why, WorkItem,
+    Memory, Pair, RaceAssumption, SpecialSym, Sym, SymNames, Verdict, Why, WorkItem,
 };
 use simt_lang::isa::MemRef;
 use simt_lang::{Inst, Kernel as ValidKernel, Program, RaceFree, Uniformity};
@@ -210,11 +210,11 @@ impl Checker<'_> {
                 match pair.space {
                     _ if one_wave && a == b => "two lanes of one wave, storing different values",
                     _ if one_wave => "two lanes of one wave, which only lockstep orders",
-                    Space::Lds(_) => "two work-items of different waves, with no barrier between",
-                    Space::Global(_)
+                    Memory::Lds(_) => "two work-items of different waves, with no barrier between",
+                    Memory::Global(_)
                         if first.is_some_and(|w| w.items[0].group == w.items[1].group) =>
                         "two work-items of different waves, with no barrier between",
-                    Space::Global(_) => "two work-items of different workgroups",
+                    Memory::Global(_) => "two work-items of different workgroups",
                 }
             ),
         );
@@ -647,9 +647,9 @@ fn item_text(item: &WorkItem, shape: [u32; 3], width: u32) -> String {
 }
 
 /// "`t[0]` (byte 0 of the workgroup's LDS)", or "byte 8 of `out`".
-fn byte_text(program: &Program, space: Space, address: u64) -> String {
+fn byte_text(program: &Program, space: Memory, address: u64) -> String {
     match space {
-        Space::Lds(idx) => match program.lds.get(usize::from(idx.0)) {
+        Memory::Lds(idx) => match program.lds.get(usize::from(idx.0)) {
             Some(d) => {
                 let size = u64::from(d.elem.size().max(1));
                 let at = address.saturating_sub(u64::from(d.offset)) / size;
@@ -657,7 +657,7 @@ fn byte_text(program: &Program, space: Space, address: u64) -> String {
             }
             None => format!("LDS byte {address}"),
         },
-        Space::Global(p) => match program.params.get(usize::from(p.0)) {
+        Memory::Global(p) => match program.params.get(usize::from(p.0)) {
             Some(param) => format!("byte {address} of `{}`", param.name),
             None => format!("global byte {address}"),
         },

@@ -30,6 +30,10 @@ use simt_lang::{Inst, ParamKind, Program};
 use wave::{Step, Wave};
 
 /// The memory geometry the counters use (`simt_core::MemoryModel` without its caches).
+///
+/// The facts have the same five fields (`simt_lang::facts::Geometry`); the
+/// oracle keeps its own copy so that it shares no counting code with what it
+/// checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Geometry {
     /// Lanes per memory phase.

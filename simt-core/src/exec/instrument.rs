@@ -7,7 +7,8 @@
 //! compiled loop holds no instrument code and tests nothing at run time.
 
 use super::marks::Marks;
-use super::sanitize::{Kind, Sanitizer};
+use super::sanitize::Sanitizer;
+use crate::facts::AccessKind;
 use crate::ir::Program;
 use crate::isa::Inst;
 use crate::stats::{Counters, Issue, Stats, Trace, WorstPhase, MAX_TRACE_ISSUES};
@@ -16,7 +17,7 @@ use crate::timing::stream::Streams;
 /// One memory instruction's lanes, as the instruments see them.
 pub struct Access<'a> {
     /// Load, store or atomic.
-    pub(super) kind: Kind,
+    pub(super) kind: AccessKind,
     /// The buffer parameter (global) or `None` (LDS).
     pub(super) buffer: Option<usize>,
     /// The buffer's global address (0 for the LDS).
@@ -213,7 +214,7 @@ impl Instrument for Marks {
     #[inline(always)]
     fn memory(&mut self, _program: &Program, _pc: usize, _wave: usize, a: &Access<'_>) {
         if let Some(b) = a.buffer {
-            let store = matches!(a.kind, Kind::Store);
+            let store = matches!(a.kind, AccessKind::Store);
             self.record(b, store, a.exec, a.offs, a.size * a.count);
         }
     }
@@ -304,9 +305,9 @@ impl Instrument for Streams {
     }
     fn memory(&mut self, _program: &Program, pc: usize, wave: usize, a: &Access<'_>) {
         let global = a.buffer.is_some();
-        let atomic = matches!(a.kind, Kind::Atomic);
+        let atomic = matches!(a.kind, AccessKind::Atomic);
         let busiest = (global && atomic).then(|| busiest_address(a)).flatten();
-        let load = matches!(a.kind, Kind::Load);
+        let load = matches!(a.kind, AccessKind::Load);
         if let Some(counted) = a.counters.get(pc) {
             self.access(pc, wave, counted, global, !load, busiest);
         }

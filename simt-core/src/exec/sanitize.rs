@@ -13,6 +13,7 @@
 //! bytes is still found, attributed to the newer write.
 
 use super::instrument::Access as Lanes;
+use crate::facts::AccessKind;
 use crate::findings::{Finding, FindingKind, Findings, RaceClass, Scope, Site, Space};
 use crate::ir::{Program, Reg};
 use crate::isa::Unit;
@@ -115,16 +116,6 @@ struct Shadow {
     /// word after its own store reads that value in any lane order.
     run_lanes: u64,
     run_one: bool,
-}
-
-/// How a memory instruction touches its words.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Kind {
-    Load,
-    Store,
-    /// A read-modify-write: races with plain loads and stores, not with other
-    /// atomics.
-    Atomic,
 }
 
 /// A register an instruction reads or writes: its slot among a wave's
@@ -450,7 +441,7 @@ impl Sanitizer {
     pub(super) fn memory(&mut self, program: &Program, pc: usize, wave: usize, lanes: &Lanes<'_>) {
         let (kind, buffer, base) = (lanes.kind, lanes.buffer, lanes.base);
         if let Some((b, byte)) = self.watch {
-            if buffer == Some(b) && kind != Kind::Load {
+            if buffer == Some(b) && kind != AccessKind::Load {
                 self.spot(program, pc, wave, byte, lanes);
             }
             return;
@@ -460,7 +451,7 @@ impl Sanitizer {
         } else {
             Space::Lds
         };
-        if kind == Kind::Store {
+        if kind == AccessKind::Store {
             self.lanes_disagree(program, pc, wave, space, base, lanes);
         }
         let clocks: [u32; 64] = if self.independent {
@@ -498,7 +489,7 @@ impl Sanitizer {
             epoch: self.epoch,
             inst: pc as u32,
             clock: 0,
-            atomic: kind == Kind::Atomic,
+            atomic: kind == AccessKind::Atomic,
             stale: false,
         };
         let visit = Visit {
@@ -526,9 +517,13 @@ impl Sanitizer {
             visit.lanes::<false, ANY_KIND>(shadows, lanes, Pass::Record, &mut found);
         } else if lanes.count == 1 {
             match kind {
-                Kind::Load => visit.lanes::<true, LOAD>(shadows, lanes, Pass::Both, &mut found),
-                Kind::Store => visit.lanes::<true, STORE>(shadows, lanes, Pass::Both, &mut found),
-                Kind::Atomic => {
+                AccessKind::Load => {
+                    visit.lanes::<true, LOAD>(shadows, lanes, Pass::Both, &mut found)
+                }
+                AccessKind::Store => {
+                    visit.lanes::<true, STORE>(shadows, lanes, Pass::Both, &mut found)
+                }
+                AccessKind::Atomic => {
                     visit.lanes::<true, ANY_KIND>(shadows, lanes, Pass::Both, &mut found)
                 }
             }
@@ -660,7 +655,7 @@ fn site_of(grid: [u32; 3], program: &Program, a: &Access) -> Site {
 
 /// What every lane of one memory instruction shares, for [`Visit::lanes`].
 struct Visit<'v> {
-    kind: Kind,
+    kind: AccessKind,
     space: Space,
     base: u64,
     /// The generation the shadows are valid in.
@@ -692,8 +687,8 @@ impl Visit<'_> {
         found: &mut Vec<(FindingKind, Access, Option<Access>, u64)>,
     ) {
         let kind = match KIND {
-            LOAD => Kind::Load,
-            STORE => Kind::Store,
+            LOAD => AccessKind::Load,
+            STORE => AccessKind::Store,
             _ => self.kind,
         };
         let (count, mode) = if SINGLE {
@@ -721,7 +716,7 @@ impl Visit<'_> {
             };
             for k in 0..count {
                 let off = first.wrapping_add(k * lanes.size);
-                if kind == Kind::Load && off == previous && !independent {
+                if kind == AccessKind::Load && off == previous && !independent {
                     continue;
                 }
                 previous = off;
@@ -737,7 +732,7 @@ impl Visit<'_> {
                 };
                 // Only a store's value is looked at.
                 let value = match lanes.values.get(k as usize) {
-                    Some(v) if kind == Kind::Store => {
+                    Some(v) if kind == AccessKind::Store => {
                         v.get(lane).copied().unwrap_or(0) << (8 * (off % 4))
                     }
                     _ => 0,
@@ -751,13 +746,13 @@ impl Visit<'_> {
                 // buffer's bytes are all initialised: only an LDS load or
                 // atomic can find something (the uninitialised read).
                 let quiet =
-                    fresh && !self.general && (kind == Kind::Store || self.initial.is_some());
+                    fresh && !self.general && (kind == AccessKind::Store || self.initial.is_some());
                 let mode = match mode {
                     Pass::Both if quiet => Pass::Record,
                     Pass::Check if quiet => continue,
                     mode => mode,
                 };
-                let same = kind == Kind::Store && shadow.holds(&me, value);
+                let same = kind == AccessKind::Store && shadow.holds(&me, value);
                 if mode != Pass::Record {
                     check(
                         shadow,
@@ -941,7 +936,7 @@ impl Shadow {
 fn check(
     shadow: &Shadow,
     me: &Access,
-    kind: Kind,
+    kind: AccessKind,
     same: bool,
     space: Space,
     order: HappensBefore<'_>,
@@ -964,7 +959,7 @@ fn check(
     let atomic = || shadow.atomics.iter().find(|r| races(r));
     let read = || shadow.reads.iter().find(|r| races(r));
     match kind {
-        Kind::Load => {
+        AccessKind::Load => {
             // An unordered atomic after a same-value write still changes what
             // the load reads: it outranks the minor race with the write.
             if write_races && !shadow.same && !shadow.read_own_run(me) {
@@ -978,7 +973,7 @@ fn check(
                 found(FindingKind::UninitLds, None);
             }
         }
-        Kind::Store => {
+        AccessKind::Store => {
             if write_races {
                 found(race(RaceClass::WriteAfterWrite, w, same), Some(*w));
             }
@@ -992,7 +987,7 @@ fn check(
                 );
             }
         }
-        Kind::Atomic => {
+        AccessKind::Atomic => {
             if write_races {
                 found(race(RaceClass::WriteAfterWrite, w, false), Some(*w));
             }
@@ -1019,21 +1014,21 @@ fn check(
 fn record(
     shadow: &mut Shadow,
     me: &Access,
-    kind: Kind,
+    kind: AccessKind,
     same: bool,
     value: u32,
     order: HappensBefore<'_>,
 ) {
     match kind {
-        Kind::Load => keep_read(&mut shadow.reads, me, order),
-        Kind::Atomic => {
+        AccessKind::Load => keep_read(&mut shadow.reads, me, order),
+        AccessKind::Atomic => {
             keep_read(&mut shadow.atomics, me, order);
             shadow.init |= me.bytes;
             shadow.known &= !me.bytes;
             shadow.run_one = false;
             shadow.changed();
         }
-        Kind::Store => {
+        AccessKind::Store => {
             let w = shadow.write;
             let run_same = shadow.repeats(me, value);
             let lane = 1u64 << (me.lane & 63);
@@ -1089,7 +1084,7 @@ fn keep_read(reads: &mut [Access; 2], me: &Access, order: HappensBefore<'_>) {
 }
 #[cfg(test)]
 mod tests {
-    use super::{Kind, Lanes, Sanitizer, Shadow};
+    use super::{AccessKind, Lanes, Sanitizer, Shadow};
     use crate::ir::{Program, SourceLoc};
     use crate::isa::Inst;
     use crate::launch::LaneOrder;
@@ -1193,9 +1188,9 @@ mod tests {
                             continue;
                         }
                         let kind = match rng.next(5) {
-                            0 | 1 => Kind::Load,
-                            2 | 3 => Kind::Store,
-                            _ => Kind::Atomic,
+                            0 | 1 => AccessKind::Load,
+                            2 | 3 => AccessKind::Store,
+                            _ => AccessKind::Atomic,
                         };
                         let size = [1u32, 2, 4, 4][rng.next(4) as usize];
                         let count = if rng.next(4) == 0 { 2 } else { 1 };
@@ -1221,7 +1216,11 @@ mod tests {
                             offs: &offs,
                             size,
                             count,
-                            values: if kind == Kind::Store { &values } else { &[] },
+                            values: if kind == AccessKind::Store {
+                                &values
+                            } else {
+                                &[]
+                            },
                             counters: &[],
                         };
                         let pc = rng.next(8) as usize;

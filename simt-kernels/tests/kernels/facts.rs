@@ -5,7 +5,7 @@
 //! per-instruction counters); and a kernel whose pairs are all proved free
 //! gets no race finding from the sanitizer.
 
-use simt::core::facts::{Degree, Space, Verdict, What};
+use simt::core::facts::{Degree, Memory, Verdict, What};
 use simt::core::{facts, predictions, LaunchConfig, MemoryModel, Prediction, Program};
 use simt_kernels::registry::KERNELS;
 use simt_kernels::studies::{VariantRow, STUDIES};
@@ -59,8 +59,8 @@ impl Tally {
         let count = |f: &simt::core::Facts, lds: &mut [usize; 3], global: &mut [usize; 3]| {
             for p in &f.pairs {
                 let into = match p.space {
-                    Space::Lds(_) => &mut *lds,
-                    Space::Global(_) => &mut *global,
+                    Memory::Lds(_) => &mut *lds,
+                    Memory::Global(_) => &mut *global,
                 };
                 into[match p.verdict {
                     Verdict::Free(_) => 0,

@@ -50,13 +50,23 @@ impl Geometry {
     }
 }
 
-/// Where an access goes.
+/// The buffer or LDS array an access names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-pub enum Space {
+pub enum Memory {
     /// A global buffer parameter.
     Global(ParamIdx),
     /// An LDS array.
     Lds(LdsIdx),
+}
+
+impl Memory {
+    /// Its space.
+    pub const fn space(self) -> crate::ir::Space {
+        match self {
+            Memory::Global(_) => crate::ir::Space::Global,
+            Memory::Lds(_) => crate::ir::Space::Lds,
+        }
+    }
 }
 
 /// What an access does.
@@ -74,7 +84,7 @@ pub enum AccessKind {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Access {
     /// Where it goes.
-    pub space: Space,
+    pub space: Memory,
     /// What it does.
     pub kind: AccessKind,
     /// Bytes per element.
@@ -98,7 +108,7 @@ pub struct Access {
 impl Access {
     pub(super) fn new(
         site: &Site,
-        space: Space,
+        space: Memory,
         kind: AccessKind,
         size: u32,
         elems: u32,

@@ -18,7 +18,8 @@ pub mod race;
 mod walk;
 
 pub use access::{
-    phase_cost, Access, AccessKind, Assumption, Condition, Degree, Fact, Geometry, Space, What, Why,
+    phase_cost, Access, AccessKind, Assumption, Condition, Degree, Fact, Geometry, Memory, What,
+    Why,
 };
 pub use affine::{launch_values, Affine, AxisSym, Lin, SpecialSym, Sym, SymNames, Val};
 pub use race::{
@@ -82,7 +83,7 @@ pub fn facts(program: &Program, shape: Option<[u32; 3]>) -> Facts {
             // elements (a 64-bit one is two of a wide access's words).
             let (space, addressing, scale, origin) = match mem {
                 MemRef::Global(g) => (
-                    Space::Global(g.buffer),
+                    Memory::Global(g.buffer),
                     g.addressing,
                     program
                         .params
@@ -93,7 +94,7 @@ pub fn facts(program: &Program, shape: Option<[u32; 3]>) -> Facts {
                 MemRef::Lds(l) => {
                     let decl = program.lds.get(usize::from(l.lds.0));
                     (
-                        Space::Lds(l.lds),
+                        Memory::Lds(l.lds),
                         l.addressing,
                         decl.map_or(size, |d| d.elem.size()),
                         decl.map_or(0, |d| d.offset),
@@ -120,7 +121,7 @@ pub fn facts(program: &Program, shape: Option<[u32; 3]>) -> Facts {
 impl Facts {
     fn query(&self, inst: usize, what: What, geo: &Geometry, width: u32) -> Option<Fact> {
         let access = self.accesses.get(inst)?.as_ref()?;
-        let lds = matches!(access.space, Space::Lds(_));
+        let lds = matches!(access.space, Memory::Lds(_));
         (lds == (what == What::LdsCycles))
             .then(|| access::fact(access, what, geo, width, self.shape))
     }

@@ -13,7 +13,7 @@ mod program;
 
 pub use operand::{
     Addressing, Axis, ElemType, GlobalRef, InstIdx, LdsIdx, LdsRef, MReg, Operand, ParamIdx, Reg,
-    SReg, ScalarType, Special, Uniformity, VReg,
+    SReg, ScalarType, Space, Special, Uniformity, VReg,
 };
 pub use print::{
     format_values, parse_format, render, FormatError, Piece, Placeholder, PrintFormat,

@@ -130,6 +130,16 @@ pub enum Operand {
     Special(Special),
 }
 
+/// Which memory an access is in: the one spelling of the two spaces, for
+/// findings, facts, faults and the timing model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Space {
+    /// The workgroup's LDS.
+    Lds,
+    /// A global buffer.
+    Global,
+}
+
 /// Whether a memory operand's index counts elements or bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Addressing {

@@ -11,13 +11,13 @@ use super::super::decode::{Access, Atomic, Mem, Src, Wide};
 use super::super::instrument::{self, Instrument};
 use super::super::memory::atomic::{self, Operands};
 use super::super::memory::{self as mem, full, wide, GlobalTarget, LdsTarget};
-use super::super::sanitize::Kind;
 use super::super::wave::Exit;
 use super::{lanes, lanes_mut, Exec, Flow, Parts, Step};
+use crate::facts::AccessKind;
 
 /// What the instruments are told about an access, besides its lanes.
 struct Seen {
-    kind: Kind,
+    kind: AccessKind,
     buffer: Option<usize>,
     base: u64,
     size: u32,
@@ -107,8 +107,8 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         let out: [&[u32]; 1] = [&s.out[..]];
         // The values stored: one register's (in `out`) or a wide store's.
         let values: &[&[u32]] = match (seen.kind, seen.count) {
-            (Kind::Store, 1) => &out,
-            (Kind::Store, n) => &wide[..(n as usize).min(4)],
+            (AccessKind::Store, 1) => &out,
+            (AccessKind::Store, n) => &wide[..(n as usize).min(4)],
             _ => &[],
         };
         let access = instrument::Access {
@@ -175,7 +175,11 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             &mut s.mem,
         )?;
         self.observe(Seen {
-            kind: if store { Kind::Store } else { Kind::Load },
+            kind: if store {
+                AccessKind::Store
+            } else {
+                AccessKind::Load
+            },
             buffer: Some(p),
             base,
             size: x.ty.size(),
@@ -239,7 +243,11 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             &mut s.mem,
         )?;
         self.observe(Seen {
-            kind: if store { Kind::Store } else { Kind::Load },
+            kind: if store {
+                AccessKind::Store
+            } else {
+                AccessKind::Load
+            },
             buffer: None,
             base: 0,
             size: x.ty.size(),
@@ -360,7 +368,11 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     #[inline(always)]
     fn observe_wide(&mut self, store: bool, buffer: Option<usize>, base: u64, n: usize) {
         self.observe(Seen {
-            kind: if store { Kind::Store } else { Kind::Load },
+            kind: if store {
+                AccessKind::Store
+            } else {
+                AccessKind::Load
+            },
             buffer,
             base,
             size: 4,
@@ -412,7 +424,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             &mut s.mem,
         )?;
         self.observe(Seen {
-            kind: Kind::Atomic,
+            kind: AccessKind::Atomic,
             buffer: Some(p),
             base,
             size: 4,
@@ -466,7 +478,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             &mut s.mem,
         )?;
         self.observe(Seen {
-            kind: Kind::Atomic,
+            kind: AccessKind::Atomic,
             buffer: None,
             base: 0,
             size: 4,

@@ -24,7 +24,7 @@ mod search;
 
 pub use search::{split_wave, wave_uniform};
 
-use super::access::{Access, AccessKind, Space};
+use super::access::{Access, AccessKind, Memory};
 use super::Facts;
 use crate::ir::Program;
 use crate::isa::Inst;
@@ -119,7 +119,7 @@ pub struct Pair {
     /// The second instruction (equal to `a` for one instruction in two work-items).
     pub b: u32,
     /// The memory both access.
-    pub space: Space,
+    pub space: Memory,
     /// Whether two work-items of one workgroup may run the two in one
     /// barrier interval (always, for an LDS pair).
     pub within: bool,
@@ -157,7 +157,7 @@ pub(super) fn pairs(
             if !writes || both_atomic {
                 continue;
             }
-            let lds = matches!(a.space, Space::Lds(_));
+            let lds = matches!(a.space, Memory::Lds(_));
             let within = intervals.share(i, j);
             if lds && !within {
                 continue;
@@ -340,7 +340,7 @@ impl Facts {
                 }
                 _ => {}
             }
-            let lds = matches!(pair.space, Space::Lds(_));
+            let lds = matches!(pair.space, Memory::Lds(_));
             let access = |i: u32| self.accesses.get(i as usize).and_then(Option::as_ref);
             let (Some(a), Some(b)) = (access(pair.a), access(pair.b)) else {
                 continue;
