@@ -58,7 +58,7 @@ pub mod __native {
 pub use listing::{Hint, HintKind, Line, Listing, MAX_HINTS};
 pub use model::MemoryModel;
 pub use occupancy::{occupancy, Hardware, Limiter, Occupancy, Usage};
-pub use part::{Clocks, Part};
+pub use part::{Clocks, Part, PartRow, PARTS};
 pub use prediction::{predictions, Prediction};
 pub use prints::{PrintLine, Prints};
 pub use proved::races as proved_races;

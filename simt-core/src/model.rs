@@ -141,18 +141,19 @@ impl MemoryModel {
         }
     }
 
-    /// The presets, by name.
+    /// The preset called `name`: `reference`, or the memory model of a row
+    /// of the part table ([`PARTS`](crate::PARTS)) named by its model
+    /// (`nvidia`), its part (`h100-sxm`) or its hardware (`hopper`).
     pub fn preset(name: &str) -> Option<Self> {
-        match name {
-            "reference" => Some(Self::reference()),
-            "nvidia" => Some(Self::nvidia()),
-            "cdna3" => Some(Self::cdna3()),
-            "rdna3" => Some(Self::rdna3()),
-            _ => None,
+        if name == "reference" {
+            return Some(Self::reference());
         }
+        crate::PartRow::named(name).map(|row| (row.memory)())
     }
 
-    /// The names [`preset`](Self::preset) accepts.
+    /// The memory models [`preset`](Self::preset) gives: `reference` and
+    /// those of the part table, in its order (each also by the names of its
+    /// parts and hardware).
     pub const PRESETS: &'static [&'static str] = &["reference", "nvidia", "cdna3", "rdna3"];
 
     /// Checks the geometry; the error says which field is wrong.

@@ -287,12 +287,15 @@ impl Hardware {
     pub const PRESETS: &'static [&'static Hardware] =
         &[&Hardware::HOPPER, &Hardware::CDNA3, &Hardware::RDNA3];
 
-    /// The preset called `name` (as in [`Hardware::name`], ignoring case), if any.
+    /// The preset called `name` (as in [`Hardware::name`], ignoring case),
+    /// or the hardware of the part or memory model of that name in the part
+    /// table ([`PARTS`](crate::PARTS)), if any.
     pub fn by_name(name: &str) -> Option<&'static Hardware> {
         Self::PRESETS
             .iter()
             .copied()
             .find(|hw| hw.name.eq_ignore_ascii_case(name))
+            .or_else(|| crate::PartRow::named(name).map(|row| row.hardware))
     }
 
     /// Wave slots per unit: the most waves it holds whatever their resources.

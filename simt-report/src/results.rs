@@ -147,17 +147,15 @@ impl Results {
 }
 
 /// The hardware whose occupancy the report gives for a run under `model` at
-/// `wave_width`: the model's own where it names one (`nvidia`: Hopper; `cdna3`:
-/// CDNA3), otherwise (the reference model, whose terms are AMD's) the AMD
-/// hardware of the run's wave width: RDNA3 at wave32, CDNA3 at wave64, so that
-/// its waves are the run's waves.
+/// `wave_width`: the one the part table builds on the model (`nvidia`:
+/// Hopper; `cdna3`: CDNA3), otherwise (the reference model, whose terms are
+/// AMD's) the AMD hardware of the run's wave width: RDNA3 at wave32, CDNA3 at
+/// wave64, so that its waves are the run's waves.
 pub fn hardware_for(model: &MemoryModel, wave_width: u32) -> &'static Hardware {
-    match model.name.as_ref() {
-        "nvidia" => &Hardware::HOPPER,
-        "cdna3" => &Hardware::CDNA3,
-        "rdna3" => &Hardware::RDNA3,
-        _ if wave_width == 64 => &Hardware::CDNA3,
-        _ => &Hardware::RDNA3,
+    match Hardware::by_name(&model.name) {
+        Some(hardware) => hardware,
+        None if wave_width == 64 => &Hardware::CDNA3,
+        None => &Hardware::RDNA3,
     }
 }
 
