@@ -308,14 +308,7 @@ fn parse_shape(value: &str) -> Result<Dim3, String> {
     }
 }
 
-/// A shape as `parse_shape` reads it: `64`, `16x16`, `4x2x8`.
-pub fn shape_text(d: Dim3) -> String {
-    match d.to_array() {
-        [x, 1, 1] => x.to_string(),
-        [x, y, 1] => format!("{x}x{y}"),
-        [x, y, z] => format!("{x}x{y}x{z}"),
-    }
-}
+pub use simt_report::sweep::shape_text;
 
 fn parse_width(value: &str) -> Result<u32, String> {
     match value {

@@ -61,7 +61,7 @@ pub fn read(path: &Path, elem: ElemType) -> Result<Vec<u8>, String> {
             "{} holds elements of dtype {dtype}, not {} (expected '<{}')",
             path.display(),
             elem.name(),
-            descr(elem)
+            simt_report::sweep::numpy_descr(elem)
         )),
         Err(e) => Err(format!("cannot read {}: {e}", path.display())),
     }
@@ -78,24 +78,6 @@ where
     };
     let values = reader.collect::<io::Result<Vec<T>>>()?;
     Ok(Some(bytemuck::cast_slice(&values).to_vec()))
-}
-
-/// NumPy's type string for `elem`, without the byte order.
-fn descr(elem: ElemType) -> &'static str {
-    match elem {
-        ElemType::U8 => "u1",
-        ElemType::I8 => "i1",
-        ElemType::U16 => "u2",
-        ElemType::I16 => "i2",
-        ElemType::U32 => "u4",
-        ElemType::I32 => "i4",
-        ElemType::F32 => "f4",
-        ElemType::U64 => "u8",
-        ElemType::I64 => "i8",
-        ElemType::F64 => "f8",
-        ElemType::F16 => "f2",
-        ElemType::BF16 => "u2",
-    }
 }
 
 /// Writes the bytes of a buffer of `elem`s to `path` as a 1-D `.npy` array.

@@ -1,12 +1,14 @@
 //! `simt sweep`: one kernel of a file launched at every point of a grid of
-//! shapes, widths, models or parts and scalar values, one JSON line each.
+//! shapes, widths, models or parts and scalar values, one JSON line each,
+//! the record `simt_report::sweep` shapes (as Python's sweeps do).
 
-use crate::args::{shape_text, Sweep};
+use crate::args::Sweep;
 use crate::inputs::{self, Given};
 use crate::run::compile_one;
 use crate::{failure, usage};
 use serde_json::{json, Map, Value as Json};
 use simt::core::{Dim3, LaunchConfig, MemoryModel, OwnedArg, Part};
+use simt_report::sweep as record;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
@@ -159,16 +161,7 @@ fn launch(
     if let Some(part) = point.part {
         config = config.timing(part.clone());
     }
-    let mut line = Map::new();
-    line.insert("kernel".into(), json!(program.name));
-    line.insert("groups".into(), json!(shape_text(point.groups)));
-    line.insert("size".into(), json!(shape_text(point.size)));
-    line.insert("wave_width".into(), json!(point.width));
-    line.insert("model".into(), json!(point.model.name));
-    if let Some(part) = point.part {
-        line.insert("part".into(), json!(part.name));
-    }
-    let mut args = Map::new();
+    let mut args = Vec::new();
     for (name, text) in &point.scalars {
         let hi = format!("{name}.hi");
         let whole = inputs::is_wide(program, name) && !point.scalars.iter().any(|(n, _)| *n == hi);
@@ -185,27 +178,32 @@ fn launch(
                 scalar_json(bound.and_then(|k| values.get(k)), text)
             }
         };
-        args.insert(name.clone(), value);
+        args.push((name.clone(), value));
     }
-    line.insert("args".into(), Json::Object(args));
-    let stats = match simt::core::launch(kernel, &config, &mut OwnedArg::lend(&mut values)) {
-        Ok(stats) => stats,
-        Err(e) => {
-            line.insert("error".into(), json!(e.to_string()));
-            return Err(Failure::Launch(line));
-        }
+    let head = record::Point {
+        kernel: &program.name,
+        groups: point.groups,
+        size: point.size,
+        wave_width: point.width,
+        model: &point.model.name,
+        part: point.part.map(|p| p.name.as_ref()),
     };
-    line.insert("workgroups".into(), json!(stats.workgroups));
-    line.insert("waves".into(), json!(stats.waves));
-    if let Ok(Json::Object(counters)) = serde_json::to_value(stats.totals) {
-        line.extend(counters);
+    match simt::core::launch(kernel, &config, &mut OwnedArg::lend(&mut values)) {
+        Ok(stats) => {
+            let counted = record::Counted {
+                workgroups: stats.workgroups,
+                waves: stats.waves,
+                totals: &stats.totals,
+                estimate: stats.timing.as_ref(),
+            };
+            Ok(Json::Object(record::record(&head, args, Ok(counted))))
+        }
+        Err(e) => Err(Failure::Launch(record::record(
+            &head,
+            args,
+            Err(&e.to_string()),
+        ))),
     }
-    if let Some(t) = &stats.timing {
-        line.insert("estimate_cycles".into(), json!(t.cycles));
-        line.insert("estimate_us".into(), json!(t.microseconds));
-        line.insert("limited_by".into(), json!(t.bound().name()));
-    }
-    Ok(Json::Object(line))
 }
 
 /// A scalar's value in a line: the number it was bound to (for an `f32`, the

@@ -64,23 +64,6 @@ macro_rules! with_elem {
     };
 }
 
-/// The numpy dtype name that element type `elem` takes.
-fn dtype_name(elem: ElemType) -> &'static str {
-    match elem {
-        ElemType::U8 => "uint8",
-        ElemType::I8 => "int8",
-        ElemType::U16 | ElemType::BF16 => "uint16",
-        ElemType::I16 => "int16",
-        ElemType::U32 => "uint32",
-        ElemType::I32 => "int32",
-        ElemType::F32 => "float32",
-        ElemType::F16 => "float16",
-        ElemType::U64 => "uint64",
-        ElemType::I64 => "int64",
-        ElemType::F64 => "float64",
-    }
-}
-
 /// The objects `args` gives for `program`'s parameters, in their order: a
 /// dict by name or a sequence in parameter order.
 pub fn objects<'py>(
@@ -177,7 +160,7 @@ pub fn bind(program: &Program, k: usize, object: &Bound<'_, PyAny>) -> PyResult<
             let array = object.cast::<PyUntypedArray>().map_err(|_| {
                 PyTypeError::new_err(format!(
                     "argument `{name}` must be a numpy array of {}, got {}",
-                    dtype_name(elem),
+                    simt_report::sweep::numpy_name(elem),
                     type_name(object)
                 ))
             })?;
@@ -187,7 +170,7 @@ pub fn bind(program: &Program, k: usize, object: &Bound<'_, PyAny>) -> PyResult<
                      (numpy.ascontiguousarray makes one)"
                 )));
             }
-            let want = dtype_name(elem);
+            let want = simt_report::sweep::numpy_name(elem);
             let got = array.dtype().to_string();
             if got != want {
                 return Err(PyTypeError::new_err(format!(

@@ -26,5 +26,6 @@ fn _simt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CompileError", py.get_type::<errors::CompileError>())?;
     m.add("LaunchError", py.get_type::<errors::LaunchError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("LAUNCH_OPTIONS", simt_report::sweep::LAUNCH_OPTIONS)?;
     Ok(())
 }

@@ -4,10 +4,11 @@
 use crate::record::{to_object, Record};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use simt::core::{LaunchConfig, Program};
 use simt_report::args::DEFAULT_SEED;
 use simt_report::results::{self, Results};
-use simt_report::{html, metrics};
+use simt_report::{html, metrics, sweep};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,6 +20,7 @@ use std::time::Duration;
 #[pyclass(module = "simt", frozen)]
 pub struct Stats {
     kernel: Arc<simt::core::Kernel>,
+    config: LaunchConfig,
     results: Results,
     json: serde_json::Value,
 }
@@ -53,6 +55,7 @@ impl Stats {
         let json = serde_json::to_value(&results).unwrap_or_default();
         Stats {
             kernel,
+            config: config.clone(),
             results,
             json,
         }
@@ -118,6 +121,40 @@ impl Stats {
     fn limited_by(&self) -> Option<&'static str> {
         let estimate = self.results.rows[0].estimate.as_ref();
         estimate.map(|t| t.bound().name())
+    }
+
+    /// The sweep record of this launch at `point` (`simt_report::sweep`'s,
+    /// the shape `simt sweep` writes): the point's values, then the launch's
+    /// kernel, shape, options and counts, which win over a value of the
+    /// point of the same name.
+    fn _sweep_record<'py>(
+        &self,
+        py: Python<'py>,
+        point: &Bound<'py, PyDict>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let row = &self.results.rows[0];
+        let head = sweep::Point {
+            kernel: &self.program().name,
+            groups: self.config.grid,
+            size: self.config.workgroup,
+            wave_width: self.config.wave_width,
+            model: &self.config.model.name,
+            part: self.config.timing.as_ref().map(|p| p.name.as_ref()),
+        };
+        let counted = sweep::Counted {
+            workgroups: row.workgroups,
+            waves: row.waves,
+            totals: &row.totals,
+            estimate: row.estimate.as_ref(),
+        };
+        let record = PyDict::new(py);
+        for (k, v) in point.iter() {
+            record.set_item(k, v)?;
+        }
+        for (k, v) in sweep::record(&head, [], Ok(counted)) {
+            record.set_item(k, to_object(py, &v, false)?)?;
+        }
+        Ok(record)
     }
 
     /// Any field of the launch's row, as the JSON names it.

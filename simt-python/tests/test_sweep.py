@@ -74,3 +74,41 @@ def test_a_sweep_on_a_local_dask_cluster_gives_the_same_records():
         workers = set(client.run(lambda: 1))
     assert remote == local
     assert len(workers) == 2
+
+
+def test_simt_sweep_writes_the_records_python_gives(tmp_path):
+    import json
+    import subprocess
+    from pathlib import Path
+
+    # The `simt` command `cargo test --workspace` built (as `.ci/run` does
+    # before this suite), or the one `SIMT_CLI` names.
+    import os
+
+    cli = os.environ.get("SIMT_CLI") or str(Path(__file__).resolve().parents[2] / "target" / "debug" / "simt")
+    assert Path(cli).is_file(), f"build the simt command first (cargo build -p simt-cli): {cli}"
+    (tmp_path / "strided.simt").write_text(STRIDED)
+    over = {"wave_width": [32, 64], "model": ["reference", "nvidia"], "stride": [0, 1, 16]}
+    common = ["--groups", "1", "--size", "64", "--buffer", "src=iota:2048", "--buffer", "out=zeros:64"]
+    out = subprocess.run(
+        [cli, "sweep", "strided.simt", *common, "--width", "32,64", "--model", "reference,nvidia", "--arg", "stride=0,1,16"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    lines = [json.loads(line) for line in out.splitlines()]
+    records = simt.sweep(STRIDED, over, grid=1, block=64, args=strided_args, progress=False)
+    assert len(lines) == len(records) == 12
+    assert lines == records
+    timed = subprocess.run(
+        [cli, "sweep", "strided.simt", *common, "--part", "h100-sxm/2", "--arg", "stride=1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    (line,) = [json.loads(line) for line in timed.splitlines()]
+    (record,) = simt.sweep(STRIDED, {"part": ["h100-sxm/2"], "stride": [1]}, grid=1, block=64, args=strided_args, progress=False)
+    assert line == record
+    assert line["part"] == "h100-sxm/2" and line["model"] == "nvidia"

@@ -2,8 +2,9 @@
 //! of its studies ([`results`]), the text table and notes the report and the
 //! `simt` command print and the JSON they write ([`table`]), the HTML page
 //! with its pictures and charts ([`html`]), what each counter is called in
-//! vendors' profilers ([`metrics`]), and the command-line values the two
-//! commands share ([`args`]).
+//! vendors' profilers ([`metrics`]), the command-line values the two
+//! commands share ([`args`]), and the sweep record and NumPy dtypes the
+//! `simt` command and the Python package share ([`sweep`]).
 //!
 //! It knows no kernel: the report (`simt-kernels`) and the `simt` command
 //! (`simt-cli`) run kernels and hand their statistics here.
@@ -14,6 +15,7 @@ pub mod html;
 pub mod metrics;
 pub mod results;
 pub mod rng;
+pub mod sweep;
 pub mod table;
 
 pub use results::{Results, Row, StudyResult};

@@ -293,8 +293,8 @@ fn a_64_bit_scalar_is_given_whole_and_split_into_its_words() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines.len(), 2);
-    assert_eq!(lines[1]["args"]["_Z5wordsyxPj_param_0"], 4294967296u64);
-    assert_eq!(lines[1]["args"]["_Z5wordsyxPj_param_1"], -5);
+    assert_eq!(lines[1]["_Z5wordsyxPj_param_0"], 4294967296u64);
+    assert_eq!(lines[1]["_Z5wordsyxPj_param_1"], -5);
 }
 
 #[test]

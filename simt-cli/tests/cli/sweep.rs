@@ -54,7 +54,7 @@ fn a_sweep_prints_one_line_per_point_with_hand_computed_counters() {
         let width = if k < 5 { 32 } else { 64 };
         let (stride, transactions) = expected[k % 5];
         assert_eq!(line["wave_width"], width, "{line}");
-        assert_eq!(line["args"]["stride"], stride, "{line}");
+        assert_eq!(line["stride"], stride, "{line}");
         assert_eq!(line["kernel"], "strided_copy");
         assert_eq!(line["model"], "reference");
         assert_eq!(line["waves"], 1);

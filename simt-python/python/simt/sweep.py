@@ -20,9 +20,8 @@ import itertools
 import sys
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Union
 
+from ._simt import LAUNCH_OPTIONS
 from ._simt import compile as _compile
-
-LAUNCH_OPTIONS = ("wave_width", "model", "part", "sanitize", "threads")
 
 Point = Dict[str, Any]
 OrCallable = Union[Any, Callable[[Point], Any]]
@@ -45,22 +44,15 @@ def _value(v: OrCallable, point: Point) -> Any:
 
 
 def run_point(text: str, point: Point, grid: OrCallable, block: OrCallable, args: OrCallable) -> Dict[str, Any]:
-    """Launches the kernel of ``text`` at ``point``: the point's values, then
-    the launch's counters, ``workgroups`` and ``waves`` (and
-    ``estimate_cycles``, ``estimate_us`` and ``limited_by`` when the point
-    names a ``part``). Compiles each text once per process."""
+    """Launches the kernel of ``text`` at ``point``: its record is the one
+    ``simt sweep`` writes for the same launch (``kernel``, ``groups``,
+    ``size``, ``wave_width``, ``model``, ``part`` when timed, ``workgroups``,
+    ``waves``, the counters, and ``estimate_cycles``, ``estimate_us`` and
+    ``limited_by`` when timed), with the point's other values beside them.
+    Compiles each text once per process."""
     options = {k: point[k] for k in LAUNCH_OPTIONS if k in point}
     stats = _kernel(text).launch(_value(grid, point), _value(block, point), _value(args, point), **options)
-    record = dict(point)
-    record.update(stats.counters.to_dict())
-    record["workgroups"] = stats.workgroups
-    record["waves"] = stats.waves
-    estimate = stats.estimate
-    if estimate is not None:
-        record["estimate_cycles"] = estimate.cycles
-        record["estimate_us"] = estimate.microseconds
-        record["limited_by"] = stats.limited_by
-    return record
+    return stats._sweep_record(point)
 
 
 class _Progress:
