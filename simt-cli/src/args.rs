@@ -133,10 +133,11 @@ Axes, slowest first: --groups, --size, --width, --model or --part, then each
 --arg in the order given. Buffers are made per point as `simt run` makes
 them (--buffer specs, else groups x size elements from the seed). Every
 point's --arg values are checked before the first launch. Launches run
-without the sanitizers. A line holds the point (its scalars as numbers under
-`args`), `workgroups`, `waves`, the counters and, with a part,
-`estimate_cycles`, `estimate_us` and `limited_by`, the fields `simt.sweep`'s
-records share. A point whose launch fails prints a line with its `error`, and
+without the sanitizers. A line is the record `simt.sweep` gives too: the
+kernel, groups, size, wave_width, model (and part), each --arg as a number
+under its name (as `point.NAME` where the name is one of the record's own
+fields), `workgroups`, `waves`, the counters and, with a part,
+`estimate_cycles`, `estimate_us` and `limited_by`. A point whose launch fails prints a line with its `error`, and
 the command exits with 1 when the sweep is over.";
 
 /// What `simt sweep` is given: `simt run`'s options, each axis a

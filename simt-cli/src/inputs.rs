@@ -29,6 +29,9 @@ pub struct Given<'a> {
     pub default_len: u64,
     /// The seed of generated buffers.
     pub seed: u64,
+    /// The 64-bit scalars (`NAME` and `NAME.hi`) that are doubles, whose
+    /// value given whole is a float (a PTX kernel's `.f64` parameters).
+    pub doubles: &'a [String],
 }
 
 /// One value per parameter of `program`, in order; the error says which
@@ -58,7 +61,7 @@ pub fn bind(program: &Program, given: &Given<'_>) -> Result<Inputs, String> {
         }
         Ok(found)
     };
-    let scalars = lookup("--arg", &split_wide(program, given.scalars)?)?;
+    let scalars = lookup("--arg", &split_wide(program, given.scalars, given.doubles)?)?;
     let buffers = lookup("--buffer", given.buffers)?;
     let bound: Vec<(OwnedArg, bool)> = params
         .iter()
@@ -129,6 +132,7 @@ pub fn check_scalars(
     program: &Program,
     scalars: &[(String, String)],
     buffers: &[(String, String)],
+    doubles: &[String],
 ) -> Result<(), String> {
     let is_buffer = |name: &str| {
         let param = program.params.iter().find(|p| p.name == name);
@@ -144,6 +148,7 @@ pub fn check_scalars(
         buffers: &misnamed,
         default_len: 0,
         seed: 0,
+        doubles,
     };
     bind(program, &given).map(drop)
 }
@@ -173,20 +178,19 @@ pub fn wide_value(text: &str) -> Option<i128> {
         .then_some(v)
 }
 
-/// A `double` as `--arg` writes one for a 64-bit scalar: with a point or an
-/// exponent (`2.0`, `1e-3`), or `inf` or `nan`; an integer is not one.
+/// The value of a `double` given whole: any number `f64` parses (`2`,
+/// `0.5`, `1e-3`, `inf`, `nan`).
 pub fn double_value(text: &str) -> Option<f64> {
-    let t = text.trim_start_matches(['-', '+']).to_ascii_lowercase();
-    let float = !t.starts_with("0x") && (t.contains('.') || t.contains('e'))
-        || matches!(t.as_str(), "inf" | "infinity" | "nan");
-    float.then(|| text.parse::<f64>().ok()).flatten()
+    text.parse::<f64>().ok()
 }
 
 /// `scalars` with each 64-bit one given whole (`NAME=V` where the kernel
-/// takes `NAME` and `NAME.hi`, and `NAME.hi` is not given) as its two words.
+/// takes `NAME` and `NAME.hi`, and `NAME.hi` is not given) as its two words:
+/// an integer's, or for one of `doubles` a float's bits.
 fn split_wide(
     program: &Program,
     scalars: &[(String, String)],
+    doubles: &[String],
 ) -> Result<Vec<(String, String)>, String> {
     let mut words = Vec::with_capacity(scalars.len());
     for (name, value) in scalars {
@@ -195,14 +199,19 @@ fn split_wide(
             words.push((name.clone(), value.clone()));
             continue;
         }
-        let bits = wide_value(value)
-            .map(|v| v as u64)
-            .or_else(|| double_value(value).map(f64::to_bits))
-            .ok_or_else(|| {
+        let bits = if doubles.contains(name) {
+            double_value(value).map(f64::to_bits).ok_or_else(|| {
                 format!(
-                    "--arg {name}={value}: `{name}` is a 64-bit value (the words `{name}` and `{hi}`), and `{value}` is not one; expected an integer in -2^63..2^64, in decimal or 0x hex, or a double written with a point or an exponent (2.0, 1e-3)"
+                    "--arg {name}={value}: `{name}` is a double (the words `{name}` and `{hi}`), and `{value}` is not a number"
                 )
-            })?;
+            })?
+        } else {
+            wide_value(value).map(|v| v as u64).ok_or_else(|| {
+                format!(
+                    "--arg {name}={value}: `{name}` is a 64-bit integer (the words `{name}` and `{hi}`), and `{value}` is not one; expected an integer in -2^63..2^64, in decimal or 0x hex"
+                )
+            })?
+        };
         words.push((name.clone(), (bits as u32).to_string()));
         words.push((hi, ((bits >> 32) as u32).to_string()));
     }

@@ -22,6 +22,9 @@ pub struct Loaded {
     pub source: Option<(String, String)>,
     /// What the listing says when the CUDA file is not found.
     pub note: Option<String>,
+    /// For a kernel of PTX, its 64-bit scalars that are doubles
+    /// ([`simt::ptx::PtxKernel::doubles`]).
+    pub doubles: Vec<String>,
 }
 
 impl Loaded {
@@ -150,6 +153,7 @@ fn simt_file(
             ptx_names: None,
             source: Some((shown.clone(), source.clone())),
             note: None,
+            doubles: Vec::new(),
         })
         .collect())
 }
@@ -183,6 +187,7 @@ fn ptx_kernels(module: PtxModule, file: &Path, ptx: Option<&str>) -> Vec<Loaded>
                 ptx_names: Some((k.demangled, k.mangled)),
                 source,
                 note,
+                doubles: k.doubles,
             }
         })
         .collect()

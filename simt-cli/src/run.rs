@@ -36,6 +36,7 @@ pub fn run(options: &Run) -> ExitCode {
         buffers: &options.buffers,
         default_len: options.groups.count().saturating_mul(options.size.count()),
         seed: options.seed,
+        doubles: &loaded.doubles,
     };
     let Inputs {
         mut values,

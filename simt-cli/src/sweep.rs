@@ -44,7 +44,9 @@ pub fn sweep(options: &Sweep) -> ExitCode {
             continue;
         }
         let program = kernel.program();
-        if let Err(message) = inputs::check_scalars(program, &point.scalars, &options.buffers) {
+        if let Err(message) =
+            inputs::check_scalars(program, &point.scalars, &options.buffers, &loaded.doubles)
+        {
             return usage(&message);
         }
     }
@@ -58,7 +60,7 @@ pub fn sweep(options: &Sweep) -> ExitCode {
     let progress = std::io::stderr().is_terminal();
     let mut failed = false;
     for (k, point) in points.iter().enumerate() {
-        let line = match launch(kernel, point, options) {
+        let line = match launch(kernel, point, options, &loaded.doubles) {
             Ok(line) => line,
             Err(Failure::Usage(message)) => return usage(&message),
             Err(Failure::Launch(line)) => {
@@ -144,6 +146,7 @@ fn launch(
     kernel: &simt::core::Kernel,
     point: &Point<'_>,
     options: &Sweep,
+    doubles: &[String],
 ) -> Result<Json, Failure> {
     let program = kernel.program();
     let given = Given {
@@ -151,6 +154,7 @@ fn launch(
         buffers: &options.buffers,
         default_len: point.groups.count().saturating_mul(point.size.count()),
         seed: options.seed,
+        doubles,
     };
     let mut values = inputs::bind(program, &given)
         .map_err(Failure::Usage)?
@@ -167,12 +171,20 @@ fn launch(
         let whole = inputs::is_wide(program, name) && !point.scalars.iter().any(|(n, _)| *n == hi);
         // A 64-bit scalar given whole reads as the number given, not as
         // its low word.
-        let wide = whole.then(|| inputs::wide_value(text)).flatten();
-        let double = whole.then(|| inputs::double_value(text)).flatten();
-        let value = match (wide, double) {
+        let double = doubles.contains(name);
+        let wide = (whole && !double)
+            .then(|| inputs::wide_value(text))
+            .flatten();
+        let float = (whole && double)
+            .then(|| inputs::double_value(text))
+            .flatten();
+        let value = match (wide, float) {
             (Some(v), _) if v < 0 => json!(v as i64),
             (Some(v), _) => json!(v as u64),
-            (None, Some(d)) => json!(d),
+            // JSON has no number for infinity or NaN: their text.
+            (None, Some(d)) => {
+                serde_json::Number::from_f64(d).map_or_else(|| json!(d.to_string()), Json::Number)
+            }
             (None, None) => {
                 let bound = program.params.iter().position(|p| p.name == *name);
                 scalar_json(bound.and_then(|k| values.get(k)), text)

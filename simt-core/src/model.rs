@@ -145,7 +145,7 @@ impl MemoryModel {
     /// of the part table ([`PARTS`](crate::PARTS)) named by its model
     /// (`nvidia`), its part (`h100-sxm`) or its hardware (`hopper`).
     pub fn preset(name: &str) -> Option<Self> {
-        if name == "reference" {
+        if name.eq_ignore_ascii_case("reference") {
             return Some(Self::reference());
         }
         crate::PartRow::named(name).map(|row| (row.memory)())

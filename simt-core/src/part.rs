@@ -351,13 +351,17 @@ impl Part {
         part
     }
 
-    /// The preset called `name`, optionally cut down as `name/units`.
+    /// The preset called `name` (ignoring case), optionally cut down as
+    /// `name/units`.
     pub fn preset(name: &str) -> Option<Self> {
         let (base, units) = match name.split_once('/') {
             Some((b, u)) => (b, Some(u.parse::<u32>().ok().filter(|&u| u > 0)?)),
             None => (name, None),
         };
-        let part = PARTS.iter().find(|r| r.name == base)?.part();
+        let part = PARTS
+            .iter()
+            .find(|r| r.name.eq_ignore_ascii_case(base))?
+            .part();
         Some(match units {
             Some(u) => part.scaled(u),
             None => part,
@@ -430,6 +434,20 @@ mod tests {
             MemoryModel::nvidia()
         );
         assert_eq!(Hardware::by_name("nvidia").unwrap().name, "hopper");
+        assert_eq!(
+            MemoryModel::preset("Reference"),
+            Some(MemoryModel::reference())
+        );
+        assert_eq!(Part::preset("H100-SXM/2").unwrap().name, "h100-sxm/2");
+        for (k, row) in PARTS.iter().enumerate() {
+            let by_constructor = [
+                Part::h100_sxm(),
+                Part::h200_sxm(),
+                Part::mi300x(),
+                Part::rdna3(),
+            ];
+            assert_eq!(by_constructor[k].name, row.name);
+        }
         assert!(MemoryModel::preset("h300").is_none());
         assert!(Hardware::by_name("reference").is_none());
     }

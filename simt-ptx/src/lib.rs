@@ -73,6 +73,10 @@ pub struct PtxKernel {
     /// (`_Z5saxpyifPKfPf_param_0`); a 64-bit scalar is two `u32`
     /// parameters, `NAME` (low word) and `NAME.hi`.
     pub kernel: Kernel,
+    /// The 64-bit scalars that are `.f64` (a `double`), by name: of the
+    /// pairs `NAME`, `NAME.hi`, those whose value given whole is a float.
+    /// The others are integers.
+    pub doubles: Vec<String>,
     /// The CUDA source its lines are of, under `-lineinfo` (else they are
     /// PTX lines).
     pub cuda_file: Option<String>,
@@ -155,6 +159,7 @@ pub fn compile_ptx_with(
                 demangled,
                 mangled: entry.name.clone(),
                 kernel: l.kernel,
+                doubles: l.doubles,
                 cuda_file: l.cuda_file,
             }),
             Err(e) => errors.extend(e),

@@ -82,6 +82,8 @@ pub(crate) struct Kern<'a> {
 pub(crate) struct Lowered {
     pub kernel: Kernel,
     pub cuda_file: Option<String>,
+    /// The 64-bit scalars that are `.f64` (see `PtxKernel::doubles`).
+    pub doubles: Vec<String>,
 }
 
 impl<'a> Kern<'a> {
@@ -391,6 +393,7 @@ pub(crate) fn lower(
     // Parameters.
     let mut simt_params: Vec<Param> = Vec::new();
     let mut plans = Vec::new();
+    let mut doubles = Vec::new();
     let mut add = |name: String, kind: ParamKind| -> ParamIdx {
         simt_params.push(Param {
             name: Cow::Owned(name),
@@ -419,6 +422,9 @@ pub(crate) fn lower(
             let (elem, writable) = buffer_elem(&insts, &values, k);
             ParamPlan::Buffer(add(p.name.clone(), ParamKind::Buffer { elem, writable }))
         } else if size == 8 {
+            if p.ty == "f64" {
+                doubles.push(p.name.clone());
+            }
             let lo = add(p.name.clone(), ParamKind::Scalar(ScalarType::U32));
             let hi = add(format!("{}.hi", p.name), ParamKind::Scalar(ScalarType::U32));
             ParamPlan::Pair(lo, hi)
@@ -598,7 +604,11 @@ pub(crate) fn lower(
         formats: Cow::Owned(Vec::new()),
     };
     Kernel::new(program)
-        .map(|kernel| Lowered { kernel, cuda_file })
+        .map(|kernel| Lowered {
+            kernel,
+            cuda_file,
+            doubles,
+        })
         .map_err(|errs| {
             errs.errors
                 .iter()

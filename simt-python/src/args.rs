@@ -69,6 +69,7 @@ macro_rules! with_elem {
 pub fn objects<'py>(
     program: &Program,
     args: &Bound<'py, PyAny>,
+    doubles: &[String],
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
     let names: Vec<&str> = program.params.iter().map(|p| &*p.name).collect();
     if let Ok(dict) = args.cast::<PyMapping>() {
@@ -97,12 +98,14 @@ pub fn objects<'py>(
                 let hi = format!("{name}.hi");
                 let low = name.strip_suffix(".hi").filter(|low| scalar(low));
                 if scalar(name) && scalar(&hi) && dict.contains(name)? && !dict.contains(&hi)? {
-                    let (lo, _) = words(name, &dict.get_item(name)?)?;
+                    let double = doubles.iter().any(|d| d == name);
+                    let (lo, _) = words(name, &dict.get_item(name)?, double)?;
                     Ok(lo.into_pyobject(py)?.into_any())
                 } else if dict.contains(name)? {
                     dict.get_item(name)
                 } else if let Some(low) = low.filter(|low| dict.contains(low).unwrap_or(false)) {
-                    let (_, hi) = words(low, &dict.get_item(low)?)?;
+                    let double = doubles.iter().any(|d| d == low);
+                    let (_, hi) = words(low, &dict.get_item(low)?, double)?;
                     Ok(hi.into_pyobject(py)?.into_any())
                 } else {
                     Err(PyTypeError::new_err(format!(
@@ -128,26 +131,27 @@ pub fn objects<'py>(
 }
 
 /// The low and high words of `object`, the whole value of the 64-bit scalar
-/// `name`: an int in -2**63..2**64 (a negative one as two's complement), or
-/// a float for a `double` (its bits).
-fn words(name: &str, object: &Bound<'_, PyAny>) -> PyResult<(u32, u32)> {
-    let float = object
-        .cast::<pyo3::types::PyFloat>()
-        .ok()
-        .map(|f| f.value().to_bits());
-    let v = float
-        .map(Ok)
-        .unwrap_or_else(|| {
-            object
-                .extract::<u64>()
-                .or_else(|_| object.extract::<i64>().map(|v| v as u64))
-        })
-        .map_err(|_| {
+/// `name`: for a `double` a number (its bits as a float), else an int in
+/// -2**63..2**64 (a negative one as two's complement).
+fn words(name: &str, object: &Bound<'_, PyAny>, double: bool) -> PyResult<(u32, u32)> {
+    let v = if double {
+        object.extract::<f64>().map(f64::to_bits).map_err(|_| {
             PyTypeError::new_err(format!(
-                "argument `{name}` is a 64-bit value (the words `{name}` and `{name}.hi`): it must be an int in -2**63..2**64, or a float for a double, got {}",
+                "argument `{name}` is a double (the words `{name}` and `{name}.hi`): it must be a number, got {}",
                 type_name(object)
             ))
-        })?;
+        })?
+    } else {
+        object
+            .extract::<u64>()
+            .or_else(|_| object.extract::<i64>().map(|v| v as u64))
+            .map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "argument `{name}` is a 64-bit integer (the words `{name}` and `{name}.hi`): it must be an int in -2**63..2**64, got {}",
+                    type_name(object)
+                ))
+            })?
+    };
     Ok((v as u32, (v >> 32) as u32))
 }
 

@@ -130,6 +130,7 @@ fn kernels_of(module: PtxModule, source: impl Fn(Option<&str>) -> Option<String>
                 kernel: Arc::new(k.kernel),
                 ptx_names: Some((k.demangled, k.mangled)),
                 source: text.map(Arc::from),
+                doubles: k.doubles,
             }
         })
         .collect()
@@ -143,6 +144,9 @@ pub struct Kernel {
     ptx_names: Option<(String, String)>,
     /// The text a PTX kernel's lines number, shown in its listing.
     source: Option<Arc<str>>,
+    /// A PTX kernel's 64-bit scalars that are doubles, whose value is a
+    /// float.
+    doubles: Vec<String>,
 }
 
 impl Kernel {
@@ -151,6 +155,7 @@ impl Kernel {
             kernel: Arc::new(kernel),
             ptx_names: None,
             source: None,
+            doubles: Vec::new(),
         }
     }
 }
@@ -271,7 +276,7 @@ impl Kernel {
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Stats> {
         let program = self.kernel.program();
-        let objects = args::objects(program, args)?;
+        let objects = args::objects(program, args, &self.doubles)?;
         let mut values = objects
             .iter()
             .enumerate()

@@ -124,9 +124,9 @@ impl Stats {
     }
 
     /// The sweep record of this launch at `point` (`simt_report::sweep`'s,
-    /// the shape `simt sweep` writes): the point's values, then the launch's
-    /// kernel, shape, options and counts, which win over a value of the
-    /// point of the same name.
+    /// the shape `simt sweep` writes): the launch's kernel, shape, options
+    /// and counts, and the point's other values (as `point.NAME` where a
+    /// field has their name).
     fn _sweep_record<'py>(
         &self,
         py: Python<'py>,
@@ -147,12 +147,18 @@ impl Stats {
             totals: &row.totals,
             estimate: row.estimate.as_ref(),
         };
+        let fields = sweep::record(&head, [], Ok(counted));
         let record = PyDict::new(py);
-        for (k, v) in point.iter() {
-            record.set_item(k, v)?;
+        for (k, v) in &fields {
+            record.set_item(k, to_object(py, v, false)?)?;
         }
-        for (k, v) in sweep::record(&head, [], Ok(counted)) {
-            record.set_item(k, to_object(py, &v, false)?)?;
+        for (k, v) in point.iter() {
+            let name: String = k.extract()?;
+            // The launch's own options are its fields already.
+            if matches!(name.as_str(), "wave_width" | "model" | "part") {
+                continue;
+            }
+            record.set_item(sweep::value_key(&fields, &name), v)?;
         }
         Ok(record)
     }

@@ -129,7 +129,9 @@ def test_a_64_bit_scalar_is_one_int_or_its_two_words():
     out[:] = 0
     words.launch(1, 1, [7, 3, 0, 0x80000000, out])
     np.testing.assert_array_equal(out, [7, 3, 0x80000000, 0x80000003])
-    with pytest.raises(TypeError, match="is a 64-bit value"):
+    with pytest.raises(TypeError, match="is a 64-bit integer"):
+        words.launch(1, 1, {"_Z5wordsyxPj_param_0": 2.0, "_Z5wordsyxPj_param_1": 0, "_Z5wordsyxPj_param_2": out})
+    with pytest.raises(TypeError, match="is a 64-bit integer"):
         words.launch(1, 1, {"_Z5wordsyxPj_param_0": 2**64, "_Z5wordsyxPj_param_1": 0, "_Z5wordsyxPj_param_2": out})
 
 
@@ -202,6 +204,10 @@ def test_doubles_from_ptx_take_float64_and_uint64_arrays_and_a_float_scalar():
     np.testing.assert_array_equal(y, np.where(np.arange(256) < 200, -1.375 * x + 1, 1))
     with pytest.raises(TypeError, match="float64"):
         daxpy.launch(4, 64, {p + "0": 200, p + "1": 2.0, p + "2": x.astype(np.float32), p + "3": y})
+    # A double takes an int as the double it is.
+    y = np.ones(256)
+    daxpy.launch(4, 64, {p + "0": 200, p + "1": 2, p + "2": x, p + "3": y})
+    np.testing.assert_array_equal(y, np.where(np.arange(256) < 200, 2 * x + 1, 1))
 
     mix = kernels["mix_u64"]
     x = np.arange(64, dtype=np.uint64) * np.uint64(0x100000001)

@@ -9,8 +9,10 @@
 //! the axes of a Python sweep that are not launch options); and
 //! `workgroups`, `waves`, every counter and, for a timed launch,
 //! `estimate_cycles`, `estimate_us` and `limited_by`. A launch that failed
-//! has `error` in place of what it would have counted. Where a value of the
-//! point has the name of one of these, the launch's field wins.
+//! has `error` in place of what it would have counted. A value of the point
+//! whose name is one of these fields is kept as `point.NAME` (a Python
+//! sweep's `wave_width`, `model` and `part` axes are the launch's own and
+//! are not repeated).
 
 use serde_json::{json, Map, Value as Json};
 use simt::core::{Counters, Dim3, Timing};
@@ -59,6 +61,16 @@ pub fn shape_text(d: Dim3) -> String {
     }
 }
 
+/// The name under which a point's value called `name` goes into `record`:
+/// its own, unless the record already has a field of that name.
+pub fn value_key(record: &Map<String, Json>, name: &str) -> String {
+    if record.contains_key(name) {
+        format!("point.{name}")
+    } else {
+        name.to_owned()
+    }
+}
+
 /// The record of `point`, whose own values are `values`, and of what it
 /// counted, or the error it failed with.
 pub fn record(
@@ -66,7 +78,18 @@ pub fn record(
     values: impl IntoIterator<Item = (String, Json)>,
     launched: Result<Counted<'_>, &str>,
 ) -> Map<String, Json> {
-    let mut line: Map<String, Json> = values.into_iter().collect();
+    let mut line = launch_fields(point, launched);
+    for (name, value) in values {
+        let key = value_key(&line, &name);
+        line.insert(key, value);
+    }
+    line
+}
+
+/// The launch's own fields of a record: the point's kernel, shape and
+/// options, then what it counted or its error.
+fn launch_fields(point: &Point<'_>, launched: Result<Counted<'_>, &str>) -> Map<String, Json> {
+    let mut line = Map::new();
     line.insert("kernel".into(), json!(point.kernel));
     line.insert("groups".into(), json!(shape_text(point.groups)));
     line.insert("size".into(), json!(shape_text(point.size)));
@@ -188,6 +211,24 @@ mod tests {
             assert_eq!(line[key], value, "{key}");
         }
         assert!(!line.contains_key("part"));
+        // A value named as one of the record's own fields keeps its value
+        // under `point.NAME`.
+        let clash = record(
+            &point,
+            [
+                ("size".to_owned(), json!(1024)),
+                ("waves".to_owned(), json!(2)),
+            ],
+            Ok(counted),
+        );
+        assert_eq!(
+            (&clash["size"], &clash["point.size"]),
+            (&json!("64"), &json!(1024))
+        );
+        assert_eq!(
+            (&clash["waves"], &clash["point.waves"]),
+            (&json!(16), &json!(2))
+        );
         assert_eq!(line["instructions"], json!(7));
         let failed = record(&point, [], Err("out of bounds"));
         assert_eq!(failed["error"], json!("out of bounds"));

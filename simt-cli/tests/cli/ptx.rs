@@ -259,12 +259,12 @@ fn a_64_bit_scalar_is_given_whole_and_split_into_its_words() {
     assert_eq!(words, [u32::MAX, u32::MAX, 0x7fff_ffff, 0x7fff_ffff]);
 
     // Past 64 bits, or not a number: a usage error naming both words.
-    for bad in ["18446744073709551616", "1x"] {
+    for bad in ["18446744073709551616", "1x", "2.5"] {
         let out = run(bad, "0");
         assert_eq!(out.code, Some(2), "{}", out.stderr);
         assert_has(
             &out.stderr,
-            &format!("--arg _Z5wordsyxPj_param_0={bad}: `_Z5wordsyxPj_param_0` is a 64-bit value (the words `_Z5wordsyxPj_param_0` and `_Z5wordsyxPj_param_0.hi`)"),
+            &format!("--arg _Z5wordsyxPj_param_0={bad}: `_Z5wordsyxPj_param_0` is a 64-bit integer (the words `_Z5wordsyxPj_param_0` and `_Z5wordsyxPj_param_0.hi`)"),
         );
     }
 
@@ -517,4 +517,51 @@ fn a_cuda_file_runs_through_nvcc() {
     assert_eq!(out.code, Some(1), "{}", out.stderr);
     assert_has(&out.stderr, "-arch=sm_90 -ptx -lineinfo broken.cu");
     assert_has(&out.stderr, "identifier \"undeclared\" is undefined");
+}
+
+#[test]
+fn a_double_scalar_takes_any_number_and_double_buffers_print_as_floats() {
+    let dir = Scratch::new("ptx-doubles");
+    let ptx =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../simt-ptx/tests/ptx/corpus/doubles.ptx");
+    std::fs::copy(ptx, dir.path().join("doubles.ptx")).unwrap();
+    let p = |k: usize| format!("_Z5daxpyidPKdPd_param_{k}");
+    let run = |a: &str| {
+        simt(
+            dir.path(),
+            &[
+                "run",
+                "doubles.ptx",
+                "--kernel",
+                "daxpy",
+                "--groups",
+                "1",
+                "--size",
+                "8",
+                "--arg",
+                &format!("{}=6", p(0)),
+                "--arg",
+                &format!("{}={a}", p(1)),
+                "--buffer",
+                &format!("{}=iota:8", p(2)),
+                "--buffer",
+                &format!("{}=fill:0.5:8", p(3)),
+                "--print",
+                &format!("{}[4..8]", p(3)),
+            ],
+        )
+    };
+    // `a = 2` is the double 2.0: y[i] = 2 i + 0.5 below n = 6.
+    let out = run("2");
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_has(
+        &out.stdout,
+        &format!("{}[4..8] (f64, 8 elements): 8.5 10.5 0.5 0.5", p(3)),
+    );
+    let out = run("-0.25");
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_has(&out.stdout, "(f64, 8 elements): -0.5 -0.75 0.5 0.5");
+    let out = run("two");
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert_has(&out.stderr, "is a double (the words");
 }

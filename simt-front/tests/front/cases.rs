@@ -1575,7 +1575,7 @@ fn mutated_kernels_never_panic() {
     assert!(runs > 300);
 }
 
-/// The instruction reference in `docs/language.md`.
+/// The instruction reference of the book (`docs/src/language/instructions.md`).
 const LANGUAGE_DOC: &str = include_str!("../../../docs/src/language/instructions.md");
 
 /// The kernel each example of the reference is checked in, as the doc shows it.

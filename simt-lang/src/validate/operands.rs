@@ -540,7 +540,12 @@ fn check_lds(
                             Addressing::Byte => bytes as u64,
                         },
                         bytes: r.addressing == Addressing::Byte,
-                        count,
+                        // Elements of the array: a wide access of a 64-bit
+                        // array moves two words of each.
+                        count: match r.addressing {
+                            Addressing::Element => (ty.size() * count / decl.elem.size()).max(1),
+                            Addressing::Byte => count,
+                        },
                     },
                 )
                 .operand(field, Part::Whole),
