@@ -166,6 +166,13 @@ pub fn is_wide(program: &Program, name: &str) -> bool {
     scalar(name) && scalar(&format!("{name}.hi"))
 }
 
+/// Whether `scalars` give the 64-bit scalar `name` whole: the kernel takes
+/// `NAME` and `NAME.hi`, and `NAME.hi` is not given on its own.
+pub fn given_whole(program: &Program, scalars: &[(String, String)], name: &str) -> bool {
+    let hi = format!("{name}.hi");
+    is_wide(program, name) && !scalars.iter().any(|(n, _)| *n == hi)
+}
+
 /// A 64-bit integer as `--arg` writes it: decimal (negative ones as two's
 /// complement) or 0x hex; `None` for anything else.
 pub fn wide_value(text: &str) -> Option<i128> {
@@ -194,11 +201,11 @@ fn split_wide(
 ) -> Result<Vec<(String, String)>, String> {
     let mut words = Vec::with_capacity(scalars.len());
     for (name, value) in scalars {
-        let hi = format!("{name}.hi");
-        if !is_wide(program, name) || scalars.iter().any(|(n, _)| *n == hi) {
+        if !given_whole(program, scalars, name) {
             words.push((name.clone(), value.clone()));
             continue;
         }
+        let hi = format!("{name}.hi");
         let bits = if doubles.contains(name) {
             double_value(value).map(f64::to_bits).ok_or_else(|| {
                 format!(

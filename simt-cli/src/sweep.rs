@@ -167,8 +167,7 @@ fn launch(
     }
     let mut args = Vec::new();
     for (name, text) in &point.scalars {
-        let hi = format!("{name}.hi");
-        let whole = inputs::is_wide(program, name) && !point.scalars.iter().any(|(n, _)| *n == hi);
+        let whole = inputs::given_whole(program, &point.scalars, name);
         // A 64-bit scalar given whole reads as the number given, not as
         // its low word.
         let double = doubles.contains(name);
