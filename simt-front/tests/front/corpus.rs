@@ -12,14 +12,14 @@ use crate::generate::{generate, Generated};
 use std::path::PathBuf;
 
 /// Kernels in the corpus.
-const KERNELS: u64 = 300;
+pub(crate) const KERNELS: u64 = 300;
 
 /// Where the corpus's choices start in the generator's seeds: away from the
 /// deterministic differential run's.
 const FIRST_SEED: u64 = 1 << 32;
 
 /// The corpus kernel `k`.
-fn corpus_kernel(k: u64) -> Generated {
+pub(crate) fn corpus_kernel(k: u64) -> Generated {
     generate(&choices(FIRST_SEED + k))
 }
 

@@ -4,6 +4,7 @@
 //! differential property against the independent evaluator (`differential`,
 //! with its program generator in `generate`).
 
+mod agreement;
 mod cases;
 mod corpus;
 mod differential;

@@ -304,7 +304,41 @@ impl Facts {
         lanes: LaneOrder,
         among: impl Fn(usize) -> bool,
     ) -> Vec<LaunchRace> {
-        let searcher = Searcher::new(true);
+        self.races_searched(Searcher::new(true), grid, shape, width, lanes, among)
+    }
+
+    /// The races every launch of one workgroup of `shape` at wave width
+    /// `width` has, whatever its inputs, lanes in lockstep: as
+    /// [`Facts::races_among`], but a guard on a workgroup-uniform condition
+    /// the facts do not decide is not taken as holding, so that an access the
+    /// inputs may skip races only as the facts' own verdict says
+    /// ([`Verdict::Race`] is found the same way).
+    pub fn races_certain(
+        &self,
+        shape: [u32; 3],
+        width: u32,
+        among: impl Fn(usize) -> bool,
+    ) -> Vec<LaunchRace> {
+        let searcher = Searcher::new(false);
+        self.races_searched(
+            searcher,
+            [1, 1, 1],
+            shape,
+            width,
+            LaneOrder::Lockstep,
+            among,
+        )
+    }
+
+    fn races_searched(
+        &self,
+        searcher: Searcher,
+        grid: [u32; 3],
+        shape: [u32; 3],
+        width: u32,
+        lanes: LaneOrder,
+        among: impl Fn(usize) -> bool,
+    ) -> Vec<LaunchRace> {
         let other = if grid[0] > 1 {
             Some([1, 0, 0])
         } else if grid[1] > 1 {
