@@ -1,10 +1,13 @@
 //! What PTX costs: lowering nvcc's PTX (the 18 kernels of
 //! `calibration/seeds.ptx`, the 11 of the reference corpus), and launching
 //! what it lowers to, in warp instructions per second (criterion's
-//! elements), beside the simt-written kernels of `simt-kernels`' benches.
+//! elements): seed kernels, and each reference kernel from its CUDA beside
+//! its simt version, both on the interpreter at the registry's launch, so
+//! that one run says whether a PTX kernel costs more per instruction.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use simt_core::{Arg, LaunchConfig};
+use simt_core::{Arg, ElemType, Engine, LaunchConfig, OwnedArg, ParamKind, ScalarType};
+use simt_kernels::kernels::{MATRIX, N};
 use std::hint::black_box;
 
 const SEEDS: &str = include_str!("../../calibration/seeds.ptx");
@@ -75,5 +78,79 @@ fn launch(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, lower, launch);
+/// Inputs for a reference kernel's parameters: every buffer `N` elements
+/// (`N` times the stride for the strided copy), integers 1 to 1,000 (short
+/// Collatz runs), floats in steps of a quarter; each scalar the size the
+/// registry launches at.
+fn reference_args(name: &str, params: &[simt_core::Param]) -> Vec<OwnedArg> {
+    let len = if name == "copy_strided_f32" {
+        N * simt_kernels::kernels::COPY_STRIDE
+    } else {
+        N
+    };
+    let mut scalars = 0;
+    params
+        .iter()
+        .map(|p| match p.kind {
+            ParamKind::Buffer { elem, writable } => OwnedArg::Buffer {
+                elem,
+                writable,
+                bytes: (0..len)
+                    .flat_map(|i| match elem {
+                        ElemType::F32 => ((i % 17) as f32 * 0.25).to_le_bytes(),
+                        _ => (((i % 1000) + 1) as u32).to_le_bytes(),
+                    })
+                    .collect(),
+            },
+            ParamKind::Scalar(ScalarType::F32) => OwnedArg::F32(2.0),
+            ParamKind::Scalar(ty) => {
+                scalars += 1;
+                let v = match (name, scalars) {
+                    (n, 1) if n.starts_with("matmul") => MATRIX as u32,
+                    ("copy_strided_f32", 2) => simt_kernels::kernels::COPY_STRIDE as u32,
+                    ("lds_conflict_heavy_i32", _) => 3,
+                    _ => N as u32,
+                };
+                match ty {
+                    ScalarType::I32 => OwnedArg::I32(v as i32),
+                    _ => OwnedArg::U32(v),
+                }
+            }
+        })
+        .collect()
+}
+
+fn reference(c: &mut Criterion) {
+    let module = simt_ptx::compile_ptx("reference.ptx", REFERENCE)
+        .unwrap_or_else(|d| panic!("{}", d.render(false)));
+    let mut group = c.benchmark_group("per_instruction");
+    for spec in simt_kernels::registry::KERNELS {
+        let simt = simt_core::Kernel::from_static(spec.program).expect("valid");
+        let ptx = &module.get(spec.name).expect("a reference kernel").kernel;
+        let config = LaunchConfig::new(spec.grid, spec.workgroup)
+            .wave_width(32)
+            .engine(Engine::Interpreter);
+        for (front, kernel) in [("simt", &simt), ("ptx", ptx)] {
+            let args = reference_args(spec.name, &kernel.program().params);
+            let run = |args: &mut Vec<OwnedArg>| {
+                simt_core::launch(kernel, &config, &mut OwnedArg::lend(args))
+                    .unwrap_or_else(|e| panic!("{} ({front}): {e}", spec.name))
+                    .totals
+                    .instructions
+            };
+            let mut fresh = args.clone();
+            group.throughput(Throughput::Elements(run(&mut fresh)));
+            group.bench_function(BenchmarkId::new(front, spec.name), |bench| {
+                bench.iter_batched_ref(
+                    || args.clone(),
+                    |a| black_box(run(a)),
+                    criterion::BatchSize::SmallInput,
+                )
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, lower, launch, reference);
 criterion_main!(benches);
