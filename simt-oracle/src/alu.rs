@@ -143,9 +143,17 @@ fn parts(x: f32) -> (bool, u128, i32) {
     }
 }
 
-/// `a * b + c` rounded toward negative infinity, from the exact sum as an
-/// integer times a power of two.
-fn fma_rm(a: f32, b: f32, c: f32) -> u32 {
+/// A direction of rounding: PTX's `.rz`, `.rm` and `.rp`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Toward {
+    Zero,
+    Down,
+    Up,
+}
+
+/// `a * b + c` rounded once toward `dir`, from the exact sum as an integer
+/// times a power of two.
+fn fma_toward(a: f32, b: f32, c: f32, dir: Toward) -> u32 {
     if !(a.is_finite() && b.is_finite() && c.is_finite()) {
         // Infinities and NaN give an infinity or NaN, whatever the rounding.
         return bits(a.mul_add(b, c));
@@ -154,9 +162,22 @@ fn fma_rm(a: f32, b: f32, c: f32) -> u32 {
     let (nb, mb, eb) = parts(b);
     let mut p = (na != nb, ma * mb, ea + eb);
     let mut q = parts(c);
+    // An exact zero: rounding down, `-0.0` unless both terms are `+0.0`;
+    // otherwise `+0.0` unless both are `-0.0`.
+    let zero = |pn: bool, qn: bool| {
+        let negative = if dir == Toward::Down {
+            pn || qn
+        } else {
+            pn && qn
+        };
+        if negative {
+            0x8000_0000
+        } else {
+            0
+        }
+    };
     if p.1 == 0 && q.1 == 0 {
-        // Rounding down, a sum of zeros is `+0.0` only if both are.
-        return if p.0 || q.0 { 0x8000_0000 } else { 0 };
+        return zero(p.0, q.0);
     }
     if p.1 == 0 {
         return c.to_bits();
@@ -184,16 +205,28 @@ fn fma_rm(a: f32, b: f32, c: f32) -> u32 {
     };
     let v = signed(p) + signed(q);
     if v == 0 {
-        return 0x8000_0000;
+        // Terms that cancel exactly.
+        return zero(true, false);
     }
-    let neg = v < 0;
-    let mag = v.unsigned_abs();
+    round_toward(v < 0, v.unsigned_abs(), e0, dir)
+}
+
+/// The `f32` that `±mag 2^e0` (`mag > 0`) rounds to toward `dir`.
+pub(crate) fn round_toward(neg: bool, mag: u128, e0: i32, dir: Toward) -> u32 {
+    // Whether a magnitude between two floats goes to the larger.
+    let away = match dir {
+        Toward::Zero => false,
+        Toward::Down => neg,
+        Toward::Up => !neg,
+    };
+    let sign = |r: f32| (if neg { -r } else { r }).to_bits();
     let top = 127 - mag.leading_zeros() as i32 + e0;
     if top > 127 {
-        return if neg { f32::NEG_INFINITY } else { f32::MAX }.to_bits();
+        return sign(if away { f32::INFINITY } else { f32::MAX });
     }
     // The quantum of floats at this magnitude; drop the bits below it,
-    // rounding a negative magnitude up where any were set.
+    // rounding the magnitude up where any were set and the direction is
+    // away from zero.
     let quantum = (top - 23).max(-149);
     let shift = quantum - e0;
     let mut kept = if shift <= 0 {
@@ -204,12 +237,12 @@ fn fma_rm(a: f32, b: f32, c: f32) -> u32 {
         mag >> shift
     };
     let exact = shift <= 0 || (shift < 128 && kept << shift == mag);
-    if neg && !exact {
+    if away && !exact {
         kept += 1;
     }
-    let r = kept as f64 * pow2(quantum);
-    let r = r as f32;
-    (if neg { -r } else { r }).to_bits()
+    // At most 2^24 times a power of two: exact in `f64`, and in `f32` but
+    // for 2^128, which is the infinity it should be.
+    sign((kept as f64 * pow2(quantum)) as f32)
 }
 
 /// `a * b + c`.
@@ -219,7 +252,9 @@ pub fn ternary(op: TernOp, a: u32, b: u32, c: u32) -> u32 {
         TernOp::MadU32 => a.wrapping_mul(b).wrapping_add(c),
         TernOp::FmaF16 => F16.fma(a, b, c),
         TernOp::FmaBf16 => BF16.fma(a, b, c),
-        TernOp::FmaRmF32 => fma_rm(f(a), f(b), f(c)),
+        TernOp::FmaRmF32 => fma_toward(f(a), f(b), f(c), Toward::Down),
+        TernOp::FmaRzF32 => fma_toward(f(a), f(b), f(c), Toward::Zero),
+        TernOp::FmaRpF32 => fma_toward(f(a), f(b), f(c), Toward::Up),
         // The negation is exact: the fused product and sum of `-c`.
         TernOp::FmsF32 => bits(f(a).mul_add(f(b), -f(c))),
     }

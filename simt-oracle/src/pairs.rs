@@ -2,6 +2,7 @@
 //! through 128-bit arithmetic cut back to 64 bits, NaNs found by their
 //! exponent and fraction bits.
 
+use crate::alu::{round_toward, Toward};
 use simt_lang::{Bin64Op, Cmp64Type, CmpOp, NarrowOp, Tern64Op, Un64Op, WidenOp};
 
 const SIGN: u64 = 1 << 63;
@@ -152,9 +153,28 @@ pub fn narrow(op: NarrowOp, a: u64) -> u32 {
                 (f(a) as f32).to_bits()
             }
         }
+        NarrowOp::CvtRzF32F64 => narrow_toward(a, Toward::Zero),
+        NarrowOp::CvtRmF32F64 => narrow_toward(a, Toward::Down),
+        NarrowOp::CvtRpF32F64 => narrow_toward(a, Toward::Up),
         NarrowOp::CvtU32F64 => to_int(a, 0, i128::from(u32::MAX)) as u32,
         NarrowOp::CvtI32F64 => to_int(a, i128::from(i32::MIN), i128::from(i32::MAX)) as i32 as u32,
         NarrowOp::CvtU32U64 => (a & 0xffff_ffff) as u32,
+    }
+}
+
+/// The `f64` `a` rounded to `f32` toward `dir`, from its significand and
+/// exponent as integers.
+fn narrow_toward(a: u64, dir: Toward) -> u32 {
+    let neg = a >> 63 == 1;
+    let field = ((a >> 52) & 0x7ff) as i32;
+    let frac = u128::from(a & ((1 << 52) - 1));
+    let sign = if neg { 0x8000_0000 } else { 0 };
+    match (field, frac) {
+        (0x7ff, 0) => sign | 0x7f80_0000,
+        (0x7ff, _) => 0x7fc0_0000,
+        (0, 0) => sign,
+        (0, m) => round_toward(neg, m, -1074, dir),
+        (e, m) => round_toward(neg, m | 1 << 52, e - 1075, dir),
     }
 }
 

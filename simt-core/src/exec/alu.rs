@@ -113,13 +113,19 @@ fn exp2_f32(x: f32) -> f32 {
     f64::from(x).exp2() as f32
 }
 
-/// `a * b + c` rounded toward negative infinity. The product is exact in
-/// `f64` (24-bit significands), so the sum is `s + e` exactly, `s` its
-/// `f64` rounding and `e` the error (Knuth's two-sum). The largest `f32` at
-/// or below `s` is at or below the exact sum too, unless it is `s` itself
-/// and `e < 0`: then it is the next one down.
+/// A direction of rounding: PTX's `.rz`, `.rm` and `.rp`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Toward {
+    Zero,
+    Down,
+    Up,
+}
+
+/// `a * b + c` rounded once toward `dir`. The product is exact in `f64`
+/// (24-bit significands), so the sum is `s + e` exactly, `s` its `f64`
+/// rounding and `e` the error (Knuth's two-sum).
 #[inline(always)]
-fn fma_rm_f32(a: f32, b: f32, c: f32) -> f32 {
+fn fma_toward_f32(a: f32, b: f32, c: f32, dir: Toward) -> f32 {
     let p = f64::from(a) * f64::from(b);
     let c = f64::from(c);
     let s = p + c;
@@ -129,21 +135,36 @@ fn fma_rm_f32(a: f32, b: f32, c: f32) -> f32 {
     let bb = s - p;
     let e = (p - (s - bb)) + (c - bb);
     if s == 0.0 && e == 0.0 {
-        // An exact zero: `-0.0` unless both terms are `+0.0`.
-        return if p.to_bits() == 0 && c.to_bits() == 0 {
-            0.0
+        // An exact zero: rounding down, `-0.0` unless both terms are
+        // `+0.0`; otherwise `+0.0` unless both are `-0.0`.
+        let (pn, cn) = (p.is_sign_negative(), c.is_sign_negative());
+        let negative = if dir == Toward::Down {
+            pn || cn
         } else {
-            -0.0
+            pn && cn
         };
+        return if negative { -0.0 } else { 0.0 };
     }
-    let mut r = s as f32;
-    if f64::from(r) > s {
-        r = r.next_down();
+    toward_f32(s, e, dir)
+}
+
+/// The `f32` that `s + e` rounds to toward `dir`, where `e` is below half
+/// an `f64` ulp of `s` (zero when `s` is exact). The nearest `f32` to `s`
+/// is one step at most from the answer: a step down when it is above the
+/// exact value and the direction is down, a step up likewise.
+#[inline(always)]
+pub(super) fn toward_f32(s: f64, e: f64, dir: Toward) -> f32 {
+    let r = s as f32;
+    let (rd, positive) = (f64::from(r), s > 0.0 || (s == 0.0 && e > 0.0));
+    let above = rd > s || (rd == s && e < 0.0);
+    let below = rd < s || (rd == s && e > 0.0);
+    match dir {
+        Toward::Down if above => r.next_down(),
+        Toward::Up if below => r.next_up(),
+        Toward::Zero if positive && above => r.next_down(),
+        Toward::Zero if !positive && below => r.next_up(),
+        _ => r,
     }
-    if f64::from(r) == s && e < 0.0 {
-        r = r.next_down();
-    }
-    r
 }
 
 /// `op(a, b, c)` as documented on [`TernOp`].
@@ -154,7 +175,9 @@ pub(super) fn tern(op: TernOp, a: u32, b: u32, c: u32) -> u32 {
         TernOp::MadU32 => a.wrapping_mul(b).wrapping_add(c),
         TernOp::FmaF16 => Half::F16.fma(a, b, c),
         TernOp::FmaBf16 => Half::Bf16.fma(a, b, c),
-        TernOp::FmaRmF32 => bits(fma_rm_f32(f(a), f(b), f(c))),
+        TernOp::FmaRmF32 => bits(fma_toward_f32(f(a), f(b), f(c), Toward::Down)),
+        TernOp::FmaRzF32 => bits(fma_toward_f32(f(a), f(b), f(c), Toward::Zero)),
+        TernOp::FmaRpF32 => bits(fma_toward_f32(f(a), f(b), f(c), Toward::Up)),
         TernOp::FmsF32 => bits(f(a).mul_add(f(b), -f(c))),
     }
 }
@@ -399,9 +422,12 @@ pub(super) fn ternary_into<const W: usize>(
     match op {
         TernOp::FmaF32 => fused3(dst, srcs, lanes, |x, y, z| tern(TernOp::FmaF32, x, y, z)),
         TernOp::MadU32 => fused3(dst, srcs, lanes, |x, y, z| tern(TernOp::MadU32, x, y, z)),
-        TernOp::FmaF16 | TernOp::FmaBf16 | TernOp::FmaRmF32 | TernOp::FmsF32 => {
-            fused3(dst, srcs, lanes, |x, y, z| tern(op, x, y, z))
-        }
+        TernOp::FmaF16
+        | TernOp::FmaBf16
+        | TernOp::FmaRmF32
+        | TernOp::FmaRzF32
+        | TernOp::FmaRpF32
+        | TernOp::FmsF32 => fused3(dst, srcs, lanes, |x, y, z| tern(op, x, y, z)),
     }
 }
 
@@ -495,6 +521,8 @@ pub(super) mod by_number {
             _ if n == TernOp::FmaF16 as u8 => TernOp::FmaF16,
             _ if n == TernOp::FmaBf16 as u8 => TernOp::FmaBf16,
             _ if n == TernOp::FmaRmF32 as u8 => TernOp::FmaRmF32,
+            _ if n == TernOp::FmaRzF32 as u8 => TernOp::FmaRzF32,
+            _ if n == TernOp::FmaRpF32 as u8 => TernOp::FmaRpF32,
             _ if n == TernOp::FmsF32 as u8 => TernOp::FmsF32,
             _ => TernOp::FmaF32,
         }
@@ -625,6 +653,8 @@ pub(super) mod by_number {
                 TernOp::FmaF16,
                 TernOp::FmaBf16,
                 TernOp::FmaRmF32,
+                TernOp::FmaRzF32,
+                TernOp::FmaRpF32,
                 TernOp::FmsF32,
             ] {
                 assert_eq!(tern_op(op as u8), op);

@@ -4,6 +4,7 @@
 //! These run per lane, not as vectorized lane loops: 64-bit arithmetic is rare
 //! in kernels and its loops are not worth their build time.
 
+use super::alu::{toward_f32, Toward};
 use crate::isa::{Bin64Op, Cmp64Type, CmpOp, NarrowOp, Tern64Op, Un64Op, WidenOp};
 
 #[inline(always)]
@@ -103,6 +104,9 @@ pub(super) fn widen(op: WidenOp, a: u32) -> u64 {
 pub(super) fn narrow(op: NarrowOp, a: u64) -> u32 {
     match op {
         NarrowOp::CvtF32F64 => super::alu::bits(f(a) as f32),
+        NarrowOp::CvtRzF32F64 => super::alu::bits(toward_f32(f(a), 0.0, Toward::Zero)),
+        NarrowOp::CvtRmF32F64 => super::alu::bits(toward_f32(f(a), 0.0, Toward::Down)),
+        NarrowOp::CvtRpF32F64 => super::alu::bits(toward_f32(f(a), 0.0, Toward::Up)),
         NarrowOp::CvtU32F64 => f(a) as u32,
         NarrowOp::CvtI32F64 => f(a) as i32 as u32,
         NarrowOp::CvtU32U64 => a as u32,

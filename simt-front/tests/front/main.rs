@@ -11,5 +11,6 @@ mod differential;
 mod generate;
 mod located;
 mod races;
+mod rounding;
 mod roundtrip;
 mod text;

@@ -653,8 +653,12 @@ fn ternary(op: TernOp, a: &Val, b: &Val, c: &Val, named: Option<Sym>) -> Val {
             (Val::Known(p), Some(c)) => Val::Known(p.add(c)),
             _ => Val::Unknown,
         },
-        TernOp::FmaF32 | TernOp::FmaF16 | TernOp::FmaBf16 | TernOp::FmaRmF32 | TernOp::FmsF32 => {
-            Val::Unknown
-        }
+        TernOp::FmaF32
+        | TernOp::FmaF16
+        | TernOp::FmaBf16
+        | TernOp::FmaRmF32
+        | TernOp::FmaRzF32
+        | TernOp::FmaRpF32
+        | TernOp::FmsF32 => Val::Unknown,
     }
 }

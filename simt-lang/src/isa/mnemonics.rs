@@ -97,7 +97,13 @@ impl Mnemonic {
             _ => op(|o| match *o {
                 Op::Bin(b) => Some(bin_imm(b)),
                 Op::Un(u) => Some(un_imm(u)),
-                Op::Tern(TernOp::FmaF32 | TernOp::FmaRmF32 | TernOp::FmsF32)
+                Op::Tern(
+                    TernOp::FmaF32
+                    | TernOp::FmaRmF32
+                    | TernOp::FmaRzF32
+                    | TernOp::FmaRpF32
+                    | TernOp::FmsF32,
+                )
                 | Op::CmpType(CmpType::F32) => Some(ImmType::F32),
                 Op::Tern(TernOp::FmaF16) | Op::CmpType(CmpType::F16) => Some(ImmType::F16),
                 Op::Tern(TernOp::FmaBf16) | Op::CmpType(CmpType::Bf16) => Some(ImmType::Bf16),
@@ -276,6 +282,8 @@ mnemonics! {
     "v_fma_f16" => VTernary(Tern(TernOp::FmaF16)),
     "v_fma_bf16" => VTernary(Tern(TernOp::FmaBf16)),
     "v_fma_rm_f32" => VTernary(Tern(TernOp::FmaRmF32)),
+    "v_fma_rz_f32" => VTernary(Tern(TernOp::FmaRzF32)),
+    "v_fma_rp_f32" => VTernary(Tern(TernOp::FmaRpF32)),
     "v_fms_f32" => VTernary(Tern(TernOp::FmsF32)),
     // Vector compare.
     "v_cmp_eq_u32" => VCmp(Cmp(C::Eq), Op::CmpType(T::U32)),
@@ -364,6 +372,9 @@ mnemonics! {
     "v_cvt_u64_u32" => VWiden(Op::Widen(WidenOp::CvtU64U32)),
     "v_cvt_i64_i32" => VWiden(Op::Widen(WidenOp::CvtI64I32)),
     "v_cvt_f32_f64" => VNarrow(Op::Narrow(NarrowOp::CvtF32F64)),
+    "v_cvt_rz_f32_f64" => VNarrow(Op::Narrow(NarrowOp::CvtRzF32F64)),
+    "v_cvt_rm_f32_f64" => VNarrow(Op::Narrow(NarrowOp::CvtRmF32F64)),
+    "v_cvt_rp_f32_f64" => VNarrow(Op::Narrow(NarrowOp::CvtRpF32F64)),
     "v_cvt_u32_f64" => VNarrow(Op::Narrow(NarrowOp::CvtU32F64)),
     "v_cvt_i32_f64" => VNarrow(Op::Narrow(NarrowOp::CvtI32F64)),
     "v_cvt_u32_u64" => VNarrow(Op::Narrow(NarrowOp::CvtU32U64)),

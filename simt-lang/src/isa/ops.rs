@@ -138,6 +138,17 @@ pub enum TernOp {
     /// largest `f32` not above the exact result, `-inf` below `-f32::MAX`;
     /// an exact zero from operands of different signs is `-0.0`.
     FmaRmF32,
+    /// `a * b + c` in `f32` with a single rounding toward zero (PTX's
+    /// `.rz`): the `f32` of largest magnitude not beyond the exact result,
+    /// `f32::MAX` for a larger finite one; an exact zero is `-0.0` only when
+    /// both terms are `-0.0`. PTX's `add`, `sub` and `mul` with `.rz` are
+    /// this with a factor of `1.0`, `-1.0`, or an addend of `-0.0`.
+    FmaRzF32,
+    /// `a * b + c` in `f32` with a single rounding toward positive infinity
+    /// (PTX's `.rp`): the smallest `f32` not below the exact result
+    /// (`-f32::MAX` for a finite one below it, `+inf` above `f32::MAX`); an
+    /// exact zero is `-0.0` only when both terms are `-0.0`.
+    FmaRpF32,
     /// `a * b - c` in `f32`, rounded once: a fused multiply-subtract (PTX's
     /// `fma` of a negated addend, into which ptxas folds the `neg`).
     FmsF32,
@@ -373,6 +384,15 @@ pub enum WidenOp {
 pub enum NarrowOp {
     /// `f64` to `f32`, rounding to nearest even.
     CvtF32F64,
+    /// `f64` to `f32`, rounding toward zero (PTX's `cvt.rz.f32.f64`; with
+    /// an exact `f64` operation first, PTX's `div`, `rcp` and `sqrt` with
+    /// `.rz` on `f32`, whose `f64` results never fall on an `f32`
+    /// unless exact).
+    CvtRzF32F64,
+    /// `f64` to `f32`, rounding toward negative infinity.
+    CvtRmF32F64,
+    /// `f64` to `f32`, rounding toward positive infinity.
+    CvtRpF32F64,
     /// `f64` to `u32`, truncating and saturating (NaN gives 0), as Rust's `as`.
     CvtU32F64,
     /// `f64` to `i32`, truncating and saturating (NaN gives 0), as Rust's `as`.
