@@ -675,18 +675,29 @@ impl<'a> Kern<'a> {
         }
         let float = t.starts_with('f') || t == "bf16";
         if i.has("sat") && !(float && t == "f32") {
-            return Err(unsupported(i, "saturating integer arithmetic"));
+            if t == "s32" && matches!(op, "add" | "sub") {
+                return self.saturating_s32(i, out);
+            }
+            return Err(unsupported(
+                i,
+                "saturating integer arithmetic but `add` and `sub` of s32",
+            ));
         }
         let fma_rm = op == "fma" && t == "f32" && i.has("rm");
-        if float
-            && !fma_rm
-            && (i.has("rz") || i.has("rm") || i.has("rp"))
-            && matches!(
+        let directed = ["rz", "rm", "rp"].into_iter().find(|m| i.has(m));
+        if let (true, false, Some(mode)) = (float, fma_rm, directed) {
+            if matches!(
                 op,
                 "add" | "sub" | "mul" | "fma" | "mad" | "div" | "sqrt" | "rcp"
-            )
-        {
-            return Err(unsupported(i, "directed rounding (simt rounds to nearest)"));
+            ) {
+                if t != "f32" {
+                    return Err(unsupported(
+                        i,
+                        "directed rounding but of f32 (simt rounds other types to nearest)",
+                    ));
+                }
+                return self.directed_f32(i, op, mode, out);
+            }
         }
         if matches!(t, "f64") {
             return self.arith64_float(i, out);
@@ -841,7 +852,31 @@ impl<'a> Kern<'a> {
                     _ => BinOp::Shl,
                 };
                 if matches!(t, "b16" | "u16" | "s16") {
-                    return Err(unsupported(i, "16-bit shifts"));
+                    // The value extended to 32 bits (by its sign for
+                    // `shr.s16`), shifted by the amount clamped to 16: every
+                    // bit out at 16 and past, as PTX clamps it.
+                    let arith = t == "s16" && op == "shr";
+                    let x = self.extend(a, 16, arith, at, out);
+                    let n = match b {
+                        Operand::Imm(n) => Operand::Imm(n.min(16)),
+                        b => self.tmp_bin(BinOp::MinU32, b, Operand::Imm(16), at, out),
+                    };
+                    let k = match op {
+                        "shl" => BinOp::Shl,
+                        _ if arith => BinOp::ShrI32,
+                        _ => BinOp::ShrU32,
+                    };
+                    self.emit(
+                        out,
+                        at,
+                        S::VBinary {
+                            op: k,
+                            dst: d,
+                            a: x,
+                            b: n,
+                        },
+                    );
+                    return Ok(());
                 }
                 match b {
                     Operand::Imm(n) if n >= 32 => {
@@ -1138,6 +1173,202 @@ impl<'a> Kern<'a> {
     }
 
     /// `d = min(max(d, 0), 1)`: `.sat` on an `f32` result (NaN becomes 0).
+    /// `add`, `sub`, `mul`, `fma`, `div`, `rcp` or `sqrt` of `f32`s rounded
+    /// toward `mode` (`rz`, `rm`, `rp`), exactly: the first four as one fused
+    /// multiply-add rounded that way (`a * 1 + b`, `b * -1 + a`, and `a * b`
+    /// plus a zero of the sign that keeps the product's zero), the others in
+    /// `f64` then narrowed that way, since an `f64` quotient or square root
+    /// of `f32`s falls on an `f32` only when it is exact.
+    fn directed_f32(&mut self, i: &Inst, op: &str, mode: &str, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let d = self.dst_word(i, 0)?;
+        let fma = match mode {
+            "rz" => TernOp::FmaRzF32,
+            "rm" => TernOp::FmaRmF32,
+            _ => TernOp::FmaRpF32,
+        };
+        let one = Operand::Imm(F32_ONE);
+        let (a, b, c) = match op {
+            "add" => (self.word(i, 1, out)?, one, self.word(i, 2, out)?),
+            "sub" => (
+                self.word(i, 2, out)?,
+                Operand::Imm((-1.0f32).to_bits()),
+                self.word(i, 1, out)?,
+            ),
+            // An exact zero product plus `-0.0` keeps its sign except
+            // rounding down, where `+0.0` does.
+            "mul" => {
+                let zero = if mode == "rm" { 0.0f32 } else { -0.0 };
+                (
+                    self.word(i, 1, out)?,
+                    self.word(i, 2, out)?,
+                    Operand::Imm(zero.to_bits()),
+                )
+            }
+            "fma" | "mad" => (
+                self.word(i, 1, out)?,
+                self.word(i, 2, out)?,
+                self.word(i, 3, out)?,
+            ),
+            _ => {
+                let wide = |s: &mut Self, a: Operand, out: &mut Vec<Code>| {
+                    let p = s.new_v(2);
+                    s.emit(
+                        out,
+                        at,
+                        S::VWiden {
+                            op: WidenOp::CvtF64F32,
+                            dst: p,
+                            a,
+                        },
+                    );
+                    p
+                };
+                let x = self.word(i, 1, out)?;
+                let q = self.new_v(2);
+                if op == "sqrt" {
+                    let a = wide(self, x, out);
+                    self.emit(
+                        out,
+                        at,
+                        S::VUnary64 {
+                            op: Un64Op::SqrtF64,
+                            dst: q,
+                            a,
+                        },
+                    );
+                } else {
+                    let (a, b) = if op == "rcp" {
+                        (self.pair_imm(1f64.to_bits(), at, out), wide(self, x, out))
+                    } else {
+                        let y = self.word(i, 2, out)?;
+                        (wide(self, x, out), wide(self, y, out))
+                    };
+                    self.emit(
+                        out,
+                        at,
+                        S::VBinary64 {
+                            op: Bin64Op::DivF64,
+                            dst: q,
+                            a,
+                            b,
+                        },
+                    );
+                }
+                self.emit(
+                    out,
+                    at,
+                    S::VNarrow {
+                        op: narrow_toward(mode),
+                        dst: d,
+                        a: q,
+                    },
+                );
+                if i.has("sat") {
+                    self.saturate(d, at, out);
+                }
+                return Ok(());
+            }
+        };
+        self.emit(
+            out,
+            at,
+            S::VTernary {
+                op: fma,
+                dst: d,
+                a,
+                b,
+                c,
+            },
+        );
+        if i.has("sat") {
+            self.saturate(d, at, out);
+        }
+        Ok(())
+    }
+
+    /// `add.sat.s32` and `sub.sat.s32`: the wrapped result, unless it
+    /// overflowed (operands of one sign giving the other, for `add`; of
+    /// different signs with the result's not the first's, for `sub`), when
+    /// it is the bound on the first operand's side.
+    fn saturating_s32(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let d = self.dst_word(i, 0)?;
+        let a = self.word(i, 1, out)?;
+        let b = self.word(i, 2, out)?;
+        let add = i.op == "add";
+        let op = if add { BinOp::AddU32 } else { BinOp::SubU32 };
+        let r = self.tmp_bin(op, a, b, at, out);
+        let ar = self.tmp_bin(BinOp::Xor, a, r, at, out);
+        let other = if add {
+            self.tmp_bin(BinOp::Xor, b, r, at, out)
+        } else {
+            self.tmp_bin(BinOp::Xor, a, b, at, out)
+        };
+        let over = self.tmp_bin(BinOp::And, ar, other, at, out);
+        let sign = self.tmp_bin(BinOp::ShrI32, a, Operand::Imm(31), at, out);
+        let bound = self.tmp_bin(BinOp::Xor, sign, Operand::Imm(i32::MAX as u32), at, out);
+        let m = self.new_m();
+        self.emit(
+            out,
+            at,
+            S::VCmp {
+                op: CmpOp::Lt,
+                ty: CmpType::I32,
+                dst: m,
+                a: over,
+                b: Operand::Imm(0),
+            },
+        );
+        self.emit(
+            out,
+            at,
+            S::VSelect {
+                dst: d,
+                mask: m,
+                on_true: bound,
+                on_false: r,
+            },
+        );
+        Ok(())
+    }
+
+    /// Clamps the integer in `d` (read as `st`, 32 bits or fewer) to the
+    /// range of `dt` (fewer bits, or another signedness): PTX's `.sat` on an
+    /// integer conversion, and every float to integer conversion.
+    fn clamp_int(&mut self, d: VReg, dt: &str, st: &str, at: Pos, out: &mut Vec<Code>) {
+        let bits = crate::parse::type_size(dt).unwrap_or(4) * 8;
+        let (lo, hi): (i64, i64) = if dt.starts_with('s') {
+            (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+        } else {
+            (0, (1i64 << bits) - 1)
+        };
+        let x = Operand::V(d);
+        let mut ops: Vec<(BinOp, u32)> = Vec::new();
+        if st.starts_with('s') {
+            if lo > i64::from(i32::MIN) {
+                ops.push((BinOp::MaxI32, lo as i32 as u32));
+            }
+            if hi < i64::from(i32::MAX) {
+                ops.push((BinOp::MinI32, hi as u32));
+            }
+        } else if hi < i64::from(u32::MAX) {
+            ops.push((BinOp::MinU32, hi as u32));
+        }
+        for (op, bound) in ops {
+            self.emit(
+                out,
+                at,
+                S::VBinary {
+                    op,
+                    dst: d,
+                    a: x,
+                    b: Operand::Imm(bound),
+                },
+            );
+        }
+    }
+
     fn saturate(&mut self, d: VReg, at: Pos, out: &mut Vec<Code>) {
         self.emit(
             out,
@@ -1447,19 +1678,127 @@ impl<'a> Kern<'a> {
         Ok(())
     }
 
+    /// A 64-bit shift by a register amount, on the pair's words: PTX clamps
+    /// the amount `m` to 64 (to 63 for `shr.s64`, which then fills with the
+    /// sign). Each word is worked out for `m` below 32 and for `m` of 32 or
+    /// more, and compares pick. simt's shifts take their amount modulo 32,
+    /// so the bits crossing between words shift by one and then by `31 - m`,
+    /// and a word shifted out whole (`m` of 64) is a zero picked.
+    fn shift64_by(&mut self, i: &Inst, d: VReg, a: VReg, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let n = self.word(i, 2, out)?;
+        let (lo, hi) = (Operand::V(a), Operand::V(VReg(a.0 + 1)));
+        let signed = types(i).last() == Some(&"s64");
+        let left = i.op == "shl";
+        let limit = if signed { 63 } else { 64 };
+        let m = self.tmp_bin(BinOp::MinU32, n, Operand::Imm(limit), at, out);
+        let mask = |s: &mut Self, bound: u32, out: &mut Vec<Code>| {
+            let k = s.new_m();
+            s.emit(
+                out,
+                at,
+                S::VCmp {
+                    op: CmpOp::Lt,
+                    ty: CmpType::U32,
+                    dst: k,
+                    a: m,
+                    b: Operand::Imm(bound),
+                },
+            );
+            k
+        };
+        let (small, inside) = (mask(self, 32, out), mask(self, 64, out));
+        let back = self.tmp_bin(BinOp::SubU32, Operand::Imm(31), m, at, out);
+        let past = self.tmp_bin(BinOp::SubU32, m, Operand::Imm(32), at, out);
+        let (from, into) = if left { (lo, hi) } else { (hi, lo) };
+        let (cross, along) = if left {
+            (BinOp::ShrU32, BinOp::Shl)
+        } else {
+            (BinOp::Shl, BinOp::ShrU32)
+        };
+        // `m` below 32: the word bits enter gets `from`'s crossing bits.
+        let once = self.tmp_bin(cross, from, Operand::Imm(1), at, out);
+        let crossing = self.tmp_bin(cross, once, back, at, out);
+        let into_shifted = self.tmp_bin(along, into, m, at, out);
+        let into_small = self.tmp_bin(BinOp::Or, into_shifted, crossing, at, out);
+        let far = if signed { BinOp::ShrI32 } else { along };
+        let from_small = self.tmp_bin(far, from, m, at, out);
+        // `m` of 32 or more: `from` moved whole into the other word, and
+        // zeros or signs left behind.
+        let into_big = self.tmp_bin(far, from, past, at, out);
+        let from_big = if signed {
+            self.tmp_bin(BinOp::ShrI32, from, Operand::Imm(31), at, out)
+        } else {
+            Operand::Imm(0)
+        };
+        let into_far = self.new_v(1);
+        self.emit(
+            out,
+            at,
+            S::VSelect {
+                dst: into_far,
+                mask: inside,
+                on_true: into_big,
+                on_false: from_big,
+            },
+        );
+        let (d_from, d_into) = if left {
+            (d, VReg(d.0 + 1))
+        } else {
+            (VReg(d.0 + 1), d)
+        };
+        self.emit(
+            out,
+            at,
+            S::VSelect {
+                dst: d_from,
+                mask: small,
+                on_true: from_small,
+                on_false: from_big,
+            },
+        );
+        self.emit(
+            out,
+            at,
+            S::VSelect {
+                dst: d_into,
+                mask: small,
+                on_true: into_small,
+                on_false: Operand::V(into_far),
+            },
+        );
+        Ok(())
+    }
+
     /// A 64-bit shift by a constant, on the pair's words.
     fn shift64(&mut self, i: &Inst, d: VReg, a: VReg, out: &mut Vec<Code>) -> R<()> {
-        let at = i.at;
         let Some(Arg::Int(n, _)) = i.args.get(2) else {
-            return Err(unsupported(i, "a 64-bit shift by a register amount"));
+            return self.shift64_by(i, d, a, out);
         };
+        let signed = types(i).last() == Some(&"s64");
         let n = (*n).min(64) as u32;
+        self.shift64_imm(i.at, i.op == "shl", signed, n, d, a, out);
+        Ok(())
+    }
+
+    /// The pair `a` shifted left (or right, by its sign when `signed`) by
+    /// `n` (at most 64) into the pair `d`.
+    #[allow(clippy::too_many_arguments)]
+    fn shift64_imm(
+        &mut self,
+        at: Pos,
+        left: bool,
+        signed: bool,
+        n: u32,
+        d: VReg,
+        a: VReg,
+        out: &mut Vec<Code>,
+    ) {
         let (lo, hi) = (Operand::V(a), Operand::V(VReg(a.0 + 1)));
         let (dl, dh) = (d, VReg(d.0 + 1));
-        let signed = types(i).last() == Some(&"s64");
         let t1 = self.new_v(1);
         let t2 = self.new_v(1);
-        match (i.op.as_str(), n) {
+        match (if left { "shl" } else { "shr" }, n) {
             (_, 0) => {
                 self.emit(
                     out,
@@ -1470,7 +1809,6 @@ impl<'a> Kern<'a> {
                         a,
                     },
                 );
-                return Ok(());
             }
             ("shl", n) if n < 32 => {
                 self.emit(
@@ -1625,7 +1963,6 @@ impl<'a> Kern<'a> {
                 }
             }
         }
-        Ok(())
     }
 
     fn pair_imm(&mut self, n: u64, at: Pos, out: &mut Vec<Code>) -> VReg {
@@ -1956,10 +2293,15 @@ impl<'a> Kern<'a> {
                     return self.cvt_int64(i, dt, st, out);
                 }
                 let d = self.dst_word(i, 0)?;
-                let a = self.word(i, 1, out)?;
                 if i.has("sat") {
-                    return Err(unsupported(i, "saturating integer conversion"));
+                    // The source as its type says, clamped to the
+                    // destination's range.
+                    let a = self.int_word(i, st, out)?;
+                    self.put(d, a, at, out);
+                    self.clamp_int(d, dt, st, at, out);
+                    return Ok(());
                 }
+                let a = self.word(i, 1, out)?;
                 // To or from fewer bits: the low `n` bits, extended by the
                 // source's signedness (from) or kept (to).
                 let n = ds.min(ss) * 8;
@@ -2009,8 +2351,29 @@ impl<'a> Kern<'a> {
                 Ok(())
             }
             (true, false) => {
-                if matches!(rnd, Some("rz" | "rm" | "rp")) {
-                    return Err(unsupported(i, "directed rounding (simt rounds to nearest)"));
+                if let Some(mode @ ("rz" | "rm" | "rp")) = rnd {
+                    // A 32-bit integer is exact in `f64`: rounding it to
+                    // `f32` rounds the integer.
+                    if dt == "f32" && size(st) <= 4 {
+                        let d = self.dst_word(i, 0)?;
+                        let a = self.int_word(i, st, out)?;
+                        let w = self.new_v(2);
+                        let op = if signed(st) {
+                            WidenOp::CvtF64I32
+                        } else {
+                            WidenOp::CvtF64U32
+                        };
+                        self.emit(out, at, S::VWiden { op, dst: w, a });
+                        let op = narrow_toward(mode);
+                        self.emit(out, at, S::VNarrow { op, dst: d, a: w });
+                        return Ok(());
+                    }
+                    if !(dt == "f64" && size(st) <= 4) {
+                        return Err(unsupported(
+                            i,
+                            "directed rounding of 64-bit integers or to half precision",
+                        ));
+                    }
                 }
                 if dt == "f64" {
                     let d = self.dst_pair(i, 0)?;
@@ -2093,13 +2456,11 @@ impl<'a> Kern<'a> {
                             NarrowOp::CvtU32F64
                         };
                         self.emit(out, at, S::VNarrow { op, dst: d, a });
+                        let wide = if signed(dt) { "s32" } else { "u32" };
+                        self.clamp_int(d, dt, wide, at, out);
                     }
                     return Ok(());
                 }
-                if size(dt) == 8 {
-                    return Err(unsupported(i, "single precision to 64-bit integers"));
-                }
-                let d = self.dst_word(i, 0)?;
                 let mut a = self.word(i, 1, out)?;
                 if st != "f32" {
                     let f = self.new_v(1);
@@ -2119,20 +2480,43 @@ impl<'a> Kern<'a> {
                     );
                     a = Operand::V(f);
                 }
-                if size(dt) < 4 {
-                    return Err(unsupported(i, "floats to 8- and 16-bit integers"));
-                }
                 if let Some(mode) = rnd.filter(|_| integral) {
                     // Rounded to an integral float first, the conversion
                     // (which truncates and saturates) is exact.
                     a = self.round_f32(mode, a, at, out);
                 }
+                if size(dt) == 8 {
+                    // Through `f64`, exactly: the conversion truncates and
+                    // saturates to 64 bits as PTX's does.
+                    let d = self.dst_pair(i, 0)?;
+                    let w = self.new_v(2);
+                    self.emit(
+                        out,
+                        at,
+                        S::VWiden {
+                            op: WidenOp::CvtF64F32,
+                            dst: w,
+                            a,
+                        },
+                    );
+                    let op = if signed(dt) {
+                        Un64Op::CvtI64F64
+                    } else {
+                        Un64Op::CvtU64F64
+                    };
+                    self.emit(out, at, S::VUnary64 { op, dst: d, a: w });
+                    return Ok(());
+                }
+                let d = self.dst_word(i, 0)?;
                 let op = if signed(dt) {
                     UnOp::CvtI32F32
                 } else {
                     UnOp::CvtU32F32
                 };
                 self.emit(out, at, S::VUnary { op, dst: d, a });
+                // To 8 or 16 bits: saturated to 32 bits, then to those.
+                let wide = if signed(dt) { "s32" } else { "u32" };
+                self.clamp_int(d, dt, wide, at, out);
                 Ok(())
             }
             (true, true) => {
@@ -2149,8 +2533,22 @@ impl<'a> Kern<'a> {
                     }
                     return Ok(());
                 }
-                if matches!(rnd, Some("rz" | "rm" | "rp")) {
-                    return Err(unsupported(i, "directed rounding (simt rounds to nearest)"));
+                if let Some(mode @ ("rz" | "rm" | "rp")) = rnd {
+                    match (dt, st) {
+                        ("f32", "f64") => {
+                            let d = self.dst_word(i, 0)?;
+                            let a = self.pair(i, 1, false, out)?;
+                            let op = narrow_toward(mode);
+                            self.emit(out, at, S::VNarrow { op, dst: d, a });
+                            if i.has("sat") {
+                                self.saturate(d, at, out);
+                            }
+                            return Ok(());
+                        }
+                        // Exact either way.
+                        ("f64", "f32") | ("f32", "f32") | ("f64", "f64") => {}
+                        _ => return Err(unsupported(i, "directed rounding to half precision")),
+                    }
                 }
                 match (dt, st) {
                     ("f64", "f32") => {
@@ -2263,6 +2661,9 @@ impl<'a> Kern<'a> {
     }
 
     fn cvt_int64(&mut self, i: &Inst, dt: &str, st: &str, out: &mut Vec<Code>) -> R<()> {
+        if i.has("sat") {
+            return Err(unsupported(i, "saturating conversion of 64-bit integers"));
+        }
         let at = i.at;
         let size = |t: &str| crate::parse::type_size(t).unwrap_or(4);
         match (size(dt), size(st)) {
@@ -3166,10 +3567,121 @@ impl Kern<'_> {
     /// length: `f = (a << pos) & mask | b & !mask`, four instructions; else
     /// the mask is computed first (PTX reads both as their low 8 bits, and
     /// simt's shifts take their amount modulo 32, so the ends are selected).
+    /// A 64-bit field's position and length, which must be constants.
+    fn field64(&mut self, i: &Inst, k: usize) -> R<(u32, u32)> {
+        match (
+            self.values.constant(self.arg(i, k)?),
+            self.values.constant(self.arg(i, k + 1)?),
+        ) {
+            (Some(pos), Some(len)) => Ok(((pos & 0xff) as u32, (len & 0xff) as u32)),
+            _ => Err(unsupported(
+                i,
+                "a bit field of a 64-bit value at a position or of a length held in a register",
+            )),
+        }
+    }
+
+    /// `bfi.b64` at a constant position and length: `a` shifted to the
+    /// field, and the rest of `b`, word by word.
+    fn bfi64(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let d = self.dst_pair(i, 0)?;
+        let a = self.pair(i, 1, false, out)?;
+        let b = self.pair(i, 2, false, out)?;
+        let (pos, len) = self.field64(i, 3)?;
+        let bits = len.min(64u32.saturating_sub(pos));
+        if bits == 0 {
+            self.emit(
+                out,
+                at,
+                S::VUnary64 {
+                    op: Un64Op::Mov,
+                    dst: d,
+                    a: b,
+                },
+            );
+            return Ok(());
+        }
+        let mask = ((u64::MAX >> (64 - bits)) << pos).to_le_bytes();
+        let shifted = self.new_v(2);
+        self.shift64_imm(at, true, false, pos, shifted, a, out);
+        let mut words = [Operand::Imm(0); 2];
+        for (w, word) in words.iter_mut().enumerate() {
+            let m = u32::from_le_bytes([
+                mask[4 * w],
+                mask[4 * w + 1],
+                mask[4 * w + 2],
+                mask[4 * w + 3],
+            ]);
+            let (field, rest) = (
+                Operand::V(VReg(shifted.0 + w as u16)),
+                Operand::V(VReg(b.0 + w as u16)),
+            );
+            *word = match m {
+                0 => rest,
+                u32::MAX => field,
+                m => {
+                    let f = self.tmp_bin(BinOp::And, field, Operand::Imm(m), at, out);
+                    let r = self.tmp_bin(BinOp::And, rest, Operand::Imm(!m), at, out);
+                    self.tmp_bin(BinOp::Or, f, r, at, out)
+                }
+            };
+        }
+        for (w, word) in words.into_iter().enumerate() {
+            self.put(VReg(d.0 + w as u16), word, at, out);
+        }
+        Ok(())
+    }
+
+    /// `bfe.u64` and `bfe.s64` at a constant position and length: the field
+    /// shifted down, then masked, or moved to the top and shifted back down
+    /// with its sign (bits past bit 63 are the top bit's, as PTX says).
+    fn bfe64(&mut self, i: &Inst, signed: bool, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let d = self.dst_pair(i, 0)?;
+        let a = self.pair(i, 1, signed, out)?;
+        let (pos, len) = self.field64(i, 2)?;
+        if len == 0 || (pos >= 64 && !signed) {
+            let zero = self.pair_imm(0, at, out);
+            self.emit(
+                out,
+                at,
+                S::VUnary64 {
+                    op: Un64Op::Mov,
+                    dst: d,
+                    a: zero,
+                },
+            );
+            return Ok(());
+        }
+        let pos = pos.min(63);
+        let bits = len.min(64 - pos);
+        if signed {
+            let up = self.new_v(2);
+            self.shift64_imm(at, true, false, 64 - pos - bits, up, a, out);
+            self.shift64_imm(at, false, true, 64 - bits, d, up, out);
+        } else {
+            let down = self.new_v(2);
+            self.shift64_imm(at, false, false, pos, down, a, out);
+            let mask = self.pair_imm(u64::MAX >> (64 - bits), at, out);
+            self.emit(
+                out,
+                at,
+                S::VBinary64 {
+                    op: Bin64Op::And,
+                    dst: d,
+                    a: down,
+                    b: mask,
+                },
+            );
+        }
+        Ok(())
+    }
+
     pub(crate) fn bfi(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
         let at = i.at;
-        if types(i).last().copied() != Some("b32") {
-            return Err(unsupported(i, "bit fields of 64-bit values"));
+        if types(i).last().copied() == Some("b64") {
+            return self.bfi64(i, out);
         }
         let d = self.dst_word(i, 0)?;
         let a = self.word(i, 1, out)?;
@@ -3240,7 +3752,8 @@ impl Kern<'_> {
         let signed = match t {
             "u32" => false,
             "s32" => true,
-            _ => return Err(unsupported(i, "bit fields of 64-bit values")),
+            "u64" | "s64" => return self.bfe64(i, t == "s64", out),
+            _ => return Err(unsupported(i, "this type")),
         };
         let d = self.dst_word(i, 0)?;
         let a = self.word(i, 1, out)?;
@@ -3879,5 +4392,15 @@ impl Kern<'_> {
             }
             a => self.tmp_bin(BinOp::And, a, Operand::Imm(u32::MAX >> up), at, out),
         }
+    }
+}
+
+/// The narrowing from `f64` to `f32` rounding toward `mode` (`rz`, `rm`,
+/// `rp`).
+fn narrow_toward(mode: &str) -> NarrowOp {
+    match mode {
+        "rz" => NarrowOp::CvtRzF32F64,
+        "rm" => NarrowOp::CvtRmF32F64,
+        _ => NarrowOp::CvtRpF32F64,
     }
 }

@@ -28,13 +28,14 @@ use simt_ptx::{Options, PtxModule};
 pub const DIR: &str = "simt-ptx/tests/ptx/corpus";
 
 /// The corpus's CUDA files, without their extension.
-pub const FILES: [&str; 6] = [
+pub const FILES: [&str; 7] = [
     "reduce",
     "transpose",
     "sgemm",
     "classic",
     "reference",
     "doubles",
+    "arith",
 ];
 
 /// The lowered `name.ptx` of the corpus.
@@ -270,8 +271,8 @@ fn every_corpus_kernel_lowers() {
         total += entries;
     }
     // The corpus proper (the four teaching files), the eleven reference
-    // kernels and the four of doubles.cu.
-    assert_eq!(total, 52 + 11 + 4);
+    // kernels, the four of doubles.cu and the four of arith.cu.
+    assert_eq!(total, 52 + 11 + 4 + 4);
 }
 
 // ------------------------------------------------------------ reductions

@@ -1,6 +1,7 @@
 //! The PTX front end's tests: CUDA kernels from the PTX nvcc writes, run
 //! and checked against the host, and what it refuses, located.
 
+mod arith;
 mod common;
 mod corpus;
 mod doubles;

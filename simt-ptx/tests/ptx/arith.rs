@@ -1,0 +1,387 @@
+//! `corpus/arith.cu`: arithmetic at the edges PTX defines, from nvcc's PTX,
+//! checked on the host without simt's own rounding code.
+//!
+//! - Rounding toward zero, down and up (CUDA's `__fadd_rz`, `__fdiv_ru`,
+//!   `__double2float_rd`, ...): each result must bracket the exact value as
+//!   its direction says (the largest float not above it, the smallest not
+//!   below it), the exact value compared as an integer times a power of
+//!   two, or through products exact in `f64` (`r * y` against `x` for a
+//!   quotient, `r * r` against `x` for a square root).
+//! - Saturating `add`/`sub` and conversions, floats to 8-, 16- and 64-bit
+//!   integers, and 16- and 64-bit shifts by a register amount past the
+//!   width: Rust's saturating and checked operations.
+
+use crate::corpus::{corpus, kernel, nvidia, Rng, WIDTHS};
+use simt_core::Arg;
+use std::cmp::Ordering;
+
+/// `|x| = m 2^e` with `m` an integer (finite `x`), and its sign.
+fn parts(x: f32) -> (bool, i128, i32) {
+    let b = x.to_bits();
+    let field = ((b >> 23) & 0xff) as i32;
+    let frac = i128::from(b & 0x7f_ffff);
+    let neg = b >> 31 == 1;
+    if field == 0 {
+        (neg, frac, -149)
+    } else {
+        (neg, frac | 1 << 23, field - 150)
+    }
+}
+
+/// `x 2^scale` as an integer (`x` a multiple of `2^-scale`).
+fn scaled(x: f32, scale: i32) -> i128 {
+    let (neg, m, e) = parts(x);
+    if m == 0 {
+        return 0;
+    }
+    assert!(e + scale >= 0, "{x:e} is not a multiple of 2^-{scale}");
+    let v = m << (e + scale);
+    if neg {
+        -v
+    } else {
+        v
+    }
+}
+
+/// `v` against `k 2^-scale`.
+fn against(v: f32, k: i128, scale: i32) -> Ordering {
+    if v.is_infinite() {
+        return if v > 0.0 {
+            Ordering::Greater
+        } else {
+            Ordering::Less
+        };
+    }
+    let (neg, m, e) = parts(v);
+    let m = if neg { -m } else { m };
+    let up = e + scale;
+    if up >= 0 {
+        return (m << up).cmp(&k);
+    }
+    // `v` is below `2^-scale` in magnitude (its quantum is finer): against
+    // a nonzero `k` only `k`'s sign counts.
+    if -up >= 25 {
+        return if k == 0 { m.cmp(&0) } else { 0.cmp(&k) };
+    }
+    m.cmp(&(k << -up))
+}
+
+/// Whether `r` is `dir`'s rounding of the value `cmp` compares against.
+fn brackets(r: f32, dir: usize, cmp: &dyn Fn(f32) -> Ordering) -> bool {
+    if r.is_nan() {
+        return false;
+    }
+    let down = |r: f32| cmp(r) != Ordering::Greater && cmp(r.next_up()) == Ordering::Greater;
+    let up = |r: f32| cmp(r) != Ordering::Less && cmp(r.next_down()) == Ordering::Less;
+    match dir {
+        // Toward zero: down above zero, up below.
+        0 if cmp(0.0) == Ordering::Less => down(r),
+        0 => up(r),
+        1 => down(r),
+        _ => up(r),
+    }
+}
+
+/// A float of either sign in `[2^-8, 2^9)` with a random significand: sums,
+/// products and fused products of three are exact as integers times
+/// `2^-62`.
+fn moderate(rng: &mut Rng) -> f32 {
+    let x = rng.next();
+    let e = (x % 17) as i32 - 8;
+    let m = 1.0 + ((x >> 8) as u32 & 0x7f_ffff) as f32 / (1u32 << 23) as f32;
+    let v = m * 2f32.powi(e);
+    if x >> 40 & 1 == 1 {
+        -v
+    } else {
+        v
+    }
+}
+
+#[test]
+fn rounding_toward_zero_down_and_up_brackets_the_exact_value() {
+    let m = corpus("arith");
+    let k = kernel(&m, "rounding");
+    let n = 1000usize;
+    let mut rng = Rng::new(31);
+    let (mut a, mut b, mut c) = (vec![], vec![], vec![]);
+    let (mut d, mut ints) = (vec![], vec![]);
+    for i in 0..n {
+        let (x, y) = (moderate(&mut rng), moderate(&mut rng));
+        // A third of the addends cancel the product to a few bits.
+        let z = if i % 3 == 0 {
+            -(x * y)
+        } else {
+            moderate(&mut rng)
+        };
+        a.push(x);
+        b.push(y);
+        c.push(z);
+        let bits = rng.next();
+        d.push(match i % 4 {
+            0 => f64::from_bits(bits),
+            1 => f64::from(x) * (1.0 + (bits % 4096) as f64 * f64::EPSILON),
+            2 => (bits as i64 >> (bits % 64)) as f64,
+            _ => f64::from(x) / 3.0,
+        });
+        ints.push((rng.next() as i32) >> (rng.next() % 32));
+    }
+    // Zeros of a sign the direction decides: 2 - 2 and 2 * 2 - 4 are -0.0
+    // rounding down and +0.0 otherwise; -0.0 times 3 is -0.0.
+    (a[0], b[0], c[0]) = (2.0, 2.0, -4.0);
+    (a[1], b[1]) = (-0.0, 3.0);
+    // nvcc loads `int`s as `u32` words.
+    let words: Vec<u32> = ints.iter().map(|&m| m as u32).collect();
+    for width in WIDTHS {
+        let mut out = vec![0f32; 30 * n];
+        simt_core::launch(
+            k,
+            &nvidia(4, 256, width),
+            &mut [
+                Arg::buffer(&a),
+                Arg::buffer(&b),
+                Arg::buffer(&c),
+                Arg::buffer(&d),
+                Arg::buffer(&words),
+                Arg::buffer_mut(&mut out),
+                Arg::U32(n as u32),
+            ],
+        )
+        .expect("runs");
+        let bits = |k: usize| out[k].to_bits();
+        let zeros = [0.0f32.to_bits(), (-0.0f32).to_bits(), 0.0f32.to_bits()];
+        assert_eq!([bits(3), bits(4), bits(5)], zeros, "2 - 2");
+        assert_eq!([bits(9), bits(10), bits(11)], zeros, "2 * 2 - 4");
+        assert_eq!(
+            [bits(36), bits(37), bits(38)],
+            [(-0.0f32).to_bits(); 3],
+            "-0 * 3"
+        );
+        for i in 0..n {
+            let (x, y, z, w, m) = (a[i], b[i], c[i], d[i], ints[i]);
+            let exact: [&dyn Fn(f32) -> Ordering; 10] = [
+                &|v| against(v, scaled(x, 62) + scaled(y, 62), 62),
+                &|v| against(v, scaled(x, 62) - scaled(y, 62), 62),
+                &|v| against(v, scaled(x, 31) * scaled(y, 31), 62),
+                &|v| against(v, scaled(x, 31) * scaled(y, 31) + scaled(z, 62), 62),
+                // v against x / y is v y against x, turned for a negative y.
+                &|v| {
+                    let o = (f64::from(v) * f64::from(y)).total_cmp(&f64::from(x));
+                    if y < 0.0 {
+                        o.reverse()
+                    } else {
+                        o
+                    }
+                },
+                &|v| {
+                    let o = (f64::from(v) * f64::from(y)).total_cmp(&1.0);
+                    if y < 0.0 {
+                        o.reverse()
+                    } else {
+                        o
+                    }
+                },
+                &|v| {
+                    if v < 0.0 {
+                        Ordering::Less
+                    } else {
+                        (f64::from(v) * f64::from(v)).total_cmp(&f64::from(x.abs()))
+                    }
+                },
+                &|v| f64::from(v).total_cmp(&w),
+                &|v| f64::from(v).total_cmp(&f64::from(m)),
+                &|v| f64::from(v).total_cmp(&f64::from(m as u32)),
+            ];
+            for (op, cmp) in exact.iter().enumerate() {
+                if op == 6 && x < 0.0 {
+                    // The square root of a negative float is NaN.
+                    assert!(out[30 * i + 18].is_nan(), "sqrt of {x:e}");
+                    continue;
+                }
+                for dir in 0..3 {
+                    let r = out[30 * i + 3 * op + dir];
+                    assert!(
+                        brackets(r, dir, *cmp),
+                        "wave{width} case {i} op {op} direction {dir}: ({x:e}, {y:e}, {z:e}, {w:e}, {m}) gave {r:e}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn saturating_arithmetic_and_conversions_clamp() {
+    let m = corpus("arith");
+    let k = kernel(&m, "saturating");
+    let mut rng = Rng::new(32);
+    let n = 600usize;
+    let pick = |rng: &mut Rng| -> i32 {
+        let x = rng.next();
+        match x % 4 {
+            0 => [i32::MAX, i32::MIN, 0, -1, 32767, -32768, 65535, 65536][(x >> 8) as usize % 8],
+            1 => (x >> 32) as i32 >> 14,
+            _ => (x >> 32) as i32,
+        }
+    };
+    let a: Vec<i32> = (0..n).map(|_| pick(&mut rng)).collect();
+    let b: Vec<i32> = (0..n).map(|_| pick(&mut rng)).collect();
+    let words = |v: &[i32]| -> Vec<u32> { v.iter().map(|&x| x as u32).collect() };
+    let (wa, wb) = (words(&a), words(&b));
+    for width in WIDTHS {
+        let mut out = vec![0u32; 5 * n];
+        simt_core::launch(
+            k,
+            &nvidia(3, 256, width),
+            &mut [
+                Arg::buffer(&wa),
+                Arg::buffer(&wb),
+                Arg::buffer_mut(&mut out),
+                Arg::U32(n as u32),
+            ],
+        )
+        .expect("runs");
+        for i in 0..n {
+            let (x, y) = (a[i], b[i]);
+            let want = [
+                x.saturating_add(y),
+                x.saturating_sub(y),
+                x.clamp(-32768, 32767),
+                x.clamp(0, 65535),
+                x.max(0),
+            ]
+            .map(|w| w as u32);
+            assert_eq!(&out[5 * i..5 * i + 5], &want, "wave{width} ({x}, {y})");
+        }
+    }
+}
+
+#[test]
+fn floats_convert_to_narrow_and_wide_integers_truncated_and_saturated() {
+    let m = corpus("arith");
+    let k = kernel(&m, "to_ints");
+    let mut rng = Rng::new(33);
+    let n = 512usize;
+    let edges = [
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        -0.5,
+        127.9,
+        128.0,
+        -128.5,
+        -129.0,
+        255.5,
+        256.0,
+        32767.5,
+        -32769.0,
+        65535.9,
+        2.5,
+        -2.5,
+        9.3e18,
+        -9.3e18,
+        1e30,
+    ];
+    let a: Vec<f32> = (0..n)
+        .map(|i| {
+            let x = rng.next();
+            match i % 3 {
+                0 => edges[(x >> 8) as usize % edges.len()],
+                1 => f32::from_bits((x >> 32) as u32),
+                _ => ((x >> 40) as i32 - (1 << 23)) as f32 / 64.0,
+            }
+        })
+        .collect();
+    for width in WIDTHS {
+        let (mut narrow, mut wide) = (vec![0u32; 4 * n], vec![0u64; 2 * n]);
+        simt_core::launch(
+            k,
+            &nvidia(2, 256, width),
+            &mut [
+                Arg::buffer(&a),
+                Arg::buffer_mut(&mut narrow),
+                Arg::buffer_mut(&mut wide),
+                Arg::U32(n as u32),
+            ],
+        )
+        .expect("runs");
+        for (i, &x) in a.iter().enumerate() {
+            let want = [
+                i32::from(x as i16),
+                i32::from(x as u16),
+                i32::from(x as i8),
+                i32::from(x as u8),
+            ]
+            .map(|w| w as u32);
+            assert_eq!(&narrow[4 * i..4 * i + 4], &want, "wave{width} {x:e}");
+            let want = [x as i64, x.round_ties_even() as i64].map(|w| w as u64);
+            assert_eq!(&wide[2 * i..2 * i + 2], &want, "wave{width} {x:e}");
+        }
+    }
+}
+
+#[test]
+fn shifts_by_a_register_amount_clamp_past_the_width() {
+    let m = corpus("arith");
+    let k = kernel(&m, "shifts");
+    let mut rng = Rng::new(34);
+    let n = 700usize;
+    let special = [
+        0u32,
+        1,
+        15,
+        16,
+        17,
+        31,
+        32,
+        33,
+        47,
+        63,
+        64,
+        65,
+        80,
+        255,
+        256,
+        u32::MAX,
+    ];
+    let v: Vec<u64> = (0..n).map(|_| rng.next()).collect();
+    let by: Vec<u32> = (0..n)
+        .map(|i| {
+            if i < 2 * special.len() {
+                special[i % special.len()]
+            } else {
+                (rng.next() % 90) as u32
+            }
+        })
+        .collect();
+    for width in WIDTHS {
+        let mut out = vec![0u64; 8 * n];
+        simt_core::launch(
+            k,
+            &nvidia(3, 256, width),
+            &mut [
+                Arg::buffer(&v),
+                Arg::buffer(&by),
+                Arg::buffer_mut(&mut out),
+                Arg::U32(n as u32),
+            ],
+        )
+        .expect("runs");
+        for i in 0..n {
+            let (x, s) = (v[i], by[i]);
+            let h = x as u16;
+            let (hl, hr) = if s >= 16 { (0, 0) } else { (h << s, h >> s) };
+            let hs = ((h as i16) >> s.min(15)) as u16;
+            let want = [
+                x << (s & 63),
+                x >> (s & 63),
+                ((x as i64) >> (s & 63)) as u64,
+                x.checked_shl(s).unwrap_or(0),
+                x.checked_shr(s).unwrap_or(0),
+                ((x as i64) >> s.min(63)) as u64,
+                u64::from(hl) | u64::from(hr) << 16 | u64::from(hs) << 32,
+                0,
+            ];
+            assert_eq!(&out[8 * i..8 * i + 8], &want, "wave{width} {x:#x} by {s}");
+        }
+    }
+}
