@@ -1685,11 +1685,26 @@ impl<'a> Kern<'a> {
     /// so the bits crossing between words shift by one and then by `31 - m`,
     /// and a word shifted out whole (`m` of 64) is a zero picked.
     fn shift64_by(&mut self, i: &Inst, d: VReg, a: VReg, out: &mut Vec<Code>) -> R<()> {
-        let at = i.at;
         let n = self.word(i, 2, out)?;
-        let (lo, hi) = (Operand::V(a), Operand::V(VReg(a.0 + 1)));
         let signed = types(i).last() == Some(&"s64");
-        let left = i.op == "shl";
+        self.shift64_reg(i.at, i.op == "shl", signed, n, d, a, out);
+        Ok(())
+    }
+
+    /// The pair `a` shifted left (or right, by its sign when `signed`) by
+    /// the amount `n` into the pair `d`, as [`Self::shift64_by`] says.
+    #[allow(clippy::too_many_arguments)]
+    fn shift64_reg(
+        &mut self,
+        at: Pos,
+        left: bool,
+        signed: bool,
+        n: Operand,
+        d: VReg,
+        a: VReg,
+        out: &mut Vec<Code>,
+    ) {
+        let (lo, hi) = (Operand::V(a), Operand::V(VReg(a.0 + 1)));
         let limit = if signed { 63 } else { 64 };
         let m = self.tmp_bin(BinOp::MinU32, n, Operand::Imm(limit), at, out);
         let mask = |s: &mut Self, bound: u32, out: &mut Vec<Code>| {
@@ -1767,7 +1782,6 @@ impl<'a> Kern<'a> {
                 on_false: Operand::V(into_far),
             },
         );
-        Ok(())
     }
 
     /// A 64-bit shift by a constant, on the pair's words.
@@ -2351,6 +2365,9 @@ impl<'a> Kern<'a> {
                 Ok(())
             }
             (true, false) => {
+                if dt == "f32" && size(st) == 8 {
+                    return self.cvt_f32_int64(i, signed(st), rnd.unwrap_or("rn"), out);
+                }
                 if let Some(mode @ ("rz" | "rm" | "rp")) = rnd {
                     // A 32-bit integer is exact in `f64`: rounding it to
                     // `f32` rounds the integer.
@@ -2395,9 +2412,6 @@ impl<'a> Kern<'a> {
                         self.emit(out, at, S::VWiden { op, dst: d, a });
                     }
                     return Ok(());
-                }
-                if size(st) == 8 {
-                    return Err(unsupported(i, "64-bit integers to single precision"));
                 }
                 let d = self.dst_word(i, 0)?;
                 let a = self.int_word(i, st, out)?;
@@ -2614,6 +2628,151 @@ impl<'a> Kern<'a> {
                 Ok(())
             }
         }
+    }
+
+    /// A 64-bit integer to `f32`, rounded as `mode` says (`rn`, `rz`, `rm`,
+    /// `rp`), exactly: the magnitude shifted left until its top bit is bit
+    /// 63, its high word with a bit set where the low word is not zero (so
+    /// that it rounds to 24 bits as the whole does), converted, and scaled
+    /// back by a power of two; the sign put back last (a negative value
+    /// rounded down is its magnitude rounded up).
+    fn cvt_f32_int64(&mut self, i: &Inst, signed: bool, mode: &str, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let d = self.dst_word(i, 0)?;
+        let a = self.pair(i, 1, signed, out)?;
+        let mask = |s: &mut Self, op, ty, x: Operand, y: Operand, out: &mut Vec<Code>| {
+            let m = s.new_m();
+            s.emit(
+                out,
+                at,
+                S::VCmp {
+                    op,
+                    ty,
+                    dst: m,
+                    a: x,
+                    b: y,
+                },
+            );
+            m
+        };
+        let select = |s: &mut Self, m, t: Operand, f: Operand, out: &mut Vec<Code>| {
+            let r = s.new_v(1);
+            s.emit(
+                out,
+                at,
+                S::VSelect {
+                    dst: r,
+                    mask: m,
+                    on_true: t,
+                    on_false: f,
+                },
+            );
+            Operand::V(r)
+        };
+        // The magnitude, and whether the value is negative.
+        let (mag, negative) = if signed {
+            let hi = Operand::V(VReg(a.0 + 1));
+            let neg = mask(self, CmpOp::Lt, CmpType::I32, hi, Operand::Imm(0), out);
+            let flipped = self.new_v(2);
+            self.emit(
+                out,
+                at,
+                S::VUnary64 {
+                    op: Un64Op::NegI64,
+                    dst: flipped,
+                    a,
+                },
+            );
+            let m = self.new_v(2);
+            for w in 0..2u16 {
+                let word = select(
+                    self,
+                    neg,
+                    Operand::V(VReg(flipped.0 + w)),
+                    Operand::V(VReg(a.0 + w)),
+                    out,
+                );
+                self.put(VReg(m.0 + w), word, at, out);
+            }
+            (m, Some(neg))
+        } else {
+            (a, None)
+        };
+        let (lo, hi) = (Operand::V(mag), Operand::V(VReg(mag.0 + 1)));
+        // Leading zeros of the 64 bits (64 for zero).
+        let zhi = self.tmp_un(UnOp::Clz, hi, at, out);
+        let zlo = self.tmp_un(UnOp::Clz, lo, at, out);
+        let zlo = self.tmp_bin(BinOp::AddU32, zlo, Operand::Imm(32), at, out);
+        let high_zero = mask(self, CmpOp::Eq, CmpType::U32, hi, Operand::Imm(0), out);
+        let n = select(self, high_zero, zlo, zhi, out);
+        let top = self.new_v(2);
+        self.shift64_reg(at, true, false, n, top, mag, out);
+        let sticky = mask(
+            self,
+            CmpOp::Ne,
+            CmpType::U32,
+            Operand::V(top),
+            Operand::Imm(0),
+            out,
+        );
+        let bit = select(self, sticky, Operand::Imm(1), Operand::Imm(0), out);
+        let word = self.tmp_bin(BinOp::Or, Operand::V(VReg(top.0 + 1)), bit, at, out);
+        // 2^(32 - n) as an f32: exponent field 127 + 32 - n.
+        let field = self.tmp_bin(BinOp::SubU32, Operand::Imm(159), n, at, out);
+        let scale = self.tmp_bin(BinOp::Shl, field, Operand::Imm(23), at, out);
+        // The 32-bit word rounded to 24 bits toward `toward`, times the scale.
+        let rounded = |s: &mut Self, toward: &str, out: &mut Vec<Code>| {
+            let f = if toward == "rn" {
+                s.tmp_un(UnOp::CvtF32U32, word, at, out)
+            } else {
+                let w = s.new_v(2);
+                s.emit(
+                    out,
+                    at,
+                    S::VWiden {
+                        op: WidenOp::CvtF64U32,
+                        dst: w,
+                        a: word,
+                    },
+                );
+                let r = s.new_v(1);
+                s.emit(
+                    out,
+                    at,
+                    S::VNarrow {
+                        op: narrow_toward(toward),
+                        dst: r,
+                        a: w,
+                    },
+                );
+                Operand::V(r)
+            };
+            s.tmp_bin(BinOp::MulF32, f, scale, at, out)
+        };
+        let Some(neg) = negative else {
+            let r = rounded(self, mode, out);
+            self.put(d, r, at, out);
+            return Ok(());
+        };
+        // Rounding down or up, a negative value's magnitude rounds the
+        // other way.
+        let magnitude = match mode {
+            "rm" | "rp" => {
+                let (when_neg, when_pos) = if mode == "rm" {
+                    ("rp", "rm")
+                } else {
+                    ("rm", "rp")
+                };
+                let n = rounded(self, when_neg, out);
+                let p = rounded(self, when_pos, out);
+                select(self, neg, n, p, out)
+            }
+            _ => rounded(self, mode, out),
+        };
+        let flipped = self.tmp_bin(BinOp::Xor, magnitude, Operand::Imm(0x8000_0000), at, out);
+        let r = select(self, neg, flipped, magnitude, out);
+        self.put(d, r, at, out);
+        Ok(())
     }
 
     /// A conversion's integer source, extended from 8 or 16 bits by its type.
@@ -3493,6 +3652,12 @@ pub fn addresses_through(a: &Arg, r: &str) -> bool {
 
 impl Kern<'_> {
     /// `a op b` into a new register.
+    fn tmp_un(&mut self, op: UnOp, a: Operand, at: Pos, out: &mut Vec<Code>) -> Operand {
+        let dst = self.new_v(1);
+        self.emit(out, at, S::VUnary { op, dst, a });
+        Operand::V(dst)
+    }
+
     fn tmp_bin(
         &mut self,
         op: BinOp,

@@ -385,3 +385,86 @@ fn shifts_by_a_register_amount_clamp_past_the_width() {
         }
     }
 }
+
+/// `v` against the integer `x`, exactly.
+fn against_int(v: f32, x: i128) -> Ordering {
+    if v.is_infinite() {
+        return if v > 0.0 {
+            Ordering::Greater
+        } else {
+            Ordering::Less
+        };
+    }
+    let (neg, m, e) = parts(v);
+    let m = if neg { -m } else { m };
+    if e >= 0 {
+        (m << e).cmp(&x)
+    } else if x.unsigned_abs() < 1 << 30 {
+        // Both exact in f64.
+        f64::from(v).total_cmp(&(x as f64))
+    } else {
+        // |v| < 2^24 against a larger integer: its sign decides.
+        0.cmp(&x)
+    }
+}
+
+#[test]
+fn sixty_four_bit_integers_convert_to_floats_as_each_rounding_says() {
+    let m = corpus("arith");
+    let k = kernel(&m, "wide_to_float");
+    let mut rng = Rng::new(35);
+    let n = 800usize;
+    let x: Vec<u64> = (0..n)
+        .map(|i| {
+            let r = rng.next();
+            match i % 5 {
+                0 => [
+                    0,
+                    1,
+                    u64::MAX,
+                    1 << 63,
+                    (1 << 63) - 1,
+                    1 << 24,
+                    (1 << 24) + 1,
+                    (1 << 53) + 1,
+                ][(r >> 8) as usize % 8],
+                1 => r >> (r % 64),
+                2 => (r as i64 >> (r % 64)) as u64,
+                // Halfway between two floats, and one either side.
+                3 => ((r >> 40) | 1 << 24) << 39 | (1 << 38) + (r % 3) - 1,
+                _ => r,
+            }
+        })
+        .collect();
+    for width in WIDTHS {
+        let mut out = vec![0f32; 8 * n];
+        simt_core::launch(
+            k,
+            &nvidia(4, 256, width),
+            &mut [
+                Arg::buffer(&x),
+                Arg::buffer_mut(&mut out),
+                Arg::U32(n as u32),
+            ],
+        )
+        .expect("runs");
+        for (i, &u) in x.iter().enumerate() {
+            let o = &out[8 * i..8 * i + 8];
+            let v = u as i64;
+            assert_eq!(o[0].to_bits(), (v as f32).to_bits(), "wave{width} {v}");
+            assert_eq!(o[4].to_bits(), (u as f32).to_bits(), "wave{width} {u}");
+            for (dir, k) in [(0, 1), (1, 2), (2, 3)] {
+                assert!(
+                    brackets(o[k], dir, &|f| against_int(f, i128::from(v))),
+                    "wave{width} {v} direction {dir}: {:e}",
+                    o[k]
+                );
+                assert!(
+                    brackets(o[k + 4], dir, &|f| against_int(f, i128::from(u))),
+                    "wave{width} {u} direction {dir}: {:e}",
+                    o[k + 4]
+                );
+            }
+        }
+    }
+}

@@ -86,3 +86,15 @@ __global__ void shifts(const unsigned long long* v, const unsigned* by,
   o[6] = (unsigned long long)hl | (unsigned long long)hr << 16 | (unsigned long long)hs << 32;
   o[7] = 0;
 }
+
+// 64-bit integers to float: to nearest, as C converts, and toward zero,
+// down and up.
+__global__ void wide_to_float(const long long* x, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  long long v = x[i];
+  unsigned long long u = (unsigned long long)v;
+  float* o = out + 8 * i;
+  o[0] = (float)v;  o[1] = __ll2float_rz(v);  o[2] = __ll2float_rd(v);  o[3] = __ll2float_ru(v);
+  o[4] = (float)u;  o[5] = __ull2float_rz(u);  o[6] = __ull2float_rd(u);  o[7] = __ull2float_ru(u);
+}
