@@ -431,7 +431,7 @@ fn sixty_four_bit_integers_convert_to_floats_as_each_rounding_says() {
                 1 => r >> (r % 64),
                 2 => (r as i64 >> (r % 64)) as u64,
                 // Halfway between two floats, and one either side.
-                3 => ((r >> 40) | 1 << 24) << 39 | (1 << 38) + (r % 3) - 1,
+                3 => (((r >> 40) | 1 << 23) << 40) + (1 << 39) + (r % 3) - 1,
                 _ => r,
             }
         })
