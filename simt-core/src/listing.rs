@@ -481,11 +481,17 @@ fn bank_conflict_text(stats: &Stats, model: &MemoryModel, row: &Line) -> String 
         w.cost
     );
     if let Some(stride) = uniform_stride(w) {
-        let stride_words = stride.unsigned_abs() / u64::from(bank_bytes);
-        if stride_words > 0 && stride_words % 2 == 0 {
+        let bytes = stride.unsigned_abs();
+        let pad = crate::facts::Facts::pitch_padding(bytes, w.bytes, bank_bytes);
+        if let Some(unit) = pad.filter(|&u| u == u64::from(bank_bytes)) {
             text.push_str(&format!(
-                ": lanes are {} bytes ({stride_words} words) apart, pad the pitch by one word",
-                stride.unsigned_abs()
+                ": lanes are {bytes} bytes ({} words) apart, pad the pitch by one word",
+                bytes / unit
+            ));
+        } else if let Some(unit) = pad {
+            text.push_str(&format!(
+                ": lanes are {bytes} bytes ({} {unit}-byte elements) apart, pad the pitch by one element",
+                bytes / unit
             ));
         } else {
             text.push_str(&format!(

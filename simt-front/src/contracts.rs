@@ -463,15 +463,23 @@ fn conflict_free(program: &Program, facts: &Facts, i: usize) -> Option<Outcome> 
                         )
                     });
                 }
-                if s % 4 == 0 && (s / 4) % 2 == 0 {
-                    format!(
+                let lane_bytes = facts
+                    .accesses
+                    .get(i)
+                    .and_then(Option::as_ref)
+                    .map_or(4, |a| a.size * a.elems);
+                match Facts::pitch_padding(s, lane_bytes, geo.lds_bank_bytes) {
+                    Some(4) => format!(
                         "pad the pitch by one word: lanes {} bytes ({} words) apart fall in {} different banks",
                         s + 4,
                         s / 4 + 1,
                         geo.lds_banks
-                    )
-                } else {
-                    "make neighbouring lanes access neighbouring words".to_owned()
+                    ),
+                    Some(unit) => format!(
+                        "pad the pitch by one {unit}-byte element: lanes {} bytes apart fall in different banks",
+                        s + unit
+                    ),
+                    None => "make neighbouring lanes access neighbouring words".to_owned(),
                 }
             }
             None => "make neighbouring lanes access neighbouring words".to_owned(),

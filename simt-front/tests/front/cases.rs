@@ -1765,3 +1765,36 @@ fn a_format_string_takes_no_suffix() {
         "\"",
     );
 }
+
+#[test]
+fn a_column_of_doubles_is_padded_by_an_element_not_a_word() {
+    // Lanes 32 doubles (256 bytes) apart: the index of an array of doubles
+    // cannot pad by a word, so the help pads by one element.
+    let column = |stride: u32| {
+        format!(
+            "kernel k(out: &mut [u32]) {{
+                lds tile: [f64; 2048];
+                vreg lo, hi, j;
+                v_mul_u32 j, lane_id, {stride}
+                #[conflict_free]
+                lds_load_x2 [lo, hi], tile[j]
+                global_store out[global_id.x], lo
+            }}"
+        )
+    };
+    let e = front::compile(&column(32)).expect_err("a bank conflict");
+    let text = e.to_string();
+    assert!(
+        text.contains("pad the pitch by one 8-byte element: lanes 264 bytes apart"),
+        "{text}"
+    );
+    assert!(!text.contains("one word"), "{text}");
+    // A column of words keeps the word.
+    let words = column(32)
+        .replace("[f64; 2048]", "[u32; 4096]")
+        .replace("lds_load_x2 [lo, hi], tile[j]", "lds_load lo, tile[j]");
+    let text = front::compile(&words)
+        .expect_err("a bank conflict")
+        .to_string();
+    assert!(text.contains("pad the pitch by one word"), "{text}");
+}

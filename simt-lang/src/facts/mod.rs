@@ -154,6 +154,17 @@ impl Facts {
         a.per_lane[0].add(&a.per_lane[1]).as_const()
     }
 
+    /// The bytes to pad an LDS pitch by so that lanes `stride` bytes apart,
+    /// each accessing `lane_bytes`, stop meeting in one bank: one access's
+    /// width (a word, at least), when the stride is an even number of them;
+    /// `None` when padding by it would not help. A lane of `f64`s pads by
+    /// eight bytes, since its array's index cannot pad by a word.
+    pub fn pitch_padding(stride: u64, lane_bytes: u32, bank_bytes: u32) -> Option<u64> {
+        let unit = u64::from(lane_bytes.max(bank_bytes).max(1));
+        let units = stride / unit;
+        (stride % unit == 0 && units > 0 && units % 2 == 0).then_some(unit)
+    }
+
     /// The verdicts of the pairs instruction `inst` belongs to.
     pub fn pairs_of(&self, inst: usize) -> impl Iterator<Item = &Pair> {
         self.pairs
