@@ -162,7 +162,7 @@ impl Facts {
     pub fn pitch_padding(stride: u64, lane_bytes: u32, bank_bytes: u32) -> Option<u64> {
         let unit = u64::from(lane_bytes.max(bank_bytes).max(1));
         let units = stride / unit;
-        (stride % unit == 0 && units > 0 && units % 2 == 0).then_some(unit)
+        (stride.is_multiple_of(unit) && units > 0 && units.is_multiple_of(2)).then_some(unit)
     }
 
     /// The verdicts of the pairs instruction `inst` belongs to.
