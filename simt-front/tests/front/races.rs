@@ -310,3 +310,48 @@ fn a_barrier_in_every_iteration_orders_the_loops_accesses() {
         }
     }
 }
+
+/// Addresses whose difference keeps one residue never meet: work-items
+/// storing word `2 * local_id.x + start` and loading word `2 * group_id.x +
+/// 16`: with an odd start the store's words are odd and the load's even in
+/// every workgroup, so `#[race_free]` holds without trying workgroups (the
+/// search tries workgroup 0 only, and the load reads the workgroup's id); with
+/// an even start work-item 8 of workgroup 0 stores the word the others load,
+/// and the kernel does not compile.
+#[test]
+fn addresses_of_different_parity_never_meet() {
+    let src = |start: u32| {
+        format!(
+            "kernel p(out: &mut [u32]) {{
+    lds t: [u32; 4096];
+    vreg v, j, k;
+    v_mad_u32 j, local_id.x, 2, {start}
+    lds_store t[j], local_id.x
+    v_mad_u32 k, group_id.x, 2, 16
+    lds_load v, t[k]
+    global_store out[global_id.x], v
+}}"
+        )
+    };
+    let odd =
+        with("#[workgroup_size(64)]\n#[race_free]", &src(1)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(odd.race_free, Some(simt_core::RaceFree::AnyLaneOrder));
+    let even = with("#[workgroup_size(64)]\n#[race_free]", &src(0));
+    assert!(
+        even.is_err(),
+        "an even start stores the word the load reads"
+    );
+    // Launched over 16 workgroups: the even start races, the odd one not.
+    for (start, racing) in [(1, false), (0, true)] {
+        let kernel = compile(&src(start)).unwrap_or_else(|e| panic!("{e}"));
+        let mut out = vec![0u32; 16 * 64];
+        let stats = launch(
+            &kernel,
+            &LaunchConfig::new(16, 64).sanitize(true),
+            &mut [Arg::buffer_mut(&mut out)],
+        )
+        .expect("runs");
+        let kinds: Vec<FindingKind> = stats.findings.list.iter().map(|f| f.kind).collect();
+        assert_eq!(races(&kinds), racing, "start {start}: {kinds:?}");
+    }
+}

@@ -138,6 +138,9 @@ impl<'a> Prover<'a> {
         let (Val::Known(fa), Val::Known(fb)) = (&a.addr, &b.addr) else {
             return None;
         };
+        if apart_by_residue(fa, fb, i64::from(a.bytes()), i64::from(b.bytes())) {
+            return Some(vec![RaceAssumption::NoWrap]);
+        }
         let mut assumptions = vec![RaceAssumption::NoWrap];
         match shape {
             Some(s) if s[1] != 1 || s[2] != 1 => return None,
@@ -238,6 +241,47 @@ impl<'a> Prover<'a> {
         }
         None
     }
+}
+
+/// Whether the two addresses never overlap because their difference keeps
+/// one residue: every term of either form (a per-lane base times a constant,
+/// a symbol times a constant) is a multiple of `g`, the greatest common
+/// divisor of the coefficients, whatever values the bases and symbols take
+/// in either work-item, so `addr_a - addr_b` is `c_a - c_b` plus a multiple
+/// of `g`, and no such number lies in the window `[-(bytes_b - 1),
+/// bytes_a - 1]` where the accesses would share a byte. No work-item, lane
+/// order or workgroup shape enters, only integers (so: no wrapping).
+fn apart_by_residue(fa: &Affine, fb: &Affine, bytes_a: i64, bytes_b: i64) -> bool {
+    let mut g: u64 = 0;
+    for f in [fa, fb] {
+        for lane in &f.per_lane {
+            let Some(c) = lane.as_const() else {
+                return false;
+            };
+            g = gcd(g, c.unsigned_abs());
+        }
+        for &(_, k) in &f.uni.terms {
+            g = gcd(g, k.unsigned_abs());
+        }
+    }
+    let (Ok(g), Some(c)) = (i64::try_from(g), fa.uni.c.checked_sub(fb.uni.c)) else {
+        return false;
+    };
+    let (lo, hi) = (-(bytes_b - 1), bytes_a - 1);
+    if g == 0 {
+        // Both addresses constant: they differ by `c`.
+        return !(lo..=hi).contains(&c);
+    }
+    // The least `t >= lo` with `t = c (mod g)`, past the window.
+    let t = lo + (c - lo).rem_euclid(g);
+    t > hi
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 fn coef(lin: &Lin, s: Sym) -> i64 {
