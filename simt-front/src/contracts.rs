@@ -468,11 +468,12 @@ fn conflict_free(program: &Program, facts: &Facts, i: usize) -> Option<Outcome> 
                     .get(i)
                     .and_then(Option::as_ref)
                     .map_or(4, |a| a.size * a.elems);
+                let word = u64::from(geo.lds_bank_bytes);
                 match Facts::pitch_padding(s, lane_bytes, geo.lds_bank_bytes) {
-                    Some(4) => format!(
+                    Some(unit) if unit == word => format!(
                         "pad the pitch by one word: lanes {} bytes ({} words) apart fall in {} different banks",
-                        s + 4,
-                        s / 4 + 1,
+                        s + word,
+                        s / word + 1,
                         geo.lds_banks
                     ),
                     Some(unit) => format!(

@@ -285,6 +285,23 @@ impl<'a> Kern<'a> {
         }
     }
 
+    /// Where a 64-bit result goes: its pair, or, for a register kept as its
+    /// low word (nothing reads its high word), a new pair and that word, to
+    /// be given the pair's low word by [`Self::low_word_back`].
+    fn dst_wide(&mut self, i: &Inst) -> R<(VReg, Option<VReg>)> {
+        if self.is_pair(i, 0) || matches!(i.args.first(), Some(Arg::Sink(_))) {
+            return Ok((self.dst_pair(i, 0)?, None));
+        }
+        Ok((self.new_v(2), Some(self.dst_word(i, 0)?)))
+    }
+
+    /// The low word of `pair` into `word`, where [`Self::dst_wide`] gave one.
+    fn low_word_back(&mut self, pair: VReg, word: Option<VReg>, at: Pos, out: &mut Vec<Code>) {
+        if let Some(w) = word {
+            self.put(w, Operand::V(pair), at, out);
+        }
+    }
+
     fn pred_named(&mut self, name: &str, at: Pos) -> R<MReg> {
         match self.loc(name, at)? {
             Loc::M(m) => Ok(m),
@@ -1172,7 +1189,6 @@ impl<'a> Kern<'a> {
         }
     }
 
-    /// `d = min(max(d, 0), 1)`: `.sat` on an `f32` result (NaN becomes 0).
     /// `add`, `sub`, `mul`, `fma`, `div`, `rcp` or `sqrt` of `f32`s rounded
     /// toward `mode` (`rz`, `rm`, `rp`), exactly: the first four as one fused
     /// multiply-add rounded that way (`a * 1 + b`, `b * -1 + a`, and `a * b`
@@ -1369,6 +1385,7 @@ impl<'a> Kern<'a> {
         }
     }
 
+    /// `d = min(max(d, 0), 1)`: `.sat` on an `f32` result (NaN becomes 0).
     fn saturate(&mut self, d: VReg, at: Pos, out: &mut Vec<Code>) {
         self.emit(
             out,
@@ -1580,7 +1597,33 @@ impl<'a> Kern<'a> {
                         return Ok(());
                     }
                 } else {
-                    return Err(unsupported(i, "a 64-bit shift by a register amount"));
+                    // The low word of a shift by a register amount: shifted
+                    // below 32 (simt's shifts take the amount modulo 32),
+                    // all out at 32 or more.
+                    let small = self.new_m();
+                    self.emit(
+                        out,
+                        at,
+                        S::VCmp {
+                            op: CmpOp::Lt,
+                            ty: CmpType::U32,
+                            dst: small,
+                            a: b,
+                            b: Operand::Imm(32),
+                        },
+                    );
+                    let shifted = self.tmp_bin(BinOp::Shl, a, b, at, out);
+                    self.emit(
+                        out,
+                        at,
+                        S::VSelect {
+                            dst: d,
+                            mask: small,
+                            on_true: shifted,
+                            on_false: Operand::Imm(0),
+                        },
+                    );
+                    return Ok(());
                 }
             }
             self.emit(
@@ -2365,8 +2408,16 @@ impl<'a> Kern<'a> {
                 Ok(())
             }
             (true, false) => {
+                if i.has("sat") && dt != "f32" {
+                    return Err(unsupported(i, "saturation but to f32"));
+                }
                 if dt == "f32" && size(st) == 8 {
-                    return self.cvt_f32_int64(i, signed(st), rnd.unwrap_or("rn"), out);
+                    self.cvt_f32_int64(i, signed(st), rnd.unwrap_or("rn"), out)?;
+                    if i.has("sat") {
+                        let d = self.dst_word(i, 0)?;
+                        self.saturate(d, at, out);
+                    }
+                    return Ok(());
                 }
                 if let Some(mode @ ("rz" | "rm" | "rp")) = rnd {
                     // A 32-bit integer is exact in `f64`: rounding it to
@@ -2383,6 +2434,9 @@ impl<'a> Kern<'a> {
                         self.emit(out, at, S::VWiden { op, dst: w, a });
                         let op = narrow_toward(mode);
                         self.emit(out, at, S::VNarrow { op, dst: d, a: w });
+                        if i.has("sat") {
+                            self.saturate(d, at, out);
+                        }
                         return Ok(());
                     }
                     if !(dt == "f64" && size(st) <= 4) {
@@ -2413,6 +2467,9 @@ impl<'a> Kern<'a> {
                     }
                     return Ok(());
                 }
+                if size(st) == 8 {
+                    return Err(unsupported(i, "64-bit integers to half precision"));
+                }
                 let d = self.dst_word(i, 0)?;
                 let a = self.int_word(i, st, out)?;
                 let op = if signed(st) {
@@ -2421,7 +2478,12 @@ impl<'a> Kern<'a> {
                     UnOp::CvtF32U32
                 };
                 match dt {
-                    "f32" => self.emit(out, at, S::VUnary { op, dst: d, a }),
+                    "f32" => {
+                        self.emit(out, at, S::VUnary { op, dst: d, a });
+                        if i.has("sat") {
+                            self.saturate(d, at, out);
+                        }
+                    }
                     "f16" | "bf16" => {
                         let f = self.new_v(1);
                         self.emit(out, at, S::VUnary { op, dst: f, a });
@@ -2502,7 +2564,7 @@ impl<'a> Kern<'a> {
                 if size(dt) == 8 {
                     // Through `f64`, exactly: the conversion truncates and
                     // saturates to 64 bits as PTX's does.
-                    let d = self.dst_pair(i, 0)?;
+                    let (d, low) = self.dst_wide(i)?;
                     let w = self.new_v(2);
                     self.emit(
                         out,
@@ -2519,6 +2581,7 @@ impl<'a> Kern<'a> {
                         Un64Op::CvtU64F64
                     };
                     self.emit(out, at, S::VUnary64 { op, dst: d, a: w });
+                    self.low_word_back(d, low, at, out);
                     return Ok(());
                 }
                 let d = self.dst_word(i, 0)?;
@@ -3651,13 +3714,14 @@ pub fn addresses_through(a: &Arg, r: &str) -> bool {
 // ------------------------------------------------------------ bit fields
 
 impl Kern<'_> {
-    /// `a op b` into a new register.
+    /// `op a` into a new register.
     fn tmp_un(&mut self, op: UnOp, a: Operand, at: Pos, out: &mut Vec<Code>) -> Operand {
         let dst = self.new_v(1);
         self.emit(out, at, S::VUnary { op, dst, a });
         Operand::V(dst)
     }
 
+    /// `a op b` into a new register.
     fn tmp_bin(
         &mut self,
         op: BinOp,
@@ -3727,11 +3791,6 @@ impl Kern<'_> {
         self.tmp_select_past_word(len, Operand::Imm(u32::MAX), low, at, out)
     }
 
-    /// `bfi.b32 f, a, b, pos, len`: `b` with bits `pos..pos + len` (cut at
-    /// 32) replaced by the low bits of `a`. With a constant position and
-    /// length: `f = (a << pos) & mask | b & !mask`, four instructions; else
-    /// the mask is computed first (PTX reads both as their low 8 bits, and
-    /// simt's shifts take their amount modulo 32, so the ends are selected).
     /// A 64-bit field's position and length, which must be constants.
     fn field64(&mut self, i: &Inst, k: usize) -> R<(u32, u32)> {
         match (
@@ -3750,7 +3809,7 @@ impl Kern<'_> {
     /// field, and the rest of `b`, word by word.
     fn bfi64(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
         let at = i.at;
-        let d = self.dst_pair(i, 0)?;
+        let (d, low) = self.dst_wide(i)?;
         let a = self.pair(i, 1, false, out)?;
         let b = self.pair(i, 2, false, out)?;
         let (pos, len) = self.field64(i, 3)?;
@@ -3765,6 +3824,7 @@ impl Kern<'_> {
                     a: b,
                 },
             );
+            self.low_word_back(d, low, at, out);
             return Ok(());
         }
         let mask = ((u64::MAX >> (64 - bits)) << pos).to_le_bytes();
@@ -3795,6 +3855,7 @@ impl Kern<'_> {
         for (w, word) in words.into_iter().enumerate() {
             self.put(VReg(d.0 + w as u16), word, at, out);
         }
+        self.low_word_back(d, low, at, out);
         Ok(())
     }
 
@@ -3803,7 +3864,7 @@ impl Kern<'_> {
     /// with its sign (bits past bit 63 are the top bit's, as PTX says).
     fn bfe64(&mut self, i: &Inst, signed: bool, out: &mut Vec<Code>) -> R<()> {
         let at = i.at;
-        let d = self.dst_pair(i, 0)?;
+        let (d, low) = self.dst_wide(i)?;
         let a = self.pair(i, 1, signed, out)?;
         let (pos, len) = self.field64(i, 2)?;
         if len == 0 || (pos >= 64 && !signed) {
@@ -3817,6 +3878,7 @@ impl Kern<'_> {
                     a: zero,
                 },
             );
+            self.low_word_back(d, low, at, out);
             return Ok(());
         }
         let pos = pos.min(63);
@@ -3840,9 +3902,15 @@ impl Kern<'_> {
                 },
             );
         }
+        self.low_word_back(d, low, at, out);
         Ok(())
     }
 
+    /// `bfi.b32 f, a, b, pos, len`: `b` with bits `pos..pos + len` (cut at
+    /// 32) replaced by the low bits of `a`. With a constant position and
+    /// length: `f = (a << pos) & mask | b & !mask`, four instructions; else
+    /// the mask is computed first (PTX reads both as their low 8 bits, and
+    /// simt's shifts take their amount modulo 32, so the ends are selected).
     pub(crate) fn bfi(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
         let at = i.at;
         if types(i).last().copied() == Some("b64") {

@@ -355,3 +355,98 @@ fn addresses_of_different_parity_never_meet() {
         assert_eq!(races(&kinds), racing, "start {start}: {kinds:?}");
     }
 }
+
+/// A word stored by work-item 0 holds the byte every work-item loads: the
+/// word's bytes `[0, 4)` and the byte `[1, 2)` meet, so the pair is not free
+/// (the overlap window of two accesses of different sizes is the first's
+/// bytes less one below, the second's less one above) and `#[race_free]` is
+/// refused; the sanitizer finds the race.
+#[test]
+fn a_word_store_and_a_byte_load_inside_it_race() {
+    let src = "kernel w(out: &mut [u32]) {
+    lds t: [u32; 64];
+    vreg v;
+    mreg first;
+    v_cmp_lt_u32 first, local_id.x, 1
+    if first
+        lds_store t[local_id.x], 7
+    endif
+    lds_load_u8 v, t.bytes[1]
+    global_store out[global_id.x], v
+}";
+    assert!(with("#[workgroup_size(64)]\n#[race_free]", src).is_err());
+    let kernel = compile(src).unwrap_or_else(|e| panic!("{e}"));
+    let f = simt_lang::facts::facts(kernel.program(), None);
+    let pair = f
+        .pairs
+        .iter()
+        .find(|p| p.a != p.b && matches!(p.space, simt_lang::facts::Memory::Lds(_)));
+    assert!(
+        pair.is_some_and(|p| !matches!(p.verdict, simt_lang::facts::Verdict::Free(_))),
+        "{pair:?}"
+    );
+    // Two waves at wave32; one at wave64, where only independent lanes
+    // leave the store and the loads unordered.
+    for (width, lanes) in [(32, LaneOrder::Lockstep), (64, LaneOrder::Independent)] {
+        let (found, _) = run(&kernel, 64, width, lanes);
+        assert!(races(&found), "wave{width} {lanes:?}: {found:?}");
+    }
+}
+
+/// Two reproducers of proofs that once held where work-items meet: a word
+/// and a byte inside a later work-item's word (byte 19 of work-item 0, word
+/// 16..20 of work-item 1: an overlap window taken the wrong way round for
+/// accesses of different sizes), and indices whose coefficients share the
+/// factor 3, which a wrapped product (`3 n` is 1 modulo 2^32 for
+/// `n = 0xAAAAAAAB`) does not keep: only a power of two survives a wrap.
+#[test]
+fn residues_and_windows_of_different_sizes_do_not_prove_meeting_accesses_free() {
+    let sizes = "kernel s(out: &mut [u32]) {
+    lds t: [u32; 1024];
+    vreg j, k;
+    v_mul_u32 j, local_id.x, 4
+    lds_store t[j], local_id.x
+    v_mad_u32 k, local_id.x, 16, 19
+    lds_store_u8 t.bytes[k], local_id.x
+    global_store out[global_id.x], j
+}";
+    let wrapped = "kernel w(out: &mut [u32], n: u32) {
+    lds t: [u32; 1024];
+    vreg j, k;
+    v_mul_u32 j, n, 3
+    v_mad_u32 j, local_id.x, 6, j
+    v_mad_u32 k, local_id.x, 3, 1
+    lds_store t[k], local_id.x
+    lds_store t[j], local_id.x
+    global_store out[global_id.x], j
+}";
+    for src in [sizes, wrapped] {
+        let kernel = compile(src).unwrap_or_else(|e| panic!("{e}"));
+        let f = simt_lang::facts::facts(kernel.program(), None);
+        let across = f
+            .pairs
+            .iter()
+            .find(|p| p.a != p.b && matches!(p.space, simt_lang::facts::Memory::Lds(_)))
+            .expect("the two stores are a pair");
+        assert!(
+            !matches!(across.verdict, simt_lang::facts::Verdict::Free(_)),
+            "{src}: {across:?}"
+        );
+        assert!(
+            with("#[workgroup_size(64)]\n#[race_free]", src).is_err(),
+            "{src}"
+        );
+    }
+    // The wrapped product's launch: every index in bounds, and the two
+    // stores of work-items 0 and 1 meet.
+    let kernel = compile(wrapped).unwrap_or_else(|e| panic!("{e}"));
+    let mut out = vec![0u32; 64];
+    let stats = launch(
+        &kernel,
+        &LaunchConfig::new(1, 64).wave_width(32).sanitize(true),
+        &mut [Arg::buffer_mut(&mut out), Arg::U32(0xAAAA_AAAB)],
+    )
+    .expect("runs in bounds");
+    let kinds: Vec<FindingKind> = stats.findings.list.iter().map(|f| f.kind).collect();
+    assert!(races(&kinds), "{kinds:?}");
+}

@@ -33,12 +33,12 @@ kernel rounding(a: &[f32], b: &[f32], c: &[f32], d: &[f64], out: &mut [u32]) {
 /// Work-items (and cases) per launch.
 const ITEMS: usize = 64 * 64;
 
-/// The six results of each case: `fma` toward zero, down and up of
-/// `(a, b, c)`, and `d` narrowed toward zero, down and up.
-fn interpreted(a: &[f32], b: &[f32], c: &[f32], d: &[f64]) -> Vec<u32> {
+/// The six results of each case at wave width `width`: `fma` toward zero,
+/// down and up of `(a, b, c)`, and `d` narrowed toward zero, down and up.
+fn interpreted(width: u32, a: &[f32], b: &[f32], c: &[f32], d: &[f64]) -> Vec<u32> {
     let kernel = simt_front::compile(KERNEL).unwrap_or_else(|e| panic!("{e}"));
     let mut out = vec![0u32; 6 * a.len()];
-    for width in [32, 64] {
+    {
         let config = LaunchConfig::new(a.len() as u32 / 64, 64).wave_width(width);
         simt_core::launch(
             &kernel,
@@ -186,7 +186,11 @@ fn directed_rounding_gives_the_hand_computed_results() {
     for (i, ([x, y, z], w, _)) in cases.iter().enumerate() {
         (a[i], bb[i], c[i], d[i]) = (*x, *y, *z, *w);
     }
-    for got in [interpreted(&a, &bb, &c, &d), oracle(&a, &bb, &c, &d)] {
+    for got in [
+        interpreted(32, &a, &bb, &c, &d),
+        interpreted(64, &a, &bb, &c, &d),
+        oracle(&a, &bb, &c, &d),
+    ] {
         for (i, (inputs, w, want)) in cases.iter().enumerate() {
             assert_eq!(&got[6 * i..6 * i + 6], want, "case {i}: {inputs:?}, {w:e}");
         }
@@ -252,16 +256,18 @@ fn values(seed: u64) -> (Vec<f32>, Vec<f32>, Vec<f32>, Vec<f64>) {
 fn directed_rounding_agrees_with_the_oracle() {
     for seed in 0..4 {
         let (a, b, c, d) = values(seed);
-        let (got, want) = (interpreted(&a, &b, &c, &d), oracle(&a, &b, &c, &d));
-        for i in 0..ITEMS {
-            // NaNs of any payload are one NaN here.
-            let same = |x: u32, y: u32| {
-                x == y || (f32::from_bits(x).is_nan() && f32::from_bits(y).is_nan())
-            };
-            for k in 0..6 {
-                assert!(
+        let want = oracle(&a, &b, &c, &d);
+        for width in [32, 64] {
+            let got = interpreted(width, &a, &b, &c, &d);
+            for i in 0..ITEMS {
+                // NaNs of any payload are one NaN here.
+                let same = |x: u32, y: u32| {
+                    x == y || (f32::from_bits(x).is_nan() && f32::from_bits(y).is_nan())
+                };
+                for k in 0..6 {
+                    assert!(
                     same(got[6 * i + k], want[6 * i + k]),
-                    "seed {seed} case {i} result {k}: ({:e}, {:e}, {:e}; {:e}) gives {:#x}, the oracle {:#x}",
+                    "wave{width} seed {seed} case {i} result {k}: ({:e}, {:e}, {:e}; {:e}) gives {:#x}, the oracle {:#x}",
                     a[i],
                     b[i],
                     c[i],
@@ -269,6 +275,7 @@ fn directed_rounding_agrees_with_the_oracle() {
                     got[6 * i + k],
                     want[6 * i + k]
                 );
+                }
             }
         }
     }

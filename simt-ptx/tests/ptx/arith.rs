@@ -320,7 +320,7 @@ fn floats_convert_to_narrow_and_wide_integers_truncated_and_saturated() {
 }
 
 #[test]
-fn shifts_by_a_register_amount_clamp_past_the_width() {
+fn shifts_by_a_register_amount_clamp_past_the_width_and_bit_fields_cross_words() {
     let m = corpus("arith");
     let k = kernel(&m, "shifts");
     let mut rng = Rng::new(34);
@@ -354,7 +354,7 @@ fn shifts_by_a_register_amount_clamp_past_the_width() {
         })
         .collect();
     for width in WIDTHS {
-        let mut out = vec![0u64; 8 * n];
+        let mut out = vec![0u64; 10 * n];
         simt_core::launch(
             k,
             &nvidia(3, 256, width),
@@ -379,9 +379,15 @@ fn shifts_by_a_register_amount_clamp_past_the_width() {
                 x.checked_shr(s).unwrap_or(0),
                 ((x as i64) >> s.min(63)) as u64,
                 u64::from(hl) | u64::from(hr) << 16 | u64::from(hs) << 32,
-                0,
+                (x >> 28) & 0xff,
+                (((x as i64) << (64 - 42)) >> (64 - 12)) as u64,
+                (x & !(0xff << 28)) | (u64::from(s) & 0xff) << 28,
             ];
-            assert_eq!(&out[8 * i..8 * i + 8], &want, "wave{width} {x:#x} by {s}");
+            assert_eq!(
+                &out[10 * i..10 * i + 10],
+                &want,
+                "wave{width} {x:#x} by {s}"
+            );
         }
     }
 }

@@ -609,3 +609,105 @@ fn a_negation_written_twice_folds_into_neither_reader() {
         ((-a + b) + (-a * c)).to_bits()
     });
 }
+
+/// The error lowering `body` gives (it must fail).
+fn refusal(body: &str) -> String {
+    let text = format!(
+        ".version 9.5
+.target sm_90
+.address_size 64
+
+.visible .entry k(.param .u64 po)
+{{
+	.reg .b16 %rs<8>;
+	.reg .b32 %r<8>;
+	.reg .f32 %f<8>;
+	.reg .f64 %fd<8>;
+	.reg .b64 %rd<8>;
+	mov.u32 %r1, %tid.x;
+	cvt.u64.u32 %rd1, %r1;
+	cvt.rn.f64.u32 %fd1, %r1;
+{body}
+	ret;
+}}
+"
+    );
+    match simt_ptx::compile_ptx("k.ptx", &text) {
+        Ok(_) => panic!("lowered:\n{text}"),
+        Err(d) => d.render(false),
+    }
+}
+
+/// What simt has no exact form for is refused at its line, naming it.
+#[test]
+fn what_has_no_exact_form_is_refused_at_its_line() {
+    for (body, says) in [
+        (
+            "\tcvt.rn.f16.u64 %rs1, %rd1;",
+            "64-bit integers to half precision",
+        ),
+        (
+            "\tcvt.rn.bf16.s64 %rs1, %rd1;",
+            "64-bit integers to half precision",
+        ),
+        (
+            "\tadd.rz.f64 %fd2, %fd1, %fd1;",
+            "directed rounding but of f32",
+        ),
+        (
+            "\tcvt.rz.f64.s64 %fd2, %rd1;",
+            "directed rounding of 64-bit integers",
+        ),
+        ("\tcvt.sat.f64.s32 %fd2, %r1;", "saturation but to f32"),
+        (
+            "\tcvt.sat.u32.u64 %r2, %rd1;",
+            "saturating conversion of 64-bit integers",
+        ),
+        (
+            "\tbfe.u64 %rd2, %rd1, %r1, 8;",
+            "a position or of a length held in a register",
+        ),
+    ] {
+        let e = refusal(body);
+        assert!(e.contains(says), "{body}: {e}");
+        assert!(
+            e.contains("k.ptx:15:"),
+            "{body}: the error is at the instruction's line: {e}"
+        );
+    }
+}
+
+/// 64-bit results of which only the low word is read (kept as one word):
+/// bit fields, shifts by a register amount and float conversions give it
+/// as the whole value's low word.
+#[test]
+fn sixty_four_bit_results_read_as_their_low_word() {
+    let mut rng = Rng::new(41);
+    let mut inputs = random(&mut rng, 300, u32::MAX);
+    for (k, x) in inputs.iter_mut().enumerate().take(80) {
+        // Shift amounts 0 to 79, floats of every size.
+        x.1 = k as u32;
+        x.2 = (k as f32 * 1.7e8 - 3e9).to_bits();
+    }
+    let wide = |a: u32, b: u32| u64::from(b) << 32 | u64::from(a);
+    check(
+        "\tcvt.u64.u32 %rd20, %r5;\n\tcvt.u64.u32 %rd21, %r6;\n\tshl.b64 %rd22, %rd21, 32;\n\tor.b64 %rd23, %rd22, %rd20;\n\tbfe.u64 %rd24, %rd23, 28, 8;\n\tcvt.u32.u64 %r8, %rd24;",
+        &inputs,
+        |a, b, _| ((wide(a, b) >> 28) & 0xff) as u32,
+    );
+    check(
+        "\tcvt.u64.u32 %rd20, %r5;\n\tcvt.u64.u32 %rd21, %r6;\n\tbfi.b64 %rd22, %rd20, %rd21, 28, 8;\n\tcvt.u32.u64 %r8, %rd22;",
+        &inputs,
+        |a, b, _| (b & !(0xff << 28)) | (a & 0xff) << 28,
+    );
+    check(
+        "\tcvt.u64.u32 %rd20, %r5;\n\tshl.b64 %rd21, %rd20, %r6;\n\tcvt.u32.u64 %r8, %rd21;",
+        &inputs,
+        |a, b, _| u64::from(a).checked_shl(b).unwrap_or(0) as u32,
+    );
+    check(
+        "\tcvt.rzi.s64.f32 %rd20, %f7;\n\tcvt.u32.u64 %r8, %rd20;",
+        &inputs,
+        |_, _, c| f32::from_bits(c) as i64 as u32,
+    );
+}

@@ -180,8 +180,9 @@ impl<'a> Prover<'a> {
             if !fa.uni.syms().chain(fb.uni.syms()).all(keep) {
                 return None;
             }
-            // t = addr_a - addr_b = ca·x1 - cb·x2 - d; overlap iff
-            // t in [-(bytes_b - 1), bytes_a - 1].
+            // t = addr_a - addr_b = ca·x1 - cb·x2 - d; `a`'s bytes
+            // [addr_a, addr_a + bytes_a) meet `b`'s iff t is in
+            // [-(bytes_a - 1), bytes_b - 1].
             let d = fb.uni.add(&fa.uni.scale(-1));
             // One form, injective: only a work-item meets itself.
             let injective = ca == cb && d.is_zero() && ca.abs() >= bytes_a.max(bytes_b);
@@ -245,11 +246,11 @@ impl<'a> Prover<'a> {
 
 /// Whether the two addresses never overlap because their difference keeps
 /// one residue: every term of either form (a per-lane base times a constant,
-/// a symbol times a constant) is a multiple of `g`, the greatest common
-/// divisor of the coefficients, whatever values the bases and symbols take
+/// a symbol times a constant) is a multiple of `g`, the largest power of two
+/// dividing every coefficient, whatever values the bases and symbols take
 /// in either work-item, so `addr_a - addr_b` is `c_a - c_b` plus a multiple
-/// of `g`, and no such number lies in the window `[-(bytes_b - 1),
-/// bytes_a - 1]` where the accesses would share a byte. No work-item, lane
+/// of `g`, and no such number lies in the window `[-(bytes_a - 1),
+/// bytes_b - 1]` where the accesses would share a byte. No work-item, lane
 /// order or workgroup shape enters, only integers (so: no wrapping).
 fn apart_by_residue(fa: &Affine, fb: &Affine, bytes_a: i64, bytes_b: i64) -> bool {
     let mut g: u64 = 0;
@@ -264,10 +265,15 @@ fn apart_by_residue(fa: &Affine, fb: &Affine, bytes_a: i64, bytes_b: i64) -> boo
             g = gcd(g, k.unsigned_abs());
         }
     }
+    // The forms are taken modulo 2^32 where a register wraps (`NoWrap`
+    // speaks of the accesses' bytes, not of every product on the way):
+    // only a power of two that divides 2^32 keeps its residues through a
+    // wrap, so the proof uses the largest one dividing `g`.
+    let g = (g & g.wrapping_neg()).min(1 << 32);
     let (Ok(g), Some(c)) = (i64::try_from(g), fa.uni.c.checked_sub(fb.uni.c)) else {
         return false;
     };
-    let (lo, hi) = (-(bytes_b - 1), bytes_a - 1);
+    let (lo, hi) = (-(bytes_a - 1), bytes_b - 1);
     if g == 0 {
         // Both addresses constant: they differ by `c`.
         return !(lo..=hi).contains(&c);
@@ -425,7 +431,7 @@ fn range_excludes(
         for (bmin, bmax) in ends(-cb, bb) {
             let max = sum(&amax, &bmax).and_then(|m| m.as_const());
             let min = sum(&amin, &bmin).and_then(|m| m.as_const());
-            if max.is_some_and(|m| m < -(bytes_b - 1)) || min.is_some_and(|m| m > bytes_a - 1) {
+            if max.is_some_and(|m| m < -(bytes_a - 1)) || min.is_some_and(|m| m > bytes_b - 1) {
                 return true;
             }
         }

@@ -63,14 +63,14 @@ __global__ void to_ints(const float* a, int* narrow, long long* wide, int n) {
 
 // Shifts by a register amount: 64-bit values as C writes them (amounts
 // below 64), and 16-bit and 64-bit values with amounts past their width,
-// which PTX clamps.
+// which PTX clamps; and 64-bit bit fields.
 __global__ void shifts(const unsigned long long* v, const unsigned* by,
                        unsigned long long* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   unsigned long long x = v[i];
   unsigned s = by[i];
-  unsigned long long* o = out + 8 * i;
+  unsigned long long* o = out + 10 * i;
   o[0] = x << (s & 63);
   o[1] = x >> (s & 63);
   o[2] = (unsigned long long)((long long)x >> (s & 63));
@@ -84,7 +84,12 @@ __global__ void shifts(const unsigned long long* v, const unsigned* by,
   asm("shr.u16 %0, %1, %2;" : "=h"(hr) : "h"(h), "r"(s));
   asm("shr.s16 %0, %1, %2;" : "=h"(hs) : "h"(h), "r"(s));
   o[6] = (unsigned long long)hl | (unsigned long long)hr << 16 | (unsigned long long)hs << 32;
-  o[7] = 0;
+  // Bit fields of 64-bit values across the boundary between their words.
+  unsigned long long e, f, g, a = s;
+  asm("bfe.u64 %0, %1, 28, 8;" : "=l"(e) : "l"(x));
+  asm("bfe.s64 %0, %1, 30, 12;" : "=l"(f) : "l"(x));
+  asm("bfi.b64 %0, %1, %2, 28, 8;" : "=l"(g) : "l"(a), "l"(x));
+  o[7] = e;  o[8] = f;  o[9] = g;
 }
 
 // 64-bit integers to float: to nearest, as C converts, and toward zero,
