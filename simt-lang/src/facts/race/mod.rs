@@ -308,25 +308,32 @@ impl Facts {
     }
 
     /// The races every launch of one workgroup of `shape` at wave width
-    /// `width` has, whatever its inputs, lanes in lockstep: as
-    /// [`Facts::races_among`], but a guard on a workgroup-uniform condition
-    /// the facts do not decide is not taken as holding, so that an access the
-    /// inputs may skip races only as the facts' own verdict says
-    /// ([`Verdict::Race`] is found the same way).
+    /// `width` has, whatever its inputs, lanes in lockstep: of the pairs the
+    /// facts prove racing ([`Verdict::Race`], found at one width), those
+    /// [`Facts::races_among`] finds at `width` with a guard on a
+    /// workgroup-uniform condition the facts do not decide not taken as
+    /// holding: an access the inputs may skip is left to the sanitizer, as
+    /// the facts leave it.
     pub fn races_certain(
         &self,
         shape: [u32; 3],
         width: u32,
         among: impl Fn(usize) -> bool,
     ) -> Vec<LaunchRace> {
-        let searcher = Searcher::new(false);
+        let proved = |n: usize| {
+            among(n)
+                && self
+                    .pairs
+                    .get(n)
+                    .is_some_and(|p| matches!(p.verdict, Verdict::Race(_)))
+        };
         self.races_searched(
-            searcher,
+            Searcher::new(false),
             [1, 1, 1],
             shape,
             width,
             LaneOrder::Lockstep,
-            among,
+            proved,
         )
     }
 
