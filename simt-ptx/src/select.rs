@@ -1730,23 +1730,19 @@ impl<'a> Kern<'a> {
     fn shift64_by(&mut self, i: &Inst, d: VReg, a: VReg, out: &mut Vec<Code>) -> R<()> {
         let n = self.word(i, 2, out)?;
         let signed = types(i).last() == Some(&"s64");
-        self.shift64_reg(i.at, i.op == "shl", signed, n, d, a, out);
+        let shift = Shift {
+            at: i.at,
+            left: i.op == "shl",
+            signed,
+        };
+        self.shift64_reg(shift, n, d, a, out);
         Ok(())
     }
 
     /// The pair `a` shifted left (or right, by its sign when `signed`) by
     /// the amount `n` into the pair `d`, as [`Self::shift64_by`] says.
-    #[allow(clippy::too_many_arguments)]
-    fn shift64_reg(
-        &mut self,
-        at: Pos,
-        left: bool,
-        signed: bool,
-        n: Operand,
-        d: VReg,
-        a: VReg,
-        out: &mut Vec<Code>,
-    ) {
+    fn shift64_reg(&mut self, shift: Shift, n: Operand, d: VReg, a: VReg, out: &mut Vec<Code>) {
+        let Shift { at, left, signed } = shift;
         let (lo, hi) = (Operand::V(a), Operand::V(VReg(a.0 + 1)));
         let limit = if signed { 63 } else { 64 };
         let m = self.tmp_bin(BinOp::MinU32, n, Operand::Imm(limit), at, out);
@@ -1834,23 +1830,19 @@ impl<'a> Kern<'a> {
         };
         let signed = types(i).last() == Some(&"s64");
         let n = (*n).min(64) as u32;
-        self.shift64_imm(i.at, i.op == "shl", signed, n, d, a, out);
+        let shift = Shift {
+            at: i.at,
+            left: i.op == "shl",
+            signed,
+        };
+        self.shift64_imm(shift, n, d, a, out);
         Ok(())
     }
 
     /// The pair `a` shifted left (or right, by its sign when `signed`) by
     /// `n` (at most 64) into the pair `d`.
-    #[allow(clippy::too_many_arguments)]
-    fn shift64_imm(
-        &mut self,
-        at: Pos,
-        left: bool,
-        signed: bool,
-        n: u32,
-        d: VReg,
-        a: VReg,
-        out: &mut Vec<Code>,
-    ) {
+    fn shift64_imm(&mut self, shift: Shift, n: u32, d: VReg, a: VReg, out: &mut Vec<Code>) {
+        let Shift { at, left, signed } = shift;
         let (lo, hi) = (Operand::V(a), Operand::V(VReg(a.0 + 1)));
         let (dl, dh) = (d, VReg(d.0 + 1));
         let t1 = self.new_v(1);
@@ -2769,7 +2761,7 @@ impl<'a> Kern<'a> {
         let high_zero = mask(self, CmpOp::Eq, CmpType::U32, hi, Operand::Imm(0), out);
         let n = select(self, high_zero, zlo, zhi, out);
         let top = self.new_v(2);
-        self.shift64_reg(at, true, false, n, top, mag, out);
+        self.shift64_reg(Shift::left(at), n, top, mag, out);
         let sticky = mask(
             self,
             CmpOp::Ne,
@@ -3829,7 +3821,7 @@ impl Kern<'_> {
         }
         let mask = ((u64::MAX >> (64 - bits)) << pos).to_le_bytes();
         let shifted = self.new_v(2);
-        self.shift64_imm(at, true, false, pos, shifted, a, out);
+        self.shift64_imm(Shift::left(at), pos, shifted, a, out);
         let mut words = [Operand::Imm(0); 2];
         for (w, word) in words.iter_mut().enumerate() {
             let m = u32::from_le_bytes([
@@ -3885,11 +3877,20 @@ impl Kern<'_> {
         let bits = len.min(64 - pos);
         if signed {
             let up = self.new_v(2);
-            self.shift64_imm(at, true, false, 64 - pos - bits, up, a, out);
-            self.shift64_imm(at, false, true, 64 - bits, d, up, out);
+            self.shift64_imm(Shift::left(at), 64 - pos - bits, up, a, out);
+            let down = Shift {
+                left: false,
+                signed: true,
+                ..Shift::left(at)
+            };
+            self.shift64_imm(down, 64 - bits, d, up, out);
         } else {
             let down = self.new_v(2);
-            self.shift64_imm(at, false, false, pos, down, a, out);
+            let right = Shift {
+                left: false,
+                ..Shift::left(at)
+            };
+            self.shift64_imm(right, pos, down, a, out);
             let mask = self.pair_imm(u64::MAX >> (64 - bits), at, out);
             self.emit(
                 out,
@@ -4635,5 +4636,25 @@ fn narrow_toward(mode: &str) -> NarrowOp {
         "rz" => NarrowOp::CvtRzF32F64,
         "rm" => NarrowOp::CvtRmF32F64,
         _ => NarrowOp::CvtRpF32F64,
+    }
+}
+
+/// A 64-bit shift's direction, whether a right shift fills with the sign,
+/// and the PTX instruction it lowers.
+#[derive(Clone, Copy)]
+struct Shift {
+    at: Pos,
+    left: bool,
+    signed: bool,
+}
+
+impl Shift {
+    /// A left shift for the instruction at `at`.
+    fn left(at: Pos) -> Shift {
+        Shift {
+            at,
+            left: true,
+            signed: false,
+        }
     }
 }
