@@ -700,9 +700,8 @@ impl<'a> Kern<'a> {
                 "saturating integer arithmetic but `add` and `sub` of s32",
             ));
         }
-        let fma_rm = op == "fma" && t == "f32" && i.has("rm");
         let directed = ["rz", "rm", "rp"].into_iter().find(|m| i.has(m));
-        if let (true, false, Some(mode)) = (float, fma_rm, directed) {
+        if let (true, Some(mode)) = (float, directed) {
             if matches!(
                 op,
                 "add" | "sub" | "mul" | "fma" | "mad" | "div" | "sqrt" | "rcp"
@@ -995,7 +994,7 @@ impl<'a> Kern<'a> {
                 // negated multiplicand beside an immediate negates the
                 // immediate instead. Both exact.
                 let mut subtract = false;
-                if t == "f32" && !fma_rm {
+                if t == "f32" {
                     let flip = |o: Operand| match o {
                         Operand::Imm(v) => Operand::Imm(v ^ 0x8000_0000),
                         o => o,
@@ -1046,7 +1045,6 @@ impl<'a> Kern<'a> {
                     return Ok(());
                 }
                 let top = match t {
-                    "f32" if fma_rm => TernOp::FmaRmF32,
                     "f32" if subtract => TernOp::FmsF32,
                     "f32" => TernOp::FmaF32,
                     "f16" => TernOp::FmaF16,
