@@ -481,16 +481,14 @@ fn bank_conflict_text(stats: &Stats, model: &MemoryModel, row: &Line) -> String 
         w.cost
     );
     if let Some(stride) = uniform_stride(w) {
+        // Worst phases are recorded for accesses of a word or less: the
+        // padding is a word (the `#[conflict_free]` help names wider ones).
         let bytes = stride.unsigned_abs();
+        let word = u64::from(bank_bytes);
         let pad = crate::facts::Facts::pitch_padding(bytes, w.bytes, bank_bytes);
-        if let Some(unit) = pad.filter(|&u| u == u64::from(bank_bytes)) {
+        if let Some(unit) = pad.filter(|&u| u == word) {
             text.push_str(&format!(
                 ": lanes are {bytes} bytes ({} words) apart, pad the pitch by one word",
-                bytes / unit
-            ));
-        } else if let Some(unit) = pad {
-            text.push_str(&format!(
-                ": lanes are {bytes} bytes ({} {unit}-byte elements) apart, pad the pitch by one element",
                 bytes / unit
             ));
         } else {
