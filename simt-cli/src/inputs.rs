@@ -37,7 +37,7 @@ pub struct Given<'a> {
 /// One value per parameter of `program`, in order; the error says which
 /// option is wrong and how.
 pub fn bind(program: &Program, given: &Given<'_>) -> Result<Inputs, String> {
-    let params = &program.params;
+    let params = program.host_params();
     let signature = || {
         params
             .iter()
@@ -135,7 +135,7 @@ pub fn check_scalars(
     doubles: &[String],
 ) -> Result<(), String> {
     let is_buffer = |name: &str| {
-        let param = program.params.iter().find(|p| p.name == name);
+        let param = program.host_params().iter().find(|p| p.name == name);
         param.is_some_and(|p| matches!(p.kind, ParamKind::Buffer { .. }))
     };
     let misnamed: Vec<(String, String)> = buffers
@@ -159,7 +159,7 @@ pub fn check_scalars(
 pub fn is_wide(program: &Program, name: &str) -> bool {
     let scalar = |n: &str| {
         program
-            .params
+            .host_params()
             .iter()
             .any(|p| p.name == n && matches!(p.kind, ParamKind::Scalar(_)))
     };

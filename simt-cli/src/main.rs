@@ -128,7 +128,7 @@ fn check(
 /// `.entry` name) and what it takes.
 fn summary(program: &Program, loaded: &load::Loaded) -> String {
     let params: Vec<String> = program
-        .params
+        .host_params()
         .iter()
         .map(|p| format!("{}: {}", p.name, p.kind.rust_type()))
         .collect();
@@ -136,8 +136,12 @@ fn summary(program: &Program, loaded: &load::Loaded) -> String {
         Some((_, mangled)) if *mangled != program.name => format!(" (.entry {mangled})"),
         _ => String::new(),
     };
+    let local = match program.scratch_words {
+        0 => String::new(),
+        words => format!(", {} bytes of local memory per work-item", words * 4),
+    };
     format!(
-        "ok: kernel {}({}){entry}: {} instructions, {} vector, {} scalar and {} mask registers, {} bytes of LDS",
+        "ok: kernel {}({}){entry}: {} instructions, {} vector, {} scalar and {} mask registers, {} bytes of LDS{local}",
         program.name,
         params.join(", "),
         program.insts.len(),

@@ -47,7 +47,7 @@ pub fn run(options: &Run) -> ExitCode {
     };
     if let Some(unknown) = options.print.iter().find(|s| {
         !program
-            .params
+            .host_params()
             .iter()
             .any(|p| p.name == s.name && matches!(p.kind, ParamKind::Buffer { .. }))
     }) {
@@ -111,7 +111,7 @@ pub fn run(options: &Run) -> ExitCode {
     print(&results, options, loaded.note.as_deref());
     for slice in &options.print {
         let shown = program
-            .params
+            .host_params()
             .iter()
             .zip(&values)
             .find_map(|(p, v)| match v {
@@ -262,7 +262,7 @@ fn write_outputs(
             return false;
         }
         let outputs = program
-            .params
+            .host_params()
             .iter()
             .zip(values)
             .filter_map(|(p, v)| match v {
@@ -274,7 +274,7 @@ fn write_outputs(
                 _ => None,
             });
         let inputs = program
-            .params
+            .host_params()
             .iter()
             .zip(before.iter().zip(from_file))
             .filter_map(|(p, v)| match v {

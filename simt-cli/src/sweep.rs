@@ -185,7 +185,7 @@ fn launch(
                 serde_json::Number::from_f64(d).map_or_else(|| json!(d.to_string()), Json::Number)
             }
             (None, None) => {
-                let bound = program.params.iter().position(|p| p.name == *name);
+                let bound = program.host_params().iter().position(|p| p.name == *name);
                 scalar_json(bound.and_then(|k| values.get(k)), text)
             }
         };

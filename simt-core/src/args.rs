@@ -61,7 +61,7 @@ impl<'k, 'a> Args<'k, 'a> {
     pub fn new(kernel: &'k Kernel) -> Self {
         Args {
             kernel,
-            slots: kernel.params.iter().map(|_| None).collect(),
+            slots: kernel.host_params().iter().map(|_| None).collect(),
             mistake: None,
         }
     }
@@ -70,7 +70,7 @@ impl<'k, 'a> Args<'k, 'a> {
     /// without `r#`). A scalar converts from `u32`, `i32` or `f32`; a buffer is
     /// [`Arg::buffer`] or [`Arg::buffer_mut`].
     pub fn set(mut self, name: &str, arg: impl Into<Arg<'a>>) -> Self {
-        let params = &self.kernel.params;
+        let params = self.kernel.host_params();
         let mistake = match params.iter().position(|p| p.name == name) {
             None => Some(LaunchErrorKind::UnknownArg {
                 name: name.to_owned(),

@@ -384,6 +384,7 @@ fn kind(e: &ValidationErrorKind) -> Kind {
         | V::WrongTarget { .. }
         | V::LocsLength { .. }
         | V::LdsLayout { .. }
+        | V::ScratchParam
         | V::NoSuchParam { .. }
         | V::NoSuchLds { .. } => Kind::Internal,
     }

@@ -225,6 +225,7 @@ impl ProgramBuilder {
             workgroup_size: self.workgroup_size,
             race_free: self.race_free,
             formats: self.formats.iter().cloned().map(Cow::Owned).collect(),
+            scratch_words: 0,
         }
     }
 

@@ -199,6 +199,7 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
                 workgroup_size: #workgroup_size,
                 race_free: #race_free,
                 formats: #rt::Cow::Borrowed(&[#(#formats),*]),
+                scratch_words: 0,
             };
             /// The kernel, ready to launch: the macro validated `PROGRAM`.
             #[allow(dead_code)]

@@ -27,6 +27,7 @@ pub mod ast;
 mod cfg;
 mod diagnostic;
 mod lex;
+mod local;
 mod lower;
 mod parse;
 mod schedule;

@@ -55,6 +55,10 @@ pub(crate) struct Kern<'a> {
     pub values: Values,
     /// Shared variables' byte offsets in the LDS window.
     pub shared: HashMap<String, u32>,
+    /// Local variables' byte offsets in each work-item's local memory.
+    pub locals: HashMap<String, u32>,
+    /// Where local memory lives, when the kernel has any.
+    pub scratch: Option<crate::local::Scratch>,
     pub params: Vec<ParamPlan>,
     regs: HashMap<String, Loc>,
     pub next_v: u16,
@@ -386,7 +390,8 @@ pub(crate) fn lower(
         })
         .collect();
     let (shared, lds_bytes) = shared_layout(module, entry, &insts, options.dynamic_shared_bytes);
-    let values = values::analyse(entry, &insts, &shared)?;
+    let (locals, local_bytes) = crate::local::layout(entry)?;
+    let values = values::analyse(entry, &insts, &shared, &locals)?;
     let cfg = cfg::build(&entry.body, &insts, entry.at)?;
     let mut errors = Vec::new();
 
@@ -438,6 +443,23 @@ pub(crate) fn lower(
         };
         plans.push(plan);
     }
+    // Local memory: a scratch buffer after the parameters, which the launch
+    // allocates.
+    let scratch_words = local_bytes.div_ceil(4);
+    let taken: Vec<&str> = entry.params.iter().map(|p| p.name.as_str()).collect();
+    let scratch_param = (scratch_words > 0).then(|| {
+        let name = ["local", "__local"]
+            .into_iter()
+            .find(|n| !taken.contains(n))
+            .map_or_else(|| format!("__local{}", taken.len()), str::to_owned);
+        add(
+            name,
+            ParamKind::Buffer {
+                elem: ElemType::U32,
+                writable: true,
+            },
+        )
+    });
 
     // Source places: the CUDA line under `-lineinfo`.
     let cuda_file = insts
@@ -474,6 +496,8 @@ pub(crate) fn lower(
         negs,
         values,
         shared,
+        locals,
+        scratch: None,
         params: plans,
         regs: HashMap::new(),
         next_v: 0,
@@ -501,6 +525,11 @@ pub(crate) fn lower(
         regs.insert(name, loc);
     }
     k.regs = regs;
+    k.scratch = scratch_param.map(|param| crate::local::Scratch {
+        param,
+        base: k.new_v(1),
+        words: scratch_words,
+    });
 
     // Each block's instructions.
     let mut blocks: Vec<Vec<Code>> = Vec::with_capacity(cfg.blocks.len());
@@ -540,6 +569,11 @@ pub(crate) fn lower(
     }
     if !errors.is_empty() {
         return Err(errors);
+    }
+    if let (Some(scratch), Some(first)) = (k.scratch, blocks.first_mut()) {
+        let mut prologue = k.scratch_prologue(scratch, entry.at);
+        prologue.append(first);
+        *first = prologue;
     }
     // Predicates written once in the whole kernel.
     let mut defs: HashMap<MReg, u32> = HashMap::new();
@@ -602,6 +636,7 @@ pub(crate) fn lower(
         workgroup_size: entry.reqntid,
         race_free: None,
         formats: Cow::Owned(Vec::new()),
+        scratch_words,
     };
     Kernel::new(program)
         .map(|kernel| Lowered {

@@ -52,6 +52,8 @@ const F32_ONE: u32 = 0x3f80_0000;
 enum Place {
     Global(simt_lang::ParamIdx),
     Lds,
+    /// The work-item's local memory (see `local.rs`).
+    Local,
 }
 
 impl<'a> Kern<'a> {
@@ -76,7 +78,7 @@ impl<'a> Kern<'a> {
         self.select_plain(i, out)
     }
 
-    fn emit(&self, out: &mut Vec<Code>, at: Pos, inst: S) {
+    pub(crate) fn emit(&self, out: &mut Vec<Code>, at: Pos, inst: S) {
         out.push(Code {
             inst,
             at,
@@ -186,7 +188,7 @@ impl<'a> Kern<'a> {
             Arg::F32(b, _) => Ok(Operand::Imm(*b)),
             Arg::F64(b, _) => Ok(Operand::Imm((f64::from_bits(*b) as f32).to_bits())),
             Arg::Sym(s, _) if s == crate::values::WARP_SZ => Ok(Operand::Imm(32)),
-            Arg::Sym(s, at) => match self.shared.get(s) {
+            Arg::Sym(s, at) => match self.shared.get(s).or_else(|| self.locals.get(s)) {
                 Some(&off) => Ok(Operand::Imm(off)),
                 None => Err(PtxError::new(*at, s.len() as u32, format!("`{s}` is not a value simt knows here"))
                     .help("only shared variables' addresses are values; global and constant variables are not supported")),
@@ -1524,7 +1526,9 @@ impl<'a> Kern<'a> {
     fn arith64_int(&mut self, i: &Inst, t: &str, out: &mut Vec<Code>) -> R<()> {
         let at = i.at;
         let op = i.op.as_str();
-        if !self.is_pair(i, 0) {
+        let low_only = matches!(op, "add" | "sub" | "and" | "or" | "xor" | "shl" | "neg" | "not")
+            || (matches!(op, "mul" | "mad") && !i.has("hi"));
+        if !self.is_pair(i, 0) && low_only {
             // Low words: the operations whose low result word depends only on
             // the operands' low words (the analysis kept the rest as pairs).
             let d = self.dst_word(i, 0)?;
@@ -1636,8 +1640,20 @@ impl<'a> Kern<'a> {
             );
             return Ok(());
         }
+        // On pairs; a result kept as its low word (a shift's or a
+        // quotient's, whose low word depends on the high words) takes the
+        // pair's low word.
+        let (d, low) = self.dst_wide(i)?;
+        self.arith64_pair(i, t, d, out)?;
+        self.low_word_back(d, low, at, out);
+        Ok(())
+    }
+
+    /// 64-bit integer arithmetic on pairs, into the pair `d`.
+    fn arith64_pair(&mut self, i: &Inst, t: &str, d: VReg, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let op = i.op.as_str();
         let signed = t.starts_with('s');
-        let d = self.dst_pair(i, 0)?;
         let a = self.pair(i, 1, signed, out)?;
         let k = match op {
             "add" => Bin64Op::AddU64,
@@ -2995,6 +3011,10 @@ impl<'a> Kern<'a> {
         };
         let space = space(i);
         match (&*base, space) {
+            (Arg::Sym(s, _), Some("local") | None) if self.locals.contains_key(s) => {
+                let at = self.locals.get(s).copied().unwrap_or(0);
+                Ok((Place::Local, Operand::Imm(0), i64::from(at) + offset))
+            }
             (Arg::Sym(s, sat), Some("shared") | None) => match self.shared.get(s) {
                 Some(&off) => Ok((Place::Lds, Operand::Imm(0), i64::from(off) + offset)),
                 None => Err(PtxError::new(
@@ -3018,8 +3038,7 @@ impl<'a> Kern<'a> {
                         let p = self.buffer_param(k);
                         Ok((Place::Global(p), v, offset))
                     }
-                    (Some("local"), _) => Err(PtxError::new(i.at, i.len, "local memory is not supported: a per-thread array the compiler could not keep in registers")
-                        .help("index the array with constants (unrolled loops), or use shared memory")),
+                    (Some("local"), _) | (None, Some(Prov::Local)) => Ok((Place::Local, v, offset)),
                     (Some("const"), _) => Err(PtxError::new(i.at, i.len, "constant memory is not supported")
                         .help("pass the data as a kernel parameter")),
                     (_, Some(Prov::Mixed(p))) => Err(PtxError::new(*rat, name.len() as u32 + 1, format!("`%{name}` may point into different buffers (line {})", p.line))
@@ -3045,6 +3064,15 @@ impl<'a> Kern<'a> {
             "f32" => ElemType::F32,
             _ => return Err(unsupported(i, "this access type")),
         })
+    }
+
+    /// The type a local access of one value moves: its own below 4 bytes,
+    /// else whole words.
+    fn local_type(i: &Inst, t: &str) -> R<ElemType> {
+        match crate::parse::type_size(t).unwrap_or(4) {
+            4.. => Ok(ElemType::U32),
+            _ => Self::access_type(i, t),
+        }
     }
 
     fn load(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
@@ -3095,9 +3123,14 @@ impl<'a> Kern<'a> {
         } else {
             vec![self.dst_word(i, 0)?]
         };
+        if matches!(place, Place::Local) && (size >= 4 || vec_n == 1) {
+            let ty = Self::local_type(i, t)?;
+            return self.load_local(i, (index, offset), ty, &dests, out);
+        }
         if words == 1 {
             let ty = Self::access_type(i, t)?;
             let inst = match place {
+                Place::Local => return Err(unsupported(i, "this access to local memory")),
                 Place::Global(p) => S::GlobalLoad {
                     ty,
                     dst: dests[0],
@@ -3129,6 +3162,7 @@ impl<'a> Kern<'a> {
             let first = VReg(run.0 + (chunk * 4) as u16);
             let o = Operand::Imm((offset + i64::from(chunk * 16)) as u32);
             let inst = match place {
+                Place::Local => return Err(unsupported(i, "this access to local memory")),
                 Place::Global(p) => S::GlobalLoadWide {
                     width,
                     dst: first,
@@ -3261,10 +3295,16 @@ impl<'a> Kern<'a> {
         let size = crate::parse::type_size(t).unwrap_or(4);
         let words = vec_n * size.div_ceil(4);
         let off = Operand::Imm(offset as u32);
+        if matches!(place, Place::Local) && words == 1 {
+            let ty = Self::local_type(i, t)?;
+            let src = self.word(i, 1, out)?;
+            return self.store_local(i, (index, offset), ty, &[src], out);
+        }
         if words == 1 {
             let ty = Self::access_type(i, t)?;
             let src = self.word(i, 1, out)?;
             let inst = match place {
+                Place::Local => return Err(unsupported(i, "this access to local memory")),
                 Place::Global(p) => S::GlobalStore {
                     ty,
                     dst: byte_ref(p, index, off),
@@ -3308,6 +3348,9 @@ impl<'a> Kern<'a> {
             }
             _ => return Err(unsupported(i, "this source")),
         }
+        if matches!(place, Place::Local) {
+            return self.store_local(i, (index, offset), ElemType::U32, &srcs, out);
+        }
         let consecutive = srcs
             .windows(2)
             .all(|w| matches!((w[0], w[1]), (Operand::V(a), Operand::V(b)) if b.0 == a.0 + 1))
@@ -3338,6 +3381,7 @@ impl<'a> Kern<'a> {
             let first = VReg(run.0 + (chunk * 4) as u16);
             let o = Operand::Imm((offset + i64::from(chunk * 16)) as u32);
             let inst = match place {
+                Place::Local => return Err(unsupported(i, "this access to local memory")),
                 Place::Global(p) => S::GlobalStoreWide {
                     width,
                     dst: byte_ref(p, index, o),
@@ -3384,6 +3428,7 @@ impl<'a> Kern<'a> {
             let cmp = self.word(i, addr_k + 1, out)?;
             let src = self.word(i, addr_k + 2, out)?;
             let inst = match place {
+                Place::Local => return Err(unsupported(i, "this access to local memory")),
                 Place::Global(p) => S::GlobalCmpSwap {
                     dst,
                     mem: byte_ref(p, index, off),
@@ -3416,6 +3461,7 @@ impl<'a> Kern<'a> {
         };
         let src = self.word(i, addr_k + 1, out)?;
         let inst = match place {
+            Place::Local => return Err(unsupported(i, "this access to local memory")),
             Place::Global(p) => S::GlobalAtomic {
                 op,
                 dst,
@@ -4190,28 +4236,35 @@ impl Kern<'_> {
         let run = self.new_v(words);
         let off = Operand::Imm(offset as u32);
         let inst = match (ty, &place) {
-            (Some(ty), Place::Global(p)) => S::GlobalLoad {
+            (ty, Place::Local) => {
+                let regs: Vec<VReg> = (0..words).map(|w| VReg(run.0 + w)).collect();
+                self.load_local(i, (index, offset), ty.unwrap_or(ElemType::U32), &regs, out)?;
+                None
+            }
+            (Some(ty), Place::Global(p)) => Some(S::GlobalLoad {
                 ty,
                 dst: run,
                 src: byte_ref(*p, index, off),
-            },
-            (Some(ty), Place::Lds) => S::LdsLoad {
+            }),
+            (Some(ty), Place::Lds) => Some(S::LdsLoad {
                 ty,
                 dst: run,
                 src: lds_ref(index, off),
-            },
-            (None, Place::Global(p)) => S::GlobalLoadWide {
+            }),
+            (None, Place::Global(p)) => Some(S::GlobalLoadWide {
                 width: if words == 2 { Width::X2 } else { Width::X4 },
                 dst: run,
                 src: byte_ref(*p, index, off),
-            },
-            (None, Place::Lds) => S::LdsLoadWide {
+            }),
+            (None, Place::Lds) => Some(S::LdsLoadWide {
                 width: if words == 2 { Width::X2 } else { Width::X4 },
                 dst: run,
                 src: lds_ref(index, off),
-            },
+            }),
         };
-        self.emit(out, at, inst);
+        if let Some(inst) = inst {
+            self.emit(out, at, inst);
+        }
         let bits = 8 * size;
         for (e, &d) in dests.iter().enumerate() {
             let byte = e as u32 * size;
@@ -4309,28 +4362,35 @@ impl Kern<'_> {
         let off = Operand::Imm(offset as u32);
         let src = Operand::V(run);
         let inst = match (ty, &place) {
-            (Some(ty), Place::Global(p)) => S::GlobalStore {
+            (ty, Place::Local) => {
+                let srcs: Vec<Operand> = (0..words).map(|w| Operand::V(VReg(run.0 + w))).collect();
+                self.store_local(i, (index, offset), ty.unwrap_or(ElemType::U32), &srcs, out)?;
+                None
+            }
+            (Some(ty), Place::Global(p)) => Some(S::GlobalStore {
                 ty,
                 dst: byte_ref(*p, index, off),
                 src,
-            },
-            (Some(ty), Place::Lds) => S::LdsStore {
+            }),
+            (Some(ty), Place::Lds) => Some(S::LdsStore {
                 ty,
                 dst: lds_ref(index, off),
                 src,
-            },
-            (None, Place::Global(p)) => S::GlobalStoreWide {
+            }),
+            (None, Place::Global(p)) => Some(S::GlobalStoreWide {
                 width: if words == 2 { Width::X2 } else { Width::X4 },
                 dst: byte_ref(*p, index, off),
                 src: run,
-            },
-            (None, Place::Lds) => S::LdsStoreWide {
+            }),
+            (None, Place::Lds) => Some(S::LdsStoreWide {
                 width: if words == 2 { Width::X2 } else { Width::X4 },
                 dst: lds_ref(index, off),
                 src: run,
-            },
+            }),
         };
-        self.emit(out, at, inst);
+        if let Some(inst) = inst {
+            self.emit(out, at, inst);
+        }
         Ok(())
     }
 }

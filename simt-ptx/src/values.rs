@@ -40,6 +40,8 @@ pub enum Prov {
     Param(usize),
     /// Into shared memory.
     Shared,
+    /// Into the work-item's local memory (`.local`).
+    Local,
     /// An integer, no pointer.
     Int,
     /// Two different pointers, or a pointer and an integer, at `Pos`.
@@ -58,7 +60,7 @@ impl Prov {
 
     /// Whether it is a pointer.
     pub fn is_pointer(self) -> bool {
-        matches!(self, Prov::Param(_) | Prov::Shared)
+        matches!(self, Prov::Param(_) | Prov::Shared | Prov::Local)
     }
 }
 
@@ -193,6 +195,7 @@ pub fn analyse(
     entry: &Entry,
     insts: &[&Inst],
     shared: &HashMap<String, u32>,
+    local: &HashMap<String, u32>,
 ) -> Result<Values, Vec<PtxError>> {
     let mut class = HashMap::new();
     let mut declared = 0u64;
@@ -262,7 +265,7 @@ pub fn analyse(
     let mut buffers = vec![true; entry.params.len()];
     let mut prov;
     loop {
-        prov = provenance(insts, &is_wide, &params, &buffers, shared);
+        prov = provenance(insts, &is_wide, &params, &buffers, shared, local);
         let mut used = vec![false; entry.params.len()];
         for inst in insts.iter().filter(|i| is_memory(i)) {
             let space = space(inst);
@@ -371,6 +374,7 @@ fn provenance(
     params: &HashMap<&str, usize>,
     buffers: &[bool],
     shared: &HashMap<String, u32>,
+    local: &HashMap<String, u32>,
 ) -> HashMap<String, Prov> {
     let mut prov: HashMap<String, Prov> = HashMap::new();
     let mut changed = true;
@@ -393,6 +397,7 @@ fn provenance(
                         }
                     }
                     Some(Operand::Sym(s, _)) if shared.contains_key(s) => Prov::Shared,
+                    Some(Operand::Sym(s, _)) if local.contains_key(s) => Prov::Local,
                     _ => Prov::Int,
                 }
             };
@@ -412,6 +417,8 @@ fn provenance(
                     let p = get(1);
                     if op == "cvta" && inst.has("shared") {
                         Prov::Shared
+                    } else if op == "cvta" && inst.has("local") {
+                        Prov::Local
                     } else {
                         p
                     }

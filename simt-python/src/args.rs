@@ -71,7 +71,7 @@ pub fn objects<'py>(
     args: &Bound<'py, PyAny>,
     doubles: &[String],
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    let names: Vec<&str> = program.params.iter().map(|p| &*p.name).collect();
+    let names: Vec<&str> = program.host_params().iter().map(|p| &*p.name).collect();
     if let Ok(dict) = args.cast::<PyMapping>() {
         for key in dict.keys()?.iter() {
             let key: String = key.extract()?;
@@ -86,7 +86,7 @@ pub fn objects<'py>(
         let py = args.py();
         let scalar = |n: &str| {
             program
-                .params
+                .host_params()
                 .iter()
                 .any(|p| p.name == n && matches!(p.kind, ParamKind::Scalar(_)))
         };
@@ -157,7 +157,7 @@ fn words(name: &str, object: &Bound<'_, PyAny>, double: bool) -> PyResult<(u32, 
 
 /// `object` as the argument of `program`'s parameter `k`.
 pub fn bind(program: &Program, k: usize, object: &Bound<'_, PyAny>) -> PyResult<OwnedArg> {
-    let param = &program.params[k];
+    let param = &program.host_params()[k];
     let name = &param.name;
     match param.kind {
         ParamKind::Buffer { elem, writable } => {

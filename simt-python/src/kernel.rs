@@ -250,7 +250,7 @@ impl Kernel {
     fn params(&self) -> Vec<(String, String)> {
         self.kernel
             .program()
-            .params
+            .host_params()
             .iter()
             .map(|p| (p.name.to_string(), p.kind.rust_type()))
             .collect()

@@ -289,12 +289,16 @@ pub(super) fn private<'c, 'b: 'c>(slots: &[Slot<'b>], copies: &'c mut [Vec<u8>])
 /// larger, as a driver would align them: two buffers never share a line. The
 /// addresses only feed the memory counters; data moves to and from the host
 /// slices directly.
+///
+/// A kernel with scratch memory gets `scratch` (zeroed, sized by
+/// [`scratch_bytes`]) as its last, writable buffer.
 pub(super) fn bind<'b>(
     program: &Program,
     args: &'b mut [Arg<'_>],
     align: u64,
+    scratch: &'b mut [u8],
 ) -> Result<Bound<'b>, LaunchErrorKind> {
-    let params = &program.params;
+    let params = program.host_params();
     if args.len() != params.len() {
         return Err(LaunchErrorKind::ArgCount {
             expected: params.len(),
@@ -347,7 +351,43 @@ pub(super) fn bind<'b>(
         slots.push(slot);
         scalars.push(value);
     }
+    if let Some(param) = program.params.get(params.len()) {
+        let base = next;
+        place(params.len(), param, next, scratch.len(), align)?;
+        slots.push(Slot::BufferMut {
+            data: scratch,
+            base,
+        });
+        scalars.push(0);
+    }
     Ok(Bound { slots, scalars })
+}
+
+/// The zeroed scratch memory a launch of `program` under `config` needs:
+/// [`Program::scratch_words`] per lane of every wave, partial waves whole.
+/// More than the 32-bit address space holds is refused before anything is
+/// allocated.
+pub(super) fn scratch(program: &Program, config: &LaunchConfig) -> Result<Vec<u8>, LaunchErrorKind> {
+    let Some(param) = program.params.get(program.host_params().len()) else {
+        return Ok(Vec::new());
+    };
+    let waves = config.workgroup.count().div_ceil(u64::from(config.wave_width));
+    let bytes = config
+        .grid
+        .count()
+        .saturating_mul(waves)
+        .saturating_mul(u64::from(config.wave_width))
+        .saturating_mul(u64::from(program.scratch_words) * 4);
+    if bytes > 1 << 32 {
+        return Err(LaunchErrorKind::Buffer {
+            index: program.host_params().len(),
+            name: param.name.to_string(),
+            reason: format!(
+                "the launch's scratch memory, {bytes} bytes, does not fit in the 32-bit global address space"
+            ),
+        });
+    }
+    Ok(vec![0; bytes as usize])
 }
 
 fn check_len(

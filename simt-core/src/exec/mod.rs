@@ -274,8 +274,9 @@ impl Machine {
         };
         let geo = bind::check_config(config, program).map_err(refuse)?;
         let align = 256u64.max(geo.line_bytes);
+        let mut scratch = bind::scratch(program, config).map_err(refuse)?;
         let bind::Bound { mut slots, scalars } =
-            bind::bind(program, args, align).map_err(refuse)?;
+            bind::bind(program, args, align, &mut scratch).map_err(refuse)?;
         let total = config.grid.count();
         // Only these launches can be split: the others record in an order a
         // second worker would change, or return values that depend on it.

@@ -1110,6 +1110,7 @@ mod tests {
             workgroup_size: None,
             race_free: None,
             formats: Default::default(),
+            scratch_words: 0,
         }
     }
 

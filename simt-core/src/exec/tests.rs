@@ -34,6 +34,7 @@ fn program(body: &[Inst]) -> Program {
         workgroup_size: None,
         race_free: None,
         formats: Default::default(),
+        scratch_words: 0,
     }
 }
 
@@ -293,6 +294,7 @@ fn static_program(insts: &'static [Inst], locs: &'static [SourceLoc]) -> Program
         workgroup_size: None,
         race_free: None,
         formats: Default::default(),
+        scratch_words: 0,
     }
 }
 

@@ -252,6 +252,7 @@ fn barriers_under_divergent_control_are_rejected_before_running() {
             workgroup_size: None,
             race_free: None,
             formats: Default::default(),
+            scratch_words: 0,
         };
         match Kernel::new(program) {
             Err(e) => assert!(

@@ -242,6 +242,7 @@ prop_compose! {
             workgroup_size: None,
             race_free: None,
             formats: Default::default(),
+            scratch_words: 0,
         }
     }
 }
@@ -585,6 +586,7 @@ fn raw_program(insts: Vec<Inst>) -> Program {
         workgroup_size: None,
         race_free: None,
         formats: Default::default(),
+        scratch_words: 0,
     }
 }
 

@@ -131,6 +131,14 @@ pub struct Program {
     /// The format strings of the kernel's `print` instructions, which name
     /// them by index ([`PrintFormat`](crate::PrintFormat)).
     pub formats: Cow<'static, [Cow<'static, str>]>,
+    /// Words of private (scratch) memory per work-item; 0 when the kernel has
+    /// none. The scratch is the last parameter, a `&mut [u32]` the launch
+    /// allocates itself (the host passes [`Program::host_params`] only):
+    /// word `w` of work-item `lane` of wave `wave` of workgroup `group` is
+    /// element `((group * waves + wave) * scratch_words + w) * width + lane`,
+    /// so that a wave's accesses to one word of each work-item's scratch are
+    /// one contiguous run, as a GPU interleaves its local memory.
+    pub scratch_words: u32,
 }
 
 /// What a kernel's `#[race_free]` claims.
@@ -145,6 +153,13 @@ pub enum RaceFree {
 }
 
 impl Program {
+    /// The parameters the host passes: every one but the scratch buffer,
+    /// which the launch allocates ([`Program::scratch_words`]).
+    pub fn host_params(&self) -> &[Param] {
+        let n = self.params.len() - usize::from(self.scratch_words > 0 && !self.params.is_empty());
+        &self.params[..n]
+    }
+
     /// The source location of instruction `inst`, or the default when out of range.
     pub fn loc(&self, inst: usize) -> SourceLoc {
         self.locs.get(inst).copied().unwrap_or_default()

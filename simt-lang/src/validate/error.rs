@@ -323,6 +323,9 @@ pub enum ValidationErrorKind {
         /// The limit.
         limit: u16,
     },
+    /// Scratch memory declared without its buffer as the last parameter.
+    #[error("the kernel declares scratch memory, but its last parameter is not the `&mut [u32]` that holds it")]
+    ScratchParam,
     /// More parameters than the machine allows.
     #[error("too many parameters: the machine takes at most {limit}, and this kernel has {count}")]
     TooManyParams {

@@ -64,6 +64,17 @@ pub(super) fn check_program(program: &Program, errors: &mut Vec<ValidationError>
             limit: MAX_PARAMS,
         }));
     }
+    if program.scratch_words > 0 {
+        let last = program.params.last().map(|p| p.kind);
+        if last
+            != Some(ParamKind::Buffer {
+                elem: ElemType::U32,
+                writable: true,
+            })
+        {
+            errors.push(ValidationError::program(Kind::ScratchParam));
+        }
+    }
     check_lds_layout(program, errors);
 }
 

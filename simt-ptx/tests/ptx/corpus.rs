@@ -28,7 +28,7 @@ use simt_ptx::{Options, PtxModule};
 pub const DIR: &str = "simt-ptx/tests/ptx/corpus";
 
 /// The corpus's CUDA files, without their extension.
-pub const FILES: [&str; 7] = [
+pub const FILES: [&str; 8] = [
     "reduce",
     "transpose",
     "sgemm",
@@ -36,6 +36,7 @@ pub const FILES: [&str; 7] = [
     "reference",
     "doubles",
     "arith",
+    "local",
 ];
 
 /// The lowered `name.ptx` of the corpus.

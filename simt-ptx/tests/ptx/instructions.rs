@@ -711,3 +711,34 @@ fn sixty_four_bit_results_read_as_their_low_word() {
         |_, _, c| f32::from_bits(c) as i64 as u32,
     );
 }
+
+#[test]
+fn local_memory_through_generic_addresses_is_each_threads_own() {
+    // A 16-byte array: words b, c, a, b; word `a & 3` set to `c ^ 1`
+    // through the generic pointer `cvta.local` makes, then word
+    // `(a >> 2) & 3` read back through `cvta.to.local`'s local address.
+    let body = "
+	.local .align 8 .b8 buf[16];
+	mov.u64 %rd20, buf;
+	cvta.local.u64 %rd21, %rd20;
+	st.u32 [%rd21], %r6;
+	st.u32 [%rd21+4], %r7;
+	st.v2.u32 [%rd21+8], {%r5, %r6};
+	and.b32 %r9, %r5, 3;
+	mul.wide.u32 %rd22, %r9, 4;
+	add.s64 %rd23, %rd21, %rd22;
+	xor.b32 %r10, %r7, 1;
+	st.u32 [%rd23], %r10;
+	shr.u32 %r11, %r5, 2;
+	and.b32 %r12, %r11, 3;
+	mul.wide.u32 %rd24, %r12, 4;
+	cvta.to.local.u64 %rd25, %rd21;
+	add.s64 %rd26, %rd25, %rd24;
+	ld.local.u32 %r8, [%rd26];";
+    let mut rng = Rng::new(31);
+    check(body, &random(&mut rng, 256, u32::MAX), |a, b, c| {
+        let mut words = [b, c, a, b];
+        words[(a & 3) as usize] = c ^ 1;
+        words[((a >> 2) & 3) as usize]
+    });
+}

@@ -6,6 +6,7 @@ mod common;
 mod corpus;
 mod doubles;
 mod instructions;
+mod local;
 mod loops;
 mod mutants;
 mod reference;

@@ -147,7 +147,18 @@ pub(super) fn pairs(
         .enumerate()
         .filter_map(|(i, a)| Some((i, a.as_ref()?)))
         .collect();
+    // The scratch buffer holds each work-item's private words: its accesses
+    // are left out (a kernel that indexes past its own words is caught by
+    // the run-time sanitizer, as any race).
+    let scratch = (program.scratch_words > 0)
+        .then(|| program.params.len().checked_sub(1))
+        .flatten()
+        .and_then(|k| u16::try_from(k).ok())
+        .map(|k| Memory::Global(crate::ir::ParamIdx(k)));
     for (n, &(i, a)) in list.iter().enumerate() {
+        if Some(a.space) == scratch {
+            continue;
+        }
         for &(j, b) in &list[n..] {
             if a.space != b.space {
                 continue;
