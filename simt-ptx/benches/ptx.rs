@@ -120,6 +120,62 @@ fn reference_args(name: &str, params: &[simt_core::Param]) -> Vec<OwnedArg> {
         .collect()
 }
 
+/// `matmul_tiled_f32` in simt's language with its inner loop unrolled, as
+/// nvcc unrolls it: per step an LDS load from each tile at a constant
+/// offset and an FMA, the instruction stream of the PTX version's inner
+/// loop. Beside the two, it says whether the PTX one's cost per
+/// instruction is its mix (LDS loads are most of its instructions) or the
+/// front end.
+fn matmul_tiled_unrolled() -> simt_core::Kernel {
+    let steps: String = (0..16)
+        .map(|k| {
+            format!(
+                "lds_load av, a_tile[a_row + {k}]\n lds_load bv, b_tile[tc + {}]\n v_fma_f32 acc, av, bv, acc\n",
+                16 * k
+            )
+        })
+        .collect();
+    let text = format!(
+        "kernel matmul_tiled_unrolled_f32(a: &[f32], b: &[f32], c: &mut [f32], n: u32) {{
+            lds a_tile: [f32; 256];
+            lds b_tile: [f32; 256];
+            vreg tr, tc, row, col, a_row, a_idx, b_idx, av, bv, acc;
+            sreg tiles, tile_row, tile_col, kt;
+            mreg more_tiles;
+            v_shr_u32 tr, local_id.x, 4
+            v_and     tc, local_id.x, 15
+            s_shr_u32 tiles, n, 4
+            s_div_u32 tile_row, group_id.x, tiles
+            s_rem_u32 tile_col, group_id.x, tiles
+            s_shl     tile_row, tile_row, 4
+            s_shl     tile_col, tile_col, 4
+            v_add_u32 row, tr, tile_row
+            v_add_u32 col, tc, tile_col
+            v_shl     a_row, tr, 4
+            v_mov     acc, 0
+            s_mov     kt, 0
+            loop
+                v_mad_u32    a_idx, row, n, kt
+                v_add_u32    a_idx, a_idx, tc
+                global_load  av, a[a_idx]
+                lds_store    a_tile[local_id.x], av
+                v_add_u32    b_idx, tr, kt
+                v_mad_u32    b_idx, b_idx, n, col
+                global_load  bv, b[b_idx]
+                lds_store    b_tile[local_id.x], bv
+                barrier
+                {steps}
+                barrier
+                s_add_u32    kt, kt, 16
+                s_cmp_lt_u32 more_tiles, kt, n
+            endloop more_tiles
+            v_mad_u32    a_idx, row, n, col
+            global_store c[a_idx], acc
+        }}"
+    );
+    simt_front::compile(&text).unwrap_or_else(|d| panic!("{d}"))
+}
+
 fn reference(c: &mut Criterion) {
     let module = simt_ptx::compile_ptx("reference.ptx", REFERENCE)
         .unwrap_or_else(|d| panic!("{}", d.render(false)));
@@ -130,8 +186,14 @@ fn reference(c: &mut Criterion) {
         let config = LaunchConfig::new(spec.grid, spec.workgroup)
             .wave_width(32)
             .engine(Engine::Interpreter);
-        for (front, kernel) in [("simt", &simt), ("ptx", ptx)] {
-            let args = reference_args(spec.name, &kernel.program().params);
+        let unrolled = (spec.name == "matmul_tiled_f32").then(matmul_tiled_unrolled);
+        let fronts = [
+            ("simt", Some(&simt)),
+            ("ptx", Some(ptx)),
+            ("simt_unrolled", unrolled.as_ref()),
+        ];
+        for (front, kernel) in fronts.into_iter().filter_map(|(f, k)| Some((f, k?))) {
+            let args = reference_args(spec.name, kernel.program().host_params());
             let run = |args: &mut Vec<OwnedArg>| {
                 simt_core::launch(kernel, &config, &mut OwnedArg::lend(args))
                     .unwrap_or_else(|e| panic!("{} ({front}): {e}", spec.name))

@@ -74,10 +74,18 @@ impl Kern<'_> {
             Operand::V(dst)
         };
         // The linear ids: x + X * (y + Y * z).
-        let linear = |k: &mut Self, out: &mut Vec<Code>, id: fn(Axis) -> Special, n: fn(Axis) -> Special| {
-            let yz = tern(k, out, TernOp::MadU32, sp(n(Axis::Y)), sp(id(Axis::Z)), sp(id(Axis::Y)));
-            tern(k, out, TernOp::MadU32, sp(n(Axis::X)), yz, sp(id(Axis::X)))
-        };
+        let linear =
+            |k: &mut Self, out: &mut Vec<Code>, id: fn(Axis) -> Special, n: fn(Axis) -> Special| {
+                let yz = tern(
+                    k,
+                    out,
+                    TernOp::MadU32,
+                    sp(n(Axis::Y)),
+                    sp(id(Axis::Z)),
+                    sp(id(Axis::Y)),
+                );
+                tern(k, out, TernOp::MadU32, sp(n(Axis::X)), yz, sp(id(Axis::X)))
+            };
         let item = linear(self, &mut out, Special::LocalId, Special::GroupSize);
         let group = linear(self, &mut out, Special::GroupId, Special::NumGroups);
         let bin = |k: &mut Self, out: &mut Vec<Code>, op, a, b| {
@@ -86,10 +94,35 @@ impl Kern<'_> {
             Operand::V(dst)
         };
         // Runs of 32 per workgroup: (X * Y * Z + 31) / 32.
-        let xy = bin(self, &mut out, BinOp::MulU32, sp(Special::GroupSize(Axis::X)), sp(Special::GroupSize(Axis::Y)));
-        let size = tern(self, &mut out, TernOp::MadU32, xy, sp(Special::GroupSize(Axis::Z)), Operand::Imm(RUN - 1));
-        let runs = bin(self, &mut out, BinOp::ShrU32, size, Operand::Imm(RUN.trailing_zeros()));
-        let run_in_group = bin(self, &mut out, BinOp::ShrU32, item, Operand::Imm(RUN.trailing_zeros()));
+        let xy = bin(
+            self,
+            &mut out,
+            BinOp::MulU32,
+            sp(Special::GroupSize(Axis::X)),
+            sp(Special::GroupSize(Axis::Y)),
+        );
+        let size = tern(
+            self,
+            &mut out,
+            TernOp::MadU32,
+            xy,
+            sp(Special::GroupSize(Axis::Z)),
+            Operand::Imm(RUN - 1),
+        );
+        let runs = bin(
+            self,
+            &mut out,
+            BinOp::ShrU32,
+            size,
+            Operand::Imm(RUN.trailing_zeros()),
+        );
+        let run_in_group = bin(
+            self,
+            &mut out,
+            BinOp::ShrU32,
+            item,
+            Operand::Imm(RUN.trailing_zeros()),
+        );
         let run = tern(self, &mut out, TernOp::MadU32, group, runs, run_in_group);
         let lane = bin(self, &mut out, BinOp::And, item, Operand::Imm(RUN - 1));
         let lane_bytes = bin(self, &mut out, BinOp::Shl, lane, Operand::Imm(2));
@@ -122,7 +155,17 @@ impl Kern<'_> {
         let base = Operand::V(scratch.base);
         let spread = |k: &mut Self, out: &mut Vec<Code>, b: Operand| {
             let dst = k.new_v(1);
-            k.emit(out, at, S::VTernary { op: TernOp::MadU32, dst, a: b, b: Operand::Imm(RUN), c: base });
+            k.emit(
+                out,
+                at,
+                S::VTernary {
+                    op: TernOp::MadU32,
+                    dst,
+                    a: b,
+                    b: Operand::Imm(RUN),
+                    c: base,
+                },
+            );
             dst
         };
         if size >= 4 {
@@ -130,7 +173,17 @@ impl Kern<'_> {
             return match index {
                 Operand::Imm(n) => {
                     let dst = self.new_v(1);
-                    self.emit(out, at, S::VTernary { op: TernOp::MadU32, dst, a: Operand::Imm(n), b: Operand::Imm(RUN), c: base });
+                    self.emit(
+                        out,
+                        at,
+                        S::VTernary {
+                            op: TernOp::MadU32,
+                            dst,
+                            a: Operand::Imm(n),
+                            b: Operand::Imm(RUN),
+                            c: base,
+                        },
+                    );
                     Operand::V(dst)
                 }
                 b => Operand::V(spread(self, out, b)),
@@ -139,10 +192,28 @@ impl Kern<'_> {
         // A byte or 16-bit access: `(b & !3) * 32 + (b & 3)`, which is
         // `b * 32 - 31 * (b & 3)`.
         let byte = self.new_v(1);
-        self.emit(out, at, S::VBinary { op: BinOp::AddU32, dst: byte, a: index, b: Operand::Imm(offset as u32) });
+        self.emit(
+            out,
+            at,
+            S::VBinary {
+                op: BinOp::AddU32,
+                dst: byte,
+                a: index,
+                b: Operand::Imm(offset as u32),
+            },
+        );
         let spread_byte = spread(self, out, Operand::V(byte));
         let within = self.new_v(1);
-        self.emit(out, at, S::VBinary { op: BinOp::And, dst: within, a: Operand::V(byte), b: Operand::Imm(3) });
+        self.emit(
+            out,
+            at,
+            S::VBinary {
+                op: BinOp::And,
+                dst: within,
+                a: Operand::V(byte),
+                b: Operand::Imm(3),
+            },
+        );
         let dst = self.new_v(1);
         self.emit(
             out,
@@ -214,7 +285,11 @@ impl Kern<'_> {
 
     fn scratch_or_refuse(&self, i: &Inst) -> Result<Scratch, PtxError> {
         self.scratch.ok_or_else(|| {
-            PtxError::new(i.at, i.len, "this kernel declares no local memory to access")
+            PtxError::new(
+                i.at,
+                i.len,
+                "this kernel declares no local memory to access",
+            )
         })
     }
 }

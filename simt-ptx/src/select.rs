@@ -694,12 +694,12 @@ impl<'a> Kern<'a> {
         }
         let float = t.starts_with('f') || t == "bf16";
         if i.has("sat") && !(float && t == "f32") {
-            if t == "s32" && matches!(op, "add" | "sub") {
+            if t == "s32" && (matches!(op, "add" | "sub") || (op == "mad" && i.has("hi"))) {
                 return self.saturating_s32(i, out);
             }
             return Err(unsupported(
                 i,
-                "saturating integer arithmetic but `add` and `sub` of s32",
+                "saturating integer arithmetic but `add`, `sub` and `mad.hi` of s32",
             ));
         }
         let directed = ["rz", "rm", "rp"].into_iter().find(|m| i.has(m));
@@ -1306,13 +1306,20 @@ impl<'a> Kern<'a> {
     /// `add.sat.s32` and `sub.sat.s32`: the wrapped result, unless it
     /// overflowed (operands of one sign giving the other, for `add`; of
     /// different signs with the result's not the first's, for `sub`), when
-    /// it is the bound on the first operand's side.
+    /// it is the bound on the first operand's side. `mad.hi.sat.s32` is the
+    /// high word of the product, then a saturating `add` of the addend.
     fn saturating_s32(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
         let at = i.at;
         let d = self.dst_word(i, 0)?;
         let a = self.word(i, 1, out)?;
         let b = self.word(i, 2, out)?;
-        let add = i.op == "add";
+        let (a, b) = if i.op == "mad" {
+            let high = self.tmp_bin(BinOp::MulHiI32, a, b, at, out);
+            (high, self.word(i, 3, out)?)
+        } else {
+            (a, b)
+        };
+        let add = i.op != "sub";
         let op = if add { BinOp::AddU32 } else { BinOp::SubU32 };
         let r = self.tmp_bin(op, a, b, at, out);
         let ar = self.tmp_bin(BinOp::Xor, a, r, at, out);
@@ -1526,8 +1533,10 @@ impl<'a> Kern<'a> {
     fn arith64_int(&mut self, i: &Inst, t: &str, out: &mut Vec<Code>) -> R<()> {
         let at = i.at;
         let op = i.op.as_str();
-        let low_only = matches!(op, "add" | "sub" | "and" | "or" | "xor" | "shl" | "neg" | "not")
-            || (matches!(op, "mul" | "mad") && !i.has("hi"));
+        let low_only = matches!(
+            op,
+            "add" | "sub" | "and" | "or" | "xor" | "shl" | "neg" | "not"
+        ) || (matches!(op, "mul" | "mad") && !i.has("hi"));
         if !self.is_pair(i, 0) && low_only {
             // Low words: the operations whose low result word depends only on
             // the operands' low words (the analysis kept the rest as pairs).

@@ -367,11 +367,17 @@ pub(super) fn bind<'b>(
 /// [`Program::scratch_words`] per lane of every wave, partial waves whole.
 /// More than the 32-bit address space holds is refused before anything is
 /// allocated.
-pub(super) fn scratch(program: &Program, config: &LaunchConfig) -> Result<Vec<u8>, LaunchErrorKind> {
+pub(super) fn scratch(
+    program: &Program,
+    config: &LaunchConfig,
+) -> Result<Vec<u8>, LaunchErrorKind> {
     let Some(param) = program.params.get(program.host_params().len()) else {
         return Ok(Vec::new());
     };
-    let waves = config.workgroup.count().div_ceil(u64::from(config.wave_width));
+    let waves = config
+        .workgroup
+        .count()
+        .div_ceil(u64::from(config.wave_width));
     let bytes = config
         .grid
         .count()

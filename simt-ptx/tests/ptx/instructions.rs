@@ -742,3 +742,28 @@ fn local_memory_through_generic_addresses_is_each_threads_own() {
         words[((a >> 2) & 3) as usize]
     });
 }
+
+#[test]
+fn mad_hi_saturates_the_sum_of_the_high_word_and_the_addend() {
+    let mut rng = Rng::new(37);
+    let mut inputs = random(&mut rng, 192, u32::MAX);
+    // Sums past both bounds: the largest high words with large addends.
+    for (a, b, c) in [
+        (i32::MIN, i32::MIN, i32::MAX),
+        (i32::MIN, i32::MIN, 1),
+        (i32::MIN, i32::MAX, i32::MIN),
+        (i32::MAX, i32::MIN, -1),
+        (-1, 1, i32::MIN),
+        (0, 0, i32::MAX),
+    ] {
+        inputs.push((a as u32, b as u32, c as u32));
+    }
+    check(
+        "\tmad.hi.sat.s32 %r8, %r5, %r6, %r7;",
+        &inputs,
+        |a, b, c| {
+            let high = ((i64::from(a as i32) * i64::from(b as i32)) >> 32) as i32;
+            high.saturating_add(c as i32) as u32
+        },
+    );
+}

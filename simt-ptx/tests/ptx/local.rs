@@ -68,12 +68,26 @@ fn a_per_thread_histogram_counts_as_the_host_does_and_its_words_interleave() {
             // 128-byte line, at either wave width (a 64-lane wave covers
             // two runs, two lines).
             let zeros = scratch(k, &stats, |i| {
-                matches!(i, Inst::GlobalStore { src: Operand::Imm(0), .. })
+                matches!(
+                    i,
+                    Inst::GlobalStore {
+                        src: Operand::Imm(0),
+                        ..
+                    }
+                )
             });
             let runs = run_sectors(block);
             let groups = u64::from(grid);
-            assert_eq!(zeros.global_transactions, 8 * groups * runs.len() as u64, "{grid}x{block}, wave{width}");
-            assert_eq!(zeros.global_sectors, 8 * groups * runs.iter().sum::<u64>(), "{grid}x{block}, wave{width}");
+            assert_eq!(
+                zeros.global_transactions,
+                8 * groups * runs.len() as u64,
+                "{grid}x{block}, wave{width}"
+            );
+            assert_eq!(
+                zeros.global_sectors,
+                8 * groups * runs.iter().sum::<u64>(),
+                "{grid}x{block}, wave{width}"
+            );
         }
     }
 }
@@ -108,7 +122,11 @@ fn floats_kept_per_thread_in_a_two_dimensional_block_come_back_in_data_order() {
                 .launch(&nvidia(grid, block, wave))
                 .unwrap();
             let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&out), bits(&expected), "{grid:?}x{block:?}, wave{wave}");
+            assert_eq!(
+                bits(&out),
+                bits(&expected),
+                "{grid:?}x{block:?}, wave{wave}"
+            );
         }
     }
 }
