@@ -64,8 +64,8 @@ pub use prints::{PrintLine, Prints};
 pub use proved::races as proved_races;
 pub use simt_lang::ir::*;
 pub use simt_lang::isa::{
-    AtomicOp, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, Inst, MaskOp, NarrowOp, Opcode, ShuffleOp,
-    Tern64Op, TernOp, Un64Op, UnOp, WaveOp, WidenOp, Width,
+    Atomic64Op, AtomicOp, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, Inst, MaskOp, NarrowOp,
+    Opcode, ShuffleOp, Tern64Op, TernOp, Un64Op, UnOp, WaveOp, WidenOp, Width,
 };
 pub use simt_lang::{
     link, register_counts, uniformity, validate, Element, Facts, Kernel, Note, NoteKind,

@@ -385,6 +385,7 @@ fn kind(e: &ValidationErrorKind) -> Kind {
         | V::LocsLength { .. }
         | V::LdsLayout { .. }
         | V::ScratchParam
+        | V::CmpSwapWidth { .. }
         | V::NoSuchParam { .. }
         | V::NoSuchLds { .. } => Kind::Internal,
     }

@@ -351,6 +351,7 @@ fn field(f: &Field) -> TokenStream {
             Op::CmpType(o) => variant("CmpType", o),
             Op::Mask(o) => variant("MaskOp", o),
             Op::Atomic(o) => variant("AtomicOp", o),
+            Op::Atomic64(o) => variant("Atomic64Op", o),
             Op::Shuffle(o) => variant("ShuffleOp", o),
             Op::Wave(o) => variant("WaveOp", o),
             Op::Width(o) => variant("Width", o),

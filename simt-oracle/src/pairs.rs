@@ -14,7 +14,7 @@ fn is_nan(x: u64) -> bool {
 }
 
 /// An `f64` result's bits, every NaN the canonical one.
-fn canon(x: f64) -> u64 {
+pub(crate) fn canon(x: f64) -> u64 {
     let b = x.to_bits();
     if is_nan(b) {
         CANONICAL_NAN

@@ -4,7 +4,8 @@
 use crate::memory::{self, Place, Shape};
 use crate::{alu, pairs, Counts, Fault, FaultKind, Launch, Shared, Value};
 use simt_lang::{
-    AtomicOp, ElemType, GlobalRef, Inst, LdsRef, Operand, ShuffleOp, Special, VReg, WaveOp,
+    Atomic64Op, AtomicOp, ElemType, GlobalRef, Inst, LdsRef, Operand, ShuffleOp, Special, VReg,
+    WaveOp,
 };
 
 /// One open construct of the divergence stack.
@@ -512,6 +513,42 @@ impl Wave {
                     .collect();
                 self.atomic(sh, pc, (&place, &idx), (None, &ops), dst.map(|d| d.0))?;
             }
+            Inst::GlobalAtomic64 { op, dst, mem, src } => {
+                let place = Self::global_place(sh, &mem);
+                let idx = self.indices(sh, mem.index, mem.offset);
+                let ops: Vec<(u64, u64)> =
+                    idx.iter().map(|&(l, _)| (self.pair(src, l), 0)).collect();
+                self.atomic64(sh, pc, (&place, &idx), (Some(op), &ops), dst.0)?;
+            }
+            Inst::LdsAtomic64 { op, dst, mem, src } => {
+                let place = Self::lds_place(sh, &mem);
+                let idx = self.indices(sh, mem.index, mem.offset);
+                let ops: Vec<(u64, u64)> =
+                    idx.iter().map(|&(l, _)| (self.pair(src, l), 0)).collect();
+                self.atomic64(sh, pc, (&place, &idx), (Some(op), &ops), dst.0)?;
+            }
+            Inst::GlobalCmpSwap64 {
+                dst, mem, cmp, src, ..
+            } => {
+                let place = Self::global_place(sh, &mem);
+                let idx = self.indices(sh, mem.index, mem.offset);
+                let ops: Vec<(u64, u64)> = idx
+                    .iter()
+                    .map(|&(l, _)| (self.pair(src, l), self.pair(cmp, l)))
+                    .collect();
+                self.atomic64(sh, pc, (&place, &idx), (None, &ops), dst.0)?;
+            }
+            Inst::LdsCmpSwap64 {
+                dst, mem, cmp, src, ..
+            } => {
+                let place = Self::lds_place(sh, &mem);
+                let idx = self.indices(sh, mem.index, mem.offset);
+                let ops: Vec<(u64, u64)> = idx
+                    .iter()
+                    .map(|&(l, _)| (self.pair(src, l), self.pair(cmp, l)))
+                    .collect();
+                self.atomic64(sh, pc, (&place, &idx), (None, &ops), dst.0)?;
+            }
             Inst::If { mask, .. } => {
                 let next = sh.structure.target[pc];
                 let m = self.m[mask.0 as usize];
@@ -800,6 +837,66 @@ impl Wave {
         }
         Ok(())
     }
+
+    /// [`Self::atomic`] on 64-bit elements: `ops[i]` is lane `idx[i]`'s
+    /// (value, compared value) pairs, and the pair `dst` receives the old
+    /// elements.
+    fn atomic64(
+        &mut self,
+        sh: &mut Shared<'_>,
+        pc: usize,
+        (place, idx): (&Place, &[(usize, u32)]),
+        (op, ops): (Option<Atomic64Op>, &[(u64, u64)]),
+        dst: u16,
+    ) -> Result<(), Fault> {
+        let shape = Shape {
+            place,
+            ty: ElemType::U64,
+            count: 1,
+            atomic: true,
+        };
+        let offs = self.access(sh, pc, idx, &shape)?;
+        let mut paths = sh.report.paths;
+        let mem = bytes_mut(sh, place);
+        let mut out = vec![0u64; self.width];
+        for (&(l, o), &(v, cmp)) in offs.iter().zip(ops) {
+            let at = o as usize;
+            let mut bytes = [0u8; 8];
+            bytes.copy_from_slice(&mem[at..at + 8]);
+            let old = u64::from_le_bytes(bytes);
+            let new = match op {
+                None if old == cmp => {
+                    paths.cmpswap_succeeded += 1;
+                    v
+                }
+                None => {
+                    paths.cmpswap_failed += 1;
+                    old
+                }
+                Some(op) => atomic64_update(op, old, v),
+            };
+            mem[at..at + 8].copy_from_slice(&new.to_le_bytes());
+            out[l] = old;
+        }
+        sh.report.paths = paths;
+        self.write_pairs(dst, &out);
+        Ok(())
+    }
+}
+
+fn atomic64_update(op: Atomic64Op, old: u64, v: u64) -> u64 {
+    match op {
+        Atomic64Op::AddU64 => old.wrapping_add(v),
+        Atomic64Op::AddF64 => pairs::canon(f64::from_bits(old) + f64::from_bits(v)),
+        Atomic64Op::MinU64 => old.min(v),
+        Atomic64Op::MinI64 => (old as i64).min(v as i64) as u64,
+        Atomic64Op::MaxU64 => old.max(v),
+        Atomic64Op::MaxI64 => (old as i64).max(v as i64) as u64,
+        Atomic64Op::And => old & v,
+        Atomic64Op::Or => old | v,
+        Atomic64Op::Xor => old ^ v,
+        Atomic64Op::Exchange => v,
+    }
 }
 
 fn atomic_update(op: AtomicOp, old: u32, v: u32) -> u32 {
@@ -860,6 +957,10 @@ fn is_vector(inst: &Inst) -> bool {
             | Inst::LdsStoreWide { .. }
             | Inst::LdsAtomic { .. }
             | Inst::LdsCmpSwap { .. }
+            | Inst::GlobalAtomic64 { .. }
+            | Inst::GlobalCmpSwap64 { .. }
+            | Inst::LdsAtomic64 { .. }
+            | Inst::LdsCmpSwap64 { .. }
     )
 }
 

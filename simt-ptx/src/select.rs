@@ -21,9 +21,9 @@ use crate::diagnostic::{Pos, PtxError};
 use crate::lower::{Code, Kern, Loc};
 use crate::values::{addr_reg, space, types, Prov};
 use simt_lang::{
-    Addressing, AtomicOp, Axis, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, ElemType, GlobalRef,
-    Inst as S, LdsIdx, LdsRef, MReg, MaskOp, NarrowOp, Operand, SReg, ShuffleOp, Special, Tern64Op,
-    TernOp, Un64Op, UnOp, VReg, WaveOp, WidenOp, Width,
+    Addressing, Atomic64Op, AtomicOp, Axis, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, ElemType,
+    GlobalRef, Inst as S, LdsIdx, LdsRef, MReg, MaskOp, NarrowOp, Operand, SReg, ShuffleOp,
+    Special, Tern64Op, TernOp, Un64Op, UnOp, VReg, WaveOp, WidenOp, Width,
 };
 
 type R<T> = Result<T, PtxError>;
@@ -3410,8 +3410,15 @@ impl<'a> Kern<'a> {
     fn atomic(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
         let at = i.at;
         let t = types(i).last().copied().unwrap_or("");
-        if crate::parse::type_size(t) != Some(4) {
-            return Err(unsupported(i, "atomics on other than 32-bit words"));
+        match crate::parse::type_size(t) {
+            Some(4) => {}
+            Some(8) => return self.atomic64(i, t, out),
+            _ => {
+                return Err(unsupported(
+                    i,
+                    "atomics on other than 32- and 64-bit values",
+                ))
+            }
         }
         let red = i.op == "red";
         let (dst, addr_k) = if red {
@@ -3485,6 +3492,80 @@ impl<'a> Kern<'a> {
             },
         };
         self.emit(out, at, inst);
+        Ok(())
+    }
+
+    /// `atom`/`red` on 64-bit values: the operands are pairs, and so is
+    /// the old value (kept as its low word where nothing reads the rest).
+    fn atomic64(&mut self, i: &Inst, t: &str, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let red = i.op == "red";
+        let (dst, low, addr_k) = if red {
+            (self.new_v(2), None, 0)
+        } else {
+            let (d, low) = self.dst_wide(i)?;
+            (d, low, 1)
+        };
+        let (place, index, offset) = self.address(i, addr_k, out)?;
+        let off = Operand::Imm(offset as u32);
+        let has = |m: &str| i.has(m);
+        let signed = t == "s64";
+        if has("cas") {
+            let cmp = self.pair(i, addr_k + 1, false, out)?;
+            let src = self.pair(i, addr_k + 2, false, out)?;
+            let width = Width::X2;
+            let inst = match place {
+                Place::Local => return Err(unsupported(i, "this access to local memory")),
+                Place::Global(p) => S::GlobalCmpSwap64 {
+                    width,
+                    dst,
+                    mem: byte_ref(p, index, off),
+                    cmp,
+                    src,
+                },
+                Place::Lds => S::LdsCmpSwap64 {
+                    width,
+                    dst,
+                    mem: lds_ref(index, off),
+                    cmp,
+                    src,
+                },
+            };
+            self.emit(out, at, inst);
+            self.low_word_back(dst, low, at, out);
+            return Ok(());
+        }
+        let op = match t {
+            _ if has("add") && t == "f64" => Atomic64Op::AddF64,
+            _ if has("add") => Atomic64Op::AddU64,
+            _ if has("min") && signed => Atomic64Op::MinI64,
+            _ if has("min") => Atomic64Op::MinU64,
+            _ if has("max") && signed => Atomic64Op::MaxI64,
+            _ if has("max") => Atomic64Op::MaxU64,
+            _ if has("exch") => Atomic64Op::Exchange,
+            _ if has("and") => Atomic64Op::And,
+            _ if has("or") => Atomic64Op::Or,
+            _ if has("xor") => Atomic64Op::Xor,
+            _ => return Err(unsupported(i, "this 64-bit atomic operation")),
+        };
+        let src = self.pair(i, addr_k + 1, signed, out)?;
+        let inst = match place {
+            Place::Local => return Err(unsupported(i, "this access to local memory")),
+            Place::Global(p) => S::GlobalAtomic64 {
+                op,
+                dst,
+                mem: byte_ref(p, index, off),
+                src,
+            },
+            Place::Lds => S::LdsAtomic64 {
+                op,
+                dst,
+                mem: lds_ref(index, off),
+                src,
+            },
+        };
+        self.emit(out, at, inst);
+        self.low_word_back(dst, low, at, out);
         Ok(())
     }
 

@@ -3,6 +3,7 @@
 //! the typed faults and the listings. One binary: each file is a module.
 
 mod atomics;
+mod atomics64;
 mod caches;
 mod cdna3;
 mod instructions;

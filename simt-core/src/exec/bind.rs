@@ -167,10 +167,15 @@ pub(super) fn prepare(program: &Program) -> Prepared {
         mregs: program.mregs.max(1) as usize,
         lds,
         lds_bytes: lds_bytes as usize,
-        global_atomics: program
-            .insts
-            .iter()
-            .any(|i| matches!(i, Inst::GlobalAtomic { .. } | Inst::GlobalCmpSwap { .. })),
+        global_atomics: program.insts.iter().any(|i| {
+            matches!(
+                i,
+                Inst::GlobalAtomic { .. }
+                    | Inst::GlobalCmpSwap { .. }
+                    | Inst::GlobalAtomic64 { .. }
+                    | Inst::GlobalCmpSwap64 { .. }
+            )
+        }),
     }
 }
 

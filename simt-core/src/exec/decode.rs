@@ -15,8 +15,8 @@ use crate::ir::{
     Addressing, ElemType, GlobalRef, LdsDecl, LdsRef, MReg, Operand, Program, SReg, Special, VReg,
 };
 use crate::isa::{
-    Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, Inst, MaskOp, NarrowOp, ShuffleOp, Tern64Op, TernOp,
-    Un64Op, UnOp, WaveOp, WidenOp,
+    Atomic64Op, AtomicOp, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, Inst, MaskOp, NarrowOp,
+    ShuffleOp, Tern64Op, TernOp, Un64Op, UnOp, WaveOp, WidenOp,
 };
 
 /// A source operand with its kind resolved.
@@ -192,11 +192,22 @@ pub struct Wide {
 /// An atomic: `update` with `src` (and `cmp`), old values into `dst` if any.
 #[derive(Clone, Copy, Debug)]
 pub struct Atomic {
-    pub(super) update: Update,
+    pub(super) update: Update<AtomicOp>,
     pub(super) dst: Option<u16>,
     pub(super) at: Mem,
     pub(super) src: Src,
     pub(super) cmp: Src,
+}
+
+/// A 64-bit atomic: `update` with the pair `src` (and `cmp`), old values
+/// into the pair `dst`.
+#[derive(Clone, Copy, Debug)]
+pub struct Atomic64 {
+    pub(super) update: Update<Atomic64Op>,
+    pub(super) dst: u16,
+    pub(super) at: Mem,
+    pub(super) src: u16,
+    pub(super) cmp: u16,
 }
 
 /// A control instruction: its mask register and jump target, where it has them.
@@ -269,6 +280,10 @@ pub enum Op {
     GlobalAtomic(Atomic),
     /// An LDS atomic.
     LdsAtomic(Atomic),
+    /// A global atomic on 64-bit elements.
+    GlobalAtomic64(Atomic64),
+    /// An LDS atomic on 64-bit elements.
+    LdsAtomic64(Atomic64),
     /// `if`: narrows exec to the mask, or jumps past an empty branch.
     If(Jump),
     /// `else`: swaps to the other lanes.
@@ -646,6 +661,38 @@ impl Decoder {
                 at: self.lds(mem),
                 src: self.src(src),
                 cmp: self.src(cmp),
+            }),
+            Inst::GlobalAtomic64 { op, dst, mem, src } => Op::GlobalAtomic64(Atomic64 {
+                update: Update::Rmw(op),
+                dst: dst.0,
+                at: self.global(mem),
+                src: src.0,
+                cmp: src.0,
+            }),
+            Inst::GlobalCmpSwap64 {
+                dst, mem, cmp, src, ..
+            } => Op::GlobalAtomic64(Atomic64 {
+                update: Update::CmpSwap,
+                dst: dst.0,
+                at: self.global(mem),
+                src: src.0,
+                cmp: cmp.0,
+            }),
+            Inst::LdsAtomic64 { op, dst, mem, src } => Op::LdsAtomic64(Atomic64 {
+                update: Update::Rmw(op),
+                dst: dst.0,
+                at: self.lds(mem),
+                src: src.0,
+                cmp: src.0,
+            }),
+            Inst::LdsCmpSwap64 {
+                dst, mem, cmp, src, ..
+            } => Op::LdsAtomic64(Atomic64 {
+                update: Update::CmpSwap,
+                dst: dst.0,
+                at: self.lds(mem),
+                src: src.0,
+                cmp: cmp.0,
             }),
             Inst::If { mask, next } => Op::If(Jump {
                 mask: self.m(mask),

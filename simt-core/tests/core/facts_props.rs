@@ -380,3 +380,47 @@ proptest! {
         }
     }
 }
+
+/// The values an atomic returns differ between lanes even where every lane
+/// updates one address (each gets what the lanes before it left), so an
+/// index made from them is not predicted as a broadcast.
+#[test]
+fn an_atomics_returned_values_are_not_taken_as_one_for_the_wave() {
+    let kernel = simt_front::compile(
+        "kernel slots(ctr: &mut [u32], src: &[u32], out: &mut [u32]) {
+            vreg s, v;
+            global_atomic_add_u32 s, ctr[0], 32
+            global_load v, src[s]
+            global_store out[local_id.x], v
+        }",
+    )
+    .expect("compiles");
+    let model = MemoryModel::nvidia();
+    let config = LaunchConfig::new(1, 32).model(model.clone());
+    let (mut ctr, src, mut out) = (vec![0u32; 1], vec![7u32; 32 * 32], vec![0u32; 32]);
+    let stats = launch(
+        &kernel,
+        &config,
+        &mut [
+            Arg::buffer_mut(&mut ctr),
+            Arg::buffer(&src),
+            Arg::buffer_mut(&mut out),
+        ],
+    )
+    .expect("the launch runs");
+    // Lane l reads element 32 l: 32 lines, one sector each.
+    assert_eq!(stats.per_instruction[1].global_transactions, 32);
+    let program = kernel.program();
+    let f = facts(program, Some([32, 1, 1]));
+    for p in predictions(program, &f, &stats, &model) {
+        assert_ne!(
+            p.agrees(),
+            Some(false),
+            "inst {} {:?}: predicted {}, measured {}",
+            p.inst,
+            p.what,
+            p.fact.value,
+            p.total
+        );
+    }
+}

@@ -1203,3 +1203,27 @@ fn nested_loops_converge() {
     );
     assert_eq!(note_insts(&e), [3, 7, 6]);
 }
+
+#[test]
+fn a_64_bit_compare_and_swap_moves_pairs_only() {
+    let build = |width: simt_core::Width| {
+        let mut b = ProgramBuilder::new("k");
+        let q = b.buffer_mut::<u64>("q");
+        b.push(Inst::GlobalCmpSwap64 {
+            width,
+            dst: VReg(0),
+            mem: GlobalRef::element(q, imm(0)),
+            cmp: VReg(4),
+            src: VReg(8),
+        });
+        b.build()
+    };
+    assert!(build(simt_core::Width::X2).is_ok());
+    let errors = build(simt_core::Width::X4).unwrap_err().errors;
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.kind == Kind::CmpSwapWidth { width: 4 } && e.inst == Some(0)),
+        "{errors:?}"
+    );
+}

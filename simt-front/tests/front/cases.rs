@@ -1579,11 +1579,13 @@ fn mutated_kernels_never_panic() {
 const LANGUAGE_DOC: &str = include_str!("../../../docs/src/language/instructions.md");
 
 /// The kernel each example of the reference is checked in, as the doc shows it.
-const EXAMPLE_KERNEL: &str = "kernel example(src: &[u32], dst: &mut [u32], fsrc: &[f32], fdst: &mut [f32], raw: &mut [u8], hsrc: &[f16], hdst: &mut [f16], bdst: &mut [bf16], n: u32, k: i32, a: f32) {
+const EXAMPLE_KERNEL: &str = "kernel example(src: &[u32], dst: &mut [u32], fsrc: &[f32], fdst: &mut [f32], raw: &mut [u8], hsrc: &[f16], hdst: &mut [f16], bdst: &mut [bf16], qdst: &mut [u64], ddst: &mut [f64], n: u32, k: i32, a: f32) {
     lds tile: [u32; 256];
     lds ftile: [f32; 256];
     lds htile: [f16; 256];
     lds btile: [bf16; 256];
+    lds qtile: [u64; 64];
+    lds dtile: [f64; 64];
     vreg i, x, y;
     vreg q0, q1, q2, q3;
     sreg t, u;

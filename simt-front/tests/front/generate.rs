@@ -14,8 +14,8 @@
 use crate::roundtrip::Picks;
 use simt_lang::isa::{lookup, Field, ImmType, MemRef, Mnemonic, Op, Role, MNEMONICS};
 use simt_lang::{
-    Addressing, AtomicOp, Axis, ElemType, GlobalRef, Inst, LdsIdx, LdsRef, MReg, Opcode, Operand,
-    ParamIdx, Program, ProgramBuilder, Reg, SReg, ScalarType, Special, VReg,
+    Addressing, Atomic64Op, AtomicOp, Axis, ElemType, GlobalRef, Inst, LdsIdx, LdsRef, MReg,
+    Opcode, Operand, ParamIdx, Program, ProgramBuilder, Reg, SReg, ScalarType, Special, VReg,
 };
 use std::collections::BTreeSet;
 
@@ -31,6 +31,8 @@ pub(crate) const BUFFERS: &[(&str, ElemType, bool, u32)] = &[
     ("wf32", ElemType::F32, true, 128),
     ("wf16", ElemType::F16, true, 128),
     ("wbf16", ElemType::BF16, true, 128),
+    ("wu64", ElemType::U64, true, 64),
+    ("wf64", ElemType::F64, true, 64),
 ];
 
 /// The scalar parameters, after the buffers.
@@ -48,6 +50,8 @@ const LDS: &[(&str, ElemType, u32)] = &[
     ("tu8", ElemType::U8, 16),
     ("th16", ElemType::F16, 64),
     ("tb16", ElemType::BF16, 64),
+    ("tu64", ElemType::U64, 32),
+    ("tf64", ElemType::F64, 32),
 ];
 
 /// Vector registers that appear only in the register lists of wide loads and
@@ -465,10 +469,39 @@ impl Gen<'_> {
             Op::Atomic(a) => Some(*a),
             _ => None,
         });
-        let cmpswap = matches!(m.opcode, Opcode::GlobalCmpSwap | Opcode::LdsCmpSwap);
-        let word = count > 1 || atomic_op.is_some() || cmpswap;
-        // Element types a 32-bit word access takes with element indexing.
+        let cmpswap = matches!(
+            m.opcode,
+            Opcode::GlobalCmpSwap
+                | Opcode::LdsCmpSwap
+                | Opcode::GlobalCmpSwap64
+                | Opcode::LdsCmpSwap64
+        );
+        // A 64-bit atomic: one 8-byte element, pairs of registers.
+        let atomic64 = m.ops.iter().find_map(|o| match o {
+            Op::Atomic64(a) => Some(*a),
+            _ => None,
+        });
+        let wide64 = atomic64.is_some()
+            || matches!(m.opcode, Opcode::GlobalCmpSwap64 | Opcode::LdsCmpSwap64);
+        let run = if wide64 { 2 } else { count };
+        let count = if wide64 { 1 } else { count };
+        let word = !wide64 && (count > 1 || atomic_op.is_some() || cmpswap);
+        // Element types a 32-bit word access (or a 64-bit atomic) takes with
+        // element indexing.
+        let words: &[ElemType] = match atomic64 {
+            _ if !wide64 => &[],
+            Some(Atomic64Op::AddF64) => &[ElemType::F64],
+            Some(
+                Atomic64Op::AddU64
+                | Atomic64Op::MinU64
+                | Atomic64Op::MinI64
+                | Atomic64Op::MaxU64
+                | Atomic64Op::MaxI64,
+            ) => &[ElemType::U64],
+            _ => &[ElemType::U64, ElemType::F64],
+        };
         let words: &[ElemType] = match atomic_op {
+            _ if wide64 => words,
             Some(AtomicOp::AddF32) => &[ElemType::F32],
             Some(
                 AtomicOp::AddU32
@@ -493,16 +526,22 @@ impl Gen<'_> {
             LDS.iter().enumerate().map(|(i, l)| (i, l.1, l.2)).collect()
         };
         let size_of = |elem: ElemType| -> u32 {
-            if word {
+            if wide64 {
+                8
+            } else if word {
                 4
             } else {
                 typed.unwrap_or(elem).size()
             }
         };
         let fits = |&(_, elem, len): &(usize, ElemType, u32), bytes: bool| {
+            // The 64-bit buffers and arrays are for the 64-bit atomics.
+            if elem.size() > 4 && !wide64 {
+                return false;
+            }
             if bytes {
                 len * elem.size() >= 2 * size_of(elem) * u32::from(count)
-            } else if word {
+            } else if word || wide64 {
                 words.contains(&elem)
             } else {
                 typed.is_none_or(|t| t == elem)
@@ -581,8 +620,8 @@ impl Gen<'_> {
                     let d = self.vdst();
                     Field::VDstOpt(self.p.chance(2).then_some(d))
                 }
-                Role::VDstRun => Field::VDstRun(self.run(count)),
-                Role::VSrcRun => Field::VSrcRun(self.run(count)),
+                Role::VDstRun => Field::VDstRun(self.run(run)),
+                Role::VSrcRun => Field::VSrcRun(self.run(run)),
                 Role::Src => {
                     srcs += 1;
                     // A compare-exchange's `cmp` (its first value): often a
@@ -1112,6 +1151,8 @@ fn builder(insts: &[Inst]) -> ProgramBuilder {
             (ElemType::F32, true) => b.buffer_mut::<f32>(name),
             (ElemType::F16, true) => b.buffer_mut::<simt_lang::half::f16>(name),
             (ElemType::BF16, true) => b.buffer_mut::<simt_lang::half::bf16>(name),
+            (ElemType::U64, true) => b.buffer_mut::<u64>(name),
+            (ElemType::F64, true) => b.buffer_mut::<f64>(name),
             _ => panic!("no buffer of {elem:?}"),
         };
     }

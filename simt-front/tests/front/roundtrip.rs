@@ -294,13 +294,15 @@ fn mutated_kernels_round_trip() {
 /// numbers) stay consecutive and `[q0, q1, q2, q3]` is a valid run.
 const HEADER: &str = "kernel gen(bu8: &[u8], wu8: &mut [u8], wi16: &mut [i16], bu32: &[u32], \
     wu32: &mut [u32], wi32: &mut [i32], bf32: &[f32], wf32: &mut [f32], wf16: &mut [f16], \
-    wbf16: &mut [bf16], n: u32, k: i32, a: f32) {
+    wbf16: &mut [bf16], wu64: &mut [u64], wf64: &mut [f64], n: u32, k: i32, a: f32) {
     lds tu32: [u32; 64];
     lds tf32: [f32; 32];
     lds ti16: [i16; 16];
     lds tu8: [u8; 8];
     lds th16: [f16; 16];
     lds tb16: [bf16; 16];
+    lds tu64: [u64; 8];
+    lds tf64: [f64; 8];
     vreg i, x, y;
     vreg q0, q1, q2, q3;
     sreg t, u;
@@ -319,6 +321,8 @@ const BUFFERS: &[(&str, ElemType, bool)] = &[
     ("wf32", ElemType::F32, true),
     ("wf16", ElemType::F16, true),
     ("wbf16", ElemType::BF16, true),
+    ("wu64", ElemType::U64, true),
+    ("wf64", ElemType::F64, true),
 ];
 
 const LDS: &[(&str, ElemType)] = &[
@@ -328,6 +332,8 @@ const LDS: &[(&str, ElemType)] = &[
     ("tu8", ElemType::U8),
     ("th16", ElemType::F16),
     ("tb16", ElemType::BF16),
+    ("tu64", ElemType::U64),
+    ("tf64", ElemType::F64),
 ];
 
 const VREGS: &[&str] = &["i", "x", "y", "q0", "q3", "v20", "v21", "v27"];
@@ -479,16 +485,21 @@ fn memory_operand(p: &mut Picks, m: &Mnemonic, role: Role) -> (String, ElemType)
         Role::GlobalLoad | Role::GlobalStore | Role::GlobalAtomic
     );
     let writes = !matches!(role, Role::GlobalLoad | Role::LdsLoad);
-    let word = m
-        .ops
-        .iter()
-        .any(|o| matches!(o, Op::Width(_) | Op::Atomic(_)))
-        || matches!(m.opcode, Opcode::GlobalCmpSwap | Opcode::LdsCmpSwap);
+    // A 64-bit atomic moves one 8-byte element; the others' words are 4.
+    let wide64 = m.ops.iter().any(|o| matches!(o, Op::Atomic64(_)))
+        || matches!(m.opcode, Opcode::GlobalCmpSwap64 | Opcode::LdsCmpSwap64);
+    let word = !wide64
+        && (m
+            .ops
+            .iter()
+            .any(|o| matches!(o, Op::Width(_) | Op::Atomic(_)))
+            || matches!(m.opcode, Opcode::GlobalCmpSwap | Opcode::LdsCmpSwap));
     let want = access(m);
     let bytes = want.is_some() && p.chance(2);
     let fits = |elem: ElemType, writable: bool| {
         (writable || !writes)
             && (!word || elem.size() == 4)
+            && (!wide64 || elem.size() == 8)
             && (bytes || want.is_none_or(|t| t == elem))
     };
     let any = p.below(8) == 0;
@@ -556,6 +567,8 @@ fn instruction(p: &mut Picks, m: &Mnemonic) -> String {
         }
         mem = Some(text);
     }
+    // A 64-bit atomic's run is its pairs.
+    let width = m.ops.iter().find_map(|o| o.run()).unwrap_or(width);
     let runs: &[&str] = if width == 4 { RUNS4 } else { RUNS2 };
     let mut out = Vec::new();
     for role in roles {

@@ -468,7 +468,11 @@ impl<'a> Walk<'a> {
             | Inst::LdsLoadWide { .. }
             | Inst::LdsStoreWide { .. }
             | Inst::LdsAtomic { .. }
-            | Inst::LdsCmpSwap { .. } => Written::Memory,
+            | Inst::LdsCmpSwap { .. }
+            | Inst::GlobalAtomic64 { .. }
+            | Inst::GlobalCmpSwap64 { .. }
+            | Inst::LdsAtomic64 { .. }
+            | Inst::LdsCmpSwap64 { .. } => Written::Memory,
             // Control flow is the walk's own (`block`); a barrier, a wave
             // barrier and `end` write nothing.
             Inst::If { .. }
@@ -556,9 +560,11 @@ impl<'a> Walk<'a> {
                 .iter()
                 .all(|f| f.brk.is_empty() && f.cont.is_empty()),
         });
-        // A load from one address for every lane gives every lane one value.
+        // A load from one address for every lane gives every lane one value;
+        // an atomic does not: each lane gets what the lanes before it left.
+        let atomic = matches!(role, Role::GlobalAtomic | Role::LdsAtomic);
         for r in fields.written().collect::<Vec<_>>() {
-            let v = self.opaque(pc, r, uniform);
+            let v = self.opaque(pc, r, uniform && !atomic);
             self.set(st, pc, r, v);
         }
     }

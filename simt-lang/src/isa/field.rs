@@ -9,8 +9,8 @@
 //! for its role's marker type in [`role`].
 
 use super::ops::{
-    AtomicOp, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, MaskOp, NarrowOp, ShuffleOp, Tern64Op,
-    TernOp, Un64Op, UnOp, WaveOp, WidenOp, Width,
+    Atomic64Op, AtomicOp, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, MaskOp, NarrowOp, ShuffleOp,
+    Tern64Op, TernOp, Un64Op, UnOp, WaveOp, WidenOp, Width,
 };
 use crate::ir::{
     ElemType, GlobalRef, InstIdx, LdsRef, MReg, Operand, PrintFormat, Reg, SReg, VReg,
@@ -95,6 +95,8 @@ pub enum Op {
     Mask(MaskOp),
     /// An atomic read-modify-write.
     Atomic(AtomicOp),
+    /// An atomic read-modify-write of a 64-bit element.
+    Atomic64(Atomic64Op),
     /// A lane shuffle.
     Shuffle(ShuffleOp),
     /// A wave-wide mask reduction.
@@ -125,6 +127,7 @@ impl Op {
         match self {
             Op::Width(w) => Some(w.count()),
             Op::Bin64(_)
+            | Op::Atomic64(_)
             | Op::Un64(_)
             | Op::Tern64(_)
             | Op::Cmp64Type(_)
@@ -364,6 +367,7 @@ op!(CmpOp, Cmp);
 op!(CmpType, CmpType);
 op!(MaskOp, Mask);
 op!(AtomicOp, Atomic);
+op!(Atomic64Op, Atomic64);
 op!(ShuffleOp, Shuffle);
 op!(WaveOp, Wave);
 op!(Bin64Op, Bin64);

@@ -7,8 +7,8 @@
 
 use super::field::{Field, Op, Role};
 use super::ops::{
-    AtomicOp, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, MaskOp, NarrowOp, ShuffleOp, Tern64Op,
-    TernOp, Un64Op, UnOp, WaveOp, WidenOp, Width,
+    Atomic64Op, AtomicOp, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, MaskOp, NarrowOp, ShuffleOp,
+    Tern64Op, TernOp, Un64Op, UnOp, WaveOp, WidenOp, Width,
 };
 use super::table::{Inst, Opcode};
 use crate::ir::ElemType;
@@ -502,6 +502,18 @@ mnemonics! {
     "global_atomic_inc_u32" => GlobalAtomic(Atomic(A::IncU32)),
     "global_atomic_add_f32" => GlobalAtomic(Atomic(A::AddF32)),
     "global_atomic_cmpswap" => GlobalCmpSwap,
+    "global_atomic_add_u64" => GlobalAtomic64(Op::Atomic64(Atomic64Op::AddU64)),
+    "global_atomic_add_i64" => GlobalAtomic64(Op::Atomic64(Atomic64Op::AddU64)),
+    "global_atomic_add_f64" => GlobalAtomic64(Op::Atomic64(Atomic64Op::AddF64)),
+    "global_atomic_min_u64" => GlobalAtomic64(Op::Atomic64(Atomic64Op::MinU64)),
+    "global_atomic_min_i64" => GlobalAtomic64(Op::Atomic64(Atomic64Op::MinI64)),
+    "global_atomic_max_u64" => GlobalAtomic64(Op::Atomic64(Atomic64Op::MaxU64)),
+    "global_atomic_max_i64" => GlobalAtomic64(Op::Atomic64(Atomic64Op::MaxI64)),
+    "global_atomic_and_b64" => GlobalAtomic64(Op::Atomic64(Atomic64Op::And)),
+    "global_atomic_or_b64" => GlobalAtomic64(Op::Atomic64(Atomic64Op::Or)),
+    "global_atomic_xor_b64" => GlobalAtomic64(Op::Atomic64(Atomic64Op::Xor)),
+    "global_atomic_xchg_b64" => GlobalAtomic64(Op::Atomic64(Atomic64Op::Exchange)),
+    "global_atomic_cmpswap_b64" => GlobalCmpSwap64(Op::Width(Width::X2)),
     // LDS.
     "lds_load" => LdsLoad,
     "lds_load_u8" => LdsLoad(Access(E::U8)),
@@ -542,6 +554,18 @@ mnemonics! {
     "lds_atomic_inc_u32" => LdsAtomic(Atomic(A::IncU32)),
     "lds_atomic_add_f32" => LdsAtomic(Atomic(A::AddF32)),
     "lds_atomic_cmpswap" => LdsCmpSwap,
+    "lds_atomic_add_u64" => LdsAtomic64(Op::Atomic64(Atomic64Op::AddU64)),
+    "lds_atomic_add_i64" => LdsAtomic64(Op::Atomic64(Atomic64Op::AddU64)),
+    "lds_atomic_add_f64" => LdsAtomic64(Op::Atomic64(Atomic64Op::AddF64)),
+    "lds_atomic_min_u64" => LdsAtomic64(Op::Atomic64(Atomic64Op::MinU64)),
+    "lds_atomic_min_i64" => LdsAtomic64(Op::Atomic64(Atomic64Op::MinI64)),
+    "lds_atomic_max_u64" => LdsAtomic64(Op::Atomic64(Atomic64Op::MaxU64)),
+    "lds_atomic_max_i64" => LdsAtomic64(Op::Atomic64(Atomic64Op::MaxI64)),
+    "lds_atomic_and_b64" => LdsAtomic64(Op::Atomic64(Atomic64Op::And)),
+    "lds_atomic_or_b64" => LdsAtomic64(Op::Atomic64(Atomic64Op::Or)),
+    "lds_atomic_xor_b64" => LdsAtomic64(Op::Atomic64(Atomic64Op::Xor)),
+    "lds_atomic_xchg_b64" => LdsAtomic64(Op::Atomic64(Atomic64Op::Exchange)),
+    "lds_atomic_cmpswap_b64" => LdsCmpSwap64(Op::Width(Width::X2)),
     // Control flow.
     "if" => If,
     "else" => Else,

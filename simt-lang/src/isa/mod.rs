@@ -19,7 +19,7 @@ pub use display::{InstText, KernelText};
 pub use field::{role, Field, Fields, FromField, IntoField, MemRef, Op, Role};
 pub use mnemonics::{lookup, spelling, untyped, ImmType, Mnemonic, MNEMONICS};
 pub use ops::{
-    AtomicOp, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, MaskOp, NarrowOp, ShuffleOp, Tern64Op,
-    TernOp, Un64Op, UnOp, WaveOp, WidenOp, Width,
+    Atomic64Op, AtomicOp, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, MaskOp, NarrowOp, ShuffleOp,
+    Tern64Op, TernOp, Un64Op, UnOp, WaveOp, WidenOp, Width,
 };
 pub use table::{Inst, Opcode, Result as ResultLevel, Unit};

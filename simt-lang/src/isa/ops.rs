@@ -233,6 +233,34 @@ pub enum AtomicOp {
     IncU32,
 }
 
+/// A read-modify-write operation of an atomic instruction on a 64-bit
+/// element (a register pair per lane, low word first), as
+/// [`AtomicOp`] on words: integer operations wrap, lanes update in lane
+/// order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Atomic64Op {
+    /// `old + v`, wrapping (the same bits for `u64` and `i64`).
+    AddU64,
+    /// `old + v` in `f64`, rounded as Rust's `f64` addition.
+    AddF64,
+    /// Unsigned minimum.
+    MinU64,
+    /// Signed minimum.
+    MinI64,
+    /// Unsigned maximum.
+    MaxU64,
+    /// Signed maximum.
+    MaxI64,
+    /// Bitwise and.
+    And,
+    /// Bitwise or.
+    Or,
+    /// Bitwise exclusive or.
+    Xor,
+    /// `v`: the old value is swapped out.
+    Exchange,
+}
+
 /// Where a lane shuffle reads from: lane `l` of the destination takes `src` from
 /// lane `f(l, n)`, where `n` is the instruction's lane operand.
 ///

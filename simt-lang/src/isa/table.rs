@@ -9,8 +9,8 @@
 
 use super::field::{role, Field, Fields, FromField, IntoField, Role};
 use super::ops::{
-    AtomicOp, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, MaskOp, NarrowOp, ShuffleOp, Tern64Op,
-    TernOp, Un64Op, UnOp, WaveOp, WidenOp, Width,
+    Atomic64Op, AtomicOp, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, MaskOp, NarrowOp, ShuffleOp,
+    Tern64Op, TernOp, Un64Op, UnOp, WaveOp, WidenOp, Width,
 };
 use crate::ir::{ElemType, GlobalRef, InstIdx, LdsRef, MReg, Operand, PrintFormat, SReg, VReg};
 use serde::Serialize;
@@ -488,6 +488,60 @@ define_instructions! {
         /// The value written when they are equal.
         src: Operand => Src,
     }
+    /// Global 64-bit atomic: each active lane updates its 64-bit element
+    /// (8 bytes) with `op` and its pair `src`, in lane order; the pair `dst`
+    /// receives the value before the update.
+    GlobalAtomic64 [Memory, Lane] {
+        /// The update.
+        op: Atomic64Op => Op,
+        /// Receives the old value.
+        dst: VReg => VDstRun,
+        /// The element; the buffer must be writable.
+        mem: GlobalRef => GlobalAtomic,
+        /// The operand of the update.
+        src: VReg => VSrcRun,
+    }
+    /// Global 64-bit compare-and-swap: each active lane, in lane order, writes
+    /// its pair `src` to its 8 bytes if they equal its pair `cmp`; the pair
+    /// `dst` receives the old value. The width is always `x2`.
+    GlobalCmpSwap64 [Memory, Lane] {
+        /// The run of each pair: 2.
+        width: Width => Op,
+        /// Receives the old value.
+        dst: VReg => VDstRun,
+        /// The element; the buffer must be writable.
+        mem: GlobalRef => GlobalAtomic,
+        /// The value compared with the element.
+        cmp: VReg => VSrcRun,
+        /// The value written when they are equal.
+        src: VReg => VSrcRun,
+    }
+    /// LDS 64-bit atomic: as [`Inst::GlobalAtomic64`], on 8 bytes of an LDS
+    /// array.
+    LdsAtomic64 [Memory, Lane] {
+        /// The update.
+        op: Atomic64Op => Op,
+        /// Receives the old value.
+        dst: VReg => VDstRun,
+        /// The element.
+        mem: LdsRef => LdsAtomic,
+        /// The operand of the update.
+        src: VReg => VSrcRun,
+    }
+    /// LDS 64-bit compare-and-swap: as [`Inst::GlobalCmpSwap64`], on 8 bytes
+    /// of an LDS array.
+    LdsCmpSwap64 [Memory, Lane] {
+        /// The run of each pair: 2.
+        width: Width => Op,
+        /// Receives the old value.
+        dst: VReg => VDstRun,
+        /// The element.
+        mem: LdsRef => LdsAtomic,
+        /// The value compared with the element.
+        cmp: VReg => VSrcRun,
+        /// The value written when they are equal.
+        src: VReg => VSrcRun,
+    }
     /// Opens a conditional: pushes exec and narrows it to `exec & mask`. When no
     /// lane remains, the then-body is skipped and execution continues at `next`.
     If [Control, None] {
@@ -634,6 +688,7 @@ mod tests {
             O::CmpType(CmpType::U32),
             O::Mask(MaskOp::And),
             O::Atomic(AtomicOp::AddU32),
+            O::Atomic64(Atomic64Op::AddU64),
             O::Shuffle(ShuffleOp::Xor),
             O::Wave(WaveOp::Count),
             O::Width(Width::X2),

@@ -323,6 +323,12 @@ pub enum ValidationErrorKind {
         /// The limit.
         limit: u16,
     },
+    /// A 64-bit compare-and-swap whose pairs are not pairs.
+    #[error("a 64-bit compare-and-swap moves pairs of registers (`x2`), not runs of {width}")]
+    CmpSwapWidth {
+        /// The run the instruction names.
+        width: u16,
+    },
     /// Scratch memory declared without its buffer as the last parameter.
     #[error("the kernel declares scratch memory, but its last parameter is not the `&mut [u32]` that holds it")]
     ScratchParam,

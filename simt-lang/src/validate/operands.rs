@@ -7,7 +7,7 @@ use crate::ir::{
     Addressing, ElemType, GlobalRef, LdsDecl, LdsIdx, LdsRef, Operand, ParamIdx, ParamKind,
     Program, Reg, Uniformity,
 };
-use crate::isa::{AtomicOp, Field, Fields, Inst, MemRef, Op, Role, Unit};
+use crate::isa::{Atomic64Op, AtomicOp, Field, Fields, Inst, MemRef, Op, Role, Unit};
 use crate::limits::{MAX_LDS_BYTES, MAX_MREGS, MAX_PARAMS, MAX_SREGS, MAX_VREGS};
 
 /// Checks the program's declared register counts, parameter count and LDS layout.
@@ -201,6 +201,16 @@ pub(super) fn check_operands(program: &Program, errors: &mut Vec<ValidationError
     let mut seen: Vec<Reg> = Vec::with_capacity(8);
     for (i, inst) in program.insts.iter().enumerate() {
         seen.clear();
+        if let Inst::GlobalCmpSwap64 { width, .. } | Inst::LdsCmpSwap64 { width, .. } = *inst {
+            if width != crate::isa::Width::X2 {
+                errors.push(ValidationError::at(
+                    i,
+                    Kind::CmpSwapWidth {
+                        width: width.count(),
+                    },
+                ));
+            }
+        }
         for reg in registers(inst) {
             let count = match reg {
                 Reg::V(_) => program.vregs,
@@ -359,14 +369,30 @@ fn moved(fields: &Fields) -> (ElemType, &'static [ElemType], u32) {
         ElemType::I64,
         ElemType::F64,
     ];
+    // A 64-bit atomic updates one 64-bit element.
+    const INTS64: &[ElemType] = &[ElemType::U64, ElemType::I64];
+    const ELEMENTS64: &[ElemType] = &[ElemType::U64, ElemType::I64, ElemType::F64];
     if let Some(ty) = fields.access() {
         return (ty, &[], 1);
     }
     let run = fields.run_length();
+    let atomic = matches!(
+        fields.memory(),
+        Some((Role::GlobalAtomic | Role::LdsAtomic, _))
+    );
     let accepted = fields
         .as_slice()
         .iter()
         .find_map(|f| match f {
+            Field::Op(Op::Atomic64(Atomic64Op::AddF64)) => Some(&[ElemType::F64][..]),
+            Field::Op(Op::Atomic64(
+                Atomic64Op::AddU64
+                | Atomic64Op::MinU64
+                | Atomic64Op::MinI64
+                | Atomic64Op::MaxU64
+                | Atomic64Op::MaxI64,
+            )) => Some(INTS64),
+            Field::Op(Op::Atomic64(_) | Op::Width(_)) if atomic => Some(ELEMENTS64),
             Field::Op(Op::Atomic(AtomicOp::AddF32)) => Some(FLOATS),
             Field::Op(Op::Atomic(
                 AtomicOp::AddU32
@@ -588,6 +614,9 @@ fn check_access_type(
                     ty: match names.as_slice() {
                         ["f32"] => "f32",
                         ["u32", "i32"] => "u32 or i32",
+                        ["f64"] => "f64",
+                        ["u64", "i64"] => "u64 or i64",
+                        ["u64", "i64", "f64"] => "64-bit elements",
                         [_, _, _] => "32-bit words",
                         _ => "32-bit words (or 64-bit elements, two words each)",
                     },

@@ -28,7 +28,7 @@ use simt_ptx::{Options, PtxModule};
 pub const DIR: &str = "simt-ptx/tests/ptx/corpus";
 
 /// The corpus's CUDA files, without their extension.
-pub const FILES: [&str; 8] = [
+pub const FILES: [&str; 9] = [
     "reduce",
     "transpose",
     "sgemm",
@@ -37,6 +37,7 @@ pub const FILES: [&str; 8] = [
     "doubles",
     "arith",
     "local",
+    "atomics",
 ];
 
 /// The lowered `name.ptx` of the corpus.
@@ -272,9 +273,9 @@ fn every_corpus_kernel_lowers() {
         total += entries;
     }
     // The corpus proper (the four teaching files), the eleven reference
-    // kernels, the four of doubles.cu, the five of arith.cu and the four of
-    // local.cu.
-    assert_eq!(total, 52 + 11 + 4 + 5 + 4);
+    // kernels, the four of doubles.cu, the five of arith.cu, the four of
+    // local.cu and the four of atomics.cu.
+    assert_eq!(total, 52 + 11 + 4 + 5 + 4 + 4);
 }
 
 // ------------------------------------------------------------ reductions

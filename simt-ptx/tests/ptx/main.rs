@@ -2,6 +2,7 @@
 //! and checked against the host, and what it refuses, located.
 
 mod arith;
+mod atomics;
 mod common;
 mod corpus;
 mod doubles;

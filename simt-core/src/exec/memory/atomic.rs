@@ -1,41 +1,56 @@
-//! Atomics: read-modify-write of 32-bit words in global buffers and LDS arrays.
+//! Atomics: read-modify-write of 32-bit words and 64-bit elements in global
+//! buffers and LDS arrays.
 //!
 //! Active lanes apply their updates in lane order, each seeing what the lanes
-//! below it left, and each gets the word's value before its own update. An
-//! atomic phase counts as a memory access of its space (lines and sectors, or
-//! bank conflicts) and as an atomic access; its contention is the most active
-//! lanes aiming at one word, minus one: the updates that serialize.
+//! below it left, and each gets the value before its own update. An atomic
+//! phase counts as a memory access of its space (lines and sectors, or bank
+//! conflicts) and as an atomic access; its contention is the most active
+//! lanes aiming at one element, minus one: the updates that serialize.
 
 use super::super::bind::{Geometry, Slot};
 use super::{
     count_global, count_lds, each_lane, full, offsets, phases, word_index, Area, Count, CuCaches,
     GlobalTarget, LdsMemory, LdsTarget, MemScratch, Request, Shape, Space, Through, Trap,
 };
-use crate::isa::AtomicOp;
+use crate::isa::{Atomic64Op, AtomicOp};
 use crate::stats::Counters;
 
-/// What an atomic instruction does to each word.
+/// What an atomic instruction does to each element.
 #[derive(Clone, Copy, Debug)]
-pub enum Update {
-    /// `word = op(word, v)`.
-    Rmw(AtomicOp),
-    /// `word = v` if `word == cmp`.
+pub enum Update<O> {
+    /// `element = op(element, v)`.
+    Rmw(O),
+    /// `element = v` if `element == cmp`.
     CmpSwap,
 }
 
-/// The word after one lane's update.
-#[inline(always)]
-fn apply(update: Update, old: u32, v: u32, cmp: u32) -> u32 {
-    let f = f32::from_bits;
-    match update {
-        Update::CmpSwap => {
-            if old == cmp {
-                v
-            } else {
-                old
-            }
-        }
-        Update::Rmw(op) => match op {
+/// What an atomic updates: a 32-bit word (`u32`) or a 64-bit element
+/// (`u64`, a register pair per lane), with the operations on it.
+pub(crate) trait Element: Copy + PartialEq {
+    /// Its size in bytes.
+    const BYTES: u32;
+    /// Its read-modify-write operations.
+    type Op: Copy;
+    /// `op(old, v)`.
+    fn rmw(op: Self::Op, old: Self, v: Self) -> Self;
+    /// The element in `bytes` (`BYTES` of them, native order).
+    fn read(bytes: &[u8]) -> Self;
+    /// Writes the element into `bytes`.
+    fn write(self, bytes: &mut [u8]);
+    /// The element at LDS word `w` (and the next).
+    fn read_lds(words: &[u32], w: usize) -> Self;
+    /// Writes the element at LDS word `w` (and the next).
+    fn write_lds(self, words: &mut [u32], w: usize);
+}
+
+impl Element for u32 {
+    const BYTES: u32 = 4;
+    type Op = AtomicOp;
+
+    #[inline(always)]
+    fn rmw(op: AtomicOp, old: u32, v: u32) -> u32 {
+        let f = f32::from_bits;
+        match op {
             AtomicOp::AddU32 => old.wrapping_add(v),
             AtomicOp::SubU32 => old.wrapping_sub(v),
             AtomicOp::MinU32 => old.min(v),
@@ -54,7 +69,93 @@ fn apply(update: Update, old: u32, v: u32, cmp: u32) -> u32 {
                 }
             }
             AtomicOp::AddF32 => crate::exec::alu::bits(f(old) + f(v)),
-        },
+        }
+    }
+
+    #[inline(always)]
+    fn read(bytes: &[u8]) -> u32 {
+        let mut word = [0u8; 4];
+        word.copy_from_slice(&bytes[..4]);
+        u32::from_ne_bytes(word)
+    }
+
+    #[inline(always)]
+    fn write(self, bytes: &mut [u8]) {
+        bytes[..4].copy_from_slice(&self.to_ne_bytes());
+    }
+
+    #[inline(always)]
+    fn read_lds(words: &[u32], w: usize) -> u32 {
+        words[w]
+    }
+
+    #[inline(always)]
+    fn write_lds(self, words: &mut [u32], w: usize) {
+        words[w] = self;
+    }
+}
+
+impl Element for u64 {
+    const BYTES: u32 = 8;
+    type Op = Atomic64Op;
+
+    #[inline(always)]
+    fn rmw(op: Atomic64Op, old: u64, v: u64) -> u64 {
+        let f = f64::from_bits;
+        match op {
+            Atomic64Op::AddU64 => old.wrapping_add(v),
+            Atomic64Op::AddF64 => crate::exec::alu64::bits(f(old) + f(v)),
+            Atomic64Op::MinU64 => old.min(v),
+            Atomic64Op::MinI64 => (old as i64).min(v as i64) as u64,
+            Atomic64Op::MaxU64 => old.max(v),
+            Atomic64Op::MaxI64 => (old as i64).max(v as i64) as u64,
+            Atomic64Op::And => old & v,
+            Atomic64Op::Or => old | v,
+            Atomic64Op::Xor => old ^ v,
+            Atomic64Op::Exchange => v,
+        }
+    }
+
+    #[inline(always)]
+    fn read(bytes: &[u8]) -> u64 {
+        let mut element = [0u8; 8];
+        element.copy_from_slice(&bytes[..8]);
+        u64::from_ne_bytes(element)
+    }
+
+    #[inline(always)]
+    fn write(self, bytes: &mut [u8]) {
+        bytes[..8].copy_from_slice(&self.to_ne_bytes());
+    }
+
+    /// Low word first, as a register pair holds it.
+    #[inline(always)]
+    fn read_lds(words: &[u32], w: usize) -> u64 {
+        let hi = words.get(w + 1).copied().unwrap_or(0);
+        u64::from(words[w]) | (u64::from(hi) << 32)
+    }
+
+    #[inline(always)]
+    fn write_lds(self, words: &mut [u32], w: usize) {
+        words[w] = self as u32;
+        if let Some(hi) = words.get_mut(w + 1) {
+            *hi = (self >> 32) as u32;
+        }
+    }
+}
+
+/// The element after one lane's update.
+#[inline(always)]
+fn apply<E: Element>(update: Update<E::Op>, old: E, v: E, cmp: E) -> E {
+    match update {
+        Update::CmpSwap => {
+            if old == cmp {
+                v
+            } else {
+                old
+            }
+        }
+        Update::Rmw(op) => E::rmw(op, old, v),
     }
 }
 
@@ -89,22 +190,22 @@ fn count_atomic<const W: usize>(exec: u64, offs: &[u32; W], geo: &Geometry, c: &
 }
 
 /// The operands of one atomic instruction, per lane.
-pub(crate) struct Operands<'a, const W: usize> {
-    /// The lanes and their word indices.
+pub(crate) struct Operands<'a, const W: usize, E> {
+    /// The lanes and their element indices.
     pub(crate) lanes: Request<'a, W>,
     /// The update's value.
-    pub(crate) src: &'a [u32; W],
+    pub(crate) src: &'a [E; W],
     /// The compared value (compare-and-swap only).
-    pub(crate) cmp: &'a [u32; W],
+    pub(crate) cmp: &'a [E; W],
 }
 
 /// A global atomic; `old` gets each active lane's value before its update.
 #[inline(always)]
-pub(crate) fn global<const W: usize>(
-    update: Update,
+pub(crate) fn global<const W: usize, E: Element>(
+    update: Update<E::Op>,
     target: GlobalTarget<'_, '_>,
-    ops: Operands<'_, W>,
-    old: &mut [u32; W],
+    ops: Operands<'_, W, E>,
+    old: &mut [E; W],
     count: Count<'_>,
     caches: Option<&mut CuCaches<'_>>,
     s: &mut MemScratch<W>,
@@ -114,14 +215,15 @@ pub(crate) fn global<const W: usize>(
     let exec = exec & full::<W>();
     let base = target.slot.base() as u32;
     let len = target.slot.bytes().len() as u64;
+    let size = E::BYTES;
     let area = Area {
         addressing: target.addressing,
-        size: 4,
+        size,
         len,
         origin: 0,
     };
     offsets(ops.lanes.idx, lm, exec, area, &mut s.offs, false)
-        .map_err(|bad| bad.trap(Space::Global, "atomic", target.name, 4, len, base as u64))?;
+        .map_err(|bad| bad.trap(Space::Global, "atomic", target.name, size, len, base as u64))?;
     let counted = Count {
         geo,
         c: &mut *c,
@@ -132,7 +234,7 @@ pub(crate) fn global<const W: usize>(
         Shape::Scattered,
         &s.offs,
         base,
-        4,
+        size,
         counted,
         &mut s.keys,
     );
@@ -140,20 +242,17 @@ pub(crate) fn global<const W: usize>(
     let at = super::caches::Addresses {
         offs: &s.offs,
         base,
-        words: 1,
+        words: size / 4,
     };
     super::caches::phases(caches, Through::Atomic, exec, at, geo.phase_lanes, c);
     // Validation lets atomics at writable buffers only.
     if let Slot::BufferMut { data, .. } = target.slot {
         each_lane(exec, |l| {
             let o = s.offs[l] as usize;
-            if let Some(bytes) = data.get_mut(o..o + 4) {
-                let mut word = [0u8; 4];
-                word.copy_from_slice(bytes);
-                let before = u32::from_ne_bytes(word);
+            if let Some(bytes) = data.get_mut(o..o + size as usize) {
+                let before = E::read(bytes);
                 old[l] = before;
-                let after = apply(update, before, ops.src[l], ops.cmp[l]);
-                bytes.copy_from_slice(&after.to_ne_bytes());
+                apply(update, before, ops.src[l], ops.cmp[l]).write(bytes);
             }
         });
     }
@@ -162,11 +261,11 @@ pub(crate) fn global<const W: usize>(
 
 /// An LDS atomic; `old` gets each active lane's value before its update.
 #[inline(always)]
-pub(crate) fn lds<const W: usize>(
-    update: Update,
+pub(crate) fn lds<const W: usize, E: Element>(
+    update: Update<E::Op>,
     target: LdsTarget<'_>,
-    ops: Operands<'_, W>,
-    old: &mut [u32; W],
+    ops: Operands<'_, W, E>,
+    old: &mut [E; W],
     lds: LdsMemory<'_, '_>,
     count: Count<'_>,
     s: &mut MemScratch<W>,
@@ -177,9 +276,10 @@ pub(crate) fn lds<const W: usize>(
     let exec = exec & full::<W>();
     let area = target.area;
     let len = u64::from(area.bytes);
+    let size = E::BYTES;
     let span = Area {
         addressing: target.addressing,
-        size: 4,
+        size,
         len,
         origin: area.offset,
     };
@@ -188,7 +288,7 @@ pub(crate) fn lds<const W: usize>(
             Space::Lds,
             "atomic",
             target.name,
-            4,
+            size,
             len,
             u64::from(area.offset),
         )
@@ -202,17 +302,19 @@ pub(crate) fn lds<const W: usize>(
         exec,
         Shape::Scattered,
         &s.offs,
-        4,
+        size,
         counted,
         table,
         &mut s.banks,
     );
     count_atomic(exec, &s.offs, geo, c);
+    // An element's words share a block (it is aligned to its size).
     mem.written(exec, &s.offs, Shape::Scattered);
     each_lane(exec, |l| {
-        let w = &mut mem.words[word_index(s.offs[l])];
-        old[l] = *w;
-        *w = apply(update, *w, ops.src[l], ops.cmp[l]);
+        let w = word_index(s.offs[l]);
+        let before = E::read_lds(&mem.words, w);
+        old[l] = before;
+        apply(update, before, ops.src[l], ops.cmp[l]).write_lds(&mut mem.words, w);
     });
     Ok(())
 }

@@ -7,7 +7,7 @@
 //! destination registers.
 
 use super::super::alu;
-use super::super::decode::{Access, Atomic, Mem, Src, Wide};
+use super::super::decode::{Access, Atomic, Atomic64, Mem, Src, Wide};
 use super::super::instrument::{self, Instrument};
 use super::super::memory::atomic::{self, Operands};
 use super::super::memory::{self as mem, full, wide, GlobalTarget, LdsTarget};
@@ -384,11 +384,87 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     pub(super) fn global_atomic(&mut self, x: Atomic) -> Flow {
         self.vector_issue();
         self.atomic_operands(x.src, x.cmp);
-        self.index(x.at);
-        let (pc, p) = (self.pc, x.at.target as usize);
-        let base = self.base_of(x.at.target);
+        let (src, cmp) = (self.s.b, self.s.c);
+        let mut old = [0u32; W];
+        if !self.global_atomic_of(x.update, x.at, (&src, &cmp), &mut old)? {
+            return Ok(Step::Leave(Exit::Done(self.pc)));
+        }
+        if let Some(d) = x.dst {
+            self.s.out = old;
+            self.write_back(d);
+        }
+        self.next()
+    }
+
+    #[inline(always)]
+    pub(super) fn lds_atomic(&mut self, x: Atomic) -> Flow {
+        self.vector_issue();
+        self.atomic_operands(x.src, x.cmp);
+        let (src, cmp) = (self.s.b, self.s.c);
+        let mut old = [0u32; W];
+        if !self.lds_atomic_of(x.update, x.at, (&src, &cmp), &mut old)? {
+            return Ok(Step::Leave(Exit::Done(self.pc)));
+        }
+        if let Some(d) = x.dst {
+            self.s.out = old;
+            self.write_back(d);
+        }
+        self.next()
+    }
+
+    /// A 64-bit atomic of either space: the pairs `src` and `cmp` read, the
+    /// pair `dst` written.
+    #[inline(never)]
+    pub(super) fn atomic64(&mut self, x: Atomic64, lds: bool) -> Flow {
+        self.vector_issue();
+        let (src, cmp) = (self.pair_of(x.src), self.pair_of(x.cmp));
+        let mut old = [0u64; W];
+        let done = if lds {
+            self.lds_atomic_of(x.update, x.at, (&src, &cmp), &mut old)?
+        } else {
+            self.global_atomic_of(x.update, x.at, (&src, &cmp), &mut old)?
+        };
+        if !done {
+            return Ok(Step::Leave(Exit::Done(self.pc)));
+        }
+        for (k, word) in [0u32, 32].into_iter().enumerate() {
+            self.s.out = std::array::from_fn(|l| (old[l] >> word) as u32);
+            self.write_back(x.dst.wrapping_add(k as u16));
+        }
+        self.next()
+    }
+
+    /// Each lane's pair of registers `first` and `first + 1`, low word first
+    /// (a register past the counts reads as 0).
+    fn pair_of(&mut self, first: u16) -> [u64; W] {
+        let vregs = self.prepared.vregs;
+        let Parts { vr, .. } = self.parts();
+        let word = |r: u16| -> [u32; W] {
+            match vr.get(usize::from(r)) {
+                Some(reg) if usize::from(r) < vregs => *lanes::<W>(reg),
+                _ => [0; W],
+            }
+        };
+        let (lo, hi) = (word(first), word(first.wrapping_add(1)));
+        std::array::from_fn(|l| u64::from(lo[l]) | (u64::from(hi[l]) << 32))
+    }
+
+    /// A global atomic on elements `E` at `at`: each active lane's update
+    /// with its `src` (and `cmp`), the values before it into `old`. `false`
+    /// when the buffer is not bound (validation rules it out).
+    #[inline(always)]
+    fn global_atomic_of<E: atomic::Element>(
+        &mut self,
+        update: atomic::Update<E::Op>,
+        at: Mem,
+        (src, cmp): (&[E; W], &[E; W]),
+        old: &mut [E; W],
+    ) -> Result<bool, Box<mem::Trap>> {
+        self.index(at);
+        let (pc, p) = (self.pc, at.target as usize);
+        let base = self.base_of(at.target);
         let (Some(slot), Some(param)) = (self.slots.get_mut(p), self.program.params.get(p)) else {
-            return Ok(Step::Leave(Exit::Done(pc)));
+            return Ok(false);
         };
         if let Some(c) = self.caches.as_mut() {
             c.at(pc);
@@ -396,12 +472,12 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         let target = GlobalTarget {
             slot,
             name: &param.name,
-            addressing: x.at.addressing,
+            addressing: at.addressing,
             scale: param.kind.elem_size(),
         };
         let s = &mut *self.s;
-        atomic::global::<W>(
-            x.update,
+        atomic::global::<W, E>(
+            update,
             target,
             Operands {
                 lanes: mem::Request {
@@ -411,10 +487,10 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
                     idx: &s.idx,
                     stepped: false,
                 },
-                src: &s.b,
-                cmp: &s.c,
+                src,
+                cmp,
             },
-            &mut s.out,
+            old,
             mem::Count {
                 geo: &self.geo,
                 c: &mut self.counters[pc],
@@ -427,32 +503,34 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             kind: AccessKind::Atomic,
             buffer: Some(p),
             base,
-            size: 4,
+            size: E::BYTES,
             count: 1,
         });
-        if let Some(d) = x.dst {
-            self.write_back(d);
-        }
-        self.next()
+        Ok(true)
     }
 
+    /// An LDS atomic on elements `E`, as [`Self::global_atomic_of`].
     #[inline(always)]
-    pub(super) fn lds_atomic(&mut self, x: Atomic) -> Flow {
-        self.vector_issue();
-        self.atomic_operands(x.src, x.cmp);
-        self.index(x.at);
-        let (pc, i) = (self.pc, x.at.target as usize);
+    fn lds_atomic_of<E: atomic::Element>(
+        &mut self,
+        update: atomic::Update<E::Op>,
+        at: Mem,
+        (src, cmp): (&[E; W], &[E; W]),
+        old: &mut [E; W],
+    ) -> Result<bool, Box<mem::Trap>> {
+        self.index(at);
+        let (pc, i) = (self.pc, at.target as usize);
         let (Some(&area), Some(decl)) = (self.prepared.lds.get(i), self.program.lds.get(i)) else {
-            return Ok(Step::Leave(Exit::Done(pc)));
+            return Ok(false);
         };
         let target = LdsTarget {
             area,
             name: &decl.name,
-            addressing: x.at.addressing,
+            addressing: at.addressing,
         };
         let s = &mut *self.s;
-        atomic::lds::<W>(
-            x.update,
+        atomic::lds::<W, E>(
+            update,
             target,
             Operands {
                 lanes: mem::Request {
@@ -462,10 +540,10 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
                     idx: &s.idx,
                     stepped: false,
                 },
-                src: &s.b,
-                cmp: &s.c,
+                src,
+                cmp,
             },
-            &mut s.out,
+            old,
             mem::LdsMemory {
                 words: &mut *self.lds,
                 table: &mut self.table,
@@ -481,12 +559,9 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             kind: AccessKind::Atomic,
             buffer: None,
             base: 0,
-            size: 4,
+            size: E::BYTES,
             count: 1,
         });
-        if let Some(d) = x.dst {
-            self.write_back(d);
-        }
-        self.next()
+        Ok(true)
     }
 }

@@ -560,6 +560,8 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
             Op::LdsStoreWide(x) => self.lds_wide(x, true),
             Op::GlobalAtomic(x) => self.global_atomic(x),
             Op::LdsAtomic(x) => self.lds_atomic(x),
+            Op::GlobalAtomic64(x) => self.atomic64(x, false),
+            Op::LdsAtomic64(x) => self.atomic64(x, true),
             Op::If(x) => self.op_if(x),
             Op::Else(x) => self.op_else(x),
             Op::EndIf => self.op_endif(),
