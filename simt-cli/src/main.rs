@@ -138,7 +138,10 @@ fn summary(program: &Program, loaded: &load::Loaded) -> String {
     };
     let local = match program.scratch_words {
         0 => String::new(),
-        words => format!(", {} bytes of local memory per work-item", words * 4),
+        words => format!(
+            ", {} bytes of local memory per work-item",
+            u64::from(words) * 4
+        ),
     };
     format!(
         "ok: kernel {}({}){entry}: {} instructions, {} vector, {} scalar and {} mask registers, {} bytes of LDS{local}",

@@ -21,6 +21,7 @@
 //! values are stored little-endian; buffers start on a line boundary.
 
 mod alu;
+mod directed;
 mod half;
 mod memory;
 mod pairs;

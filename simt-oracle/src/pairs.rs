@@ -3,6 +3,7 @@
 //! exponent and fraction bits.
 
 use crate::alu::{round_toward, Toward};
+use crate::directed;
 use simt_lang::{Bin64Op, Cmp64Type, CmpOp, NarrowOp, Tern64Op, Un64Op, WidenOp};
 
 const SIGN: u64 = 1 << 63;
@@ -64,6 +65,9 @@ pub fn binary(op: Bin64Op, a: u64, b: u64) -> u64 {
         Bin64Op::DivF64 => canon(f(a) / f(b)),
         Bin64Op::MinF64 => canon(f(a).min(f(b))),
         Bin64Op::MaxF64 => canon(f(a).max(f(b))),
+        Bin64Op::DivRzF64 => directed::div(f(a), f(b), Toward::Zero),
+        Bin64Op::DivRmF64 => directed::div(f(a), f(b), Toward::Down),
+        Bin64Op::DivRpF64 => directed::div(f(a), f(b), Toward::Up),
     }
 }
 
@@ -78,6 +82,9 @@ pub fn unary(op: Un64Op, a: u64) -> u64 {
         Un64Op::CvtF64I64 => canon(signed(a) as f64),
         Un64Op::CvtU64F64 => to_int(a, 0, u64::MAX as i128) as u64,
         Un64Op::CvtI64F64 => low(to_int(a, i64::MIN as i128, i64::MAX as i128)),
+        Un64Op::SqrtRzF64 => directed::sqrt(f(a), Toward::Zero),
+        Un64Op::SqrtRmF64 => directed::sqrt(f(a), Toward::Down),
+        Un64Op::SqrtRpF64 => directed::sqrt(f(a), Toward::Up),
     }
 }
 
@@ -100,6 +107,9 @@ pub fn ternary(op: Tern64Op, a: u64, b: u64, c: u64) -> u64 {
     match op {
         Tern64Op::FmaF64 => canon(f(a).mul_add(f(b), f(c))),
         Tern64Op::MadU64 => (product(a, b) + u128::from(c)) as u64,
+        Tern64Op::FmaRzF64 => directed::fma(f(a), f(b), f(c), Toward::Zero),
+        Tern64Op::FmaRmF64 => directed::fma(f(a), f(b), f(c), Toward::Down),
+        Tern64Op::FmaRpF64 => directed::fma(f(a), f(b), f(c), Toward::Up),
     }
 }
 

@@ -56,6 +56,17 @@ pub(crate) fn layout(entry: &Entry) -> Result<(HashMap<String, u32>, u32), Vec<P
         offsets.insert(v.name.clone(), at);
         end = at.saturating_add(count.saturating_mul(v.elem_size));
     }
+    // CUDA's limit on local memory per thread.
+    const MOST: u32 = 512 * 1024;
+    if end > MOST {
+        if let Some(v) = entry.vars.iter().find(|v| v.space == Space::Local) {
+            errors.push(PtxError::new(
+                v.at,
+                v.name.len() as u32,
+                format!("{end} bytes of local memory per thread: more than the {MOST} a thread may have"),
+            ));
+        }
+    }
     if !errors.is_empty() {
         return Err(errors);
     }

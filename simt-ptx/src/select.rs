@@ -708,13 +708,14 @@ impl<'a> Kern<'a> {
                 op,
                 "add" | "sub" | "mul" | "fma" | "mad" | "div" | "sqrt" | "rcp"
             ) {
-                if t != "f32" {
-                    return Err(unsupported(
+                return match t {
+                    "f32" => self.directed_f32(i, op, mode, out),
+                    "f64" => self.directed_f64(i, op, mode, out),
+                    _ => Err(unsupported(
                         i,
-                        "directed rounding but of f32 (simt rounds other types to nearest)",
-                    ));
-                }
-                return self.directed_f32(i, op, mode, out);
+                        "directed rounding but of f32 and f64 (simt rounds other types to nearest)",
+                    )),
+                };
             }
         }
         if matches!(t, "f64") {
@@ -1300,6 +1301,81 @@ impl<'a> Kern<'a> {
         if i.has("sat") {
             self.saturate(d, at, out);
         }
+        Ok(())
+    }
+
+    /// `add`, `sub`, `mul`, `fma`, `div`, `rcp` or `sqrt` of `f64`s rounded
+    /// toward `mode`: the first four as one fused multiply-add rounded that
+    /// way, as [`Self::directed_f32`] does, the others as simt's directed
+    /// quotient and square root (`rcp` the quotient of 1).
+    fn directed_f64(&mut self, i: &Inst, op: &str, mode: &str, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let d = self.dst_pair(i, 0)?;
+        let (fma, div, sqrt) = match mode {
+            "rz" => (Tern64Op::FmaRzF64, Bin64Op::DivRzF64, Un64Op::SqrtRzF64),
+            "rm" => (Tern64Op::FmaRmF64, Bin64Op::DivRmF64, Un64Op::SqrtRmF64),
+            _ => (Tern64Op::FmaRpF64, Bin64Op::DivRpF64, Un64Op::SqrtRpF64),
+        };
+        let inst = match op {
+            "sqrt" => S::VUnary64 {
+                op: sqrt,
+                dst: d,
+                a: self.pair(i, 1, false, out)?,
+            },
+            "div" | "rcp" => {
+                let (a, b) = if op == "rcp" {
+                    (
+                        self.pair_imm(1f64.to_bits(), at, out),
+                        self.pair(i, 1, false, out)?,
+                    )
+                } else {
+                    (self.pair(i, 1, false, out)?, self.pair(i, 2, false, out)?)
+                };
+                S::VBinary64 {
+                    op: div,
+                    dst: d,
+                    a,
+                    b,
+                }
+            }
+            _ => {
+                let (a, b, c) = match op {
+                    "add" => (
+                        self.pair(i, 1, false, out)?,
+                        self.pair_imm(1f64.to_bits(), at, out),
+                        self.pair(i, 2, false, out)?,
+                    ),
+                    "sub" => (
+                        self.pair(i, 2, false, out)?,
+                        self.pair_imm((-1f64).to_bits(), at, out),
+                        self.pair(i, 1, false, out)?,
+                    ),
+                    // An exact zero product plus `-0.0` keeps its sign
+                    // except rounding down, where `+0.0` does.
+                    "mul" => {
+                        let zero = if mode == "rm" { 0.0f64 } else { -0.0 };
+                        (
+                            self.pair(i, 1, false, out)?,
+                            self.pair(i, 2, false, out)?,
+                            self.pair_imm(zero.to_bits(), at, out),
+                        )
+                    }
+                    _ => (
+                        self.pair(i, 1, false, out)?,
+                        self.pair(i, 2, false, out)?,
+                        self.pair(i, 3, false, out)?,
+                    ),
+                };
+                S::VTernary64 {
+                    op: fma,
+                    dst: d,
+                    a,
+                    b,
+                    c,
+                }
+            }
+        };
+        self.emit(out, at, inst);
         Ok(())
     }
 

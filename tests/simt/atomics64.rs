@@ -104,6 +104,28 @@ simt_kernel! {
         endif
     }
 
+    /// Each workgroup adds `src` into an array of `u64` that a word before
+    /// it puts 4 bytes past a multiple of 8 (so that an element may span
+    /// two of the LDS's zeroing blocks), and copies it out.
+    kernel l_offset(src: &[u64], cells: &mut [u64]) {
+        lds pad: [u32; 1];
+        lds q: [u64; 16];
+        vreg x0, x1, o0, o1, at;
+        mreg low;
+        v_cmp_lt_u32 low, lane_id, 16
+        if low
+            global_load_x2 [x0, x1], src[lane_id]
+            lds_atomic_add_u64 [o0, o1], q[lane_id], [x0, x1]
+            lds_store pad[0], 0
+        endif
+        barrier
+        if low
+            lds_load_x2 [x0, x1], q[lane_id]
+            v_mad_u32 at, group_id.x, 16, lane_id
+            global_store_x2 cells[at], [x0, x1]
+        endif
+    }
+
     /// An 8-byte atomic at byte `at` of `q`.
     kernel at_byte(q: &mut [u64], at: u32) {
         vreg x0, x1, o0, o1;
@@ -293,4 +315,16 @@ fn a_64_bit_atomic_four_bytes_into_an_element_faults_as_misaligned() {
     // At byte 8, element 1, all 32 lanes add 1.
     at_byte::launch(&LaunchConfig::new(1, 32), &mut q, 8).unwrap();
     assert_eq!(q, [0, 32, 0, 0]);
+}
+
+#[test]
+fn an_lds_64_bit_atomic_across_two_zeroing_blocks_starts_each_workgroup_from_zero() {
+    let src: Vec<u64> = (0..16u64).map(|l| (l + 1) << 32 | (l + 7)).collect();
+    let groups = 3;
+    let mut cells = vec![0u64; 16 * groups];
+    // One worker runs the workgroups one after another on one LDS.
+    let config = LaunchConfig::new(groups as u32, 32).threads(1);
+    l_offset::launch(&config, &src, &mut cells).unwrap();
+    let want: Vec<u64> = (0..groups).flat_map(|_| src.iter().copied()).collect();
+    assert_eq!(cells, want);
 }

@@ -42,6 +42,9 @@ pub(super) fn bin(op: Bin64Op, a: u64, b: u64) -> u64 {
         Bin64Op::DivF64 => bits(f(a) / f(b)),
         Bin64Op::MinF64 => bits(f(a).min(f(b))),
         Bin64Op::MaxF64 => bits(f(a).max(f(b))),
+        Bin64Op::DivRzF64 => directed::div(a, b, Toward::Zero),
+        Bin64Op::DivRmF64 => directed::div(a, b, Toward::Down),
+        Bin64Op::DivRpF64 => directed::div(a, b, Toward::Up),
     }
 }
 
@@ -57,6 +60,9 @@ pub(super) fn un(op: Un64Op, a: u64) -> u64 {
         Un64Op::CvtF64I64 => bits(a as i64 as f64),
         Un64Op::CvtU64F64 => f(a) as u64,
         Un64Op::CvtI64F64 => f(a) as i64 as u64,
+        Un64Op::SqrtRzF64 => directed::sqrt(a, Toward::Zero),
+        Un64Op::SqrtRmF64 => directed::sqrt(a, Toward::Down),
+        Un64Op::SqrtRpF64 => directed::sqrt(a, Toward::Up),
     }
 }
 
@@ -65,6 +71,78 @@ pub(super) fn tern(op: Tern64Op, a: u64, b: u64, c: u64) -> u64 {
     match op {
         Tern64Op::FmaF64 => bits(f(a).mul_add(f(b), f(c))),
         Tern64Op::MadU64 => a.wrapping_mul(b).wrapping_add(c),
+        Tern64Op::FmaRzF64 => directed::fma(a, b, c, Toward::Zero),
+        Tern64Op::FmaRmF64 => directed::fma(a, b, c, Toward::Down),
+        Tern64Op::FmaRpF64 => directed::fma(a, b, c, Toward::Up),
+    }
+}
+
+/// `f64` arithmetic rounded toward zero, down or up, through
+/// `rustc_apfloat` (IEEE-754 in every rounding direction), every NaN the
+/// canonical one.
+mod directed {
+    use super::super::alu::Toward;
+    use super::{bits, f};
+    use rustc_apfloat::ieee::Double;
+    use rustc_apfloat::{Float, Round, Status, StatusAnd};
+
+    fn round(dir: Toward) -> Round {
+        match dir {
+            Toward::Zero => Round::TowardZero,
+            Toward::Down => Round::TowardNegative,
+            Toward::Up => Round::TowardPositive,
+        }
+    }
+
+    fn from(x: u64) -> Double {
+        Double::from_bits(u128::from(x))
+    }
+
+    fn out(r: StatusAnd<Double>) -> u64 {
+        if r.value.is_nan() {
+            bits(f64::NAN)
+        } else {
+            r.value.to_bits() as u64
+        }
+    }
+
+    /// `a * b + c`, rounded once.
+    pub(super) fn fma(a: u64, b: u64, c: u64, dir: Toward) -> u64 {
+        out(from(a).mul_add_r(from(b), from(c), round(dir)))
+    }
+
+    /// `a / b`.
+    pub(super) fn div(a: u64, b: u64, dir: Toward) -> u64 {
+        out(from(a).div_r(from(b), round(dir)))
+    }
+
+    /// `sqrt(a)`: the square root rounded to nearest, moved by one place
+    /// where it lies on the wrong side of the exact root, which the sign of
+    /// `s * s - a` (rounded up, so that no nonzero difference reads as 0)
+    /// tells.
+    pub(super) fn sqrt(a: u64, dir: Toward) -> u64 {
+        let x = f(a);
+        let s = x.sqrt();
+        if !s.is_finite() || s == 0.0 {
+            // NaN (a negative or NaN operand), infinity, or a zero kept
+            // with its sign: exact.
+            return bits(s);
+        }
+        let d = from(s.to_bits()).mul_add_r(
+            from(s.to_bits()),
+            from((-x).to_bits()),
+            Round::TowardPositive,
+        );
+        let exact = d.value.is_zero() && !d.status.contains(Status::INEXACT);
+        let above = !exact && !d.value.is_negative();
+        let below = !exact && !above;
+        let r = match dir {
+            // The root is positive: toward zero is down.
+            Toward::Zero | Toward::Down if above => s.next_down(),
+            Toward::Up if below => s.next_up(),
+            _ => s,
+        };
+        r.to_bits()
     }
 }
 

@@ -285,7 +285,10 @@ impl Machine {
             && config.trace_workgroup.is_none()
             && !config.worst_phases
             && config.timing.is_none()
-            && !prepared.global_atomics;
+            && !prepared.global_atomics
+            // Each worker would copy the grid's whole scratch, which no
+            // host reads: a kernel with scratch memory runs on one thread.
+            && program.scratch_words == 0;
         let threads = match config.threads {
             _ if !splittable => 1,
             Threads::Auto => rayon::current_num_threads(),

@@ -401,3 +401,73 @@ fn compares_read_the_pairs_as_their_type() {
         }
     }
 }
+
+#[test]
+fn f64_operations_round_toward_zero_down_and_up() {
+    let one = f(1.0);
+    let (below_one, above_one) = (f(1.0f64.next_down()), f(1.0f64.next_up()));
+    let tiny = f(2f64.powi(-60));
+    let fma = |op| Inst::VTernary64 {
+        op,
+        dst: VReg(6),
+        a: VReg(0),
+        b: VReg(2),
+        c: VReg(4),
+    };
+    let max = f(f64::MAX);
+    // 1 * 1 + 2^-60 lies just above 1, 1 * 1 - 2^-60 just below; an exact
+    // zero is -0.0 rounding down and +0.0 otherwise; past the largest
+    // double, toward zero stays at it and away from zero is infinite.
+    let ops = [Tern64Op::FmaRzF64, Tern64Op::FmaRmF64, Tern64Op::FmaRpF64];
+    let want: [[u64; 6]; 3] = [
+        [one, below_one, 0, max, f(-f64::MAX), NAN],
+        [one, below_one, 1 << 63, max, f(f64::NEG_INFINITY), NAN],
+        [above_one, one, 0, f(f64::INFINITY), f(-f64::MAX), NAN],
+    ];
+    for (op, w) in ops.into_iter().zip(want) {
+        pairs_case(
+            fma(op),
+            &[
+                [one, one, tiny, w[0]],
+                [one, one, tiny | 1 << 63, w[1]],
+                [one, one, f(-1.0), w[2]],
+                [max, f(2.0), 0, w[3]],
+                [max, f(-2.0), 0, w[4]],
+                [f(f64::INFINITY), 0, 0, w[5]],
+            ],
+        );
+    }
+    // 1 / 3 = 0x3fd5_5555_5555_5555 rounded to nearest, which is below it;
+    // sqrt(2) to nearest, 0x3ff6_a09e_667f_3bcd, is above it.
+    let third = 0x3fd5_5555_5555_5555u64;
+    let root = 0x3ff6_a09e_667f_3bcdu64;
+    for (div, sqrt, q, r) in [
+        (Bin64Op::DivRzF64, Un64Op::SqrtRzF64, third, root - 1),
+        (Bin64Op::DivRmF64, Un64Op::SqrtRmF64, third, root - 1),
+        (Bin64Op::DivRpF64, Un64Op::SqrtRpF64, third + 1, root),
+    ] {
+        // -1 / 3 toward zero and up is -third, down is the next below.
+        let neg = match div {
+            Bin64Op::DivRmF64 => (third + 1) | 1 << 63,
+            _ => third | 1 << 63,
+        };
+        pairs_case(
+            binary(div),
+            &[
+                [one, f(3.0), 0, q],
+                [f(-1.0), f(3.0), 0, neg],
+                [f(6.0), f(3.0), 0, f(2.0)],
+                [f(0.0), f(0.0), 0, NAN],
+            ],
+        );
+        pairs_case(
+            unary(sqrt),
+            &[
+                [f(2.0), 0, 0, r],
+                [f(9.0), 0, 0, f(3.0)],
+                [1 << 63, 0, 0, 1 << 63],
+                [f(-1.0), 0, 0, NAN],
+            ],
+        );
+    }
+}

@@ -133,11 +133,11 @@ pub struct Program {
     pub formats: Cow<'static, [Cow<'static, str>]>,
     /// Words of private (scratch) memory per work-item; 0 when the kernel has
     /// none. The scratch is the last parameter, a `&mut [u32]` the launch
-    /// allocates itself (the host passes [`Program::host_params`] only):
-    /// word `w` of work-item `lane` of wave `wave` of workgroup `group` is
-    /// element `((group * waves + wave) * scratch_words + w) * width + lane`,
-    /// so that a wave's accesses to one word of each work-item's scratch are
-    /// one contiguous run, as a GPU interleaves its local memory.
+    /// allocates and zeroes itself (the host passes [`Program::host_params`]
+    /// only), of `scratch_words` words for every lane of every wave, partial
+    /// waves whole. How work-items share it out is the kernel's code: the
+    /// PTX front end interleaves it in runs of 32 work-items, as a GPU
+    /// interleaves its local memory.
     pub scratch_words: u32,
 }
 

@@ -347,6 +347,12 @@ pub enum Bin64Op {
     MinF64,
     /// `f64` maximum.
     MaxF64,
+    /// `f64` division rounded toward zero (PTX's `div.rz.f64`).
+    DivRzF64,
+    /// `f64` division rounded down, toward negative infinity (`div.rm.f64`).
+    DivRmF64,
+    /// `f64` division rounded up, toward positive infinity (`div.rp.f64`).
+    DivRpF64,
 }
 
 /// A one-operand ALU operation from a register pair to a register pair.
@@ -370,6 +376,12 @@ pub enum Un64Op {
     CvtU64F64,
     /// `f64` to `i64`, truncating and saturating (NaN gives 0), as Rust's `as`.
     CvtI64F64,
+    /// `f64` square root rounded toward zero (PTX's `sqrt.rz.f64`).
+    SqrtRzF64,
+    /// `f64` square root rounded down (`sqrt.rm.f64`).
+    SqrtRmF64,
+    /// `f64` square root rounded up (`sqrt.rp.f64`).
+    SqrtRpF64,
 }
 
 /// A three-operand ALU operation on register pairs.
@@ -379,6 +391,13 @@ pub enum Tern64Op {
     FmaF64,
     /// `a * b + c` on 64-bit integers, wrapping.
     MadU64,
+    /// `a * b + c` in `f64` rounded once toward zero (PTX's `fma.rz.f64`;
+    /// with `b = 1` an `add.rz.f64`).
+    FmaRzF64,
+    /// `a * b + c` in `f64` rounded once down (`fma.rm.f64`).
+    FmaRmF64,
+    /// `a * b + c` in `f64` rounded once up (`fma.rp.f64`).
+    FmaRpF64,
 }
 
 /// The type a 64-bit comparison reads its register pairs as.

@@ -10,8 +10,12 @@
 //! - Saturating `add`/`sub` and conversions, floats to 8-, 16- and 64-bit
 //!   integers, and 16- and 64-bit shifts by a register amount past the
 //!   width: Rust's saturating and checked operations.
+//! - The same directions for doubles (`__dadd_rz`, `__ddiv_ru`,
+//!   `__dsqrt_rd`, ...), each result compared with the exact value as big
+//!   integers.
 
 use crate::corpus::{corpus, kernel, nvidia, Rng, WIDTHS};
+use num_bigint::BigInt;
 use simt_core::Arg;
 use std::cmp::Ordering;
 
@@ -470,6 +474,176 @@ fn sixty_four_bit_integers_convert_to_floats_as_each_rounding_says() {
                     "wave{width} {u} direction {dir}: {:e}",
                     o[k + 4]
                 );
+            }
+        }
+    }
+}
+
+/// `x 2^2200` as an integer: every finite double is a multiple of
+/// `2^-1074`, so exact sums, products, quotients and roots compare as
+/// integers at scale `2^2200` (one value) or `2^4400` (a product).
+fn exact(x: f64) -> BigInt {
+    let b = x.to_bits();
+    let field = ((b >> 52) & 0x7ff) as i64;
+    let frac = b & ((1 << 52) - 1);
+    let (m, e) = if field == 0 {
+        (frac, -1074)
+    } else {
+        (frac | 1 << 52, field - 1075)
+    };
+    let v = BigInt::from(m) << (e + 2200) as usize;
+    if b >> 63 == 1 {
+        -v
+    } else {
+        v
+    }
+}
+
+/// `exact(x)` at the product scale, `x 2^4400`.
+fn exact2(x: f64) -> BigInt {
+    exact(x) << 2200usize
+}
+
+/// `v` against the value `k`, both at one scale; infinities beyond all.
+fn against_big(v: f64, k: &BigInt, scale2: bool) -> Ordering {
+    if v.is_infinite() {
+        return if v > 0.0 {
+            Ordering::Greater
+        } else {
+            Ordering::Less
+        };
+    }
+    let v = if scale2 { exact2(v) } else { exact(v) };
+    v.cmp(k)
+}
+
+/// Whether `r` is `dir`'s rounding of the value `cmp` compares against.
+fn brackets64(r: f64, dir: usize, cmp: &dyn Fn(f64) -> Ordering) -> bool {
+    if r.is_nan() {
+        return false;
+    }
+    let down = |r: f64| {
+        cmp(r) != Ordering::Greater && (r == f64::INFINITY || cmp(r.next_up()) == Ordering::Greater)
+    };
+    let up = |r: f64| {
+        cmp(r) != Ordering::Less && (r == f64::NEG_INFINITY || cmp(r.next_down()) == Ordering::Less)
+    };
+    match dir {
+        0 if cmp(0.0) == Ordering::Greater => up(r),
+        0 => down(r),
+        1 => down(r),
+        _ => up(r),
+    }
+}
+
+/// A double of either sign with a random mantissa and an exponent within
+/// 2^-20 and 2^20, now and then an integer (exact quotients and roots).
+fn moderate64(rng: &mut Rng) -> f64 {
+    let x = rng.next();
+    if x % 8 == 0 {
+        return (x >> 8) as f64 % 64.0 + 1.0;
+    }
+    let m = 1.0 + (x >> 12) as f64 / (1u64 << 52) as f64;
+    let v = m * 2f64.powi((x % 41) as i32 - 20);
+    if x >> 11 & 1 == 1 {
+        -v
+    } else {
+        v
+    }
+}
+
+#[test]
+fn doubles_rounded_toward_zero_down_and_up_bracket_the_exact_value() {
+    let m = corpus("arith");
+    let k = kernel(&m, "rounding_f64");
+    let n = 600usize;
+    let mut rng = Rng::new(53);
+    let (mut a, mut b, mut c) = (vec![], vec![], vec![]);
+    for i in 0..n {
+        let (x, y) = (moderate64(&mut rng), moderate64(&mut rng));
+        // A third of the addends cancel the product to a few bits.
+        let z = if i % 3 == 0 {
+            -(x * y)
+        } else {
+            moderate64(&mut rng)
+        };
+        a.push(x);
+        b.push(y);
+        c.push(z);
+    }
+    // 2 - 2 and 2 * 2 - 4 are -0.0 rounding down and +0.0 otherwise; -0.0
+    // times 3 is -0.0.
+    (a[0], b[0], c[0]) = (2.0, 2.0, -4.0);
+    (a[1], b[1]) = (-0.0, 3.0);
+    for width in WIDTHS {
+        let mut out = vec![0f64; 21 * n];
+        simt_core::launch(
+            k,
+            &nvidia(3, 256, width),
+            &mut [
+                Arg::buffer(&a),
+                Arg::buffer(&b),
+                Arg::buffer(&c),
+                Arg::buffer_mut(&mut out),
+                Arg::U32(n as u32),
+            ],
+        )
+        .expect("runs");
+        let bits = |k: usize| out[k].to_bits();
+        let zeros = [0.0f64.to_bits(), (-0.0f64).to_bits(), 0.0f64.to_bits()];
+        assert_eq!([bits(3), bits(4), bits(5)], zeros, "2 - 2");
+        assert_eq!([bits(9), bits(10), bits(11)], zeros, "2 * 2 - 4");
+        assert_eq!(
+            [bits(27), bits(28), bits(29)],
+            [(-0.0f64).to_bits(); 3],
+            "-0 * 3"
+        );
+        for i in 0..n {
+            let (x, y, z) = (a[i], b[i], c[i]);
+            let (ex, ey) = (exact(x), exact(y));
+            let turned = |o: Ordering| if y < 0.0 { o.reverse() } else { o };
+            let ops: [&dyn Fn(f64) -> Ordering; 7] = [
+                &|v| against_big(v, &(&ex + &ey), false),
+                &|v| against_big(v, &(&ex - &ey), false),
+                &|v| against_big(v, &(&ex * &ey), true),
+                &|v| against_big(v, &(&ex * &ey + exact2(z)), true),
+                // v against x / y is v y against x, turned for a negative y.
+                &|v| {
+                    turned(if v.is_infinite() {
+                        against_big(v, &ex, false)
+                    } else {
+                        (exact(v) * &ey).cmp(&exact2(x))
+                    })
+                },
+                &|v| {
+                    turned(if v.is_infinite() {
+                        against_big(v, &ex, false)
+                    } else {
+                        (exact(v) * &ey).cmp(&exact2(1.0))
+                    })
+                },
+                &|v| {
+                    if v < 0.0 {
+                        Ordering::Less
+                    } else if v.is_infinite() {
+                        Ordering::Greater
+                    } else {
+                        (exact(v) * exact(v)).cmp(&exact2(x))
+                    }
+                },
+            ];
+            for (op, cmp) in ops.iter().enumerate() {
+                if op == 6 && x < 0.0 {
+                    assert!(out[21 * i + 18].is_nan(), "sqrt of {x:e}");
+                    continue;
+                }
+                for dir in 0..3 {
+                    let r = out[21 * i + 3 * op + dir];
+                    assert!(
+                        brackets64(r, dir, *cmp),
+                        "wave{width} case {i} op {op} direction {dir}: ({x:e}, {y:e}, {z:e}) gave {r:e}"
+                    );
+                }
             }
         }
     }

@@ -651,8 +651,8 @@ fn what_has_no_exact_form_is_refused_at_its_line() {
             "64-bit integers to half precision",
         ),
         (
-            "\tadd.rz.f64 %fd2, %fd1, %fd1;",
-            "directed rounding but of f32",
+            "\tadd.rz.f16 %rs2, %rs1, %rs1;",
+            "directed rounding but of f32 and f64",
         ),
         (
             "\tcvt.rz.f64.s64 %fd2, %rd1;",

@@ -308,8 +308,16 @@ pub(crate) fn lds<const W: usize, E: Element>(
         &mut s.banks,
     );
     count_atomic(exec, &s.offs, geo, c);
-    // An element's words share a block (it is aligned to its size).
     mem.written(exec, &s.offs, Shape::Scattered);
+    if E::BYTES > 4 {
+        // An array starts on a word, so an element's second word may be in
+        // the next block.
+        let mut second = s.offs;
+        for o in second.iter_mut() {
+            *o = o.wrapping_add(4);
+        }
+        mem.written(exec, &second, Shape::Scattered);
+    }
     each_lane(exec, |l| {
         let w = word_index(s.offs[l]);
         let before = E::read_lds(&mem.words, w);

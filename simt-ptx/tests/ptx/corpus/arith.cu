@@ -1,4 +1,5 @@
-// Arithmetic at the edges PTX defines: rounding toward zero, down and up;
+// Arithmetic at the edges PTX defines: rounding toward zero, down and up
+// (of floats and of doubles);
 // saturating integer arithmetic and conversions; floats to 8-, 16- and
 // 64-bit integers; shifts of 16-bit and 64-bit values by a register amount,
 // clamped as PTX clamps them.
@@ -25,6 +26,23 @@ __global__ void rounding(const float* a, const float* b, const float* c, const d
   o[24] = __int2float_rz(m);  o[25] = __int2float_rd(m);  o[26] = __int2float_ru(m);
   o[27] = __uint2float_rz((unsigned)m);  o[28] = __uint2float_rd((unsigned)m);
   o[29] = __uint2float_ru((unsigned)m);
+}
+
+// Twenty-one results per element: add, sub, mul, fma, div, rcp and sqrt of
+// doubles, each rounded toward zero, down and up.
+__global__ void rounding_f64(const double* a, const double* b, const double* c, double* out,
+                             int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  double x = a[i], y = b[i], z = c[i];
+  double* o = out + 21 * i;
+  o[0] = __dadd_rz(x, y);  o[1] = __dadd_rd(x, y);  o[2] = __dadd_ru(x, y);
+  o[3] = __dsub_rz(x, y);  o[4] = __dsub_rd(x, y);  o[5] = __dsub_ru(x, y);
+  o[6] = __dmul_rz(x, y);  o[7] = __dmul_rd(x, y);  o[8] = __dmul_ru(x, y);
+  o[9] = __fma_rz(x, y, z);  o[10] = __fma_rd(x, y, z);  o[11] = __fma_ru(x, y, z);
+  o[12] = __ddiv_rz(x, y);  o[13] = __ddiv_rd(x, y);  o[14] = __ddiv_ru(x, y);
+  o[15] = __drcp_rz(y);  o[16] = __drcp_rd(y);  o[17] = __drcp_ru(y);
+  o[18] = __dsqrt_rz(x);  o[19] = __dsqrt_rd(x);  o[20] = __dsqrt_ru(x);
 }
 
 // Saturating add and subtract of ints, and saturating narrowing, as PTX
