@@ -117,6 +117,14 @@ pub(crate) fn fma(a: f64, b: f64, c: f64, dir: Toward) -> u64 {
     }
 }
 
+/// The integer `v` rounded toward `dir`.
+pub(crate) fn from_int(v: i128, dir: Toward) -> u64 {
+    if v == 0 {
+        return 0;
+    }
+    round(v < 0, &BigUint::from(v.unsigned_abs()), false, 0, dir)
+}
+
 /// `|x|`'s integer and exponent with the integer's top bit at bit 52.
 fn normal(x: f64) -> (u64, i64) {
     let (_, m, e) = parts(x);
@@ -216,5 +224,25 @@ mod tests {
         // sqrt(2^-1074) = 2^-537: exact.
         assert_eq!(each(|d| sqrt(tiny, d)), [2f64.powi(-537).to_bits(); 3]);
         assert_eq!(each(|d| sqrt(-1.0, d)), [CANONICAL_NAN; 3]);
+    }
+
+    #[test]
+    fn integers_past_two_to_the_53_round_to_their_neighbours() {
+        // 2^53 + 1 lies between 2^53 and 2^53 + 2.
+        let (lo, hi) = (2f64.powi(53).to_bits(), (2f64.powi(53) + 2.0).to_bits());
+        let v = (1i128 << 53) + 1;
+        assert_eq!(each(|d| from_int(v, d)), [lo, lo, hi]);
+        assert_eq!(
+            each(|d| from_int(-v, d)),
+            [lo | 1 << 63, hi | 1 << 63, lo | 1 << 63]
+        );
+        // u64::MAX: just below 2^64, which is up.
+        let top = 2f64.powi(64).to_bits();
+        let below = 2f64.powi(64).next_down().to_bits();
+        assert_eq!(
+            each(|d| from_int(i128::from(u64::MAX), d)),
+            [below, below, top]
+        );
+        assert_eq!(each(|d| from_int(0, d)), [0; 3]);
     }
 }

@@ -85,6 +85,12 @@ pub fn unary(op: Un64Op, a: u64) -> u64 {
         Un64Op::SqrtRzF64 => directed::sqrt(f(a), Toward::Zero),
         Un64Op::SqrtRmF64 => directed::sqrt(f(a), Toward::Down),
         Un64Op::SqrtRpF64 => directed::sqrt(f(a), Toward::Up),
+        Un64Op::CvtRzF64I64 => directed::from_int(signed(a), Toward::Zero),
+        Un64Op::CvtRmF64I64 => directed::from_int(signed(a), Toward::Down),
+        Un64Op::CvtRpF64I64 => directed::from_int(signed(a), Toward::Up),
+        Un64Op::CvtRzF64U64 => directed::from_int(i128::from(a), Toward::Zero),
+        Un64Op::CvtRmF64U64 => directed::from_int(i128::from(a), Toward::Down),
+        Un64Op::CvtRpF64U64 => directed::from_int(i128::from(a), Toward::Up),
     }
 }
 

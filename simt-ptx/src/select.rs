@@ -2530,11 +2530,22 @@ impl<'a> Kern<'a> {
                         }
                         return Ok(());
                     }
+                    if dt == "f64" && size(st) == 8 {
+                        let d = self.dst_pair(i, 0)?;
+                        let a = self.pair(i, 1, signed(st), out)?;
+                        let op = match (mode, signed(st)) {
+                            ("rz", true) => Un64Op::CvtRzF64I64,
+                            ("rm", true) => Un64Op::CvtRmF64I64,
+                            (_, true) => Un64Op::CvtRpF64I64,
+                            ("rz", false) => Un64Op::CvtRzF64U64,
+                            ("rm", false) => Un64Op::CvtRmF64U64,
+                            (_, false) => Un64Op::CvtRpF64U64,
+                        };
+                        self.emit(out, at, S::VUnary64 { op, dst: d, a });
+                        return Ok(());
+                    }
                     if !(dt == "f64" && size(st) <= 4) {
-                        return Err(unsupported(
-                            i,
-                            "directed rounding of 64-bit integers or to half precision",
-                        ));
+                        return Err(unsupported(i, "directed rounding to half precision"));
                     }
                 }
                 if dt == "f64" {

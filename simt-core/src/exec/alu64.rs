@@ -63,6 +63,12 @@ pub(super) fn un(op: Un64Op, a: u64) -> u64 {
         Un64Op::SqrtRzF64 => directed::sqrt(a, Toward::Zero),
         Un64Op::SqrtRmF64 => directed::sqrt(a, Toward::Down),
         Un64Op::SqrtRpF64 => directed::sqrt(a, Toward::Up),
+        Un64Op::CvtRzF64I64 => directed::from_int(i128::from(a as i64), Toward::Zero),
+        Un64Op::CvtRmF64I64 => directed::from_int(i128::from(a as i64), Toward::Down),
+        Un64Op::CvtRpF64I64 => directed::from_int(i128::from(a as i64), Toward::Up),
+        Un64Op::CvtRzF64U64 => directed::from_int(i128::from(a), Toward::Zero),
+        Un64Op::CvtRmF64U64 => directed::from_int(i128::from(a), Toward::Down),
+        Un64Op::CvtRpF64U64 => directed::from_int(i128::from(a), Toward::Up),
     }
 }
 
@@ -114,6 +120,11 @@ mod directed {
     /// `a / b`.
     pub(super) fn div(a: u64, b: u64, dir: Toward) -> u64 {
         out(from(a).div_r(from(b), round(dir)))
+    }
+
+    /// The integer `v`.
+    pub(super) fn from_int(v: i128, dir: Toward) -> u64 {
+        out(Double::from_i128_r(v, round(dir)))
     }
 
     /// `sqrt(a)`: the square root rounded to nearest, moved by one place

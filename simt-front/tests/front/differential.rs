@@ -492,7 +492,7 @@ proptest! {
 /// divergence.
 #[test]
 fn every_mnemonic_runs_with_masked_lanes_at_both_widths() {
-    const CASES: u64 = 3000;
+    const CASES: u64 = 4000;
     let mut coverage = Coverage::default();
     for seed in 0..CASES {
         let g = generate(&choices(seed));

@@ -382,6 +382,18 @@ pub enum Un64Op {
     SqrtRmF64,
     /// `f64` square root rounded up (`sqrt.rp.f64`).
     SqrtRpF64,
+    /// `i64` to `f64` rounded toward zero (PTX's `cvt.rz.f64.s64`).
+    CvtRzF64I64,
+    /// `i64` to `f64` rounded down (`cvt.rm.f64.s64`).
+    CvtRmF64I64,
+    /// `i64` to `f64` rounded up (`cvt.rp.f64.s64`).
+    CvtRpF64I64,
+    /// `u64` to `f64` rounded toward zero (`cvt.rz.f64.u64`).
+    CvtRzF64U64,
+    /// `u64` to `f64` rounded down (`cvt.rm.f64.u64`).
+    CvtRmF64U64,
+    /// `u64` to `f64` rounded up (`cvt.rp.f64.u64`).
+    CvtRpF64U64,
 }
 
 /// A three-operand ALU operation on register pairs.

@@ -422,30 +422,8 @@ fn against_int(v: f32, x: i128) -> Ordering {
 fn sixty_four_bit_integers_convert_to_floats_as_each_rounding_says() {
     let m = corpus("arith");
     let k = kernel(&m, "wide_to_float");
-    let mut rng = Rng::new(35);
     let n = 800usize;
-    let x: Vec<u64> = (0..n)
-        .map(|i| {
-            let r = rng.next();
-            match i % 5 {
-                0 => [
-                    0,
-                    1,
-                    u64::MAX,
-                    1 << 63,
-                    (1 << 63) - 1,
-                    1 << 24,
-                    (1 << 24) + 1,
-                    (1 << 53) + 1,
-                ][(r >> 8) as usize % 8],
-                1 => r >> (r % 64),
-                2 => (r as i64 >> (r % 64)) as u64,
-                // Halfway between two floats, and one either side.
-                3 => (((r >> 40) | 1 << 23) << 40) + (1 << 39) + (r % 3) - 1,
-                _ => r,
-            }
-        })
-        .collect();
+    let x = wide_integers(n);
     for width in WIDTHS {
         let mut out = vec![0f32; 8 * n];
         simt_core::launch(
@@ -477,6 +455,36 @@ fn sixty_four_bit_integers_convert_to_floats_as_each_rounding_says() {
             }
         }
     }
+}
+
+/// 64-bit integers at the edges of `f32` and `f64` precision: zero, one,
+/// the extremes, values just past 2^24 and 2^53, halfway cases, and random
+/// ones of every size and sign.
+fn wide_integers(n: usize) -> Vec<u64> {
+    let mut rng = Rng::new(35);
+    (0..n)
+        .map(|i| {
+            let r = rng.next();
+            match i % 5 {
+                0 => [
+                    0,
+                    1,
+                    u64::MAX,
+                    1 << 63,
+                    (1 << 63) - 1,
+                    1 << 24,
+                    (1 << 24) + 1,
+                    (1 << 53) + 1,
+                    (1 << 54) + 3,
+                ][(r >> 8) as usize % 9],
+                1 => r >> (r % 64),
+                2 => (r as i64 >> (r % 64)) as u64,
+                // Halfway between two floats, and one either side.
+                3 => (((r >> 40) | 1 << 23) << 40) + (1 << 39) + (r % 3) - 1,
+                _ => r,
+            }
+        })
+        .collect()
 }
 
 /// `x 2^2200` as an integer: every finite double is a multiple of
@@ -644,6 +652,46 @@ fn doubles_rounded_toward_zero_down_and_up_bracket_the_exact_value() {
                         "wave{width} case {i} op {op} direction {dir}: ({x:e}, {y:e}, {z:e}) gave {r:e}"
                     );
                 }
+            }
+        }
+    }
+}
+
+#[test]
+fn sixty_four_bit_integers_convert_to_doubles_as_each_rounding_says() {
+    let m = corpus("arith");
+    let k = kernel(&m, "wide_to_double");
+    let n = 800usize;
+    let x = wide_integers(n);
+    for width in WIDTHS {
+        let mut out = vec![0f64; 8 * n];
+        simt_core::launch(
+            k,
+            &nvidia(4, 256, width),
+            &mut [
+                Arg::buffer(&x),
+                Arg::buffer_mut(&mut out),
+                Arg::U32(n as u32),
+            ],
+        )
+        .expect("runs");
+        for (i, &u) in x.iter().enumerate() {
+            let o = &out[8 * i..8 * i + 8];
+            let v = u as i64;
+            assert_eq!(o[0].to_bits(), (v as f64).to_bits(), "wave{width} {v}");
+            assert_eq!(o[4].to_bits(), (u as f64).to_bits(), "wave{width} {u}");
+            let (sv, su) = (BigInt::from(v) << 2200usize, BigInt::from(u) << 2200usize);
+            for (dir, k) in [(0, 1), (1, 2), (2, 3)] {
+                assert!(
+                    brackets64(o[k], dir, &|f| against_big(f, &sv, false)),
+                    "wave{width} {v} direction {dir}: {:e}",
+                    o[k]
+                );
+                assert!(
+                    brackets64(o[k + 4], dir, &|f| against_big(f, &su, false)),
+                    "wave{width} {u} direction {dir}: {:e}",
+                    o[k + 4]
+                );
             }
         }
     }

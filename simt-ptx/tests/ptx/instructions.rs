@@ -655,8 +655,8 @@ fn what_has_no_exact_form_is_refused_at_its_line() {
             "directed rounding but of f32 and f64",
         ),
         (
-            "\tcvt.rz.f64.s64 %fd2, %rd1;",
-            "directed rounding of 64-bit integers",
+            "\tcvt.rz.f16.f32 %rs2, %f1;",
+            "directed rounding to half precision",
         ),
         ("\tcvt.sat.f64.s32 %fd2, %r1;", "saturation but to f32"),
         (

@@ -121,3 +121,14 @@ __global__ void wide_to_float(const long long* x, float* out, int n) {
   o[0] = (float)v;  o[1] = __ll2float_rz(v);  o[2] = __ll2float_rd(v);  o[3] = __ll2float_ru(v);
   o[4] = (float)u;  o[5] = __ull2float_rz(u);  o[6] = __ull2float_rd(u);  o[7] = __ull2float_ru(u);
 }
+
+// The same integers to doubles, rounded to nearest, toward zero, down and up.
+__global__ void wide_to_double(const long long* x, double* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  long long v = x[i];
+  unsigned long long u = (unsigned long long)v;
+  double* o = out + 8 * i;
+  o[0] = (double)v;  o[1] = __ll2double_rz(v);  o[2] = __ll2double_rd(v);  o[3] = __ll2double_ru(v);
+  o[4] = (double)u;  o[5] = __ull2double_rz(u);  o[6] = __ull2double_rd(u);  o[7] = __ull2double_ru(u);
+}
