@@ -179,12 +179,17 @@ fn cmp(width: usize, init: [u64; 4], src: &[u64]) -> Vec<u64> {
 
 const INIT: [u64; 4] = [5, 0xffff_ffff, 1 << 63, 0x1234_5678_9abc_def0];
 
-type Launch =
-    fn(&LaunchConfig, &mut [u64], &[u64], &[u64], &mut [u64]) -> Result<simt::core::Stats, Error>;
+type Launched = Result<simt::core::Stats, Error>;
+/// A global atomic kernel's `launch`: `q`, `src`, `cmp`, `old`.
+type Launch = fn(&LaunchConfig, &mut [u64], &[u64], &[u64], &mut [u64]) -> Launched;
+/// An LDS atomic kernel's `launch`: `init`, `src`, `cmp`, `cells`, `old`.
+type LdsLaunch = fn(&LaunchConfig, &[u64], &[u64], &[u64], &mut [u64], &mut [u64]) -> Launched;
+/// A host model of an update: `(old, value, compared) -> new`.
+type Update = fn(u64, u64, u64) -> u64;
 
 #[test]
 fn global_64_bit_atomics_apply_in_lane_order() {
-    let cases: [(&str, Launch, fn(u64, u64, u64) -> u64); 6] = [
+    let cases: [(&str, Launch, Update); 6] = [
         ("add_u64", g_add_u64::launch, |o, v, _| o.wrapping_add(v)),
         ("min_i64", g_min_i64::launch, |o, v, _| {
             (o as i64).min(v as i64) as u64
@@ -242,15 +247,7 @@ fn double_atomic_adds_round_in_lane_order() {
 
 #[test]
 fn lds_64_bit_atomics_apply_in_lane_order() {
-    type LdsLaunch = fn(
-        &LaunchConfig,
-        &[u64],
-        &[u64],
-        &[u64],
-        &mut [u64],
-        &mut [u64],
-    ) -> Result<simt::core::Stats, Error>;
-    let cases: [(&str, LdsLaunch, fn(u64, u64, u64) -> u64); 2] = [
+    let cases: [(&str, LdsLaunch, Update); 2] = [
         ("max_i64", l_max_i64::launch, |o, v, _| {
             (o as i64).max(v as i64) as u64
         }),

@@ -548,7 +548,7 @@ fn brackets64(r: f64, dir: usize, cmp: &dyn Fn(f64) -> Ordering) -> bool {
 /// 2^-20 and 2^20, now and then an integer (exact quotients and roots).
 fn moderate64(rng: &mut Rng) -> f64 {
     let x = rng.next();
-    if x % 8 == 0 {
+    if x.is_multiple_of(8) {
         return (x >> 8) as f64 % 64.0 + 1.0;
     }
     let m = 1.0 + (x >> 12) as f64 / (1u64 << 52) as f64;
