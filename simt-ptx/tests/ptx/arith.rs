@@ -583,6 +583,23 @@ fn doubles_rounded_toward_zero_down_and_up_bracket_the_exact_value() {
     // times 3 is -0.0.
     (a[0], b[0], c[0]) = (2.0, 2.0, -4.0);
     (a[1], b[1]) = (-0.0, 3.0);
+    // The edges: products and quotients past the largest double, of both
+    // signs; the smallest subnormal halved and its root; a subnormal
+    // product.
+    let tiny = f64::from_bits(1);
+    for (k, (x, y, z)) in [
+        (f64::MAX, 2.0, 1.0),
+        (f64::MAX, -0.5, -1.0),
+        (1e300, -1e300, 1.0),
+        (tiny, 2.0, tiny),
+        (1e-300, 1e-10, 0.0),
+        (-tiny, 3.0, 1.0),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        (a[2 + k], b[2 + k], c[2 + k]) = (x, y, z);
+    }
     for width in WIDTHS {
         let mut out = vec![0f64; 21 * n];
         simt_core::launch(
@@ -616,19 +633,20 @@ fn doubles_rounded_toward_zero_down_and_up_bracket_the_exact_value() {
                 &|v| against_big(v, &(&ex * &ey), true),
                 &|v| against_big(v, &(&ex * &ey + exact2(z)), true),
                 // v against x / y is v y against x, turned for a negative y.
+                // An infinity is beyond every quotient, whatever y's sign.
                 &|v| {
-                    turned(if v.is_infinite() {
+                    if v.is_infinite() {
                         against_big(v, &ex, false)
                     } else {
-                        (exact(v) * &ey).cmp(&exact2(x))
-                    })
+                        turned((exact(v) * &ey).cmp(&exact2(x)))
+                    }
                 },
                 &|v| {
-                    turned(if v.is_infinite() {
+                    if v.is_infinite() {
                         against_big(v, &ex, false)
                     } else {
-                        (exact(v) * &ey).cmp(&exact2(1.0))
-                    })
+                        turned((exact(v) * &ey).cmp(&exact2(1.0)))
+                    }
                 },
                 &|v| {
                     if v < 0.0 {
