@@ -380,29 +380,14 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         });
     }
 
+    /// A 32-bit atomic of either space.
     #[inline(always)]
-    pub(super) fn global_atomic(&mut self, x: Atomic) -> Flow {
+    pub(super) fn atomic(&mut self, x: Atomic, lds: bool) -> Flow {
         self.vector_issue();
         self.atomic_operands(x.src, x.cmp);
         let (src, cmp) = (self.s.b, self.s.c);
         let mut old = [0u32; W];
-        if !self.global_atomic_of(x.update, x.at, (&src, &cmp), &mut old)? {
-            return Ok(Step::Leave(Exit::Done(self.pc)));
-        }
-        if let Some(d) = x.dst {
-            self.s.out = old;
-            self.write_back(d);
-        }
-        self.next()
-    }
-
-    #[inline(always)]
-    pub(super) fn lds_atomic(&mut self, x: Atomic) -> Flow {
-        self.vector_issue();
-        self.atomic_operands(x.src, x.cmp);
-        let (src, cmp) = (self.s.b, self.s.c);
-        let mut old = [0u32; W];
-        if !self.lds_atomic_of(x.update, x.at, (&src, &cmp), &mut old)? {
+        if !self.atomic_in(lds, x.update, x.at, (&src, &cmp), &mut old)? {
             return Ok(Step::Leave(Exit::Done(self.pc)));
         }
         if let Some(d) = x.dst {
@@ -419,12 +404,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         self.vector_issue();
         let (src, cmp) = (self.pair_of(x.src), self.pair_of(x.cmp));
         let mut old = [0u64; W];
-        let done = if lds {
-            self.lds_atomic_of(x.update, x.at, (&src, &cmp), &mut old)?
-        } else {
-            self.global_atomic_of(x.update, x.at, (&src, &cmp), &mut old)?
-        };
-        if !done {
+        if !self.atomic_in(lds, x.update, x.at, (&src, &cmp), &mut old)? {
             return Ok(Step::Leave(Exit::Done(self.pc)));
         }
         for (k, word) in [0u32, 32].into_iter().enumerate() {
@@ -432,6 +412,23 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             self.write_back(x.dst.wrapping_add(k as u16));
         }
         self.next()
+    }
+
+    /// An atomic on elements `E` in the LDS or a buffer.
+    #[inline(always)]
+    fn atomic_in<E: atomic::Element>(
+        &mut self,
+        lds: bool,
+        update: atomic::Update<E::Op>,
+        at: Mem,
+        ops: (&[E; W], &[E; W]),
+        old: &mut [E; W],
+    ) -> Result<bool, Box<mem::Trap>> {
+        if lds {
+            self.lds_atomic_of(update, at, ops, old)
+        } else {
+            self.global_atomic_of(update, at, ops, old)
+        }
     }
 
     /// Each lane's pair of registers `first` and `first + 1`, low word first
