@@ -5,6 +5,9 @@
 //! Values are taken apart into integers (`mantissa * 2^exponent`) and the
 //! exact results computed on integers; rounding is one integer shift with
 //! its remainder. No floating-point arithmetic decides a rounding here.
+//! Narrowing an `f64` also rounds toward zero, down or up.
+
+use crate::alu::Toward;
 
 /// A binary floating-point format: exponent and fraction widths.
 #[derive(Clone, Copy, Debug)]
@@ -24,6 +27,10 @@ pub(crate) const BF16: Format = Format {
 const F32: Format = Format {
     exp_bits: 8,
     frac_bits: 23,
+};
+const F64: Format = Format {
+    exp_bits: 11,
+    frac_bits: 52,
 };
 
 /// A value taken apart.
@@ -47,20 +54,20 @@ impl Format {
         (1 << (self.exp_bits - 1)) - 1
     }
 
-    fn max_field(self) -> u32 {
+    fn max_field(self) -> u64 {
         (1 << self.exp_bits) - 1
     }
 
     fn nan(self) -> u32 {
         // The quiet bit set, nothing else: 0x7e00, 0x7fc0, 0x7fc0_0000.
-        (self.max_field() << self.frac_bits) | (1 << (self.frac_bits - 1))
+        ((self.max_field() << self.frac_bits) | (1 << (self.frac_bits - 1))) as u32
     }
 
-    fn sign_bit(self) -> u32 {
+    fn sign_bit(self) -> u64 {
         1 << (self.exp_bits + self.frac_bits)
     }
 
-    fn decode(self, bits: u32) -> Num {
+    fn decode(self, bits: u64) -> Num {
         let neg = bits & self.sign_bit() != 0;
         let field = (bits >> self.frac_bits) & self.max_field();
         let frac = bits & ((1 << self.frac_bits) - 1);
@@ -88,15 +95,30 @@ impl Format {
 
     /// `num` rounded to this format, to nearest with ties to even.
     fn encode(self, num: Num) -> u32 {
+        self.encode_toward(num, None)
+    }
+
+    /// `num` rounded to this (at most 32-bit) format, to nearest with ties
+    /// to even (`None`) or toward `dir`. A value beyond the largest finite
+    /// one is an infinity, but toward zero and toward the other infinity
+    /// it is the largest finite value.
+    fn encode_toward(self, num: Num, dir: Option<Toward>) -> u32 {
         let (neg, mant, exp) = match num {
             Num::NaN => return self.nan(),
             Num::Inf { neg } => return self.inf(neg),
             Num::Finite(Exact { neg, mant, exp }) => (neg, mant, exp),
         };
-        let sign = if neg { self.sign_bit() } else { 0 };
+        let sign = if neg { self.sign_bit() as u32 } else { 0 };
         if mant == 0 {
             return sign;
         }
+        // Whether a dropped nonzero remainder moves the magnitude up.
+        let away = match dir {
+            None => None,
+            Some(Toward::Zero) => Some(false),
+            Some(Toward::Down) => Some(neg),
+            Some(Toward::Up) => Some(!neg),
+        };
         let top = 127 - mant.leading_zeros() as i32; // mant's highest bit
         let binade = exp + top;
         let f = self.frac_bits as i32;
@@ -106,13 +128,16 @@ impl Format {
         } else {
             let shift = (quantum - exp) as u32;
             if shift > top as u32 + 1 {
-                // Below half a quantum: zero.
-                0
+                // Below half a quantum: zero, or one quantum away from it.
+                u128::from(away == Some(true))
             } else {
                 let kept = mant >> shift;
                 let rest = mant - (kept << shift);
                 let half = 1u128 << (shift - 1);
-                let up = rest > half || (rest == half && kept & 1 == 1);
+                let up = match away {
+                    None => rest > half || (rest == half && kept & 1 == 1),
+                    Some(away) => away && rest != 0,
+                };
                 kept + u128::from(up)
             }
         };
@@ -126,18 +151,22 @@ impl Format {
         }
         let field = quantum + f + self.bias();
         if field >= self.max_field() as i32 {
-            return self.inf(neg);
+            return if away == Some(false) {
+                self.inf(neg) - 1
+            } else {
+                self.inf(neg)
+            };
         }
         sign | ((field as u32) << self.frac_bits) | (units as u32 - (1 << self.frac_bits))
     }
 
     fn inf(self, neg: bool) -> u32 {
-        (if neg { self.sign_bit() } else { 0 }) | (self.max_field() << self.frac_bits)
+        ((if neg { self.sign_bit() } else { 0 }) | (self.max_field() << self.frac_bits)) as u32
     }
 
     /// The low 16 bits of `bits` as this (16-bit) format's value.
     fn read(self, bits: u32) -> Num {
-        self.decode(bits & 0xffff)
+        self.decode(u64::from(bits & 0xffff))
     }
 
     pub(crate) fn add(self, a: u32, b: u32) -> u32 {
@@ -158,7 +187,13 @@ impl Format {
 
     /// An `f32`'s bits rounded to this format.
     pub(crate) fn round_f32(self, bits: u32) -> u32 {
-        self.encode(F32.decode(bits))
+        self.encode(F32.decode(u64::from(bits)))
+    }
+
+    /// An `f64`'s bits rounded once to this format, to nearest even
+    /// (`None`) or toward `dir`.
+    pub(crate) fn round_f64(self, bits: u64, dir: Option<Toward>) -> u32 {
+        self.encode_toward(F64.decode(bits), dir)
     }
 
     /// This format's value (low 16 bits) as `f32` bits.

@@ -4,6 +4,7 @@
 
 use crate::alu::{round_toward, Toward};
 use crate::directed;
+use crate::half::{BF16, F16};
 use simt_lang::{Bin64Op, Cmp64Type, CmpOp, NarrowOp, Tern64Op, Un64Op, WidenOp};
 
 const SIGN: u64 = 1 << 63;
@@ -91,7 +92,47 @@ pub fn unary(op: Un64Op, a: u64) -> u64 {
         Un64Op::CvtRzF64U64 => directed::from_int(i128::from(a), Toward::Zero),
         Un64Op::CvtRmF64U64 => directed::from_int(i128::from(a), Toward::Down),
         Un64Op::CvtRpF64U64 => directed::from_int(i128::from(a), Toward::Up),
+        Un64Op::RndneF64 => integral(a, None),
+        Un64Op::TruncF64 => integral(a, Some(Toward::Zero)),
+        Un64Op::FloorF64 => integral(a, Some(Toward::Down)),
+        Un64Op::CeilF64 => integral(a, Some(Toward::Up)),
     }
+}
+
+/// The `f64` `a` rounded to an integer, to nearest even (`None`) or toward
+/// `dir`, from its significand and exponent: the integer part is the
+/// significand shifted right, the dropped bits decide the step away from
+/// zero. The sign stays, so a negative operand rounding to 0 gives -0.
+fn integral(a: u64, dir: Option<Toward>) -> u64 {
+    let neg = a >> 63 == 1;
+    let field = ((a >> 52) & 0x7ff) as i64;
+    if field == 0x7ff {
+        return if is_nan(a) { canon(f64::NAN) } else { a };
+    }
+    // |a| = m 2^e; from 2^52 up every double is an integer.
+    let (m, e) = if field == 0 {
+        (a & ((1 << 52) - 1), -1074)
+    } else {
+        (a & ((1 << 52) - 1) | 1 << 52, field - 1075)
+    };
+    if e >= 0 {
+        return a;
+    }
+    let shift = (-e).min(64) as u32;
+    let int = m.checked_shr(shift).unwrap_or(0);
+    let rest = m - int.checked_shl(shift).unwrap_or(0);
+    // The dropped part against one half: below, at or above.
+    let half = u128::from(rest) << 1;
+    let one = 1u128 << shift;
+    let away = match dir {
+        None => half > one || (half == one && int & 1 == 1),
+        Some(Toward::Zero) => false,
+        Some(Toward::Down) => neg && rest != 0,
+        Some(Toward::Up) => !neg && rest != 0,
+    };
+    let mag = int + u64::from(away);
+    // At most 2^52: exact.
+    (mag as f64).to_bits() | a & SIGN
 }
 
 /// The `f64` `a` truncated toward zero and clamped to `lo..=hi`; NaN is 0.
@@ -175,6 +216,14 @@ pub fn narrow(op: NarrowOp, a: u64) -> u32 {
         NarrowOp::CvtU32F64 => to_int(a, 0, i128::from(u32::MAX)) as u32,
         NarrowOp::CvtI32F64 => to_int(a, i128::from(i32::MIN), i128::from(i32::MAX)) as i32 as u32,
         NarrowOp::CvtU32U64 => (a & 0xffff_ffff) as u32,
+        NarrowOp::CvtF16F64 => F16.round_f64(a, None),
+        NarrowOp::CvtRzF16F64 => F16.round_f64(a, Some(Toward::Zero)),
+        NarrowOp::CvtRmF16F64 => F16.round_f64(a, Some(Toward::Down)),
+        NarrowOp::CvtRpF16F64 => F16.round_f64(a, Some(Toward::Up)),
+        NarrowOp::CvtBf16F64 => BF16.round_f64(a, None),
+        NarrowOp::CvtRzBf16F64 => BF16.round_f64(a, Some(Toward::Zero)),
+        NarrowOp::CvtRmBf16F64 => BF16.round_f64(a, Some(Toward::Down)),
+        NarrowOp::CvtRpBf16F64 => BF16.round_f64(a, Some(Toward::Up)),
     }
 }
 

@@ -1468,7 +1468,10 @@ impl<'a> Kern<'a> {
         }
     }
 
-    /// `d = min(max(d, 0), 1)`: `.sat` on an `f32` result (NaN becomes 0).
+    /// `d = min(max(d, 0), 1) + 0`: `.sat` on an `f32` result. NaN becomes
+    /// 0, and so does a zero of either sign (adding +0 makes -0 +0): a
+    /// negative value rounded to -0 clamps to +0, as clamping the exact
+    /// value would.
     fn saturate(&mut self, d: VReg, at: Pos, out: &mut Vec<Code>) {
         self.emit(
             out,
@@ -1488,6 +1491,16 @@ impl<'a> Kern<'a> {
                 dst: d,
                 a: Operand::V(d),
                 b: Operand::Imm(F32_ONE),
+            },
+        );
+        self.emit(
+            out,
+            at,
+            S::VBinary {
+                op: BinOp::AddF32,
+                dst: d,
+                a: Operand::V(d),
+                b: Operand::Imm(0),
             },
         );
     }
@@ -2434,6 +2447,9 @@ impl<'a> Kern<'a> {
         let sfloat = st.starts_with('f') || st == "bf16";
         let size = |t: &str| crate::parse::type_size(t).unwrap_or(4);
         let signed = |t: &str| t.starts_with('s');
+        if matches!(dt, "f16" | "bf16") {
+            return self.cvt_to_half(i, dt, st, rnd, out);
+        }
         match (dfloat, sfloat) {
             (false, false) => {
                 let (ds, ss) = (size(dt), size(st));
@@ -2544,9 +2560,6 @@ impl<'a> Kern<'a> {
                         self.emit(out, at, S::VUnary64 { op, dst: d, a });
                         return Ok(());
                     }
-                    if !(dt == "f64" && size(st) <= 4) {
-                        return Err(unsupported(i, "directed rounding to half precision"));
-                    }
                 }
                 if dt == "f64" {
                     let d = self.dst_pair(i, 0)?;
@@ -2569,8 +2582,8 @@ impl<'a> Kern<'a> {
                     }
                     return Ok(());
                 }
-                if size(st) == 8 {
-                    return Err(unsupported(i, "64-bit integers to half precision"));
+                if dt != "f32" {
+                    return Err(unsupported(i, "this type"));
                 }
                 let d = self.dst_word(i, 0)?;
                 let a = self.int_word(i, st, out)?;
@@ -2579,45 +2592,30 @@ impl<'a> Kern<'a> {
                 } else {
                     UnOp::CvtF32U32
                 };
-                match dt {
-                    "f32" => {
-                        self.emit(out, at, S::VUnary { op, dst: d, a });
-                        if i.has("sat") {
-                            self.saturate(d, at, out);
-                        }
-                    }
-                    "f16" | "bf16" => {
-                        let f = self.new_v(1);
-                        self.emit(out, at, S::VUnary { op, dst: f, a });
-                        let to = if dt == "f16" {
-                            UnOp::CvtF16F32
-                        } else {
-                            UnOp::CvtBf16F32
-                        };
-                        self.emit(
-                            out,
-                            at,
-                            S::VUnary {
-                                op: to,
-                                dst: d,
-                                a: Operand::V(f),
-                            },
-                        );
-                    }
-                    _ => return Err(unsupported(i, "this type")),
+                self.emit(out, at, S::VUnary { op, dst: d, a });
+                if i.has("sat") {
+                    self.saturate(d, at, out);
                 }
                 Ok(())
             }
             (false, true) => {
                 let integral = matches!(rnd, Some("rni" | "rmi" | "rpi"));
-                if !(matches!(rnd, Some("rzi") | None) || (integral && st != "f64")) {
+                if !(matches!(rnd, Some("rzi") | None) || integral) {
                     return Err(unsupported(
                         i,
-                        "rounding other than toward zero from doubles (simt truncates)",
+                        "rounding to an integer other than `.rni`, `.rzi`, `.rmi` or `.rpi`",
                     ));
                 }
                 if st == "f64" {
-                    let a = self.pair(i, 1, false, out)?;
+                    let mut a = self.pair(i, 1, false, out)?;
+                    if let Some(mode) = rnd.filter(|_| integral) {
+                        // Rounded to an integral double first, the
+                        // conversion (which truncates) is exact.
+                        let r = self.new_v(2);
+                        let op = integral_f64(mode);
+                        self.emit(out, at, S::VUnary64 { op, dst: r, a });
+                        a = r;
+                    }
                     if size(dt) == 8 {
                         let d = self.dst_pair(i, 0)?;
                         let op = if signed(dt) {
@@ -2700,8 +2698,21 @@ impl<'a> Kern<'a> {
             }
             (true, true) => {
                 if let Some(mode) = rnd.filter(|r| matches!(*r, "rni" | "rzi" | "rmi" | "rpi")) {
+                    if (dt, st) == ("f64", "f64") {
+                        let d = self.dst_pair(i, 0)?;
+                        let a = self.pair(i, 1, false, out)?;
+                        let op = integral_f64(mode);
+                        self.emit(out, at, S::VUnary64 { op, dst: d, a });
+                        if i.has("sat") {
+                            return Err(unsupported(i, "saturation but to f32 or half precision"));
+                        }
+                        return Ok(());
+                    }
                     if (dt, st) != ("f32", "f32") {
-                        return Err(unsupported(i, "rounding to an integral float but in f32"));
+                        return Err(unsupported(
+                            i,
+                            "rounding to an integral float between two types",
+                        ));
                     }
                     let d = self.dst_word(i, 0)?;
                     let a = self.word(i, 1, out)?;
@@ -2724,12 +2735,26 @@ impl<'a> Kern<'a> {
                             }
                             return Ok(());
                         }
-                        // Exact either way.
-                        ("f64", "f32") | ("f32", "f32") | ("f64", "f64") => {}
-                        _ => return Err(unsupported(i, "directed rounding to half precision")),
+                        // Exact either way: halves widen exactly.
+                        ("f64" | "f32", _) => {}
+                        _ => return Err(unsupported(i, "this conversion")),
                     }
                 }
                 match (dt, st) {
+                    ("f64", "f16" | "bf16") => {
+                        let d = self.dst_pair(i, 0)?;
+                        let a = self.word(i, 1, out)?;
+                        let f = self.half_to_f32(st, a, at, out);
+                        self.emit(
+                            out,
+                            at,
+                            S::VWiden {
+                                op: WidenOp::CvtF64F32,
+                                dst: d,
+                                a: f,
+                            },
+                        );
+                    }
                     ("f64", "f32") => {
                         let d = self.dst_pair(i, 0)?;
                         let a = self.word(i, 1, out)?;
@@ -2774,9 +2799,7 @@ impl<'a> Kern<'a> {
                         let a = self.word(i, 1, out)?;
                         let op = match (dt, st) {
                             ("f32", "f32") => UnOp::Mov,
-                            ("f16", "f32") => UnOp::CvtF16F32,
                             ("f32", "f16") => UnOp::CvtF32F16,
-                            ("bf16", "f32") => UnOp::CvtBf16F32,
                             ("f32", "bf16") => UnOp::CvtF32Bf16,
                             _ => return Err(unsupported(i, "this conversion")),
                         };
@@ -2785,7 +2808,7 @@ impl<'a> Kern<'a> {
                 }
                 if i.has("sat") {
                     if dt != "f32" {
-                        return Err(unsupported(i, "saturation but to f32"));
+                        return Err(unsupported(i, "saturation but to f32 or half precision"));
                     }
                     let d = self.dst_word(i, 0)?;
                     self.saturate(d, at, out);
@@ -2793,6 +2816,197 @@ impl<'a> Kern<'a> {
                 Ok(())
             }
         }
+    }
+
+    /// `cvt` to `f16` or `bf16` from any type: one rounding, to nearest
+    /// even or as `rnd` directs. From `f32` (or a half, widened exactly)
+    /// to nearest it is one conversion; otherwise the source becomes an
+    /// `f64` that holds it exactly (32-bit integers, floats) or rounded to
+    /// odd (64-bit integers: toward zero with the last bit set when
+    /// inexact, which 53 bits leave no second rounding to spoil), then
+    /// narrows once. Rounding to an integral value goes through `f32`,
+    /// where halves and their integral values are exact. `.sat` clamps the
+    /// result to `[0, 1]` in `f32` and narrows back, exactly; it commutes
+    /// with rounding, which is monotone and keeps 0 and 1 (and `saturate`
+    /// makes a zero +0, as clamping a negative source would).
+    fn cvt_to_half(
+        &mut self,
+        i: &Inst,
+        dt: &str,
+        st: &str,
+        rnd: Option<&str>,
+        out: &mut Vec<Code>,
+    ) -> R<()> {
+        let at = i.at;
+        let d = self.dst_word(i, 0)?;
+        let to_half = if dt == "f16" {
+            UnOp::CvtF16F32
+        } else {
+            UnOp::CvtBf16F32
+        };
+        let half = matches!(st, "f16" | "bf16");
+        let integral = rnd.filter(|r| matches!(*r, "rni" | "rzi" | "rmi" | "rpi"));
+        if let Some(mode) = integral {
+            if st != dt {
+                return Err(unsupported(
+                    i,
+                    "rounding to an integral float between two types",
+                ));
+            }
+            let a = self.word(i, 1, out)?;
+            let f = self.half_to_f32(st, a, at, out);
+            let r = self.round_f32(mode, f, at, out);
+            self.emit(
+                out,
+                at,
+                S::VUnary {
+                    op: to_half,
+                    dst: d,
+                    a: r,
+                },
+            );
+        } else if st == dt {
+            let a = self.word(i, 1, out)?;
+            self.put(d, a, at, out);
+        } else if (half || st == "f32") && matches!(rnd, None | Some("rn")) {
+            let a = self.word(i, 1, out)?;
+            let f = self.half_to_f32(st, a, at, out);
+            self.emit(
+                out,
+                at,
+                S::VUnary {
+                    op: to_half,
+                    dst: d,
+                    a: f,
+                },
+            );
+        } else {
+            let w = self.half_source(i, st, rnd, out)?;
+            let f16 = dt == "f16";
+            let op = match rnd {
+                Some("rz") if f16 => NarrowOp::CvtRzF16F64,
+                Some("rm") if f16 => NarrowOp::CvtRmF16F64,
+                Some("rp") if f16 => NarrowOp::CvtRpF16F64,
+                _ if f16 => NarrowOp::CvtF16F64,
+                Some("rz") => NarrowOp::CvtRzBf16F64,
+                Some("rm") => NarrowOp::CvtRmBf16F64,
+                Some("rp") => NarrowOp::CvtRpBf16F64,
+                _ => NarrowOp::CvtBf16F64,
+            };
+            self.emit(out, at, S::VNarrow { op, dst: d, a: w });
+        }
+        if i.has("sat") {
+            let f = self.half_to_f32(dt, Operand::V(d), at, out);
+            let Operand::V(f) = f else {
+                unreachable!("a half widens into a new register")
+            };
+            self.saturate(f, at, out);
+            self.emit(
+                out,
+                at,
+                S::VUnary {
+                    op: to_half,
+                    dst: d,
+                    a: Operand::V(f),
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// `a`, of type `t`, as `f32`: a half widened (exactly), else `a`.
+    fn half_to_f32(&mut self, t: &str, a: Operand, at: Pos, out: &mut Vec<Code>) -> Operand {
+        let op = match t {
+            "f16" => UnOp::CvtF32F16,
+            "bf16" => UnOp::CvtF32Bf16,
+            _ => return a,
+        };
+        let f = self.new_v(1);
+        self.emit(out, at, S::VUnary { op, dst: f, a });
+        Operand::V(f)
+    }
+
+    /// A conversion's source (operand 1, of type `st`) as an `f64` pair a
+    /// conversion to half precision rounds once: exact but for 64-bit
+    /// integers, which are rounded as `rnd` directs or, to nearest, to odd.
+    fn half_source(
+        &mut self,
+        i: &Inst,
+        st: &str,
+        rnd: Option<&str>,
+        out: &mut Vec<Code>,
+    ) -> R<VReg> {
+        let at = i.at;
+        let signed = st.starts_with('s');
+        let w = self.new_v(2);
+        if crate::parse::type_size(st) == Some(8) && st != "f64" {
+            let a = self.pair(i, 1, signed, out)?;
+            let (rz, rm, rp) = if signed {
+                (
+                    Un64Op::CvtRzF64I64,
+                    Un64Op::CvtRmF64I64,
+                    Un64Op::CvtRpF64I64,
+                )
+            } else {
+                (
+                    Un64Op::CvtRzF64U64,
+                    Un64Op::CvtRmF64U64,
+                    Un64Op::CvtRpF64U64,
+                )
+            };
+            let op = match rnd {
+                Some("rm") => rm,
+                Some("rp") => rp,
+                _ => rz,
+            };
+            self.emit(out, at, S::VUnary64 { op, dst: w, a });
+            if !matches!(rnd, Some("rz" | "rm" | "rp")) {
+                // Inexact exactly when rounding down and up differ, and
+                // then their low words differ (one ulp apart).
+                let (lo, hi) = (self.new_v(2), self.new_v(2));
+                self.emit(out, at, S::VUnary64 { op: rm, dst: lo, a });
+                self.emit(out, at, S::VUnary64 { op: rp, dst: hi, a });
+                let gap = self.tmp_bin(BinOp::Xor, Operand::V(lo), Operand::V(hi), at, out);
+                let odd = self.tmp_bin(BinOp::MinU32, gap, Operand::Imm(1), at, out);
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::Or,
+                        dst: w,
+                        a: Operand::V(w),
+                        b: odd,
+                    },
+                );
+            }
+            return Ok(w);
+        }
+        match st {
+            "f64" => return self.pair(i, 1, false, out),
+            "f32" | "f16" | "bf16" => {
+                let a = self.word(i, 1, out)?;
+                let f = self.half_to_f32(st, a, at, out);
+                self.emit(
+                    out,
+                    at,
+                    S::VWiden {
+                        op: WidenOp::CvtF64F32,
+                        dst: w,
+                        a: f,
+                    },
+                );
+            }
+            _ => {
+                let a = self.int_word(i, st, out)?;
+                let op = if signed {
+                    WidenOp::CvtF64I32
+                } else {
+                    WidenOp::CvtF64U32
+                };
+                self.emit(out, at, S::VWiden { op, dst: w, a });
+            }
+        }
+        Ok(w)
     }
 
     /// A 64-bit integer to `f32`, rounded as `mode` says (`rn`, `rz`, `rm`,
@@ -4004,18 +4218,139 @@ impl Kern<'_> {
         self.tmp_select_past_word(len, Operand::Imm(u32::MAX), low, at, out)
     }
 
-    /// A 64-bit field's position and length, which must be constants.
-    fn field64(&mut self, i: &Inst, k: usize) -> R<(u32, u32)> {
-        match (
+    /// A 64-bit field's position and length (operands `k` and `k + 1`):
+    /// constants as numbers, or else as operands read as PTX reads them,
+    /// their low 8 bits.
+    fn field64(&mut self, i: &Inst, k: usize, out: &mut Vec<Code>) -> R<Field64> {
+        if let (Some(pos), Some(len)) = (
             self.values.constant(self.arg(i, k)?),
             self.values.constant(self.arg(i, k + 1)?),
         ) {
-            (Some(pos), Some(len)) => Ok(((pos & 0xff) as u32, (len & 0xff) as u32)),
-            _ => Err(unsupported(
-                i,
-                "a bit field of a 64-bit value at a position or of a length held in a register",
-            )),
+            return Ok(Field64::Fixed((pos & 0xff) as u32, (len & 0xff) as u32));
         }
+        let pos = self.word(i, k, out)?;
+        let len = self.word(i, k + 1, out)?;
+        let pos = self.tmp_bin(BinOp::And, pos, Operand::Imm(0xff), i.at, out);
+        let len = self.tmp_bin(BinOp::And, len, Operand::Imm(0xff), i.at, out);
+        Ok(Field64::Held(pos, len))
+    }
+
+    /// The 64 bits `ones >> (64 - min(len, 64))`: `len` ones from bit 0
+    /// (none for 0, all from 64 on).
+    fn ones64(&mut self, len: Operand, at: Pos, out: &mut Vec<Code>) -> VReg {
+        let l = self.tmp_bin(BinOp::MinU32, len, Operand::Imm(64), at, out);
+        let s = self.tmp_bin(BinOp::SubU32, Operand::Imm(64), l, at, out);
+        let all = self.pair_imm(u64::MAX, at, out);
+        let mask = self.new_v(2);
+        let right = Shift {
+            left: false,
+            ..Shift::left(at)
+        };
+        self.shift64_reg(right, s, mask, all, out);
+        mask
+    }
+
+    fn bin64(&mut self, op: Bin64Op, a: VReg, b: VReg, at: Pos, out: &mut Vec<Code>) -> VReg {
+        let d = self.new_v(2);
+        self.emit(out, at, S::VBinary64 { op, dst: d, a, b });
+        d
+    }
+
+    /// `bfi.b64` with the position or length in a register: the field's
+    /// mask is `len` ones shifted to `pos` (a shift past 63 leaves none),
+    /// then `(a << pos) & mask | b & !mask`.
+    fn bfi64_held(&mut self, i: &Inst, pos: Operand, len: Operand, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let (d, low) = self.dst_wide(i)?;
+        let a = self.pair(i, 1, false, out)?;
+        let b = self.pair(i, 2, false, out)?;
+        let ones = self.ones64(len, at, out);
+        let (mask, shifted) = (self.new_v(2), self.new_v(2));
+        self.shift64_reg(Shift::left(at), pos, mask, ones, out);
+        self.shift64_reg(Shift::left(at), pos, shifted, a, out);
+        let field = self.bin64(Bin64Op::And, shifted, mask, at, out);
+        let all = self.pair_imm(u64::MAX, at, out);
+        let keep = self.bin64(Bin64Op::Xor, mask, all, at, out);
+        let rest = self.bin64(Bin64Op::And, b, keep, at, out);
+        self.emit(
+            out,
+            at,
+            S::VBinary64 {
+                op: Bin64Op::Or,
+                dst: d,
+                a: field,
+                b: rest,
+            },
+        );
+        self.low_word_back(d, low, at, out);
+        Ok(())
+    }
+
+    /// `bfe.u64`/`bfe.s64` with the position or length in a register.
+    /// Unsigned: `(a >> pos) & ones(len)`. Signed: with `p = min(pos, 63)`
+    /// and the field's end `e = min(p + len, 64)`, `a << (64 - e)` puts the
+    /// field's top bit (PTX's sign bit, `a[min(pos + len - 1, 63)]`) at bit
+    /// 63 and an arithmetic shift right by `64 - (e - p)` brings it down;
+    /// a length of 0 gives 0.
+    fn bfe64_held(
+        &mut self,
+        i: &Inst,
+        signed: bool,
+        pos: Operand,
+        len: Operand,
+        out: &mut Vec<Code>,
+    ) -> R<()> {
+        let at = i.at;
+        let (d, low) = self.dst_wide(i)?;
+        let a = self.pair(i, 1, signed, out)?;
+        let right = Shift {
+            left: false,
+            signed,
+            ..Shift::left(at)
+        };
+        if !signed {
+            let down = self.new_v(2);
+            self.shift64_reg(right, pos, down, a, out);
+            let ones = self.ones64(len, at, out);
+            self.emit(
+                out,
+                at,
+                S::VBinary64 {
+                    op: Bin64Op::And,
+                    dst: d,
+                    a: down,
+                    b: ones,
+                },
+            );
+            self.low_word_back(d, low, at, out);
+            return Ok(());
+        }
+        let p = self.tmp_bin(BinOp::MinU32, pos, Operand::Imm(63), at, out);
+        let end = self.tmp_bin(BinOp::AddU32, p, len, at, out);
+        let end = self.tmp_bin(BinOp::MinU32, end, Operand::Imm(64), at, out);
+        let bits = self.tmp_bin(BinOp::SubU32, end, p, at, out);
+        let lift = self.tmp_bin(BinOp::SubU32, Operand::Imm(64), end, at, out);
+        let drop = self.tmp_bin(BinOp::SubU32, Operand::Imm(64), bits, at, out);
+        let (up, field) = (self.new_v(2), self.new_v(2));
+        self.shift64_reg(Shift::left(at), lift, up, a, out);
+        self.shift64_reg(right, drop, field, up, out);
+        // All ones but for a length of 0.
+        let some = self.tmp_bin(BinOp::MinU32, len, Operand::Imm(1), at, out);
+        let keep = self.tmp_bin(BinOp::SubU32, Operand::Imm(0), some, at, out);
+        for w in 0..2 {
+            self.emit(
+                out,
+                at,
+                S::VBinary {
+                    op: BinOp::And,
+                    dst: VReg(d.0 + w),
+                    a: Operand::V(VReg(field.0 + w)),
+                    b: keep,
+                },
+            );
+        }
+        self.low_word_back(d, low, at, out);
+        Ok(())
     }
 
     /// `bfi.b64` at a constant position and length: `a` shifted to the
@@ -4023,9 +4358,12 @@ impl Kern<'_> {
     fn bfi64(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
         let at = i.at;
         let (d, low) = self.dst_wide(i)?;
+        let (pos, len) = match self.field64(i, 3, out)? {
+            Field64::Fixed(pos, len) => (pos, len),
+            Field64::Held(pos, len) => return self.bfi64_held(i, pos, len, out),
+        };
         let a = self.pair(i, 1, false, out)?;
         let b = self.pair(i, 2, false, out)?;
-        let (pos, len) = self.field64(i, 3)?;
         let bits = len.min(64u32.saturating_sub(pos));
         if bits == 0 {
             self.emit(
@@ -4077,9 +4415,12 @@ impl Kern<'_> {
     /// with its sign (bits past bit 63 are the top bit's, as PTX says).
     fn bfe64(&mut self, i: &Inst, signed: bool, out: &mut Vec<Code>) -> R<()> {
         let at = i.at;
+        let (pos, len) = match self.field64(i, 2, out)? {
+            Field64::Fixed(pos, len) => (pos, len),
+            Field64::Held(pos, len) => return self.bfe64_held(i, signed, pos, len, out),
+        };
         let (d, low) = self.dst_wide(i)?;
         let a = self.pair(i, 1, signed, out)?;
-        let (pos, len) = self.field64(i, 2)?;
         if len == 0 || (pos >= 64 && !signed) {
             let zero = self.pair_imm(0, at, out);
             self.emit(
@@ -4866,12 +5207,30 @@ impl Kern<'_> {
 
 /// The narrowing from `f64` to `f32` rounding toward `mode` (`rz`, `rm`,
 /// `rp`).
+/// PTX's rounding to an integral value (`.rni`, `.rzi`, `.rmi`, `.rpi`) of a
+/// double.
+fn integral_f64(mode: &str) -> Un64Op {
+    match mode {
+        "rni" => Un64Op::RndneF64,
+        "rmi" => Un64Op::FloorF64,
+        "rpi" => Un64Op::CeilF64,
+        _ => Un64Op::TruncF64,
+    }
+}
+
 fn narrow_toward(mode: &str) -> NarrowOp {
     match mode {
         "rz" => NarrowOp::CvtRzF32F64,
         "rm" => NarrowOp::CvtRmF32F64,
         _ => NarrowOp::CvtRpF32F64,
     }
+}
+
+/// A 64-bit bit field's position and length: constants, or registers'
+/// low 8 bits.
+enum Field64 {
+    Fixed(u32, u32),
+    Held(Operand, Operand),
 }
 
 /// A 64-bit shift's direction, whether a right shift fills with the sign,

@@ -6,6 +6,7 @@
 
 use super::alu::{toward_f32, Toward};
 use crate::isa::{Bin64Op, Cmp64Type, CmpOp, NarrowOp, Tern64Op, Un64Op, WidenOp};
+use rustc_apfloat::ieee::{BFloat, Half};
 
 #[inline(always)]
 fn f(bits: u64) -> f64 {
@@ -69,6 +70,10 @@ pub(super) fn un(op: Un64Op, a: u64) -> u64 {
         Un64Op::CvtRzF64U64 => directed::from_int(i128::from(a), Toward::Zero),
         Un64Op::CvtRmF64U64 => directed::from_int(i128::from(a), Toward::Down),
         Un64Op::CvtRpF64U64 => directed::from_int(i128::from(a), Toward::Up),
+        Un64Op::RndneF64 => bits(f(a).round_ties_even()),
+        Un64Op::TruncF64 => bits(f(a).trunc()),
+        Un64Op::FloorF64 => bits(f(a).floor()),
+        Un64Op::CeilF64 => bits(f(a).ceil()),
     }
 }
 
@@ -90,7 +95,7 @@ mod directed {
     use super::super::alu::Toward;
     use super::{bits, f};
     use rustc_apfloat::ieee::Double;
-    use rustc_apfloat::{Float, Round, Status, StatusAnd};
+    use rustc_apfloat::{Float, FloatConvert, Round, Status, StatusAnd};
 
     fn round(dir: Toward) -> Round {
         match dir {
@@ -98,6 +103,28 @@ mod directed {
             Toward::Down => Round::TowardNegative,
             Toward::Up => Round::TowardPositive,
         }
+    }
+
+    /// `a` rounded once to the 16-bit format `H` (`f16` or `bf16`), to
+    /// nearest even or toward `dir`; NaN is the format's quiet NaN with
+    /// nothing else set (`0x7e00`, `0x7fc0`), as the `f32` conversions
+    /// give.
+    pub(super) fn half<H: Float>(a: u64, dir: Option<Toward>) -> u32
+    where
+        Double: FloatConvert<H>,
+    {
+        let mut lost = false;
+        let r: StatusAnd<H> = FloatConvert::<H>::convert_r(
+            from(a),
+            dir.map_or(Round::NearestTiesToEven, round),
+            &mut lost,
+        );
+        let h = if r.value.is_nan() {
+            H::qnan(None)
+        } else {
+            r.value
+        };
+        h.to_bits() as u32
     }
 
     fn from(x: u64) -> Double {
@@ -199,5 +226,13 @@ pub(super) fn narrow(op: NarrowOp, a: u64) -> u32 {
         NarrowOp::CvtU32F64 => f(a) as u32,
         NarrowOp::CvtI32F64 => f(a) as i32 as u32,
         NarrowOp::CvtU32U64 => a as u32,
+        NarrowOp::CvtF16F64 => directed::half::<Half>(a, None),
+        NarrowOp::CvtRzF16F64 => directed::half::<Half>(a, Some(Toward::Zero)),
+        NarrowOp::CvtRmF16F64 => directed::half::<Half>(a, Some(Toward::Down)),
+        NarrowOp::CvtRpF16F64 => directed::half::<Half>(a, Some(Toward::Up)),
+        NarrowOp::CvtBf16F64 => directed::half::<BFloat>(a, None),
+        NarrowOp::CvtRzBf16F64 => directed::half::<BFloat>(a, Some(Toward::Zero)),
+        NarrowOp::CvtRmBf16F64 => directed::half::<BFloat>(a, Some(Toward::Down)),
+        NarrowOp::CvtRpBf16F64 => directed::half::<BFloat>(a, Some(Toward::Up)),
     }
 }

@@ -10,6 +10,7 @@ mod corpus;
 mod differential;
 mod generate;
 mod located;
+mod narrowing;
 mod races;
 mod rounding;
 mod roundtrip;

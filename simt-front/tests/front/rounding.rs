@@ -5,8 +5,7 @@
 //! bit patterns.
 
 use crate::differential::mix;
-use simt_core::{Arg, LaunchConfig};
-use simt_oracle::{Geometry, Launch, Value};
+use crate::narrowing::run_words;
 
 const KERNEL: &str = "
 kernel rounding(a: &[f32], b: &[f32], c: &[f32], d: &[f64], out: &mut [u32]) {
@@ -33,61 +32,26 @@ kernel rounding(a: &[f32], b: &[f32], c: &[f32], d: &[f64], out: &mut [u32]) {
 /// Work-items (and cases) per launch.
 const ITEMS: usize = 64 * 64;
 
-/// The six results of each case at wave width `width`: `fma` toward zero,
-/// down and up of `(a, b, c)`, and `d` narrowed toward zero, down and up.
-fn interpreted(width: u32, a: &[f32], b: &[f32], c: &[f32], d: &[f64]) -> Vec<u32> {
-    let kernel = simt_front::compile(KERNEL).unwrap_or_else(|e| panic!("{e}"));
-    let mut out = vec![0u32; 6 * a.len()];
-    {
-        let config = LaunchConfig::new(a.len() as u32 / 64, 64).wave_width(width);
-        simt_core::launch(
-            &kernel,
-            &config,
-            &mut [
-                Arg::buffer(a),
-                Arg::buffer(b),
-                Arg::buffer(c),
-                Arg::buffer(d),
-                Arg::buffer_mut(&mut out),
-            ],
-        )
-        .expect("runs");
-    }
-    out
-}
-
-fn oracle(a: &[f32], b: &[f32], c: &[f32], d: &[f64]) -> Vec<u32> {
-    let kernel = simt_front::compile(KERNEL).unwrap_or_else(|e| panic!("{e}"));
-    let bytes = |w: Vec<u8>| Value::Buffer(w);
-    let f32s = |x: &[f32]| bytes(x.iter().flat_map(|v| v.to_le_bytes()).collect());
-    let mut args = vec![
+/// The six results of each case: `fma` toward zero, down and up of
+/// `(a, b, c)`, and `d` narrowed toward zero, down and up; on the
+/// interpreter at wave width `width`, or on the oracle (`None`).
+fn results(width: Option<u32>, a: &[f32], b: &[f32], c: &[f32], d: &[f64]) -> Vec<u32> {
+    let f32s = |x: &[f32]| x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let inputs = [
         f32s(a),
         f32s(b),
         f32s(c),
-        bytes(d.iter().flat_map(|v| v.to_le_bytes()).collect()),
-        bytes(vec![0; 24 * a.len()]),
+        d.iter().flat_map(|v| v.to_le_bytes()).collect(),
     ];
-    let launch = Launch {
-        grid: [a.len() as u32 / 64, 1, 1],
-        workgroup: [64, 1, 1],
-        wave_width: 32,
-        geometry: Geometry {
-            phase_lanes: 32,
-            line_bytes: 128,
-            sector_bytes: 32,
-            lds_banks: 32,
-            lds_bank_bytes: 4,
-        },
-        schedule: simt_oracle::Schedule::UntilBarrier,
-        budget: 1 << 24,
-    };
-    simt_oracle::run(kernel.program(), &launch, &mut args).expect("runs");
-    let Some(Value::Buffer(out)) = args.pop() else {
-        unreachable!()
-    };
-    out.chunks(4)
-        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-        .collect()
+    run_words(KERNEL, &inputs, a.len(), 6 * a.len(), width)
+}
+
+fn interpreted(width: u32, a: &[f32], b: &[f32], c: &[f32], d: &[f64]) -> Vec<u32> {
+    results(Some(width), a, b, c, d)
+}
+
+fn oracle(a: &[f32], b: &[f32], c: &[f32], d: &[f64]) -> Vec<u32> {
+    results(None, a, b, c, d)
 }
 
 #[test]

@@ -394,6 +394,17 @@ pub enum Un64Op {
     CvtRmF64U64,
     /// `u64` to `f64` rounded up (`cvt.rp.f64.u64`).
     CvtRpF64U64,
+    /// `f64` rounded to an integral `f64`, ties to even (`cvt.rni.f64.f64`,
+    /// `rint`); zeros, infinities and NaN as they are.
+    RndneF64,
+    /// `f64` rounded toward zero to an integral `f64` (`cvt.rzi.f64.f64`,
+    /// `trunc`).
+    TruncF64,
+    /// `f64` rounded down to an integral `f64` (`cvt.rmi.f64.f64`, `floor`).
+    FloorF64,
+    /// `f64` rounded up to an integral `f64` (`cvt.rpi.f64.f64`, `ceil`); a
+    /// negative operand above -1 gives -0.
+    CeilF64,
 }
 
 /// A three-operand ALU operation on register pairs.
@@ -458,4 +469,23 @@ pub enum NarrowOp {
     CvtI32F64,
     /// The low 32 bits of a 64-bit integer (`u64` or `i64` to 32 bits).
     CvtU32U64,
+    /// `f64` to `f16` (in the low 16 bits), rounding to nearest even
+    /// (`cvt.rn.f16.f64`): one rounding, where going through `f32` would
+    /// round twice.
+    CvtF16F64,
+    /// `f64` to `f16`, rounding toward zero (the largest finite `f16`
+    /// beyond it).
+    CvtRzF16F64,
+    /// `f64` to `f16`, rounding toward negative infinity.
+    CvtRmF16F64,
+    /// `f64` to `f16`, rounding toward positive infinity.
+    CvtRpF16F64,
+    /// `f64` to `bf16` (in the low 16 bits), rounding to nearest even.
+    CvtBf16F64,
+    /// `f64` to `bf16`, rounding toward zero.
+    CvtRzBf16F64,
+    /// `f64` to `bf16`, rounding toward negative infinity.
+    CvtRmBf16F64,
+    /// `f64` to `bf16`, rounding toward positive infinity.
+    CvtRpBf16F64,
 }

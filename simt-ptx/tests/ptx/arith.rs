@@ -714,3 +714,225 @@ fn sixty_four_bit_integers_convert_to_doubles_as_each_rounding_says() {
         }
     }
 }
+
+/// A 16-bit float format's values, every non-negative finite one in
+/// ascending order as `(exact value at scale 2^2200, bits)`, then the
+/// power of two past the largest standing for infinity (where rounding to
+/// nearest with an unbounded exponent would go, so ties to even reach it).
+struct HalfTable(Vec<(BigInt, u16)>);
+
+impl HalfTable {
+    /// `frac` fraction bits (10 for `f16`, 7 for `bf16`).
+    fn new(frac: u32) -> Self {
+        let inf: u16 = 0x7fff & !((1 << frac) - 1);
+        let decode = |b: u16| -> BigInt {
+            let field = i64::from(b >> frac);
+            let m = i64::from(b & ((1 << frac) - 1));
+            let bias = (1i64 << (14 - frac)) - 1;
+            let (m, e) = if field == 0 {
+                (m, 1 - bias - i64::from(frac))
+            } else {
+                (m | 1 << frac, field - bias - i64::from(frac))
+            };
+            BigInt::from(m) << (e + 2200) as usize
+        };
+        // The bits past the largest finite value decode as its binade's
+        // next power of two.
+        HalfTable((0..=inf).map(|b| (decode(b), b)).collect())
+    }
+
+    /// `x` (at scale 2^2200; `neg` its sign, for zeros) rounded to this
+    /// format: `dir` 0 to nearest even, 1 toward zero, 2 down, 3 up.
+    fn round(&self, x: &BigInt, neg: bool, dir: usize) -> u16 {
+        let mag = x.magnitude().clone().into();
+        // On the magnitude: down for toward zero, and for down or up by
+        // the sign.
+        let away = match dir {
+            1 => Some(false),
+            2 => Some(neg),
+            3 => Some(!neg),
+            _ => None,
+        };
+        let t = &self.0;
+        let i = t.partition_point(|(v, _)| *v <= mag) - 1;
+        let bits = if i + 1 == t.len() {
+            // At or past the power of two beyond the largest value: the
+            // largest toward zero, else infinity.
+            t[i - usize::from(away == Some(false))].1
+        } else if t[i].0 == mag {
+            t[i].1
+        } else {
+            let (lo, hi) = (&t[i], &t[i + 1]);
+            match away {
+                Some(false) => lo.1,
+                Some(true) => hi.1,
+                None => match (&mag << 1usize).cmp(&(&lo.0 + &hi.0)) {
+                    Ordering::Less => lo.1,
+                    Ordering::Greater => hi.1,
+                    Ordering::Equal if lo.1 & 1 == 0 => lo.1,
+                    Ordering::Equal => hi.1,
+                },
+            }
+        };
+        bits | if neg { 0x8000 } else { 0 }
+    }
+}
+
+#[test]
+fn conversions_to_half_precision_round_once_as_each_direction_says() {
+    let m = corpus("arith");
+    let k = kernel(&m, "to_half");
+    let n = 700usize;
+    let mut rng = Rng::new(77);
+    let (mut f, mut d, mut w) = (vec![], vec![], vec![]);
+    for i in 0..n {
+        let r = rng.next();
+        // Near ties of both formats: an odd significand of 12 or 9 bits
+        // (a tie), moved a few ulps of its own type.
+        let tie = |bits: u64, scale: i32| {
+            ((((r >> 8) % (1 << bits)) | 1) as f64)
+                * 2f64.powi((r >> 40) as i32 % scale - scale / 2)
+        };
+        let (x, y) = match i % 4 {
+            0 => (moderate(&mut rng), moderate64(&mut rng)),
+            1 => {
+                let t = tie(12, 40);
+                ((t as f32).next_up(), f64::from_bits(t.to_bits() + (r & 3)))
+            }
+            2 => {
+                let t = tie(9, 200);
+                (
+                    (t as f32).next_down(),
+                    f64::from_bits(t.to_bits().wrapping_sub(r & 3)),
+                )
+            }
+            _ => (f32::from_bits(r as u32), f64::from_bits(rng.next())),
+        };
+        f.push(x);
+        d.push(y);
+    }
+    w.extend(wide_integers(n).into_iter().map(|u| u as i64));
+    // Edges: zeros, the largest and least of each format and past them,
+    // infinities, NaN, and rint's ties.
+    let edges: [(f32, f64); 10] = [
+        (0.0, -0.0),
+        (-0.0, 2.5),
+        (65520.0, -2.5),
+        (-65504.0, 65520.0),
+        (f32::MAX, 1e300),
+        (f32::from_bits(1), f64::from_bits(1)),
+        (2f32.powi(-25), -2f64.powi(-25)),
+        (f32::INFINITY, f64::NEG_INFINITY),
+        (f32::NAN, f64::NAN),
+        (0.5, -0.5),
+    ];
+    for (i, (x, y)) in edges.into_iter().enumerate() {
+        (f[i], d[i]) = (x, y);
+    }
+    w[0] = 65520;
+    w[1] = -(1 << 40) - 1;
+    // A hair above a bf16 tie, the hair below f64's precision (s64) and
+    // below f32's (s32): rounding twice would land on the tie and go to
+    // even, below.
+    w[2] = (1 << 62) + (1 << 54) + 1;
+    w[3] = -w[2];
+    w[4] = (1 << 24) + (1 << 16) + 1;
+    let (f16, bf16) = (HalfTable::new(10), HalfTable::new(7));
+    for width in WIDTHS {
+        let mut out = vec![0u16; 34 * n];
+        let mut whole = vec![0f64; 4 * n];
+        let mut ints = vec![0u64; 3 * n];
+        let wide: Vec<u64> = w.iter().map(|&v| v as u64).collect();
+        simt_core::launch(
+            k,
+            &nvidia(3, 256, width),
+            &mut [
+                Arg::buffer(&f),
+                Arg::buffer(&d),
+                Arg::buffer(&wide),
+                Arg::buffer_mut(&mut out),
+                Arg::buffer_mut(&mut whole),
+                Arg::buffer_mut(&mut ints),
+                Arg::U32(n as u32),
+            ],
+        )
+        .expect("runs");
+        for i in 0..n {
+            let o = &out[34 * i..34 * i + 34];
+            // Each source exactly, or `None` for NaN.
+            let sources: [(Option<(BigInt, bool)>, String); 4] = [
+                (
+                    f[i].is_finite()
+                        .then(|| (exact(f64::from(f[i])), f[i].is_sign_negative())),
+                    format!("f32 {:e}", f[i]),
+                ),
+                (
+                    d[i].is_finite()
+                        .then(|| (exact(d[i]), d[i].is_sign_negative())),
+                    format!("f64 {:e}", d[i]),
+                ),
+                (
+                    Some((BigInt::from(w[i]) << 2200usize, w[i] < 0)),
+                    format!("s64 {}", w[i]),
+                ),
+                (
+                    Some((BigInt::from(w[i] as i32) << 2200usize, (w[i] as i32) < 0)),
+                    format!("s32 {}", w[i] as i32),
+                ),
+            ];
+            for (s, (source, what)) in sources.iter().enumerate() {
+                for (t, table) in [&f16, &bf16].into_iter().enumerate() {
+                    for dir in 0..4 {
+                        let got = o[8 * s + 4 * t + dir];
+                        // Infinities stay infinite in every direction;
+                        // NaN is the format's quiet NaN.
+                        let y = [f64::from(f[i]), d[i]].get(s).copied().unwrap_or(0.0);
+                        let want = match source {
+                            Some((x, neg)) => table.round(x, *neg, dir),
+                            None if y.is_nan() => [0x7e00, 0x7fc0][t],
+                            None => [0x7c00, 0x7f80][t] | if y < 0.0 { 0x8000 } else { 0 },
+                        };
+                        assert_eq!(
+                            got,
+                            want,
+                            "wave{width} {what} to {} direction {dir}: {got:#06x}, not {want:#06x}",
+                            ["f16", "bf16"][t]
+                        );
+                    }
+                }
+            }
+            // Clamped: +0 for NaN, zeros and below (a tiny negative value
+            // too, which would round to -0), 1 above, else to nearest.
+            let x = f[i];
+            let sat = if x.is_nan() || x <= 0.0 {
+                0
+            } else if x >= 1.0 {
+                0x3c00
+            } else {
+                f16.round(&exact(f64::from(x)), false, 0)
+            };
+            assert_eq!(o[32], sat, "wave{width} sat {x:e}");
+            assert_eq!(o[33], o[0], "wave{width} through f64 {x:e}");
+            let y = d[i];
+            let r = &whole[4 * i..4 * i + 4];
+            for (k, want) in [y.round_ties_even(), y.trunc(), y.floor(), y.ceil()]
+                .into_iter()
+                .enumerate()
+            {
+                assert!(
+                    r[k].to_bits() == want.to_bits() || (r[k].is_nan() && want.is_nan()),
+                    "wave{width} {y:e} rounding {k}: {:e}",
+                    r[k]
+                );
+            }
+            let q = &ints[3 * i..3 * i + 3];
+            assert_eq!(
+                q[0] as i32,
+                y.round_ties_even() as i32,
+                "wave{width} rni {y:e}"
+            );
+            assert_eq!(q[1] as i64, y.floor() as i64, "wave{width} rmi {y:e}");
+            assert_eq!(q[2] as u32, y.ceil() as u32, "wave{width} rpi {y:e}");
+        }
+    }
+}

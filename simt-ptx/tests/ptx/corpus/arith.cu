@@ -132,3 +132,39 @@ __global__ void wide_to_double(const long long* x, double* out, int n) {
   o[0] = (double)v;  o[1] = __ll2double_rz(v);  o[2] = __ll2double_rd(v);  o[3] = __ll2double_ru(v);
   o[4] = (double)u;  o[5] = __ull2double_rz(u);  o[6] = __ull2double_rd(u);  o[7] = __ull2double_ru(u);
 }
+
+// Conversions to half precision (f16 and bf16) from floats, doubles and
+// 32- and 64-bit integers, to nearest, toward zero, down and up; doubles
+// rounded to integral values, and to integers the same ways.
+#define HALVES(o, kind, src, x)                                               \
+  asm("cvt.rn.f16." kind " %0, %1;" : "=h"(o[0]) : src(x));                   \
+  asm("cvt.rz.f16." kind " %0, %1;" : "=h"(o[1]) : src(x));                   \
+  asm("cvt.rm.f16." kind " %0, %1;" : "=h"(o[2]) : src(x));                   \
+  asm("cvt.rp.f16." kind " %0, %1;" : "=h"(o[3]) : src(x));                   \
+  asm("cvt.rn.bf16." kind " %0, %1;" : "=h"(o[4]) : src(x));                  \
+  asm("cvt.rz.bf16." kind " %0, %1;" : "=h"(o[5]) : src(x));                  \
+  asm("cvt.rm.bf16." kind " %0, %1;" : "=h"(o[6]) : src(x));                  \
+  asm("cvt.rp.bf16." kind " %0, %1;" : "=h"(o[7]) : src(x));
+__global__ void to_half(const float* f, const double* d, const long long* w, unsigned short* out,
+                        double* whole, long long* ints, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float x = f[i];
+  double y = d[i];
+  long long v = w[i];
+  int s = (int)v;
+  unsigned short* o = out + 34 * i;
+  HALVES(o, "f32", "f", x)
+  HALVES((o + 8), "f64", "d", y)
+  HALVES((o + 16), "s64", "l", v)
+  HALVES((o + 24), "s32", "r", s)
+  // Clamped to [0, 1], and a half back to a double (exactly).
+  asm("cvt.rn.sat.f16.f32 %0, %1;" : "=h"(o[32]) : "f"(x));
+  double back;
+  asm("cvt.f64.f16 %0, %1;" : "=d"(back) : "h"(o[0]));
+  asm("cvt.rn.f16.f64 %0, %1;" : "=h"(o[33]) : "d"(back));
+  double* r = whole + 4 * i;
+  r[0] = rint(y);  r[1] = trunc(y);  r[2] = floor(y);  r[3] = ceil(y);
+  long long* k = ints + 3 * i;
+  k[0] = __double2int_rn(y);  k[1] = __double2ll_rd(y);  k[2] = __double2uint_ru(y);
+}
