@@ -2516,7 +2516,7 @@ impl<'a> Kern<'a> {
             }
             (true, false) => {
                 if i.has("sat") && dt != "f32" {
-                    return Err(unsupported(i, "saturation but to f32"));
+                    return Err(unsupported(i, "saturation but to f32 or half precision"));
                 }
                 if dt == "f32" && size(st) == 8 {
                     self.cvt_f32_int64(i, signed(st), rnd.unwrap_or("rn"), out)?;
@@ -2821,10 +2821,12 @@ impl<'a> Kern<'a> {
     /// `cvt` to `f16` or `bf16` from any type: one rounding, to nearest
     /// even or as `rnd` directs. From `f32` (or a half, widened exactly)
     /// to nearest it is one conversion; otherwise the source becomes an
-    /// `f64` that holds it exactly (32-bit integers, floats) or rounded to
-    /// odd (64-bit integers: toward zero with the last bit set when
-    /// inexact, which 53 bits leave no second rounding to spoil), then
-    /// narrows once. Rounding to an integral value goes through `f32`,
+    /// `f64` that holds it exactly (32-bit integers, floats) or, for 64-bit
+    /// integers, rounded the same direction (two roundings one way are
+    /// one) or, to nearest, rounded to odd (toward zero with the last bit
+    /// set when inexact, which 53 bits leave no second rounding to spoil),
+    /// then narrows once. `.ftz` flushes an `f32` source's subnormal to a
+    /// zero of its sign first; `.relu` and `.satfinite` are refused. Rounding to an integral value goes through `f32`,
     /// where halves and their integral values are exact. `.sat` clamps the
     /// result to `[0, 1]` in `f32` and narrows back, exactly; it commutes
     /// with rounding, which is monotone and keeps 0 and 1 (and `saturate`
@@ -2838,6 +2840,9 @@ impl<'a> Kern<'a> {
         out: &mut Vec<Code>,
     ) -> R<()> {
         let at = i.at;
+        if i.has("relu") || i.has("satfinite") {
+            return Err(unsupported(i, "`.relu` and `.satfinite`"));
+        }
         let d = self.dst_word(i, 0)?;
         let to_half = if dt == "f16" {
             UnOp::CvtF16F32
@@ -2871,6 +2876,7 @@ impl<'a> Kern<'a> {
         } else if (half || st == "f32") && matches!(rnd, None | Some("rn")) {
             let a = self.word(i, 1, out)?;
             let f = self.half_to_f32(st, a, at, out);
+            let f = self.flushed(i, st, f, out);
             self.emit(
                 out,
                 at,
@@ -2912,6 +2918,43 @@ impl<'a> Kern<'a> {
             );
         }
         Ok(())
+    }
+
+    /// `a`, an `f32` source of type `st`, with a subnormal flushed to the
+    /// zero of its sign where the instruction says `.ftz` (for `f32`
+    /// sources only, as PTX says): its sign bit where `|a|` is below the
+    /// least normal.
+    fn flushed(&mut self, i: &Inst, st: &str, a: Operand, out: &mut Vec<Code>) -> Operand {
+        if !(i.has("ftz") && st == "f32") {
+            return a;
+        }
+        let at = i.at;
+        let mag = self.tmp_bin(BinOp::And, a, Operand::Imm(0x7fff_ffff), at, out);
+        let sign = self.tmp_bin(BinOp::And, a, Operand::Imm(0x8000_0000), at, out);
+        let tiny = self.new_m();
+        self.emit(
+            out,
+            at,
+            S::VCmp {
+                op: CmpOp::Lt,
+                ty: CmpType::U32,
+                dst: tiny,
+                a: mag,
+                b: Operand::Imm(0x0080_0000),
+            },
+        );
+        let dst = self.new_v(1);
+        self.emit(
+            out,
+            at,
+            S::VSelect {
+                dst,
+                mask: tiny,
+                on_true: sign,
+                on_false: a,
+            },
+        );
+        Operand::V(dst)
     }
 
     /// `a`, of type `t`, as `f32`: a half widened (exactly), else `a`.
@@ -2986,6 +3029,7 @@ impl<'a> Kern<'a> {
             "f32" | "f16" | "bf16" => {
                 let a = self.word(i, 1, out)?;
                 let f = self.half_to_f32(st, a, at, out);
+                let f = self.flushed(i, st, f, out);
                 self.emit(
                     out,
                     at,
@@ -5205,8 +5249,6 @@ impl Kern<'_> {
     }
 }
 
-/// The narrowing from `f64` to `f32` rounding toward `mode` (`rz`, `rm`,
-/// `rp`).
 /// PTX's rounding to an integral value (`.rni`, `.rzi`, `.rmi`, `.rpi`) of a
 /// double.
 fn integral_f64(mode: &str) -> Un64Op {
@@ -5218,6 +5260,8 @@ fn integral_f64(mode: &str) -> Un64Op {
     }
 }
 
+/// The narrowing from `f64` to `f32` rounding toward `mode` (`rz`, `rm`,
+/// `rp`).
 fn narrow_toward(mode: &str) -> NarrowOp {
     match mode {
         "rz" => NarrowOp::CvtRzF32F64,

@@ -368,8 +368,12 @@ fn values(seed: u64) -> Vec<f64> {
                 0 => edges[(x >> 8) as usize % edges.len()],
                 1 => f64::from_bits(r(3)),
                 // An f16 or bf16 tie: a 12- or 9-bit odd significand.
-                2 => nudge((((r(4) % 2048) | 1) as f64) * 2f64.powi((r(5) % 40) as i32 - 30)),
-                3 => nudge((((r(4) % 256) | 1) as f64) * 2f64.powi((r(5) % 200) as i32 - 100)),
+                2 => {
+                    nudge((((r(4) % 2048) | 2048 | 1) as f64) * 2f64.powi((r(5) % 40) as i32 - 30))
+                }
+                3 => {
+                    nudge((((r(4) % 256) | 256 | 1) as f64) * 2f64.powi((r(5) % 200) as i32 - 100))
+                }
                 // An integer plus a half.
                 _ => nudge((r(4) % (1 << 53)) as f64 * 0.5),
             }

@@ -395,7 +395,8 @@ pub enum Un64Op {
     /// `u64` to `f64` rounded up (`cvt.rp.f64.u64`).
     CvtRpF64U64,
     /// `f64` rounded to an integral `f64`, ties to even (`cvt.rni.f64.f64`,
-    /// `rint`); zeros, infinities and NaN as they are.
+    /// `rint`); zeros and infinities as they are, a NaN (here and in the
+    /// three below) the quiet NaN `0x7ff8_0000_0000_0000`.
     RndneF64,
     /// `f64` rounded toward zero to an integral `f64` (`cvt.rzi.f64.f64`,
     /// `trunc`).

@@ -778,6 +778,19 @@ impl HalfTable {
     }
 }
 
+/// An `f16`'s value (exact in `f64`).
+fn f16_value(b: u16) -> f64 {
+    let sign = if b & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let field = i32::from((b >> 10) & 0x1f);
+    let m = f64::from(b & 0x3ff);
+    sign * match field {
+        0 => m * 2f64.powi(-24),
+        31 if m == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        _ => (m + 1024.0) * 2f64.powi(field - 25),
+    }
+}
+
 #[test]
 fn conversions_to_half_precision_round_once_as_each_direction_says() {
     let m = corpus("arith");
@@ -790,7 +803,7 @@ fn conversions_to_half_precision_round_once_as_each_direction_says() {
         // Near ties of both formats: an odd significand of 12 or 9 bits
         // (a tie), moved a few ulps of its own type.
         let tie = |bits: u64, scale: i32| {
-            ((((r >> 8) % (1 << bits)) | 1) as f64)
+            ((((r >> 8) % (1 << bits)) | 1 << (bits - 1) | 1) as f64)
                 * 2f64.powi((r >> 40) as i32 % scale - scale / 2)
         };
         let (x, y) = match i % 4 {
@@ -839,7 +852,7 @@ fn conversions_to_half_precision_round_once_as_each_direction_says() {
     w[4] = (1 << 24) + (1 << 16) + 1;
     let (f16, bf16) = (HalfTable::new(10), HalfTable::new(7));
     for width in WIDTHS {
-        let mut out = vec![0u16; 34 * n];
+        let mut out = vec![0u16; 44 * n];
         let mut whole = vec![0f64; 4 * n];
         let mut ints = vec![0u64; 3 * n];
         let wide: Vec<u64> = w.iter().map(|&v| v as u64).collect();
@@ -858,9 +871,10 @@ fn conversions_to_half_precision_round_once_as_each_direction_says() {
         )
         .expect("runs");
         for i in 0..n {
-            let o = &out[34 * i..34 * i + 34];
-            // Each source exactly, or `None` for NaN.
-            let sources: [(Option<(BigInt, bool)>, String); 4] = [
+            let o = &out[44 * i..44 * i + 44];
+            // Each source exactly, or `None` for NaN and infinities; the
+            // fifth (the 64-bit integer as unsigned) writes at 34.
+            let sources: [(Option<(BigInt, bool)>, String); 5] = [
                 (
                     f[i].is_finite()
                         .then(|| (exact(f64::from(f[i])), f[i].is_sign_negative())),
@@ -879,11 +893,15 @@ fn conversions_to_half_precision_round_once_as_each_direction_says() {
                     Some((BigInt::from(w[i] as i32) << 2200usize, (w[i] as i32) < 0)),
                     format!("s32 {}", w[i] as i32),
                 ),
+                (
+                    Some((BigInt::from(w[i] as u64) << 2200usize, false)),
+                    format!("u64 {}", w[i] as u64),
+                ),
             ];
             for (s, (source, what)) in sources.iter().enumerate() {
                 for (t, table) in [&f16, &bf16].into_iter().enumerate() {
                     for dir in 0..4 {
-                        let got = o[8 * s + 4 * t + dir];
+                        let got = o[[0, 8, 16, 24, 34][s] + 4 * t + dir];
                         // Infinities stay infinite in every direction;
                         // NaN is the format's quiet NaN.
                         let y = [f64::from(f[i]), d[i]].get(s).copied().unwrap_or(0.0);
@@ -913,6 +931,25 @@ fn conversions_to_half_precision_round_once_as_each_direction_says() {
             };
             assert_eq!(o[32], sat, "wave{width} sat {x:e}");
             assert_eq!(o[33], o[0], "wave{width} through f64 {x:e}");
+            // Up from a flushed subnormal is the zero of its sign; an
+            // integral half is rint of the half's value.
+            let up = if x.is_subnormal() {
+                if x < 0.0 {
+                    0x8000
+                } else {
+                    0
+                }
+            } else {
+                o[3]
+            };
+            assert_eq!(o[42], up, "wave{width} ftz {x:e}");
+            let h = f16_value(o[0]);
+            let want = if h.is_nan() {
+                0x7e00
+            } else {
+                f16.round(&exact(h.round_ties_even()), h.is_sign_negative(), 0)
+            };
+            assert_eq!(o[43], want, "wave{width} rni of {:#06x}", o[0]);
             let y = d[i];
             let r = &whole[4 * i..4 * i + 4];
             for (k, want) in [y.round_ties_even(), y.trunc(), y.floor(), y.ceil()]

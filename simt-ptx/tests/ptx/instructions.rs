@@ -740,6 +740,10 @@ fn what_has_no_exact_form_is_refused_at_its_line() {
             "\tcvt.rni.f16.f32 %rs2, %f1;",
             "rounding to an integral float between two types",
         ),
+        (
+            "\tcvt.rn.relu.f16.f32 %rs2, %f1;",
+            "`.relu` and `.satfinite`",
+        ),
         ("\tcvt.sat.f64.s32 %fd2, %r1;", "saturation but to f32"),
         (
             "\tcvt.sat.u32.u64 %r2, %rd1;",

@@ -153,11 +153,16 @@ __global__ void to_half(const float* f, const double* d, const long long* w, uns
   double y = d[i];
   long long v = w[i];
   int s = (int)v;
-  unsigned short* o = out + 34 * i;
+  unsigned long long u = (unsigned long long)v;
+  unsigned short* o = out + 44 * i;
   HALVES(o, "f32", "f", x)
   HALVES((o + 8), "f64", "d", y)
   HALVES((o + 16), "s64", "l", v)
   HALVES((o + 24), "s32", "r", s)
+  HALVES((o + 34), "u64", "l", u)
+  // A subnormal float flushed first; a half rounded to an integral half.
+  asm("cvt.rp.ftz.f16.f32 %0, %1;" : "=h"(o[42]) : "f"(x));
+  asm("cvt.rni.f16.f16 %0, %1;" : "=h"(o[43]) : "h"(o[0]));
   // Clamped to [0, 1], and a half back to a double (exactly).
   asm("cvt.rn.sat.f16.f32 %0, %1;" : "=h"(o[32]) : "f"(x));
   double back;
