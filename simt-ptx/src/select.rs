@@ -770,307 +770,11 @@ impl<'a> Kern<'a> {
             _ => None,
         };
         if let Some(bop) = bop {
-            if (matches!(op, "min" | "max") && (i.has("xorsign") || i.has("abs")))
-                || (i.has("NaN") && t != "f32")
-                || (op == "min" && i.has("relu"))
-                || (op == "max" && i.has("relu"))
-            {
-                return Err(unsupported(i, "this variant"));
-            }
-            // `a + (-x)` is `a - x`, `(-x) + b` is `b - x`, `a - (-x)` is
-            // `a + x`, each exactly.
-            let (bop, a, b) = match (bop, self.fold(i, 1), self.fold(i, 2)) {
-                (BinOp::AddF32, _, Some(x)) => (
-                    BinOp::SubF32,
-                    self.word(i, 1, out)?,
-                    self.word_of(&x, i, out)?,
-                ),
-                (BinOp::AddF32, Some(x), _) => (
-                    BinOp::SubF32,
-                    self.word(i, 2, out)?,
-                    self.word_of(&x, i, out)?,
-                ),
-                (BinOp::SubF32, _, Some(x)) => (
-                    BinOp::AddF32,
-                    self.word(i, 1, out)?,
-                    self.word_of(&x, i, out)?,
-                ),
-                _ => (bop, self.word(i, 1, out)?, self.word(i, 2, out)?),
-            };
-            if i.has("NaN") {
-                // `min.NaN` / `max.NaN`: the canonical NaN where either
-                // operand is NaN (`x != x`), else the plain result.
-                let r = self.tmp_bin(bop, a, b, at, out);
-                let (na, nb, m) = (self.new_m(), self.new_m(), self.new_m());
-                self.emit(
-                    out,
-                    at,
-                    S::VCmp {
-                        op: CmpOp::Ne,
-                        ty: CmpType::F32,
-                        dst: na,
-                        a,
-                        b: a,
-                    },
-                );
-                self.emit(
-                    out,
-                    at,
-                    S::VCmp {
-                        op: CmpOp::Ne,
-                        ty: CmpType::F32,
-                        dst: nb,
-                        a: b,
-                        b,
-                    },
-                );
-                self.emit(
-                    out,
-                    at,
-                    S::MaskBinary {
-                        op: MaskOp::Or,
-                        dst: m,
-                        a: na,
-                        b: nb,
-                    },
-                );
-                self.emit(
-                    out,
-                    at,
-                    S::VSelect {
-                        dst: d,
-                        mask: m,
-                        on_true: Operand::Imm(0x7fff_ffff),
-                        on_false: r,
-                    },
-                );
-                return Ok(());
-            }
-            self.emit(
-                out,
-                at,
-                S::VBinary {
-                    op: bop,
-                    dst: d,
-                    a,
-                    b,
-                },
-            );
-            if i.has("sat") {
-                self.saturate(d, at, out);
-            }
-            return Ok(());
+            return self.binary32(i, t, bop, d, out);
         }
         match op {
-            "shl" | "shr" => {
-                let a = self.word(i, 1, out)?;
-                let b = self.word(i, 2, out)?;
-                let k = match t {
-                    "s32" if op == "shr" => BinOp::ShrI32,
-                    _ if op == "shr" => BinOp::ShrU32,
-                    _ => BinOp::Shl,
-                };
-                if matches!(t, "b16" | "u16" | "s16") {
-                    // The value extended to 32 bits (by its sign for
-                    // `shr.s16`), shifted by the amount clamped to 16: every
-                    // bit out at 16 and past, as PTX clamps it.
-                    let arith = t == "s16" && op == "shr";
-                    let x = self.extend(a, 16, arith, at, out);
-                    let n = match b {
-                        Operand::Imm(n) => Operand::Imm(n.min(16)),
-                        b => self.tmp_bin(BinOp::MinU32, b, Operand::Imm(16), at, out),
-                    };
-                    let k = match op {
-                        "shl" => BinOp::Shl,
-                        _ if arith => BinOp::ShrI32,
-                        _ => BinOp::ShrU32,
-                    };
-                    self.emit(
-                        out,
-                        at,
-                        S::VBinary {
-                            op: k,
-                            dst: d,
-                            a: x,
-                            b: n,
-                        },
-                    );
-                    return Ok(());
-                }
-                match b {
-                    Operand::Imm(n) if n >= 32 => {
-                        // PTX clamps the amount: all bits out (signs for `shr.s32`).
-                        let (kk, by) = if k == BinOp::ShrI32 {
-                            (BinOp::ShrI32, 31)
-                        } else {
-                            (BinOp::And, 0)
-                        };
-                        self.emit(
-                            out,
-                            at,
-                            S::VBinary {
-                                op: kk,
-                                dst: d,
-                                a,
-                                b: Operand::Imm(by),
-                            },
-                        );
-                    }
-                    Operand::Imm(_) => self.emit(
-                        out,
-                        at,
-                        S::VBinary {
-                            op: k,
-                            dst: d,
-                            a,
-                            b,
-                        },
-                    ),
-                    _ if k == BinOp::ShrI32 => {
-                        // Amounts past 31 shift in signs only: clamp to 31.
-                        let c = self.new_v(1);
-                        self.emit(
-                            out,
-                            at,
-                            S::VBinary {
-                                op: BinOp::MinU32,
-                                dst: c,
-                                a: b,
-                                b: Operand::Imm(31),
-                            },
-                        );
-                        self.emit(
-                            out,
-                            at,
-                            S::VBinary {
-                                op: k,
-                                dst: d,
-                                a,
-                                b: Operand::V(c),
-                            },
-                        );
-                    }
-                    _ => {
-                        // Amounts past 31 shift every bit out.
-                        let m = self.new_m();
-                        let r = self.new_v(1);
-                        self.emit(
-                            out,
-                            at,
-                            S::VCmp {
-                                op: CmpOp::Lt,
-                                ty: CmpType::U32,
-                                dst: m,
-                                a: b,
-                                b: Operand::Imm(32),
-                            },
-                        );
-                        self.emit(
-                            out,
-                            at,
-                            S::VBinary {
-                                op: k,
-                                dst: r,
-                                a,
-                                b,
-                            },
-                        );
-                        self.emit(
-                            out,
-                            at,
-                            S::VSelect {
-                                dst: d,
-                                mask: m,
-                                on_true: Operand::V(r),
-                                on_false: Operand::Imm(0),
-                            },
-                        );
-                    }
-                }
-                Ok(())
-            }
-            "mad" | "fma" => {
-                let mut a = self.word(i, 1, out)?;
-                let mut b = self.word(i, 2, out)?;
-                let mut c = self.word(i, 3, out)?;
-                // A negated addend makes a fused multiply-subtract; a
-                // negated multiplicand beside an immediate negates the
-                // immediate instead. Both exact.
-                let mut subtract = false;
-                if t == "f32" {
-                    let flip = |o: Operand| match o {
-                        Operand::Imm(v) => Operand::Imm(v ^ 0x8000_0000),
-                        o => o,
-                    };
-                    match (self.fold(i, 1), self.fold(i, 2), self.fold(i, 3)) {
-                        (_, _, Some(x)) => {
-                            c = self.word_of(&x, i, out)?;
-                            subtract = true;
-                        }
-                        (Some(x), _, _) => {
-                            a = self.word_of(&x, i, out)?;
-                            b = flip(b);
-                        }
-                        (_, Some(x), _) => {
-                            b = self.word_of(&x, i, out)?;
-                            a = flip(a);
-                        }
-                        _ => {}
-                    }
-                }
-                if !float && i.has("hi") {
-                    let h = self.new_v(1);
-                    let k = if signed {
-                        BinOp::MulHiI32
-                    } else {
-                        BinOp::MulHiU32
-                    };
-                    self.emit(
-                        out,
-                        at,
-                        S::VBinary {
-                            op: k,
-                            dst: h,
-                            a,
-                            b,
-                        },
-                    );
-                    self.emit(
-                        out,
-                        at,
-                        S::VBinary {
-                            op: BinOp::AddU32,
-                            dst: d,
-                            a: Operand::V(h),
-                            b: c,
-                        },
-                    );
-                    return Ok(());
-                }
-                let top = match t {
-                    "f32" if subtract => TernOp::FmsF32,
-                    "f32" => TernOp::FmaF32,
-                    "f16" => TernOp::FmaF16,
-                    "bf16" => TernOp::FmaBf16,
-                    _ if !float => TernOp::MadU32,
-                    _ => return Err(unsupported(i, "this type")),
-                };
-                self.emit(
-                    out,
-                    at,
-                    S::VTernary {
-                        op: top,
-                        dst: d,
-                        a,
-                        b,
-                        c,
-                    },
-                );
-                if i.has("sat") {
-                    self.saturate(d, at, out);
-                }
-                Ok(())
-            }
+            "shl" | "shr" => self.shift32(i, t, d, out),
+            "mad" | "fma" => self.mad_fma(i, t, d, out),
             "neg" | "abs" | "not" | "sqrt" => {
                 let a = self.word(i, 1, out)?;
                 let u = match (op, t) {
@@ -1188,6 +892,321 @@ impl<'a> Kern<'a> {
             }
             _ => Err(unsupported(i, "this operation and type")),
         }
+    }
+
+    /// A two-operand 32-bit or half operation `bop` (`add`, `min`, `and`,
+    /// ...): a negated operand folded in, `min.NaN`/`max.NaN`, `.sat`; the
+    /// other `min`/`max` variants refused.
+    fn binary32(&mut self, i: &Inst, t: &str, bop: BinOp, d: VReg, out: &mut Vec<Code>) -> R<()> {
+        let (at, op) = (i.at, i.op.as_str());
+        if (matches!(op, "min" | "max") && (i.has("xorsign") || i.has("abs")))
+            || (i.has("NaN") && t != "f32")
+            || (op == "min" && i.has("relu"))
+            || (op == "max" && i.has("relu"))
+        {
+            return Err(unsupported(i, "this variant"));
+        }
+        // `a + (-x)` is `a - x`, `(-x) + b` is `b - x`, `a - (-x)` is
+        // `a + x`, each exactly.
+        let (bop, a, b) = match (bop, self.fold(i, 1), self.fold(i, 2)) {
+            (BinOp::AddF32, _, Some(x)) => (
+                BinOp::SubF32,
+                self.word(i, 1, out)?,
+                self.word_of(&x, i, out)?,
+            ),
+            (BinOp::AddF32, Some(x), _) => (
+                BinOp::SubF32,
+                self.word(i, 2, out)?,
+                self.word_of(&x, i, out)?,
+            ),
+            (BinOp::SubF32, _, Some(x)) => (
+                BinOp::AddF32,
+                self.word(i, 1, out)?,
+                self.word_of(&x, i, out)?,
+            ),
+            _ => (bop, self.word(i, 1, out)?, self.word(i, 2, out)?),
+        };
+        if i.has("NaN") {
+            // `min.NaN` / `max.NaN`: the canonical NaN where either
+            // operand is NaN (`x != x`), else the plain result.
+            let r = self.tmp_bin(bop, a, b, at, out);
+            let (na, nb, m) = (self.new_m(), self.new_m(), self.new_m());
+            self.emit(
+                out,
+                at,
+                S::VCmp {
+                    op: CmpOp::Ne,
+                    ty: CmpType::F32,
+                    dst: na,
+                    a,
+                    b: a,
+                },
+            );
+            self.emit(
+                out,
+                at,
+                S::VCmp {
+                    op: CmpOp::Ne,
+                    ty: CmpType::F32,
+                    dst: nb,
+                    a: b,
+                    b,
+                },
+            );
+            self.emit(
+                out,
+                at,
+                S::MaskBinary {
+                    op: MaskOp::Or,
+                    dst: m,
+                    a: na,
+                    b: nb,
+                },
+            );
+            self.emit(
+                out,
+                at,
+                S::VSelect {
+                    dst: d,
+                    mask: m,
+                    on_true: Operand::Imm(0x7fff_ffff),
+                    on_false: r,
+                },
+            );
+            return Ok(());
+        }
+        self.emit(
+            out,
+            at,
+            S::VBinary {
+                op: bop,
+                dst: d,
+                a,
+                b,
+            },
+        );
+        if i.has("sat") {
+            self.saturate(d, at, out);
+        }
+        Ok(())
+    }
+
+    /// `shl`/`shr` of 32- and 16-bit values, the amount clamped to the width as
+    /// PTX clamps it.
+    fn shift32(&mut self, i: &Inst, t: &str, d: VReg, out: &mut Vec<Code>) -> R<()> {
+        let (at, op) = (i.at, i.op.as_str());
+        let a = self.word(i, 1, out)?;
+        let b = self.word(i, 2, out)?;
+        let k = match t {
+            "s32" if op == "shr" => BinOp::ShrI32,
+            _ if op == "shr" => BinOp::ShrU32,
+            _ => BinOp::Shl,
+        };
+        if matches!(t, "b16" | "u16" | "s16") {
+            // The value extended to 32 bits (by its sign for
+            // `shr.s16`), shifted by the amount clamped to 16: every
+            // bit out at 16 and past, as PTX clamps it.
+            let arith = t == "s16" && op == "shr";
+            let x = self.extend(a, 16, arith, at, out);
+            let n = match b {
+                Operand::Imm(n) => Operand::Imm(n.min(16)),
+                b => self.tmp_bin(BinOp::MinU32, b, Operand::Imm(16), at, out),
+            };
+            let k = match op {
+                "shl" => BinOp::Shl,
+                _ if arith => BinOp::ShrI32,
+                _ => BinOp::ShrU32,
+            };
+            self.emit(
+                out,
+                at,
+                S::VBinary {
+                    op: k,
+                    dst: d,
+                    a: x,
+                    b: n,
+                },
+            );
+            return Ok(());
+        }
+        match b {
+            Operand::Imm(n) if n >= 32 => {
+                // PTX clamps the amount: all bits out (signs for `shr.s32`).
+                let (kk, by) = if k == BinOp::ShrI32 {
+                    (BinOp::ShrI32, 31)
+                } else {
+                    (BinOp::And, 0)
+                };
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: kk,
+                        dst: d,
+                        a,
+                        b: Operand::Imm(by),
+                    },
+                );
+            }
+            Operand::Imm(_) => self.emit(
+                out,
+                at,
+                S::VBinary {
+                    op: k,
+                    dst: d,
+                    a,
+                    b,
+                },
+            ),
+            _ if k == BinOp::ShrI32 => {
+                // Amounts past 31 shift in signs only: clamp to 31.
+                let c = self.new_v(1);
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: BinOp::MinU32,
+                        dst: c,
+                        a: b,
+                        b: Operand::Imm(31),
+                    },
+                );
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: k,
+                        dst: d,
+                        a,
+                        b: Operand::V(c),
+                    },
+                );
+            }
+            _ => {
+                // Amounts past 31 shift every bit out.
+                let m = self.new_m();
+                let r = self.new_v(1);
+                self.emit(
+                    out,
+                    at,
+                    S::VCmp {
+                        op: CmpOp::Lt,
+                        ty: CmpType::U32,
+                        dst: m,
+                        a: b,
+                        b: Operand::Imm(32),
+                    },
+                );
+                self.emit(
+                    out,
+                    at,
+                    S::VBinary {
+                        op: k,
+                        dst: r,
+                        a,
+                        b,
+                    },
+                );
+                self.emit(
+                    out,
+                    at,
+                    S::VSelect {
+                        dst: d,
+                        mask: m,
+                        on_true: Operand::V(r),
+                        on_false: Operand::Imm(0),
+                    },
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// `mad` and `fma` of 32-bit and half values (the wide forms apart).
+    fn mad_fma(&mut self, i: &Inst, t: &str, d: VReg, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let float = t.starts_with('f') || t == "bf16";
+        let signed = t.starts_with('s');
+        let mut a = self.word(i, 1, out)?;
+        let mut b = self.word(i, 2, out)?;
+        let mut c = self.word(i, 3, out)?;
+        // A negated addend makes a fused multiply-subtract; a
+        // negated multiplicand beside an immediate negates the
+        // immediate instead. Both exact.
+        let mut subtract = false;
+        if t == "f32" {
+            let flip = |o: Operand| match o {
+                Operand::Imm(v) => Operand::Imm(v ^ 0x8000_0000),
+                o => o,
+            };
+            match (self.fold(i, 1), self.fold(i, 2), self.fold(i, 3)) {
+                (_, _, Some(x)) => {
+                    c = self.word_of(&x, i, out)?;
+                    subtract = true;
+                }
+                (Some(x), _, _) => {
+                    a = self.word_of(&x, i, out)?;
+                    b = flip(b);
+                }
+                (_, Some(x), _) => {
+                    b = self.word_of(&x, i, out)?;
+                    a = flip(a);
+                }
+                _ => {}
+            }
+        }
+        if !float && i.has("hi") {
+            let h = self.new_v(1);
+            let k = if signed {
+                BinOp::MulHiI32
+            } else {
+                BinOp::MulHiU32
+            };
+            self.emit(
+                out,
+                at,
+                S::VBinary {
+                    op: k,
+                    dst: h,
+                    a,
+                    b,
+                },
+            );
+            self.emit(
+                out,
+                at,
+                S::VBinary {
+                    op: BinOp::AddU32,
+                    dst: d,
+                    a: Operand::V(h),
+                    b: c,
+                },
+            );
+            return Ok(());
+        }
+        let top = match t {
+            "f32" if subtract => TernOp::FmsF32,
+            "f32" => TernOp::FmaF32,
+            "f16" => TernOp::FmaF16,
+            "bf16" => TernOp::FmaBf16,
+            _ if !float => TernOp::MadU32,
+            _ => return Err(unsupported(i, "this type")),
+        };
+        self.emit(
+            out,
+            at,
+            S::VTernary {
+                op: top,
+                dst: d,
+                a,
+                b,
+                c,
+            },
+        );
+        if i.has("sat") {
+            self.saturate(d, at, out);
+        }
+        Ok(())
     }
 
     /// `add`, `sub`, `mul`, `fma`, `div`, `rcp` or `sqrt` of `f32`s rounded
@@ -2432,7 +2451,6 @@ impl<'a> Kern<'a> {
     // ------------------------------------------------------- conversions
 
     fn cvt(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
-        let at = i.at;
         let ty = types(i);
         let (Some(&dt), Some(&st)) = (ty.first(), ty.get(1)) else {
             return Err(unsupported(i, "a conversion names two types"));
@@ -2445,377 +2463,421 @@ impl<'a> Kern<'a> {
         });
         let dfloat = dt.starts_with('f') || dt == "bf16";
         let sfloat = st.starts_with('f') || st == "bf16";
-        let size = |t: &str| crate::parse::type_size(t).unwrap_or(4);
-        let signed = |t: &str| t.starts_with('s');
         if matches!(dt, "f16" | "bf16") {
             return self.cvt_to_half(i, dt, st, rnd, out);
         }
         match (dfloat, sfloat) {
-            (false, false) => {
-                let (ds, ss) = (size(dt), size(st));
-                if ds == 8 || ss == 8 {
-                    return self.cvt_int64(i, dt, st, out);
-                }
+            (false, false) => self.cvt_between_integers(i, dt, st, out),
+            (true, false) => self.cvt_to_float(i, dt, st, rnd, out),
+            (false, true) => self.cvt_to_integer(i, dt, st, rnd, out),
+            (true, true) => self.cvt_between_floats(i, dt, st, rnd, out),
+        }
+    }
+
+    /// Integer to integer: 64-bit ones apart; otherwise the low bits, extended
+    /// by the narrower side's signedness, or clamped under `.sat`.
+    fn cvt_between_integers(&mut self, i: &Inst, dt: &str, st: &str, out: &mut Vec<Code>) -> R<()> {
+        let at = i.at;
+        let size = |t: &str| crate::parse::type_size(t).unwrap_or(4);
+        let signed = |t: &str| t.starts_with('s');
+        let (ds, ss) = (size(dt), size(st));
+        if ds == 8 || ss == 8 {
+            return self.cvt_int64(i, dt, st, out);
+        }
+        let d = self.dst_word(i, 0)?;
+        if i.has("sat") {
+            // The source as its type says, clamped to the
+            // destination's range.
+            let a = self.int_word(i, st, out)?;
+            self.put(d, a, at, out);
+            self.clamp_int(d, dt, st, at, out);
+            return Ok(());
+        }
+        let a = self.word(i, 1, out)?;
+        // To or from fewer bits: the low `n` bits, extended by the
+        // source's signedness (from) or kept (to).
+        let n = ds.min(ss) * 8;
+        if n >= 32 {
+            self.emit(
+                out,
+                at,
+                S::VUnary {
+                    op: UnOp::Mov,
+                    dst: d,
+                    a,
+                },
+            );
+        } else if (ss < ds && signed(st)) || (ds < ss && signed(dt)) {
+            self.emit(
+                out,
+                at,
+                S::VBinary {
+                    op: BinOp::Shl,
+                    dst: d,
+                    a,
+                    b: Operand::Imm(32 - n),
+                },
+            );
+            self.emit(
+                out,
+                at,
+                S::VBinary {
+                    op: BinOp::ShrI32,
+                    dst: d,
+                    a: Operand::V(d),
+                    b: Operand::Imm(32 - n),
+                },
+            );
+        } else {
+            self.emit(
+                out,
+                at,
+                S::VBinary {
+                    op: BinOp::And,
+                    dst: d,
+                    a,
+                    b: Operand::Imm((1u32 << n) - 1),
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// An integer to `f32` or `f64`, rounded as `rnd` says.
+    fn cvt_to_float(
+        &mut self,
+        i: &Inst,
+        dt: &str,
+        st: &str,
+        rnd: Option<&str>,
+        out: &mut Vec<Code>,
+    ) -> R<()> {
+        let at = i.at;
+        let size = |t: &str| crate::parse::type_size(t).unwrap_or(4);
+        let signed = |t: &str| t.starts_with('s');
+        if i.has("sat") && dt != "f32" {
+            return Err(unsupported(i, "saturation but to f32 or half precision"));
+        }
+        if dt == "f32" && size(st) == 8 {
+            self.cvt_f32_int64(i, signed(st), rnd.unwrap_or("rn"), out)?;
+            if i.has("sat") {
                 let d = self.dst_word(i, 0)?;
-                if i.has("sat") {
-                    // The source as its type says, clamped to the
-                    // destination's range.
-                    let a = self.int_word(i, st, out)?;
-                    self.put(d, a, at, out);
-                    self.clamp_int(d, dt, st, at, out);
-                    return Ok(());
-                }
-                let a = self.word(i, 1, out)?;
-                // To or from fewer bits: the low `n` bits, extended by the
-                // source's signedness (from) or kept (to).
-                let n = ds.min(ss) * 8;
-                if n >= 32 {
-                    self.emit(
-                        out,
-                        at,
-                        S::VUnary {
-                            op: UnOp::Mov,
-                            dst: d,
-                            a,
-                        },
-                    );
-                } else if (ss < ds && signed(st)) || (ds < ss && signed(dt)) {
-                    self.emit(
-                        out,
-                        at,
-                        S::VBinary {
-                            op: BinOp::Shl,
-                            dst: d,
-                            a,
-                            b: Operand::Imm(32 - n),
-                        },
-                    );
-                    self.emit(
-                        out,
-                        at,
-                        S::VBinary {
-                            op: BinOp::ShrI32,
-                            dst: d,
-                            a: Operand::V(d),
-                            b: Operand::Imm(32 - n),
-                        },
-                    );
-                } else {
-                    self.emit(
-                        out,
-                        at,
-                        S::VBinary {
-                            op: BinOp::And,
-                            dst: d,
-                            a,
-                            b: Operand::Imm((1u32 << n) - 1),
-                        },
-                    );
-                }
-                Ok(())
+                self.saturate(d, at, out);
             }
-            (true, false) => {
-                if i.has("sat") && dt != "f32" {
-                    return Err(unsupported(i, "saturation but to f32 or half precision"));
-                }
-                if dt == "f32" && size(st) == 8 {
-                    self.cvt_f32_int64(i, signed(st), rnd.unwrap_or("rn"), out)?;
-                    if i.has("sat") {
-                        let d = self.dst_word(i, 0)?;
-                        self.saturate(d, at, out);
-                    }
-                    return Ok(());
-                }
-                if let Some(mode @ ("rz" | "rm" | "rp")) = rnd {
-                    // A 32-bit integer is exact in `f64`: rounding it to
-                    // `f32` rounds the integer.
-                    if dt == "f32" && size(st) <= 4 {
-                        let d = self.dst_word(i, 0)?;
-                        let a = self.int_word(i, st, out)?;
-                        let w = self.new_v(2);
-                        let op = if signed(st) {
-                            WidenOp::CvtF64I32
-                        } else {
-                            WidenOp::CvtF64U32
-                        };
-                        self.emit(out, at, S::VWiden { op, dst: w, a });
-                        let op = narrow_toward(mode);
-                        self.emit(out, at, S::VNarrow { op, dst: d, a: w });
-                        if i.has("sat") {
-                            self.saturate(d, at, out);
-                        }
-                        return Ok(());
-                    }
-                    if dt == "f64" && size(st) == 8 {
-                        let d = self.dst_pair(i, 0)?;
-                        let a = self.pair(i, 1, signed(st), out)?;
-                        let op = match (mode, signed(st)) {
-                            ("rz", true) => Un64Op::CvtRzF64I64,
-                            ("rm", true) => Un64Op::CvtRmF64I64,
-                            (_, true) => Un64Op::CvtRpF64I64,
-                            ("rz", false) => Un64Op::CvtRzF64U64,
-                            ("rm", false) => Un64Op::CvtRmF64U64,
-                            (_, false) => Un64Op::CvtRpF64U64,
-                        };
-                        self.emit(out, at, S::VUnary64 { op, dst: d, a });
-                        return Ok(());
-                    }
-                }
-                if dt == "f64" {
-                    let d = self.dst_pair(i, 0)?;
-                    if size(st) == 8 {
-                        let a = self.pair(i, 1, signed(st), out)?;
-                        let op = if signed(st) {
-                            Un64Op::CvtF64I64
-                        } else {
-                            Un64Op::CvtF64U64
-                        };
-                        self.emit(out, at, S::VUnary64 { op, dst: d, a });
-                    } else {
-                        let a = self.int_word(i, st, out)?;
-                        let op = if signed(st) {
-                            WidenOp::CvtF64I32
-                        } else {
-                            WidenOp::CvtF64U32
-                        };
-                        self.emit(out, at, S::VWiden { op, dst: d, a });
-                    }
-                    return Ok(());
-                }
-                if dt != "f32" {
-                    return Err(unsupported(i, "this type"));
-                }
+            return Ok(());
+        }
+        if let Some(mode @ ("rz" | "rm" | "rp")) = rnd {
+            // A 32-bit integer is exact in `f64`: rounding it to
+            // `f32` rounds the integer.
+            if dt == "f32" && size(st) <= 4 {
                 let d = self.dst_word(i, 0)?;
                 let a = self.int_word(i, st, out)?;
+                let w = self.new_v(2);
                 let op = if signed(st) {
-                    UnOp::CvtF32I32
+                    WidenOp::CvtF64I32
                 } else {
-                    UnOp::CvtF32U32
+                    WidenOp::CvtF64U32
                 };
-                self.emit(out, at, S::VUnary { op, dst: d, a });
+                self.emit(out, at, S::VWiden { op, dst: w, a });
+                let op = narrow_toward(mode);
+                self.emit(out, at, S::VNarrow { op, dst: d, a: w });
                 if i.has("sat") {
                     self.saturate(d, at, out);
                 }
-                Ok(())
+                return Ok(());
             }
-            (false, true) => {
-                let integral = matches!(rnd, Some("rni" | "rmi" | "rpi"));
-                if !(matches!(rnd, Some("rzi") | None) || integral) {
-                    return Err(unsupported(
-                        i,
-                        "rounding to an integer other than `.rni`, `.rzi`, `.rmi` or `.rpi`",
-                    ));
-                }
-                if st == "f64" {
-                    let mut a = self.pair(i, 1, false, out)?;
-                    if let Some(mode) = rnd.filter(|_| integral) {
-                        // Rounded to an integral double first, the
-                        // conversion (which truncates) is exact.
-                        let r = self.new_v(2);
-                        let op = integral_f64(mode);
-                        self.emit(out, at, S::VUnary64 { op, dst: r, a });
-                        a = r;
-                    }
-                    if size(dt) == 8 {
-                        let d = self.dst_pair(i, 0)?;
-                        let op = if signed(dt) {
-                            Un64Op::CvtI64F64
-                        } else {
-                            Un64Op::CvtU64F64
-                        };
-                        self.emit(out, at, S::VUnary64 { op, dst: d, a });
-                    } else {
-                        let d = self.dst_word(i, 0)?;
-                        let op = if signed(dt) {
-                            NarrowOp::CvtI32F64
-                        } else {
-                            NarrowOp::CvtU32F64
-                        };
-                        self.emit(out, at, S::VNarrow { op, dst: d, a });
-                        let wide = if signed(dt) { "s32" } else { "u32" };
-                        self.clamp_int(d, dt, wide, at, out);
-                    }
-                    return Ok(());
-                }
-                let mut a = self.word(i, 1, out)?;
-                if st != "f32" {
-                    let f = self.new_v(1);
-                    let from = if st == "f16" {
-                        UnOp::CvtF32F16
-                    } else {
-                        UnOp::CvtF32Bf16
-                    };
-                    self.emit(
-                        out,
-                        at,
-                        S::VUnary {
-                            op: from,
-                            dst: f,
-                            a,
-                        },
-                    );
-                    a = Operand::V(f);
-                }
-                if let Some(mode) = rnd.filter(|_| integral) {
-                    // Rounded to an integral float first, the conversion
-                    // (which truncates and saturates) is exact.
-                    a = self.round_f32(mode, a, at, out);
-                }
-                if size(dt) == 8 {
-                    // Through `f64`, exactly: the conversion truncates and
-                    // saturates to 64 bits as PTX's does.
-                    let (d, low) = self.dst_wide(i)?;
-                    let w = self.new_v(2);
-                    self.emit(
-                        out,
-                        at,
-                        S::VWiden {
-                            op: WidenOp::CvtF64F32,
-                            dst: w,
-                            a,
-                        },
-                    );
-                    let op = if signed(dt) {
-                        Un64Op::CvtI64F64
-                    } else {
-                        Un64Op::CvtU64F64
-                    };
-                    self.emit(out, at, S::VUnary64 { op, dst: d, a: w });
-                    self.low_word_back(d, low, at, out);
-                    return Ok(());
-                }
+            if dt == "f64" && size(st) == 8 {
+                let d = self.dst_pair(i, 0)?;
+                let a = self.pair(i, 1, signed(st), out)?;
+                let op = match (mode, signed(st)) {
+                    ("rz", true) => Un64Op::CvtRzF64I64,
+                    ("rm", true) => Un64Op::CvtRmF64I64,
+                    (_, true) => Un64Op::CvtRpF64I64,
+                    ("rz", false) => Un64Op::CvtRzF64U64,
+                    ("rm", false) => Un64Op::CvtRmF64U64,
+                    (_, false) => Un64Op::CvtRpF64U64,
+                };
+                self.emit(out, at, S::VUnary64 { op, dst: d, a });
+                return Ok(());
+            }
+        }
+        if dt == "f64" {
+            let d = self.dst_pair(i, 0)?;
+            if size(st) == 8 {
+                let a = self.pair(i, 1, signed(st), out)?;
+                let op = if signed(st) {
+                    Un64Op::CvtF64I64
+                } else {
+                    Un64Op::CvtF64U64
+                };
+                self.emit(out, at, S::VUnary64 { op, dst: d, a });
+            } else {
+                let a = self.int_word(i, st, out)?;
+                let op = if signed(st) {
+                    WidenOp::CvtF64I32
+                } else {
+                    WidenOp::CvtF64U32
+                };
+                self.emit(out, at, S::VWiden { op, dst: d, a });
+            }
+            return Ok(());
+        }
+        if dt != "f32" {
+            return Err(unsupported(i, "this type"));
+        }
+        let d = self.dst_word(i, 0)?;
+        let a = self.int_word(i, st, out)?;
+        let op = if signed(st) {
+            UnOp::CvtF32I32
+        } else {
+            UnOp::CvtF32U32
+        };
+        self.emit(out, at, S::VUnary { op, dst: d, a });
+        if i.has("sat") {
+            self.saturate(d, at, out);
+        }
+        Ok(())
+    }
+
+    /// A float to an integer: truncated, or rounded to an integral value
+    /// first (`.rni`, `.rmi`, `.rpi`), then saturated to the destination.
+    fn cvt_to_integer(
+        &mut self,
+        i: &Inst,
+        dt: &str,
+        st: &str,
+        rnd: Option<&str>,
+        out: &mut Vec<Code>,
+    ) -> R<()> {
+        let at = i.at;
+        let size = |t: &str| crate::parse::type_size(t).unwrap_or(4);
+        let signed = |t: &str| t.starts_with('s');
+        let integral = matches!(rnd, Some("rni" | "rmi" | "rpi"));
+        if !(matches!(rnd, Some("rzi") | None) || integral) {
+            return Err(unsupported(
+                i,
+                "rounding to an integer other than `.rni`, `.rzi`, `.rmi` or `.rpi`",
+            ));
+        }
+        if st == "f64" {
+            let mut a = self.pair(i, 1, false, out)?;
+            if let Some(mode) = rnd.filter(|_| integral) {
+                // Rounded to an integral double first, the
+                // conversion (which truncates) is exact.
+                let r = self.new_v(2);
+                let op = integral_f64(mode);
+                self.emit(out, at, S::VUnary64 { op, dst: r, a });
+                a = r;
+            }
+            if size(dt) == 8 {
+                let d = self.dst_pair(i, 0)?;
+                let op = if signed(dt) {
+                    Un64Op::CvtI64F64
+                } else {
+                    Un64Op::CvtU64F64
+                };
+                self.emit(out, at, S::VUnary64 { op, dst: d, a });
+            } else {
                 let d = self.dst_word(i, 0)?;
                 let op = if signed(dt) {
-                    UnOp::CvtI32F32
+                    NarrowOp::CvtI32F64
                 } else {
-                    UnOp::CvtU32F32
+                    NarrowOp::CvtU32F64
                 };
-                self.emit(out, at, S::VUnary { op, dst: d, a });
-                // To 8 or 16 bits: saturated to 32 bits, then to those.
+                self.emit(out, at, S::VNarrow { op, dst: d, a });
                 let wide = if signed(dt) { "s32" } else { "u32" };
                 self.clamp_int(d, dt, wide, at, out);
-                Ok(())
             }
-            (true, true) => {
-                if let Some(mode) = rnd.filter(|r| matches!(*r, "rni" | "rzi" | "rmi" | "rpi")) {
-                    if (dt, st) == ("f64", "f64") {
-                        let d = self.dst_pair(i, 0)?;
-                        let a = self.pair(i, 1, false, out)?;
-                        let op = integral_f64(mode);
-                        self.emit(out, at, S::VUnary64 { op, dst: d, a });
-                        if i.has("sat") {
-                            return Err(unsupported(i, "saturation but to f32 or half precision"));
-                        }
-                        return Ok(());
-                    }
-                    if (dt, st) != ("f32", "f32") {
-                        return Err(unsupported(
-                            i,
-                            "rounding to an integral float between two types",
-                        ));
-                    }
+            return Ok(());
+        }
+        let mut a = self.word(i, 1, out)?;
+        if st != "f32" {
+            let f = self.new_v(1);
+            let from = if st == "f16" {
+                UnOp::CvtF32F16
+            } else {
+                UnOp::CvtF32Bf16
+            };
+            self.emit(
+                out,
+                at,
+                S::VUnary {
+                    op: from,
+                    dst: f,
+                    a,
+                },
+            );
+            a = Operand::V(f);
+        }
+        if let Some(mode) = rnd.filter(|_| integral) {
+            // Rounded to an integral float first, the conversion
+            // (which truncates and saturates) is exact.
+            a = self.round_f32(mode, a, at, out);
+        }
+        if size(dt) == 8 {
+            // Through `f64`, exactly: the conversion truncates and
+            // saturates to 64 bits as PTX's does.
+            let (d, low) = self.dst_wide(i)?;
+            let w = self.new_v(2);
+            self.emit(
+                out,
+                at,
+                S::VWiden {
+                    op: WidenOp::CvtF64F32,
+                    dst: w,
+                    a,
+                },
+            );
+            let op = if signed(dt) {
+                Un64Op::CvtI64F64
+            } else {
+                Un64Op::CvtU64F64
+            };
+            self.emit(out, at, S::VUnary64 { op, dst: d, a: w });
+            self.low_word_back(d, low, at, out);
+            return Ok(());
+        }
+        let d = self.dst_word(i, 0)?;
+        let op = if signed(dt) {
+            UnOp::CvtI32F32
+        } else {
+            UnOp::CvtU32F32
+        };
+        self.emit(out, at, S::VUnary { op, dst: d, a });
+        // To 8 or 16 bits: saturated to 32 bits, then to those.
+        let wide = if signed(dt) { "s32" } else { "u32" };
+        self.clamp_int(d, dt, wide, at, out);
+        Ok(())
+    }
+
+    /// A float to `f32` or `f64`: widened exactly, narrowed as `rnd` says, or
+    /// rounded to an integral value of its own type.
+    fn cvt_between_floats(
+        &mut self,
+        i: &Inst,
+        dt: &str,
+        st: &str,
+        rnd: Option<&str>,
+        out: &mut Vec<Code>,
+    ) -> R<()> {
+        let at = i.at;
+        if let Some(mode) = rnd.filter(|r| matches!(*r, "rni" | "rzi" | "rmi" | "rpi")) {
+            if (dt, st) == ("f64", "f64") {
+                let d = self.dst_pair(i, 0)?;
+                let a = self.pair(i, 1, false, out)?;
+                let op = integral_f64(mode);
+                self.emit(out, at, S::VUnary64 { op, dst: d, a });
+                if i.has("sat") {
+                    return Err(unsupported(i, "saturation but to f32 or half precision"));
+                }
+                return Ok(());
+            }
+            if (dt, st) != ("f32", "f32") {
+                return Err(unsupported(
+                    i,
+                    "rounding to an integral float between two types",
+                ));
+            }
+            let d = self.dst_word(i, 0)?;
+            let a = self.word(i, 1, out)?;
+            let r = self.round_f32(mode, a, at, out);
+            self.put(d, r, at, out);
+            if i.has("sat") {
+                self.saturate(d, at, out);
+            }
+            return Ok(());
+        }
+        if let Some(mode @ ("rz" | "rm" | "rp")) = rnd {
+            match (dt, st) {
+                ("f32", "f64") => {
                     let d = self.dst_word(i, 0)?;
-                    let a = self.word(i, 1, out)?;
-                    let r = self.round_f32(mode, a, at, out);
-                    self.put(d, r, at, out);
+                    let a = self.pair(i, 1, false, out)?;
+                    let op = narrow_toward(mode);
+                    self.emit(out, at, S::VNarrow { op, dst: d, a });
                     if i.has("sat") {
                         self.saturate(d, at, out);
                     }
                     return Ok(());
                 }
-                if let Some(mode @ ("rz" | "rm" | "rp")) = rnd {
-                    match (dt, st) {
-                        ("f32", "f64") => {
-                            let d = self.dst_word(i, 0)?;
-                            let a = self.pair(i, 1, false, out)?;
-                            let op = narrow_toward(mode);
-                            self.emit(out, at, S::VNarrow { op, dst: d, a });
-                            if i.has("sat") {
-                                self.saturate(d, at, out);
-                            }
-                            return Ok(());
-                        }
-                        // Exact either way: halves widen exactly.
-                        ("f64" | "f32", _) => {}
-                        _ => return Err(unsupported(i, "this conversion")),
-                    }
-                }
-                match (dt, st) {
-                    ("f64", "f16" | "bf16") => {
-                        let d = self.dst_pair(i, 0)?;
-                        let a = self.word(i, 1, out)?;
-                        let f = self.half_to_f32(st, a, at, out);
-                        self.emit(
-                            out,
-                            at,
-                            S::VWiden {
-                                op: WidenOp::CvtF64F32,
-                                dst: d,
-                                a: f,
-                            },
-                        );
-                    }
-                    ("f64", "f32") => {
-                        let d = self.dst_pair(i, 0)?;
-                        let a = self.word(i, 1, out)?;
-                        self.emit(
-                            out,
-                            at,
-                            S::VWiden {
-                                op: WidenOp::CvtF64F32,
-                                dst: d,
-                                a,
-                            },
-                        );
-                    }
-                    ("f32", "f64") => {
-                        let d = self.dst_word(i, 0)?;
-                        let a = self.pair(i, 1, false, out)?;
-                        self.emit(
-                            out,
-                            at,
-                            S::VNarrow {
-                                op: NarrowOp::CvtF32F64,
-                                dst: d,
-                                a,
-                            },
-                        );
-                    }
-                    ("f64", "f64") => {
-                        let d = self.dst_pair(i, 0)?;
-                        let a = self.pair(i, 1, false, out)?;
-                        self.emit(
-                            out,
-                            at,
-                            S::VUnary64 {
-                                op: Un64Op::Mov,
-                                dst: d,
-                                a,
-                            },
-                        );
-                    }
-                    (dt, st) => {
-                        let d = self.dst_word(i, 0)?;
-                        let a = self.word(i, 1, out)?;
-                        let op = match (dt, st) {
-                            ("f32", "f32") => UnOp::Mov,
-                            ("f32", "f16") => UnOp::CvtF32F16,
-                            ("f32", "bf16") => UnOp::CvtF32Bf16,
-                            _ => return Err(unsupported(i, "this conversion")),
-                        };
-                        self.emit(out, at, S::VUnary { op, dst: d, a });
-                    }
-                }
-                if i.has("sat") {
-                    if dt != "f32" {
-                        return Err(unsupported(i, "saturation but to f32 or half precision"));
-                    }
-                    let d = self.dst_word(i, 0)?;
-                    self.saturate(d, at, out);
-                }
-                Ok(())
+                // Exact either way: halves widen exactly.
+                ("f64" | "f32", _) => {}
+                _ => return Err(unsupported(i, "this conversion")),
             }
         }
+        match (dt, st) {
+            ("f64", "f16" | "bf16") => {
+                let d = self.dst_pair(i, 0)?;
+                let a = self.word(i, 1, out)?;
+                let f = self.half_to_f32(st, a, at, out);
+                self.emit(
+                    out,
+                    at,
+                    S::VWiden {
+                        op: WidenOp::CvtF64F32,
+                        dst: d,
+                        a: f,
+                    },
+                );
+            }
+            ("f64", "f32") => {
+                let d = self.dst_pair(i, 0)?;
+                let a = self.word(i, 1, out)?;
+                self.emit(
+                    out,
+                    at,
+                    S::VWiden {
+                        op: WidenOp::CvtF64F32,
+                        dst: d,
+                        a,
+                    },
+                );
+            }
+            ("f32", "f64") => {
+                let d = self.dst_word(i, 0)?;
+                let a = self.pair(i, 1, false, out)?;
+                self.emit(
+                    out,
+                    at,
+                    S::VNarrow {
+                        op: NarrowOp::CvtF32F64,
+                        dst: d,
+                        a,
+                    },
+                );
+            }
+            ("f64", "f64") => {
+                let d = self.dst_pair(i, 0)?;
+                let a = self.pair(i, 1, false, out)?;
+                self.emit(
+                    out,
+                    at,
+                    S::VUnary64 {
+                        op: Un64Op::Mov,
+                        dst: d,
+                        a,
+                    },
+                );
+            }
+            (dt, st) => {
+                let d = self.dst_word(i, 0)?;
+                let a = self.word(i, 1, out)?;
+                let op = match (dt, st) {
+                    ("f32", "f32") => UnOp::Mov,
+                    ("f32", "f16") => UnOp::CvtF32F16,
+                    ("f32", "bf16") => UnOp::CvtF32Bf16,
+                    _ => return Err(unsupported(i, "this conversion")),
+                };
+                self.emit(out, at, S::VUnary { op, dst: d, a });
+            }
+        }
+        if i.has("sat") {
+            if dt != "f32" {
+                return Err(unsupported(i, "saturation but to f32 or half precision"));
+            }
+            let d = self.dst_word(i, 0)?;
+            self.saturate(d, at, out);
+        }
+        Ok(())
     }
 
     /// `cvt` to `f16` or `bf16` from any type: one rounding, to nearest
