@@ -80,6 +80,9 @@ pub(crate) struct Kern<'a> {
     /// operand); lowering does too, so that the instruction counts and the
     /// dependent chains are the GPU's.
     pub negs: HashMap<String, String>,
+    /// Set while an `f32` instruction with `.ftz` is lowered: its operands
+    /// are read flushed (a subnormal as the zero of its sign).
+    pub ftz: bool,
 }
 
 /// A lowered kernel and the PTX position of each of its instructions.
@@ -329,6 +332,7 @@ fn foldable_negs(
             };
             if neg.op != "neg"
                 || neg.guard.is_some()
+                || neg.has("ftz")
                 || values::types(neg).last() != Some(&"f32")
                 || defs.get(t) != reads.get(t)
             {
@@ -494,6 +498,7 @@ pub(crate) fn lower(
         entry,
         consts,
         negs,
+        ftz: false,
         values,
         shared,
         locals,

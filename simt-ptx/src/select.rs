@@ -89,6 +89,38 @@ impl<'a> Kern<'a> {
     fn select_plain(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
         let ty = types(i);
         let t = ty.last().copied().unwrap_or("");
+        if i.has("ftz") && !matches!(i.op.as_str(), "ex2" | "cvt") {
+            return self.flushing(i, t, out);
+        }
+        self.select_as_written(i, t, out)
+    }
+
+    /// An instruction with `.ftz` (`ex2` and `cvt` apart, which flush as
+    /// they document): on `f32`, each operand read flushed and, for a
+    /// float result, the result flushed, as PTX says ("subnormal inputs
+    /// and results to sign-preserving zero"); two to four instructions
+    /// more per operand. On other types, refused but for approximations.
+    fn flushing(&mut self, i: &Inst, t: &str, out: &mut Vec<Code>) -> R<()> {
+        if t != "f32" {
+            if i.has("approx") {
+                // An approximation of halves or doubles: taken as the
+                // exact operation, subnormals kept (documented).
+                return self.select_as_written(i, t, out);
+            }
+            return Err(unsupported(i, "`.ftz` but on f32 (or an approximation)"));
+        }
+        self.ftz = true;
+        let done = self.select_as_written(i, t, out);
+        self.ftz = false;
+        done?;
+        if i.op != "setp" {
+            let d = self.dst_word(i, 0)?;
+            self.flush_f32(Operand::V(d), Some(d), i.at, out);
+        }
+        Ok(())
+    }
+
+    fn select_as_written(&mut self, i: &Inst, t: &str, out: &mut Vec<Code>) -> R<()> {
         let at = i.at;
         match i.op.as_str() {
             "mov" => self.mov(i, t, out),
@@ -168,7 +200,18 @@ impl<'a> Kern<'a> {
         self.word_of(&a, i, out)
     }
 
+    /// Operand `a` as a word, flushed where an `.ftz` instruction reads it
+    /// (see [`Kern::ftz`]).
     fn word_of(&mut self, a: &Arg, i: &Inst, out: &mut Vec<Code>) -> R<Operand> {
+        let w = self.word_as_written(a, i, out)?;
+        Ok(if self.ftz {
+            self.flush_f32(w, None, i.at, out)
+        } else {
+            w
+        })
+    }
+
+    fn word_as_written(&mut self, a: &Arg, i: &Inst, out: &mut Vec<Code>) -> R<Operand> {
         match a {
             Arg::Reg { name, not: false, at } => {
                 if let Some(&c) = self.consts.get(name) {
@@ -2984,13 +3027,39 @@ impl<'a> Kern<'a> {
 
     /// `a`, an `f32` source of type `st`, with a subnormal flushed to the
     /// zero of its sign where the instruction says `.ftz` (for `f32`
-    /// sources only, as PTX says): its sign bit where `|a|` is below the
-    /// least normal.
+    /// sources only, as PTX says).
     fn flushed(&mut self, i: &Inst, st: &str, a: Operand, out: &mut Vec<Code>) -> Operand {
-        if !(i.has("ftz") && st == "f32") {
-            return a;
+        if i.has("ftz") && st == "f32" {
+            self.flush_f32(a, None, i.at, out)
+        } else {
+            a
         }
-        let at = i.at;
+    }
+
+    /// The `f32` `a` with a subnormal flushed to the zero of its sign (its
+    /// sign bit where `|a|` is below the least normal), into `dst` or a new
+    /// register; an immediate is flushed here.
+    fn flush_f32(
+        &mut self,
+        a: Operand,
+        dst: Option<VReg>,
+        at: Pos,
+        out: &mut Vec<Code>,
+    ) -> Operand {
+        if let Operand::Imm(b) = a {
+            let flushed = if b & 0x7fff_ffff < 0x0080_0000 {
+                b & 0x8000_0000
+            } else {
+                b
+            };
+            return match dst {
+                Some(d) => {
+                    self.put(d, Operand::Imm(flushed), at, out);
+                    Operand::V(d)
+                }
+                None => Operand::Imm(flushed),
+            };
+        }
         let mag = self.tmp_bin(BinOp::And, a, Operand::Imm(0x7fff_ffff), at, out);
         let sign = self.tmp_bin(BinOp::And, a, Operand::Imm(0x8000_0000), at, out);
         let tiny = self.new_m();
@@ -3005,7 +3074,7 @@ impl<'a> Kern<'a> {
                 b: Operand::Imm(0x0080_0000),
             },
         );
-        let dst = self.new_v(1);
+        let dst = dst.unwrap_or_else(|| self.new_v(1));
         self.emit(
             out,
             at,

@@ -222,6 +222,72 @@ fn sixty_four_bit_fields_at_register_positions() {
     }
 }
 
+/// `f32` arithmetic with `.ftz`: subnormal operands read as the zero of
+/// their sign and subnormal results written as one, as the ISA says, on
+/// subnormals of both signs, normals and the values whose sums, products
+/// and fused products fall below the least normal.
+#[test]
+fn flush_to_zero_flushes_operands_and_results() {
+    let flush = |x: f32| {
+        if x.is_subnormal() {
+            if x.is_sign_negative() {
+                -0.0
+            } else {
+                0.0
+            }
+        } else {
+            x
+        }
+    };
+    let values = [
+        f32::from_bits(1),
+        -f32::from_bits(5),
+        f32::MIN_POSITIVE,
+        -f32::MIN_POSITIVE,
+        f32::MIN_POSITIVE * 1.5,
+        f32::from_bits(0x007f_ffff),
+        1.0,
+        -2.5,
+        0.0,
+        -0.0,
+        1e-20,
+        3e-19,
+    ];
+    let mut inputs = vec![];
+    for &a in &values {
+        for &b in &values {
+            for &c in &[0.0f32, -f32::MIN_POSITIVE, f32::from_bits(3), 1.0] {
+                inputs.push((a.to_bits(), b.to_bits(), c.to_bits()));
+            }
+        }
+    }
+    let f = f32::from_bits;
+    for (body, model) in [
+        (
+            "\tmov.b32 %f1, %r5;\n\tmov.b32 %f2, %r6;\n\tadd.ftz.f32 %f3, %f1, %f2;\n\tmov.b32 %r8, %f3;",
+            (&|a: u32, b: u32, _: u32| flush(flush(f(a)) + flush(f(b))).to_bits()) as &dyn Fn(u32, u32, u32) -> u32,
+        ),
+        (
+            "\tmov.b32 %f1, %r5;\n\tmov.b32 %f2, %r6;\n\tmul.rn.ftz.f32 %f3, %f1, %f2;\n\tmov.b32 %r8, %f3;",
+            &|a, b, _| flush(flush(f(a)) * flush(f(b))).to_bits(),
+        ),
+        (
+            "\tmov.b32 %f1, %r5;\n\tmov.b32 %f2, %r6;\n\tmov.b32 %f4, %r7;\n\tfma.rn.ftz.f32 %f3, %f1, %f2, %f4;\n\tmov.b32 %r8, %f3;",
+            &|a, b, c| flush(flush(f(a)).mul_add(flush(f(b)), flush(f(c)))).to_bits(),
+        ),
+        (
+            "\tmov.b32 %f1, %r5;\n\tmov.b32 %f2, %r6;\n\tsetp.lt.ftz.f32 %p1, %f1, %f2;\n\tselp.u32 %r8, 1, 0, %p1;",
+            &|a, b, _| u32::from(flush(f(a)) < flush(f(b))),
+        ),
+        (
+            "\tmov.b32 %f1, %r5;\n\tabs.ftz.f32 %f3, %f1;\n\tmov.b32 %r8, %f3;",
+            &|a, _, _| flush(f(a)).abs().to_bits(),
+        ),
+    ] {
+        check(body, &inputs, model);
+    }
+}
+
 /// `prmt.b32` (the default mode) as the PTX ISA writes it.
 fn prmt(a: u32, b: u32, c: u32) -> u32 {
     let bytes = (u64::from(b) << 32) | u64::from(a);
