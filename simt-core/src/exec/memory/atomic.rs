@@ -7,10 +7,9 @@
 //! conflicts) and as an atomic access; its contention is the most active
 //! lanes aiming at one element, minus one: the updates that serialize.
 
-use super::super::bind::{Geometry, Slot};
+use super::super::bind::Geometry;
 use super::{
-    count_global, count_lds, each_lane, full, offsets, phases, word_index, Area, Count, CuCaches,
-    GlobalTarget, LdsMemory, LdsTarget, MemScratch, Request, Shape, Space, Through, Trap,
+    each_lane, full, offsets, phases, Count, MemScratch, Request, Shape, Target, Through, Trap,
 };
 use crate::isa::{Atomic64Op, AtomicOp};
 use crate::stats::Counters;
@@ -146,7 +145,7 @@ impl Element for u64 {
 
 /// The element after one lane's update.
 #[inline(always)]
-fn apply<E: Element>(update: Update<E::Op>, old: E, v: E, cmp: E) -> E {
+pub(super) fn apply<E: Element>(update: Update<E::Op>, old: E, v: E, cmp: E) -> E {
     match update {
         Update::CmpSwap => {
             if old == cmp {
@@ -160,7 +159,12 @@ fn apply<E: Element>(update: Update<E::Op>, old: E, v: E, cmp: E) -> E {
 }
 
 /// Counts the atomic phases and their contention.
-fn count_atomic<const W: usize>(exec: u64, offs: &[u32; W], geo: &Geometry, c: &mut Counters) {
+pub(super) fn count_contention<const W: usize>(
+    exec: u64,
+    offs: &[u32; W],
+    geo: &Geometry,
+    c: &mut Counters,
+) {
     for (_, _, bits) in phases::<W>(exec, geo.phase_lanes) {
         if bits == 0 {
             continue;
@@ -199,130 +203,33 @@ pub(crate) struct Operands<'a, const W: usize, E> {
     pub(crate) cmp: &'a [E; W],
 }
 
-/// A global atomic; `old` gets each active lane's value before its update.
+/// An atomic of either space; `old` gets each active lane's value before
+/// its update.
 #[inline(always)]
-pub(crate) fn global<const W: usize, E: Element>(
+pub(crate) fn access<const W: usize, E: Element, T: Target>(
     update: Update<E::Op>,
-    target: GlobalTarget<'_, '_>,
+    mut target: T,
     ops: Operands<'_, W, E>,
     old: &mut [E; W],
     count: Count<'_>,
-    caches: Option<&mut CuCaches<'_>>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
     let Request { exec, lm, .. } = ops.lanes;
     let Count { geo, c, worst } = count;
     let exec = exec & full::<W>();
-    let base = target.slot.base() as u32;
-    let len = target.slot.bytes().len() as u64;
     let size = E::BYTES;
-    let area = Area {
-        addressing: target.addressing,
-        size,
-        len,
-        origin: 0,
-    };
+    let area = target.area(size);
     offsets(ops.lanes.idx, lm, exec, area, &mut s.offs, false)
-        .map_err(|bad| bad.trap(Space::Global, "atomic", target.name, size, len, base as u64))?;
+        .map_err(|bad| target.fault(bad, "atomic", size))?;
+    // A scattered access through to the memory below (or the LDS's
+    // banks), then its contention.
     let counted = Count {
         geo,
         c: &mut *c,
         worst,
     };
-    count_global(
-        exec,
-        Shape::Scattered,
-        &s.offs,
-        base,
-        size,
-        counted,
-        &mut s.keys,
-    );
-    count_atomic(exec, &s.offs, geo, c);
-    let at = super::caches::Addresses {
-        offs: &s.offs,
-        base,
-        words: size / 4,
-    };
-    super::caches::phases(caches, Through::Atomic, exec, at, geo.phase_lanes, c);
-    // Validation lets atomics at writable buffers only.
-    if let Slot::BufferMut { data, .. } = target.slot {
-        each_lane(exec, |l| {
-            let o = s.offs[l] as usize;
-            if let Some(bytes) = data.get_mut(o..o + size as usize) {
-                let before = E::read(bytes);
-                old[l] = before;
-                apply(update, before, ops.src[l], ops.cmp[l]).write(bytes);
-            }
-        });
-    }
-    Ok(())
-}
-
-/// An LDS atomic; `old` gets each active lane's value before its update.
-#[inline(always)]
-pub(crate) fn lds<const W: usize, E: Element>(
-    update: Update<E::Op>,
-    target: LdsTarget<'_>,
-    ops: Operands<'_, W, E>,
-    old: &mut [E; W],
-    lds: LdsMemory<'_, '_>,
-    count: Count<'_>,
-    s: &mut MemScratch<W>,
-) -> Result<(), Box<Trap>> {
-    let LdsMemory { words: mem, table } = lds;
-    let Request { exec, lm, .. } = ops.lanes;
-    let Count { geo, c, worst } = count;
-    let exec = exec & full::<W>();
-    let area = target.area;
-    let len = u64::from(area.bytes);
-    let size = E::BYTES;
-    let span = Area {
-        addressing: target.addressing,
-        size,
-        len,
-        origin: area.offset,
-    };
-    offsets(ops.lanes.idx, lm, exec, span, &mut s.offs, false).map_err(|bad| {
-        bad.trap(
-            Space::Lds,
-            "atomic",
-            target.name,
-            size,
-            len,
-            u64::from(area.offset),
-        )
-    })?;
-    let counted = Count {
-        geo,
-        c: &mut *c,
-        worst,
-    };
-    count_lds(
-        exec,
-        Shape::Scattered,
-        &s.offs,
-        size,
-        counted,
-        table,
-        &mut s.banks,
-    );
-    count_atomic(exec, &s.offs, geo, c);
-    mem.written(exec, &s.offs, Shape::Scattered);
-    if E::BYTES > 4 {
-        // An array starts on a word, so an element's second word may be in
-        // the next block.
-        let mut second = s.offs;
-        for o in second.iter_mut() {
-            *o = o.wrapping_add(4);
-        }
-        mem.written(exec, &second, Shape::Scattered);
-    }
-    each_lane(exec, |l| {
-        let w = word_index(s.offs[l]);
-        let before = E::read_lds(&mem.words, w);
-        old[l] = before;
-        apply(update, before, ops.src[l], ops.cmp[l]).write_lds(&mut mem.words, w);
-    });
+    target.count(exec, Shape::Scattered, size, counted, Through::Atomic, s);
+    count_contention(exec, &s.offs, geo, c);
+    target.update(exec, &s.offs, update, (ops.src, ops.cmp), old);
     Ok(())
 }

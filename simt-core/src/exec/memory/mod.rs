@@ -15,14 +15,16 @@ mod caches;
 mod lds;
 #[cfg(target_arch = "x86_64")]
 mod simd;
+mod space;
 #[cfg(test)]
 mod tests;
 pub(super) mod wide;
 
 pub(super) use caches::{Caches, CuCaches, DramEvent, Through};
 pub(super) use lds::Lds;
+pub(super) use space::{Array, Buffer, Target};
 
-use super::bind::{Geometry, LdsArea, Slot};
+use super::bind::Geometry;
 use crate::error::FaultKind;
 use crate::findings::Space;
 use crate::ir::{Addressing, ElemType};
@@ -870,18 +872,6 @@ impl<const W: usize> MemScratch<W> {
     }
 }
 
-/// A global buffer operand resolved to its slot.
-pub(super) struct GlobalTarget<'s, 'b> {
-    /// The buffer's slot.
-    pub(super) slot: &'s mut Slot<'b>,
-    /// The parameter's name, for faults.
-    pub(super) name: &'s str,
-    /// How the index is scaled.
-    pub(super) addressing: Addressing,
-    /// The buffer's element size: what an element index counts.
-    pub(super) scale: u32,
-}
-
 /// The lanes of a memory instruction: whether it stores, its exec mask (as a
 /// mask and as per-lane words) and its indices.
 pub(super) struct Request<'a, const W: usize> {
@@ -903,15 +893,16 @@ pub(super) struct Count<'a> {
     pub(super) worst: Option<&'a mut WorstPhase>,
 }
 
-/// A global load (`out` gets the active lanes' values) or store (from `val`).
+/// A load (`out` gets the active lanes' values) or store (from `val`) of
+/// one `ty` element per lane, in either space: the lanes' offsets checked
+/// (a fault moves nothing), the access counted, the values moved.
 #[inline(always)]
-pub(super) fn global<const W: usize>(
+pub(super) fn access<const W: usize, T: Target>(
     req: Request<'_, W>,
     ty: ElemType,
-    target: GlobalTarget<'_, '_>,
+    mut target: T,
     val_out: &mut [u32; W],
     count: Count<'_>,
-    caches: Option<&mut CuCaches<'_>>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
     let Request {
@@ -921,127 +912,19 @@ pub(super) fn global<const W: usize>(
         idx,
         stepped,
     } = req;
-    let Count { geo, c, worst } = count;
     let exec = exec & full::<W>();
     let size = ty.size();
-    let base = target.slot.base() as u32;
-    let len = target.slot.bytes().len() as u64;
-    let area = Area {
-        addressing: target.addressing,
-        size,
-        len,
-        origin: 0,
-    };
+    let area = target.area(size);
     let shape = match offsets(idx, lm, exec, area, &mut s.offs, stepped) {
         Ok(shape) => shape.of::<W>(exec),
-        Err(bad) => {
-            return Err(bad.trap(
-                Space::Global,
-                access_name(store),
-                target.name,
-                size,
-                len,
-                base as u64,
-            ))
-        }
+        Err(bad) => return Err(target.fault(bad, access_name(store), size)),
     };
-    let phase_lanes = geo.phase_lanes;
-    count_global(
-        exec,
-        shape,
-        &s.offs,
-        base,
-        size,
-        Count { geo, c, worst },
-        &mut s.keys,
-    );
     let through = if store { Through::Store } else { Through::Load };
-    let at = caches::Addresses {
-        offs: &s.offs,
-        base,
-        words: 1,
-    };
-    caches::phases(caches, through, exec, at, phase_lanes, c);
-    match (store, target.slot) {
-        (false, slot) => gather(slot.bytes(), &s.offs, ty, val_out, shape, s.avx2),
-        (true, Slot::BufferMut { data, .. }) => scatter(data, exec, &s.offs, ty, val_out, shape),
-        // A store to a read-only buffer is rejected before the launch starts.
-        (true, _) => {}
-    }
-    Ok(())
-}
-
-/// An LDS operand resolved to its array.
-pub(super) struct LdsTarget<'s> {
-    /// The array.
-    pub(super) area: LdsArea,
-    /// The array's name, for faults.
-    pub(super) name: &'s str,
-    /// How the index is scaled.
-    pub(super) addressing: Addressing,
-}
-
-/// The workgroup's LDS words and the conflict counter's word table.
-pub(super) struct LdsMemory<'a, 't> {
-    pub(super) words: &'a mut Lds,
-    pub(super) table: &'a mut BankTable<'t>,
-}
-
-/// An LDS load (`out` gets the active lanes' values) or store (from `val`).
-#[inline(always)]
-pub(super) fn lds<const W: usize>(
-    req: Request<'_, W>,
-    ty: ElemType,
-    target: LdsTarget<'_>,
-    val_out: &mut [u32; W],
-    lds: LdsMemory<'_, '_>,
-    count: Count<'_>,
-    s: &mut MemScratch<W>,
-) -> Result<(), Box<Trap>> {
-    let LdsMemory { words: mem, table } = lds;
-    let Request {
-        store,
-        exec,
-        lm,
-        idx,
-        stepped,
-    } = req;
-    let Count { geo, c, worst } = count;
-    let exec = exec & full::<W>();
-    let size = ty.size();
-    let area = target.area;
-    let span = Area {
-        addressing: target.addressing,
-        size,
-        len: area.bytes as u64,
-        origin: area.offset,
-    };
-    let shape = match offsets(idx, lm, exec, span, &mut s.offs, stepped) {
-        Ok(shape) => shape.of::<W>(exec),
-        Err(bad) => {
-            return Err(bad.trap(
-                Space::Lds,
-                access_name(store),
-                target.name,
-                size,
-                area.bytes as u64,
-                area.offset as u64,
-            ))
-        }
-    };
-    count_lds(
-        exec,
-        shape,
-        &s.offs,
-        size,
-        Count { geo, c, worst },
-        table,
-        &mut s.banks,
-    );
+    target.count(exec, shape, size, count, through, s);
     if store {
-        lds_scatter(mem, exec, &s.offs, ty, val_out, shape);
+        target.store(exec, &s.offs, ty, val_out, shape);
     } else {
-        lds_gather(mem, &s.offs, ty, val_out, shape);
+        target.load(&s.offs, ty, val_out, shape, s.avx2);
     }
     Ok(())
 }

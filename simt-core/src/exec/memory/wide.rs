@@ -8,12 +8,12 @@
 //! NVIDIA serves 64- and 128-bit shared accesses by half- and quarter-warps;
 //! each sub-phase's conflict cycles are its worst bank's distinct words minus one.
 
-use super::super::bind::Slot;
+use super::super::bind::Geometry;
 use super::{
-    each_lane, full, gather, lds_gather, lds_scatter, offsets, phases, scatter, Area, Count,
-    CuCaches, GlobalTarget, Lds, LdsTarget, MemScratch, Request, Shape, Space, Through, Trap,
+    each_lane, full, offsets, phases, Area, Count, MemScratch, Request, Shape, Target, Trap,
 };
 use crate::ir::ElemType;
+use crate::stats::Counters;
 
 /// The most lanes of a phase times the most elements per lane.
 const KEYS: usize = 64 * 4;
@@ -57,16 +57,15 @@ fn spans<const W: usize>(
     Ok(())
 }
 
-/// A wide global load (`vals[k]` gets element `k` of each active lane) or store
-/// (from `vals`).
+/// A wide load (`vals[k]` gets element `k` of each active lane) or store
+/// (from `vals`) of `n` words per lane, in either space.
 #[inline(always)]
-pub(crate) fn global<const W: usize>(
+pub(crate) fn access<const W: usize, T: Target>(
     req: Request<'_, W>,
     n: usize,
-    target: GlobalTarget<'_, '_>,
+    mut target: T,
     vals: &mut [[u32; W]; 4],
     count: Count<'_>,
-    caches: Option<&mut CuCaches<'_>>,
     s: &mut MemScratch<W>,
 ) -> Result<(), Box<Trap>> {
     let Request {
@@ -79,18 +78,39 @@ pub(crate) fn global<const W: usize>(
     let Count { geo, c, .. } = count;
     let exec = exec & full::<W>();
     let n = n.clamp(1, 4);
-    let base = target.slot.base() as u32;
-    let len = target.slot.bytes().len() as u64;
     let size = 4 * n as u32;
     let access = if store { "store" } else { "load" };
-    let area = Area {
-        addressing: target.addressing,
-        size: step(target.addressing, target.scale),
-        len,
-        origin: 0,
-    };
-    spans(idx, lm, exec, area, n, s)
-        .map_err(|bad| bad.trap(Space::Global, access, target.name, size, len, base as u64))?;
+    let (addressing, scale) = target.addressing();
+    let area = target.area(step(addressing, scale));
+    spans(idx, lm, exec, area, n, s).map_err(|bad| target.fault(bad, access, size))?;
+    target.count_wide(exec, n, store, geo, c, s);
+    let mut offs = s.offs;
+    for (k, v) in vals.iter_mut().enumerate().take(n) {
+        for (o, &first) in offs.iter_mut().zip(s.offs.iter()) {
+            *o = first.wrapping_add(4 * k as u32);
+        }
+        if store {
+            target.store(exec, &offs, ElemType::U32, v, Shape::Scattered);
+        } else {
+            target.load(&offs, ElemType::U32, v, Shape::Scattered, s.avx2);
+        }
+    }
+    Ok(())
+}
+
+/// Counts a wide global access of `n` words per lane at `s.offs` (of the
+/// buffer at `base`): per phase, the distinct lines and sectors of its
+/// lanes' whole spans.
+#[inline(always)]
+pub(super) fn count_global<const W: usize>(
+    exec: u64,
+    n: usize,
+    base: u32,
+    geo: &Geometry,
+    c: &mut Counters,
+    s: &MemScratch<W>,
+) {
+    let size = 4 * n as u32;
     let mut keys = [0u32; KEYS];
     for (_, _, bits) in phases::<W>(exec, geo.phase_lanes) {
         if bits == 0 {
@@ -121,78 +141,19 @@ pub(crate) fn global<const W: usize>(
         c.global_bytes_requested += u64::from(bits.count_ones()) * u64::from(size);
         c.global_bytes_moved += lines * geo.line_bytes;
     }
-    let through = if store { Through::Store } else { Through::Load };
-    let at = super::caches::Addresses {
-        offs: &s.offs,
-        base,
-        words: n as u32,
-    };
-    super::caches::phases(caches, through, exec, at, geo.phase_lanes, c);
-    let mut offs = s.offs;
-    for (k, v) in vals.iter_mut().enumerate().take(n) {
-        for (o, &first) in offs.iter_mut().zip(s.offs.iter()) {
-            *o = first.wrapping_add(4 * k as u32);
-        }
-        match &mut *target.slot {
-            Slot::BufferMut { data, .. } if store => {
-                scatter(data, exec, &offs, ElemType::U32, v, Shape::Scattered)
-            }
-            slot if !store => gather(
-                slot.bytes(),
-                &offs,
-                ElemType::U32,
-                v,
-                Shape::Scattered,
-                s.avx2,
-            ),
-            // A store to a read-only buffer is rejected by validation.
-            _ => {}
-        }
-    }
-    Ok(())
 }
 
-/// A wide LDS load or store, as [`global`].
+/// Counts a wide LDS access of `n` words per lane at `s.offs`: per phase,
+/// `n` sub-phases, each its worst bank's distinct words minus one.
 #[inline(always)]
-pub(crate) fn lds<const W: usize>(
-    req: Request<'_, W>,
+pub(super) fn count_lds<const W: usize>(
+    exec: u64,
     n: usize,
-    target: LdsTarget<'_>,
-    vals: &mut [[u32; W]; 4],
-    mem: &mut Lds,
-    count: Count<'_>,
-    s: &mut MemScratch<W>,
-) -> Result<(), Box<Trap>> {
-    let Request {
-        store,
-        exec,
-        lm,
-        idx,
-        ..
-    } = req;
-    let Count { geo, c, .. } = count;
-    let exec = exec & full::<W>();
-    let n = n.clamp(1, 4);
-    let area = target.area;
+    geo: &Geometry,
+    c: &mut Counters,
+    s: &MemScratch<W>,
+) {
     let size = 4 * n as u32;
-    let access = if store { "store" } else { "load" };
-    let len = u64::from(area.bytes);
-    let span = Area {
-        addressing: target.addressing,
-        size: step(target.addressing, area.scale),
-        len,
-        origin: area.offset,
-    };
-    spans(idx, lm, exec, span, n, s).map_err(|bad| {
-        bad.trap(
-            Space::Lds,
-            access,
-            target.name,
-            size,
-            len,
-            u64::from(area.offset),
-        )
-    })?;
     let sub = (geo.phase_lanes as usize / n).max(1);
     let banks = geo.bank_mask as usize + 1;
     for (start, lanes, bits) in phases::<W>(exec, geo.phase_lanes) {
@@ -229,18 +190,6 @@ pub(crate) fn lds<const W: usize>(
             first += sub;
         }
     }
-    let mut offs = s.offs;
-    for (k, v) in vals.iter_mut().enumerate().take(n) {
-        for (o, &first) in offs.iter_mut().zip(s.offs.iter()) {
-            *o = first.wrapping_add(4 * k as u32);
-        }
-        if store {
-            lds_scatter(mem, exec, &offs, ElemType::U32, v, Shape::Scattered);
-        } else {
-            lds_gather(mem, &offs, ElemType::U32, v, Shape::Scattered);
-        }
-    }
-    Ok(())
 }
 
 /// The bits of lanes `first..first + n`.

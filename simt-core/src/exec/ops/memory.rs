@@ -10,7 +10,7 @@ use super::super::alu;
 use super::super::decode::{Access, Atomic, Atomic64, Mem, Src, Wide};
 use super::super::instrument::{self, Instrument};
 use super::super::memory::atomic::{self, Operands};
-use super::super::memory::{self as mem, full, wide, GlobalTarget, LdsTarget};
+use super::super::memory::{self as mem, full, wide};
 use super::super::wave::Exit;
 use super::{lanes, lanes_mut, Exec, Flow, Parts, Step};
 use crate::facts::AccessKind;
@@ -22,6 +22,51 @@ struct Seen {
     base: u64,
     size: u32,
     count: u32,
+}
+
+/// `$body` with `$t` bound to memory operand `$at` resolved in its space:
+/// an LDS [`mem::Array`] when `$lds`, else a bound [`mem::Buffer`] (the
+/// caches told which instruction reaches them). The body is written once
+/// and compiled for each space; the target borrows only the fields it
+/// needs, so the scratch and the counters stay free. `None` when the
+/// operand names nothing bound or declared (validation rules it out).
+macro_rules! with_target {
+    ($x:ident, $at:expr, $lds:expr, $t:ident => $body:expr) => {{
+        let at: Mem = $at;
+        let i = at.target as usize;
+        if $lds {
+            match ($x.prepared.lds.get(i), $x.program.lds.get(i)) {
+                (Some(&area), Some(decl)) => {
+                    let $t = mem::Array {
+                        area,
+                        name: &decl.name,
+                        addressing: at.addressing,
+                        words: &mut *$x.lds,
+                        table: &mut $x.table,
+                    };
+                    Some($body)
+                }
+                _ => None,
+            }
+        } else {
+            match ($x.slots.get_mut(i), $x.program.params.get(i)) {
+                (Some(slot), Some(param)) => {
+                    if let Some(c) = $x.caches.as_mut() {
+                        c.at($x.pc);
+                    }
+                    let $t = mem::Buffer::new(
+                        slot,
+                        &param.name,
+                        at.addressing,
+                        param.kind.elem_size(),
+                        $x.caches.as_mut(),
+                    );
+                    Some($body)
+                }
+                _ => None,
+            }
+        }
+    }};
 }
 
 impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
@@ -131,253 +176,116 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         self.slots.get(p as usize).map_or(0, |s| s.base())
     }
 
-    /// A global load or store of one element per lane.
+    /// What the instruments are told of an access to `at` (of the LDS when
+    /// `lds`): the buffer and its address, or neither.
     #[inline(always)]
-    fn global_access(&mut self, x: Access, store: bool) -> Flow {
-        self.vector_issue();
-        if store {
-            self.value(x.src);
-        }
-        self.index(x.at);
-        let stepped = self.is_stepped(x.at.index);
-        let (pc, p) = (self.pc, x.at.target as usize);
-        let (Some(slot), Some(param)) = (self.slots.get_mut(p), self.program.params.get(p)) else {
-            return Ok(Step::Leave(Exit::Done(pc)));
+    fn seen(&self, at: Mem, lds: bool, kind: AccessKind, size: u32, count: u32) -> Seen {
+        let (buffer, base) = if lds {
+            (None, 0)
+        } else {
+            (Some(at.target as usize), self.base_of(at.target))
         };
-        if let Some(c) = self.caches.as_mut() {
-            c.at(pc);
-        }
-        let base = slot.base();
-        let target = GlobalTarget {
-            slot,
-            name: &param.name,
-            addressing: x.at.addressing,
-            scale: param.kind.elem_size(),
-        };
-        let s = &mut *self.s;
-        mem::global::<W>(
-            mem::Request {
-                store,
-                exec: self.exec,
-                lm: &self.lm,
-                idx: &s.idx,
-                stepped,
-            },
-            x.ty,
-            target,
-            &mut s.out,
-            mem::Count {
-                geo: &self.geo,
-                c: &mut self.counters[pc],
-                worst: self.instr.worst(pc),
-            },
-            self.caches.as_mut(),
-            &mut s.mem,
-        )?;
-        self.observe(Seen {
-            kind: if store {
-                AccessKind::Store
-            } else {
-                AccessKind::Load
-            },
-            buffer: Some(p),
-            base,
-            size: x.ty.size(),
-            count: 1,
-        });
-        if !store {
-            self.write_back(x.reg);
-        }
-        self.next()
-    }
-
-    #[inline(always)]
-    pub(super) fn global_load(&mut self, x: Access) -> Flow {
-        self.global_access(x, false)
-    }
-
-    #[inline(always)]
-    pub(super) fn global_store(&mut self, x: Access) -> Flow {
-        self.global_access(x, true)
-    }
-
-    /// An LDS load or store of one element per lane.
-    #[inline(always)]
-    fn lds_access(&mut self, x: Access, store: bool) -> Flow {
-        self.vector_issue();
-        if store {
-            self.value(x.src);
-        }
-        self.index(x.at);
-        let stepped = self.is_stepped(x.at.index);
-        let (pc, i) = (self.pc, x.at.target as usize);
-        let (Some(&area), Some(decl)) = (self.prepared.lds.get(i), self.program.lds.get(i)) else {
-            return Ok(Step::Leave(Exit::Done(pc)));
-        };
-        let target = LdsTarget {
-            area,
-            name: &decl.name,
-            addressing: x.at.addressing,
-        };
-        let s = &mut *self.s;
-        mem::lds::<W>(
-            mem::Request {
-                store,
-                exec: self.exec,
-                lm: &self.lm,
-                idx: &s.idx,
-                stepped,
-            },
-            x.ty,
-            target,
-            &mut s.out,
-            mem::LdsMemory {
-                words: &mut *self.lds,
-                table: &mut self.table,
-            },
-            mem::Count {
-                geo: &self.geo,
-                c: &mut self.counters[pc],
-                worst: self.instr.worst(pc),
-            },
-            &mut s.mem,
-        )?;
-        self.observe(Seen {
-            kind: if store {
-                AccessKind::Store
-            } else {
-                AccessKind::Load
-            },
-            buffer: None,
-            base: 0,
-            size: x.ty.size(),
-            count: 1,
-        });
-        if !store {
-            self.write_back(x.reg);
-        }
-        self.next()
-    }
-
-    #[inline(always)]
-    pub(super) fn lds_load(&mut self, x: Access) -> Flow {
-        self.lds_access(x, false)
-    }
-
-    #[inline(always)]
-    pub(super) fn lds_store(&mut self, x: Access) -> Flow {
-        self.lds_access(x, true)
-    }
-
-    /// A wide global load or store.
-    #[inline(always)]
-    pub(super) fn global_wide(&mut self, x: Wide, store: bool) -> Flow {
-        self.vector_issue();
-        let n = x.n as usize;
-        if store {
-            self.gather_run(x.reg, n);
-        }
-        self.index(x.at);
-        let (pc, p) = (self.pc, x.at.target as usize);
-        let (Some(slot), Some(param)) = (self.slots.get_mut(p), self.program.params.get(p)) else {
-            return Ok(Step::Leave(Exit::Done(pc)));
-        };
-        if let Some(c) = self.caches.as_mut() {
-            c.at(pc);
-        }
-        let base = slot.base();
-        let target = GlobalTarget {
-            slot,
-            name: &param.name,
-            addressing: x.at.addressing,
-            scale: param.kind.elem_size(),
-        };
-        let s = &mut *self.s;
-        wide::global::<W>(
-            mem::Request {
-                store,
-                exec: self.exec,
-                lm: &self.lm,
-                idx: &s.idx,
-                stepped: false,
-            },
-            n,
-            target,
-            &mut s.wide,
-            mem::Count {
-                geo: &self.geo,
-                c: &mut self.counters[pc],
-                worst: None,
-            },
-            self.caches.as_mut(),
-            &mut s.mem,
-        )?;
-        self.observe_wide(store, Some(p), base, n);
-        if !store {
-            self.write_run(x.reg, n);
-        }
-        self.next()
-    }
-
-    /// A wide LDS load or store.
-    #[inline(always)]
-    pub(super) fn lds_wide(&mut self, x: Wide, store: bool) -> Flow {
-        self.vector_issue();
-        let n = x.n as usize;
-        if store {
-            self.gather_run(x.reg, n);
-        }
-        self.index(x.at);
-        let (pc, i) = (self.pc, x.at.target as usize);
-        let (Some(&area), Some(decl)) = (self.prepared.lds.get(i), self.program.lds.get(i)) else {
-            return Ok(Step::Leave(Exit::Done(pc)));
-        };
-        let target = LdsTarget {
-            area,
-            name: &decl.name,
-            addressing: x.at.addressing,
-        };
-        let s = &mut *self.s;
-        wide::lds::<W>(
-            mem::Request {
-                store,
-                exec: self.exec,
-                lm: &self.lm,
-                idx: &s.idx,
-                stepped: false,
-            },
-            n,
-            target,
-            &mut s.wide,
-            &mut *self.lds,
-            mem::Count {
-                geo: &self.geo,
-                c: &mut self.counters[pc],
-                worst: None,
-            },
-            &mut s.mem,
-        )?;
-        self.observe_wide(store, None, 0, n);
-        if !store {
-            self.write_run(x.reg, n);
-        }
-        self.next()
-    }
-
-    /// Tells the instruments about a wide access of `n` elements per lane.
-    #[inline(always)]
-    fn observe_wide(&mut self, store: bool, buffer: Option<usize>, base: u64, n: usize) {
-        self.observe(Seen {
-            kind: if store {
-                AccessKind::Store
-            } else {
-                AccessKind::Load
-            },
+        Seen {
+            kind,
             buffer,
             base,
-            size: 4,
-            count: n as u32,
+            size,
+            count,
+        }
+    }
+
+    /// A load or store of one element per lane, global or (`lds`) LDS.
+    #[inline(always)]
+    pub(super) fn access(&mut self, x: Access, store: bool, lds: bool) -> Flow {
+        self.vector_issue();
+        if store {
+            self.value(x.src);
+        }
+        self.index(x.at);
+        let stepped = self.is_stepped(x.at.index);
+        let kind = if store {
+            AccessKind::Store
+        } else {
+            AccessKind::Load
+        };
+        let pc = self.pc;
+        let done = with_target!(self, x.at, lds, target => {
+            let s = &mut *self.s;
+            mem::access::<W, _>(
+                mem::Request {
+                    store,
+                    exec: self.exec,
+                    lm: &self.lm,
+                    idx: &s.idx,
+                    stepped,
+                },
+                x.ty,
+                target,
+                &mut s.out,
+                mem::Count {
+                    geo: &self.geo,
+                    c: &mut self.counters[pc],
+                    worst: self.instr.worst(pc),
+                },
+                &mut s.mem,
+            )
         });
+        let Some(done) = done else {
+            return Ok(Step::Leave(Exit::Done(pc)));
+        };
+        done?;
+        self.observe(self.seen(x.at, lds, kind, x.ty.size(), 1));
+        if !store {
+            self.write_back(x.reg);
+        }
+        self.next()
+    }
+
+    /// A wide load or store, global or (`lds`) LDS.
+    #[inline(always)]
+    pub(super) fn wide(&mut self, x: Wide, store: bool, lds: bool) -> Flow {
+        self.vector_issue();
+        let n = x.n as usize;
+        if store {
+            self.gather_run(x.reg, n);
+        }
+        self.index(x.at);
+        let kind = if store {
+            AccessKind::Store
+        } else {
+            AccessKind::Load
+        };
+        let pc = self.pc;
+        let done = with_target!(self, x.at, lds, target => {
+            let s = &mut *self.s;
+            wide::access::<W, _>(
+                mem::Request {
+                    store,
+                    exec: self.exec,
+                    lm: &self.lm,
+                    idx: &s.idx,
+                    stepped: false,
+                },
+                n,
+                target,
+                &mut s.wide,
+                mem::Count {
+                    geo: &self.geo,
+                    c: &mut self.counters[pc],
+                    worst: None,
+                },
+                &mut s.mem,
+            )
+        });
+        let Some(done) = done else {
+            return Ok(Step::Leave(Exit::Done(pc)));
+        };
+        done?;
+        self.observe(self.seen(x.at, lds, kind, 4, n as u32));
+        if !store {
+            self.write_run(x.reg, n);
+        }
+        self.next()
     }
 
     /// A 32-bit atomic of either space.
@@ -414,21 +322,52 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         self.next()
     }
 
-    /// An atomic on elements `E` in the LDS or a buffer.
+    /// An atomic on elements `E` at `at`, global or (`lds`) LDS: each
+    /// active lane's update with its `src` (and `cmp`), the values before it
+    /// into `old`. `false` when the operand names nothing bound (validation
+    /// rules it out).
     #[inline(always)]
     fn atomic_in<E: atomic::Element>(
         &mut self,
         lds: bool,
         update: atomic::Update<E::Op>,
         at: Mem,
-        ops: (&[E; W], &[E; W]),
+        (src, cmp): (&[E; W], &[E; W]),
         old: &mut [E; W],
     ) -> Result<bool, Box<mem::Trap>> {
-        if lds {
-            self.lds_atomic_of(update, at, ops, old)
-        } else {
-            self.global_atomic_of(update, at, ops, old)
-        }
+        self.index(at);
+        let pc = self.pc;
+        let done = with_target!(self, at, lds, target => {
+            let s = &mut *self.s;
+            atomic::access::<W, E, _>(
+                update,
+                target,
+                Operands {
+                    lanes: mem::Request {
+                        store: true,
+                        exec: self.exec,
+                        lm: &self.lm,
+                        idx: &s.idx,
+                        stepped: false,
+                    },
+                    src,
+                    cmp,
+                },
+                old,
+                mem::Count {
+                    geo: &self.geo,
+                    c: &mut self.counters[pc],
+                    worst: self.instr.worst(pc),
+                },
+                &mut s.mem,
+            )
+        });
+        let Some(done) = done else {
+            return Ok(false);
+        };
+        done?;
+        self.observe(self.seen(at, lds, AccessKind::Atomic, E::BYTES, 1));
+        Ok(true)
     }
 
     /// Each lane's pair of registers `first` and `first + 1`, low word first
@@ -444,121 +383,5 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         };
         let (lo, hi) = (word(first), word(first.wrapping_add(1)));
         std::array::from_fn(|l| u64::from(lo[l]) | (u64::from(hi[l]) << 32))
-    }
-
-    /// A global atomic on elements `E` at `at`: each active lane's update
-    /// with its `src` (and `cmp`), the values before it into `old`. `false`
-    /// when the buffer is not bound (validation rules it out).
-    #[inline(always)]
-    fn global_atomic_of<E: atomic::Element>(
-        &mut self,
-        update: atomic::Update<E::Op>,
-        at: Mem,
-        (src, cmp): (&[E; W], &[E; W]),
-        old: &mut [E; W],
-    ) -> Result<bool, Box<mem::Trap>> {
-        self.index(at);
-        let (pc, p) = (self.pc, at.target as usize);
-        let base = self.base_of(at.target);
-        let (Some(slot), Some(param)) = (self.slots.get_mut(p), self.program.params.get(p)) else {
-            return Ok(false);
-        };
-        if let Some(c) = self.caches.as_mut() {
-            c.at(pc);
-        }
-        let target = GlobalTarget {
-            slot,
-            name: &param.name,
-            addressing: at.addressing,
-            scale: param.kind.elem_size(),
-        };
-        let s = &mut *self.s;
-        atomic::global::<W, E>(
-            update,
-            target,
-            Operands {
-                lanes: mem::Request {
-                    store: true,
-                    exec: self.exec,
-                    lm: &self.lm,
-                    idx: &s.idx,
-                    stepped: false,
-                },
-                src,
-                cmp,
-            },
-            old,
-            mem::Count {
-                geo: &self.geo,
-                c: &mut self.counters[pc],
-                worst: self.instr.worst(pc),
-            },
-            self.caches.as_mut(),
-            &mut s.mem,
-        )?;
-        self.observe(Seen {
-            kind: AccessKind::Atomic,
-            buffer: Some(p),
-            base,
-            size: E::BYTES,
-            count: 1,
-        });
-        Ok(true)
-    }
-
-    /// An LDS atomic on elements `E`, as [`Self::global_atomic_of`].
-    #[inline(always)]
-    fn lds_atomic_of<E: atomic::Element>(
-        &mut self,
-        update: atomic::Update<E::Op>,
-        at: Mem,
-        (src, cmp): (&[E; W], &[E; W]),
-        old: &mut [E; W],
-    ) -> Result<bool, Box<mem::Trap>> {
-        self.index(at);
-        let (pc, i) = (self.pc, at.target as usize);
-        let (Some(&area), Some(decl)) = (self.prepared.lds.get(i), self.program.lds.get(i)) else {
-            return Ok(false);
-        };
-        let target = LdsTarget {
-            area,
-            name: &decl.name,
-            addressing: at.addressing,
-        };
-        let s = &mut *self.s;
-        atomic::lds::<W, E>(
-            update,
-            target,
-            Operands {
-                lanes: mem::Request {
-                    store: true,
-                    exec: self.exec,
-                    lm: &self.lm,
-                    idx: &s.idx,
-                    stepped: false,
-                },
-                src,
-                cmp,
-            },
-            old,
-            mem::LdsMemory {
-                words: &mut *self.lds,
-                table: &mut self.table,
-            },
-            mem::Count {
-                geo: &self.geo,
-                c: &mut self.counters[pc],
-                worst: self.instr.worst(pc),
-            },
-            &mut s.mem,
-        )?;
-        self.observe(Seen {
-            kind: AccessKind::Atomic,
-            buffer: None,
-            base: 0,
-            size: E::BYTES,
-            count: 1,
-        });
-        Ok(true)
     }
 }
