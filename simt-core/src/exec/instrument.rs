@@ -1,7 +1,8 @@
 //! Instruments: what watches a launch besides the counters.
 //!
-//! The sanitizers, a parallel launch's marks, the worst-phase recording and the
-//! issue trace each implement [`Instrument`]; the dispatch loop is generic over
+//! The sanitizers, a parallel launch's marks, the worst-phase recording, the
+//! issue trace and the timing model's recording (`timing::stream`) each
+//! implement [`Instrument`]; the dispatch loop is generic over
 //! it and calls it at every issue, memory access, barrier and workgroup
 //! boundary. The plain launch runs with `()`, whose methods are empty, so its
 //! compiled loop holds no instrument code and tests nothing at run time.
@@ -10,32 +11,31 @@ use super::marks::Marks;
 use super::sanitize::Sanitizer;
 use crate::facts::AccessKind;
 use crate::ir::Program;
-use crate::isa::Inst;
 use crate::stats::{Counters, Issue, Stats, Trace, WorstPhase, MAX_TRACE_ISSUES};
 use crate::timing::stream::Streams;
 
 /// One memory instruction's lanes, as the instruments see them.
 pub struct Access<'a> {
     /// Load, store or atomic.
-    pub(super) kind: AccessKind,
+    pub(crate) kind: AccessKind,
     /// The buffer parameter (global) or `None` (LDS).
-    pub(super) buffer: Option<usize>,
+    pub(crate) buffer: Option<usize>,
     /// The buffer's global address (0 for the LDS).
-    pub(super) base: u64,
+    pub(crate) base: u64,
     /// The active lanes.
-    pub(super) exec: u64,
+    pub(crate) exec: u64,
     /// Byte offsets of each lane's first byte.
-    pub(super) offs: &'a [u32],
+    pub(crate) offs: &'a [u32],
     /// Bytes per element.
-    pub(super) size: u32,
+    pub(crate) size: u32,
     /// Elements per lane.
-    pub(super) count: u32,
+    pub(crate) count: u32,
     /// The values stored, per element (stores only).
-    pub(super) values: &'a [&'a [u32]],
+    pub(crate) values: &'a [&'a [u32]],
     /// Every instruction's counters, this access counted (a slice, not the
     /// instruction's entry: indexing it would cost the plain launch a bounds
     /// check per access).
-    pub(super) counters: &'a [Counters],
+    pub(crate) counters: &'a [Counters],
 }
 
 /// What a launch calls besides counting. Every method does nothing by default.
@@ -290,39 +290,4 @@ impl Instrument for Recorder {
     fn worst(&mut self, pc: usize) -> Option<&mut WorstPhase> {
         self.worsts.get_mut(pc)
     }
-}
-
-/// A timed launch's recording: every issue but `print`'s (which takes no
-/// time on a GPU), and what each access cost.
-impl Instrument for Streams {
-    fn workgroup_begin(&mut self, linear: u64, _group: [u32; 3], waves: usize) {
-        self.begin(linear, waves);
-    }
-    fn issue(&mut self, program: &Program, pc: usize, wave: usize, _exec: u64) {
-        if !matches!(program.insts.get(pc), Some(Inst::Print { .. })) {
-            self.push(pc, wave);
-        }
-    }
-    fn memory(&mut self, _program: &Program, pc: usize, wave: usize, a: &Access<'_>) {
-        let global = a.buffer.is_some();
-        let atomic = matches!(a.kind, AccessKind::Atomic);
-        let busiest = (global && atomic).then(|| busiest_address(a)).flatten();
-        let load = matches!(a.kind, AccessKind::Load);
-        if let Some(counted) = a.counters.get(pc) {
-            self.access(pc, wave, counted, global, !load, busiest);
-        }
-    }
-}
-
-/// The address most active lanes of `a` update, and how many do.
-fn busiest_address(a: &Access<'_>) -> Option<(u64, u32)> {
-    let mut addrs: Vec<u64> = (0..a.offs.len().min(64))
-        .filter(|&l| a.exec >> l & 1 == 1)
-        .map(|l| a.base + u64::from(a.offs[l]))
-        .collect();
-    addrs.sort_unstable();
-    addrs
-        .chunk_by(|x, y| x == y)
-        .map(|run| (run[0], run.len() as u32))
-        .max_by_key(|&(_, n)| n)
 }

@@ -71,7 +71,7 @@ mod bind;
 mod decode;
 mod flow;
 mod groups;
-mod instrument;
+pub(crate) mod instrument;
 mod lanes;
 mod marks;
 mod memory;

@@ -2,8 +2,13 @@
 //! order, and for each memory access which level served its sectors.
 //!
 //! The functional run decides the levels (its L1s see a unit's workgroups
-//! one after another); the replay then runs the streams concurrently.
+//! one after another), recording through the instrument [`Streams`]; the
+//! replay then runs the streams concurrently.
 
+use crate::exec::instrument::{Access, Instrument};
+use crate::facts::AccessKind;
+use crate::ir::Program;
+use crate::isa::Inst;
 use crate::stats::Counters;
 
 /// An event's `cost` when the issue made no memory access.
@@ -146,4 +151,39 @@ impl Streams {
             e.cost = index;
         }
     }
+}
+
+/// A timed launch's recording: every issue but `print`'s (which takes no
+/// time on a GPU), and what each access cost.
+impl Instrument for Streams {
+    fn workgroup_begin(&mut self, linear: u64, _group: [u32; 3], waves: usize) {
+        self.begin(linear, waves);
+    }
+    fn issue(&mut self, program: &Program, pc: usize, wave: usize, _exec: u64) {
+        if !matches!(program.insts.get(pc), Some(Inst::Print { .. })) {
+            self.push(pc, wave);
+        }
+    }
+    fn memory(&mut self, _program: &Program, pc: usize, wave: usize, a: &Access<'_>) {
+        let global = a.buffer.is_some();
+        let atomic = matches!(a.kind, AccessKind::Atomic);
+        let busiest = (global && atomic).then(|| busiest_address(a)).flatten();
+        let load = matches!(a.kind, AccessKind::Load);
+        if let Some(counted) = a.counters.get(pc) {
+            self.access(pc, wave, counted, global, !load, busiest);
+        }
+    }
+}
+
+/// The address most active lanes of `a` update, and how many do.
+fn busiest_address(a: &Access<'_>) -> Option<(u64, u32)> {
+    let mut addrs: Vec<u64> = (0..a.offs.len().min(64))
+        .filter(|&l| a.exec >> l & 1 == 1)
+        .map(|l| a.base + u64::from(a.offs[l]))
+        .collect();
+    addrs.sort_unstable();
+    addrs
+        .chunk_by(|x, y| x == y)
+        .map(|run| (run[0], run.len() as u32))
+        .max_by_key(|&(_, n)| n)
 }
