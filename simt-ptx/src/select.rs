@@ -95,8 +95,8 @@ impl<'a> Kern<'a> {
         self.select_as_written(i, t, out)
     }
 
-    /// An instruction with `.ftz` (`ex2` and `cvt` apart, which flush as
-    /// they document): on `f32`, each operand read flushed and, for a
+    /// An instruction with `.ftz` (`ex2` and `cvt` apart, which flush in
+    /// their own lowering): on `f32`, each operand read flushed and, for a
     /// float result, the result flushed, as PTX says ("subnormal inputs
     /// and results to sign-preserving zero"); two to four instructions
     /// more per operand. On other types, refused but for approximations.
@@ -2509,12 +2509,21 @@ impl<'a> Kern<'a> {
         if matches!(dt, "f16" | "bf16") {
             return self.cvt_to_half(i, dt, st, rnd, out);
         }
-        match (dfloat, sfloat) {
+        // `.ftz`: an `f32` source read flushed, an `f32` result flushed.
+        self.ftz = i.has("ftz") && st == "f32";
+        let done = match (dfloat, sfloat) {
             (false, false) => self.cvt_between_integers(i, dt, st, out),
             (true, false) => self.cvt_to_float(i, dt, st, rnd, out),
             (false, true) => self.cvt_to_integer(i, dt, st, rnd, out),
             (true, true) => self.cvt_between_floats(i, dt, st, rnd, out),
+        };
+        self.ftz = false;
+        done?;
+        if i.has("ftz") && dt == "f32" {
+            let d = self.dst_word(i, 0)?;
+            self.flush_f32(Operand::V(d), Some(d), i.at, out);
         }
+        Ok(())
     }
 
     /// Integer to integer: 64-bit ones apart; otherwise the low bits, extended

@@ -29,6 +29,7 @@ pub fn kernel_with(body: &str, options: &simt_ptx::Options) -> simt_core::Kernel
 	.reg .b16 %rs<16>;
 	.reg .b32 %r<32>;
 	.reg .f32 %f<16>;
+	.reg .f64 %fd<8>;
 	.reg .b64 %rd<32>;
 	ld.param.u64 %rd1, [pa];
 	ld.param.u64 %rd2, [pb];
@@ -282,6 +283,16 @@ fn flush_to_zero_flushes_operands_and_results() {
         (
             "\tmov.b32 %f1, %r5;\n\tabs.ftz.f32 %f3, %f1;\n\tmov.b32 %r8, %f3;",
             &|a, _, _| flush(f(a)).abs().to_bits(),
+        ),
+        // Conversions: a flushed source rounds up to 0, not 1; a double
+        // narrowed below the least normal is a zero.
+        (
+            "\tmov.b32 %f1, %r5;\n\tcvt.rpi.ftz.s32.f32 %r8, %f1;",
+            &|a, _, _| flush(f(a)).ceil() as i32 as u32,
+        ),
+        (
+            "\tmov.b32 %f1, %r5;\n\tmov.b32 %f2, %r6;\n\tmul.rn.f32 %f3, %f1, %f2;\n\tcvt.f64.f32 %fd1, %f3;\n\tcvt.rn.ftz.f32.f64 %f4, %fd1;\n\tmov.b32 %r8, %f4;",
+            &|a, b, _| flush(f(a) * f(b)).to_bits(),
         ),
     ] {
         check(body, &inputs, model);
