@@ -2506,12 +2506,10 @@ impl<'a> Kern<'a> {
         });
         let dfloat = dt.starts_with('f') || dt == "bf16";
         let sfloat = st.starts_with('f') || st == "bf16";
-        if matches!(dt, "f16" | "bf16") {
-            return self.cvt_to_half(i, dt, st, rnd, out);
-        }
         // `.ftz`: an `f32` source read flushed, an `f32` result flushed.
         self.ftz = i.has("ftz") && st == "f32";
         let done = match (dfloat, sfloat) {
+            _ if matches!(dt, "f16" | "bf16") => self.cvt_to_half(i, dt, st, rnd, out),
             (false, false) => self.cvt_between_integers(i, dt, st, out),
             (true, false) => self.cvt_to_float(i, dt, st, rnd, out),
             (false, true) => self.cvt_to_integer(i, dt, st, rnd, out),
@@ -2939,9 +2937,10 @@ impl<'a> Kern<'a> {
     /// integers, rounded the same direction (two roundings one way are
     /// one) or, to nearest, rounded to odd (toward zero with the last bit
     /// set when inexact, which 53 bits leave no second rounding to spoil),
-    /// then narrows once. `.ftz` flushes an `f32` source's subnormal to a
-    /// zero of its sign first; `.relu` and `.satfinite` are refused. Rounding to an integral value goes through `f32`,
-    /// where halves and their integral values are exact. `.sat` clamps the
+    /// then narrows once (an `f32` source is read flushed under `.ftz`, as
+    /// every `cvt` reads it); `.relu` and `.satfinite` are refused.
+    /// Rounding to an integral value goes through `f32`, where halves and
+    /// their integral values are exact. `.sat` clamps the
     /// result to `[0, 1]` in `f32` and narrows back, exactly; it commutes
     /// with rounding, which is monotone and keeps 0 and 1 (and `saturate`
     /// makes a zero +0, as clamping a negative source would).
@@ -2990,7 +2989,6 @@ impl<'a> Kern<'a> {
         } else if (half || st == "f32") && matches!(rnd, None | Some("rn")) {
             let a = self.word(i, 1, out)?;
             let f = self.half_to_f32(st, a, at, out);
-            let f = self.flushed(i, st, f, out);
             self.emit(
                 out,
                 at,
@@ -3032,17 +3030,6 @@ impl<'a> Kern<'a> {
             );
         }
         Ok(())
-    }
-
-    /// `a`, an `f32` source of type `st`, with a subnormal flushed to the
-    /// zero of its sign where the instruction says `.ftz` (for `f32`
-    /// sources only, as PTX says).
-    fn flushed(&mut self, i: &Inst, st: &str, a: Operand, out: &mut Vec<Code>) -> Operand {
-        if i.has("ftz") && st == "f32" {
-            self.flush_f32(a, None, i.at, out)
-        } else {
-            a
-        }
     }
 
     /// The `f32` `a` with a subnormal flushed to the zero of its sign (its
@@ -3169,7 +3156,6 @@ impl<'a> Kern<'a> {
             "f32" | "f16" | "bf16" => {
                 let a = self.word(i, 1, out)?;
                 let f = self.half_to_f32(st, a, at, out);
-                let f = self.flushed(i, st, f, out);
                 self.emit(
                     out,
                     at,

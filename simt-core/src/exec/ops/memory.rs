@@ -24,6 +24,15 @@ struct Seen {
     count: u32,
 }
 
+/// The kind of a load (or, `store`, a store).
+fn moving(store: bool) -> AccessKind {
+    if store {
+        AccessKind::Store
+    } else {
+        AccessKind::Load
+    }
+}
+
 /// `$body` with `$t` bound to memory operand `$at` resolved in its space:
 /// an LDS [`mem::Array`] when `$lds`, else a bound [`mem::Buffer`] (the
 /// caches told which instruction reaches them). The body is written once
@@ -203,11 +212,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         }
         self.index(x.at);
         let stepped = self.is_stepped(x.at.index);
-        let kind = if store {
-            AccessKind::Store
-        } else {
-            AccessKind::Load
-        };
+        let kind = moving(store);
         let pc = self.pc;
         let done = with_target!(self, x.at, lds, target => {
             let s = &mut *self.s;
@@ -250,11 +255,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             self.gather_run(x.reg, n);
         }
         self.index(x.at);
-        let kind = if store {
-            AccessKind::Store
-        } else {
-            AccessKind::Load
-        };
+        let kind = moving(store);
         let pc = self.pc;
         let done = with_target!(self, x.at, lds, target => {
             let s = &mut *self.s;
