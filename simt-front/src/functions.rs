@@ -401,61 +401,9 @@ impl Expansion<'_> {
             ));
             return;
         }
-        let given: Vec<TokenTree> = args.stream().into_iter().collect();
-        let mut given: Vec<&[TokenTree]> = if given.is_empty() {
-            Vec::new()
-        } else {
-            given
-                .split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
-                .collect()
-        };
-        // A trailing comma, as in the parameter list.
-        if given.len() > 1 && given.last().is_some_and(|a| a.is_empty()) {
-            given.pop();
-        }
-        if given.len() != f.params.len() {
-            self.error(
-                Diagnostic::new(
-                    Kind::OperandCount,
-                    at,
-                    format!(
-                        "`{name}` takes {} argument{}, and this call gives {}",
-                        f.params.len(),
-                        if f.params.len() == 1 { "" } else { "s" },
-                        given.len()
-                    ),
-                )
-                .label(
-                    Location::token(f.name.span()),
-                    format!("`{name}` is defined here"),
-                ),
-            );
+        let Some(bound) = self.arguments(f, name, at, args) else {
             return;
-        }
-        let mut bound: HashMap<String, Vec<TokenTree>> = HashMap::new();
-        for ((p, kind), arg) in f.params.iter().zip(&given) {
-            let value = match (kind, arg) {
-                (_, []) => {
-                    self.error(
-                        Diagnostic::new(
-                            Kind::OperandCount,
-                            Location::token(args.span()),
-                            format!("the argument for `{p}` is missing"),
-                        )
-                        .label(Location::token(p.span()), format!("`{p}` is declared here")),
-                    );
-                    return;
-                }
-                // An expression stays one value wherever the constant is used.
-                (ParamKind::Const, [first, _, ..]) => {
-                    let mut g = Group::new(Delimiter::Parenthesis, arg.iter().cloned().collect());
-                    g.set_span(first.span());
-                    vec![TokenTree::Group(g)]
-                }
-                _ => arg.to_vec(),
-            };
-            bound.insert(p.unraw().to_string(), value);
-        }
+        };
         let whole = substitute(&f.body, &bound);
         let (rest, declarations) = split_declarations(&whole);
         let written = text(&declarations);
@@ -511,6 +459,73 @@ impl Expansion<'_> {
         out.push(semicolon());
         out.push(TokenTree::Ident(Ident::new(MARK_END, word.span())));
         out.push(semicolon());
+    }
+
+    /// Each parameter of `f` bound to its argument in `args` (of the call
+    /// of `name` at `at`), or `None` when they do not match (said).
+    fn arguments(
+        &mut self,
+        f: &Function,
+        name: &Ident,
+        at: Location,
+        args: &Group,
+    ) -> Option<HashMap<String, Vec<TokenTree>>> {
+        let given: Vec<TokenTree> = args.stream().into_iter().collect();
+        let mut given: Vec<&[TokenTree]> = if given.is_empty() {
+            Vec::new()
+        } else {
+            given
+                .split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+                .collect()
+        };
+        // A trailing comma, as in the parameter list.
+        if given.len() > 1 && given.last().is_some_and(|a| a.is_empty()) {
+            given.pop();
+        }
+        if given.len() != f.params.len() {
+            self.error(
+                Diagnostic::new(
+                    Kind::OperandCount,
+                    at,
+                    format!(
+                        "`{name}` takes {} argument{}, and this call gives {}",
+                        f.params.len(),
+                        if f.params.len() == 1 { "" } else { "s" },
+                        given.len()
+                    ),
+                )
+                .label(
+                    Location::token(f.name.span()),
+                    format!("`{name}` is defined here"),
+                ),
+            );
+            return None;
+        }
+        let mut bound: HashMap<String, Vec<TokenTree>> = HashMap::new();
+        for ((p, kind), arg) in f.params.iter().zip(&given) {
+            let value = match (kind, arg) {
+                (_, []) => {
+                    self.error(
+                        Diagnostic::new(
+                            Kind::OperandCount,
+                            Location::token(args.span()),
+                            format!("the argument for `{p}` is missing"),
+                        )
+                        .label(Location::token(p.span()), format!("`{p}` is declared here")),
+                    );
+                    return None;
+                }
+                // An expression stays one value wherever the constant is used.
+                (ParamKind::Const, [first, _, ..]) => {
+                    let mut g = Group::new(Delimiter::Parenthesis, arg.iter().cloned().collect());
+                    g.set_span(first.span());
+                    vec![TokenTree::Group(g)]
+                }
+                _ => arg.to_vec(),
+            };
+            bound.insert(p.unraw().to_string(), value);
+        }
+        Some(bound)
     }
 }
 

@@ -287,40 +287,7 @@ impl<'a> Checker<'a> {
             }
             index => self.value(index, Ty::Int, mnemonic),
         };
-        let offset = match offset {
-            None => Some(simt_lang::Operand::Imm(0)),
-            Some((negative, k)) => match (&**k, *negative) {
-                (Operand::Number(e), true) => {
-                    let at = e.spans().0;
-                    let negated = eval(e).and_then(|n| match n {
-                        Number::Int(v) => int(-i128::from(v), at),
-                        Number::Float(_) => Err((at, "an offset is an integer".to_owned())),
-                    });
-                    match negated {
-                        Ok(Number::Int(v)) => Some(simt_lang::Operand::Imm(v as u32)),
-                        Ok(Number::Float(_)) => None,
-                        Err((span, message)) => {
-                            self.error(Kind::Immediate, span, message);
-                            None
-                        }
-                    }
-                }
-                (_, true) => {
-                    let (base, i, k_text) = (
-                        base.to_string(),
-                        crate::parse::text(index_written),
-                        crate::parse::text(k),
-                    );
-                    self.error_at(Kind::OperandKind, k,
-                        format!(
-                            "only an immediate offset can be subtracted: compute the index into a register first, `v_sub_u32 j, {i}, {k_text}`, and write `{base}[j]`"
-                        ),
-                    );
-                    None
-                }
-                (k, false) => self.value(k, Ty::Int, mnemonic),
-            },
-        };
+        let offset = self.mem_offset(offset, base, index_written, mnemonic);
         let elem = match (entity, global) {
             (Entity::Param(_, ParamType::Buffer { elem, .. }), true) => elem,
             (Entity::Param(_, ParamType::Scalar(_)), true) => ElemType::U32,
@@ -383,6 +350,52 @@ impl<'a> Checker<'a> {
             Entity::Reg(_) => return None,
         };
         Some((mem, elem))
+    }
+
+    /// The offset of a memory operand on `base` indexed by `index` (as
+    /// written): `Imm(0)` when none is written, a negated immediate after
+    /// `-`, else the value added.
+    fn mem_offset(
+        &mut self,
+        offset: &Option<(bool, Box<Operand>)>,
+        base: &Ident,
+        index: &Operand,
+        mnemonic: &Ident,
+    ) -> Option<simt_lang::Operand> {
+        match offset {
+            None => Some(simt_lang::Operand::Imm(0)),
+            Some((negative, k)) => match (&**k, *negative) {
+                (Operand::Number(e), true) => {
+                    let at = e.spans().0;
+                    let negated = eval(e).and_then(|n| match n {
+                        Number::Int(v) => int(-i128::from(v), at),
+                        Number::Float(_) => Err((at, "an offset is an integer".to_owned())),
+                    });
+                    match negated {
+                        Ok(Number::Int(v)) => Some(simt_lang::Operand::Imm(v as u32)),
+                        Ok(Number::Float(_)) => None,
+                        Err((span, message)) => {
+                            self.error(Kind::Immediate, span, message);
+                            None
+                        }
+                    }
+                }
+                (_, true) => {
+                    let (base, i, k_text) = (
+                        base.to_string(),
+                        crate::parse::text(index),
+                        crate::parse::text(k),
+                    );
+                    self.error_at(Kind::OperandKind, k,
+                    format!(
+                        "only an immediate offset can be subtracted: compute the index into a register first, `v_sub_u32 j, {i}, {k_text}`, and write `{base}[j]`"
+                    ),
+                );
+                    None
+                }
+                (k, false) => self.value(k, Ty::Int, mnemonic),
+            },
+        }
     }
 
     /// A run of `n` consecutive vector registers written as `[a, b, ...]`: the first.
@@ -494,62 +507,9 @@ impl<'a> Checker<'a> {
         if m.opcode == simt_lang::isa::Opcode::Print {
             return self.print(inst, written).or(Some(template));
         }
-        let roles: Vec<Role> = m.operands().map(|(_, r)| r).collect();
-        let optional = roles.first().is_some_and(|r| r.is_optional());
-        let given = inst.operands.len();
-        let (min, max) = (roles.len() - usize::from(optional), roles.len());
-        let takes = || {
-            let count = if optional {
-                format!("{min} or {max} operands")
-            } else {
-                format!("{max} operand{}", if max == 1 { "" } else { "s" })
-            };
-            format!("`{name}` takes {count} ({})", m.operand_names())
+        let Some(skip) = self.operand_count(inst, m) else {
+            return Some(template);
         };
-        if given < min {
-            self.error(
-                Kind::OperandCount,
-                mnemonic.span(),
-                format!("{}, found {given}", takes()),
-            );
-            return Some(template);
-        }
-        if let Some(extra) = inst.operands.get(max) {
-            self.error_at(
-                Kind::OperandCount,
-                extra,
-                format!("unexpected operand: {}", takes()),
-            );
-            return Some(template);
-        }
-        // The optional destination is there when the first operand is not the
-        // memory operand that follows it.
-        let skip =
-            usize::from(optional && matches!(inst.operands.first(), Some(Operand::Mem { .. })));
-        if optional && skip == 0 && given < max {
-            self.error(
-                Kind::OperandCount,
-                mnemonic.span(),
-                format!(
-                    "{}: with the destination `{}` written, {} missing",
-                    takes(),
-                    inst.operands
-                        .first()
-                        .map(crate::parse::text)
-                        .unwrap_or_default(),
-                    missing(m.operands().skip(given).map(|(n, _)| n))
-                ),
-            );
-            return Some(template);
-        }
-        if let Some(comma) = inst.trailing_comma {
-            self.error(Kind::OperandCount, comma,
-                format!(
-                    "unexpected `,` after the last operand: {}; remove the `,` (commas only separate operands)",
-                    takes()
-                ),
-            );
-        }
         let run = template.fields().run_length();
         // A run that is not a wide access's is a 64-bit value's pair.
         let pair = !m.ops.iter().any(|o| matches!(o, Op::Width(_)));
@@ -648,6 +608,71 @@ impl<'a> Checker<'a> {
             );
         }
         built
+    }
+
+    /// Checks the count of `inst`'s operands against its mnemonic `m`
+    /// (said when wrong: `None`); how many leading optional operands are
+    /// left out (an atomic's destination).
+    fn operand_count(&mut self, inst: &ast::Instruction, m: &Mnemonic) -> Option<usize> {
+        let mnemonic = &inst.mnemonic;
+        let name = mnemonic.to_string();
+        let roles: Vec<Role> = m.operands().map(|(_, r)| r).collect();
+        let optional = roles.first().is_some_and(|r| r.is_optional());
+        let given = inst.operands.len();
+        let (min, max) = (roles.len() - usize::from(optional), roles.len());
+        let takes = || {
+            let count = if optional {
+                format!("{min} or {max} operands")
+            } else {
+                format!("{max} operand{}", if max == 1 { "" } else { "s" })
+            };
+            format!("`{name}` takes {count} ({})", m.operand_names())
+        };
+        if given < min {
+            self.error(
+                Kind::OperandCount,
+                mnemonic.span(),
+                format!("{}, found {given}", takes()),
+            );
+            return None;
+        }
+        if let Some(extra) = inst.operands.get(max) {
+            self.error_at(
+                Kind::OperandCount,
+                extra,
+                format!("unexpected operand: {}", takes()),
+            );
+            return None;
+        }
+        // The optional destination is there when the first operand is not the
+        // memory operand that follows it.
+        let skip =
+            usize::from(optional && matches!(inst.operands.first(), Some(Operand::Mem { .. })));
+        if optional && skip == 0 && given < max {
+            self.error(
+                Kind::OperandCount,
+                mnemonic.span(),
+                format!(
+                    "{}: with the destination `{}` written, {} missing",
+                    takes(),
+                    inst.operands
+                        .first()
+                        .map(crate::parse::text)
+                        .unwrap_or_default(),
+                    missing(m.operands().skip(given).map(|(n, _)| n))
+                ),
+            );
+            return None;
+        }
+        if let Some(comma) = inst.trailing_comma {
+            self.error(Kind::OperandCount, comma,
+                format!(
+                    "unexpected `,` after the last operand: {}; remove the `,` (commas only separate operands)",
+                    takes()
+                ),
+            );
+        }
+        Some(skip)
     }
 
     /// `print "format", values...`: the format a string literal whose

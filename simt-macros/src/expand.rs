@@ -124,58 +124,7 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let lds_bytes_doc = format!(" Bytes of LDS per workgroup: {lds_bytes}.");
-    // A rejected kernel's parameter names may be what it was rejected for (an
-    // uppercase name would be read as a pattern): its stub names them apart.
-    let names: Vec<Ident> = kernel
-        .params
-        .iter()
-        .enumerate()
-        .map(|(i, p)| match program {
-            Some(_) => p.name.clone(),
-            None => Ident::new(&format!("arg{i}"), Span::mixed_site()),
-        })
-        .collect();
-    let launch_params = kernel.params.iter().zip(&names).map(|(p, pname)| {
-        let ty = match p.ty {
-            ParamType::Buffer { elem, writable } => {
-                // Primitive types by absolute path: a user type named `u32` cannot
-                // shadow them; the half-precision ones are the `half` crate's.
-                let name = Ident::new(elem.name(), p.ty_span);
-                let elem = match elem {
-                    simt_lang::ElemType::F16 | simt_lang::ElemType::BF16 => {
-                        quote_spanned!(p.ty_span=> #rt::half::#name)
-                    }
-                    _ => quote_spanned!(p.ty_span=> ::core::primitive::#name),
-                };
-                if writable {
-                    quote_spanned!(p.ty_span=> &mut [#elem])
-                } else {
-                    quote_spanned!(p.ty_span=> &[#elem])
-                }
-            }
-            ParamType::Scalar(t) => {
-                let t = Ident::new(t.name(), p.ty_span);
-                quote_spanned!(p.ty_span=> ::core::primitive::#t)
-            }
-        };
-        quote!(#pname: #ty)
-    });
-    let args = kernel
-        .params
-        .iter()
-        .zip(&names)
-        .map(|(p, pname)| match p.ty {
-            ParamType::Buffer {
-                writable: false, ..
-            } => quote!(#rt::Arg::buffer(#pname)),
-            ParamType::Buffer { writable: true, .. } => quote!(#rt::Arg::buffer_mut(#pname)),
-            ParamType::Scalar(ScalarType::U32) => quote!(#rt::Arg::U32(#pname)),
-            ParamType::Scalar(ScalarType::I32) => quote!(#rt::Arg::I32(#pname)),
-            ParamType::Scalar(ScalarType::F32) => quote!(#rt::Arg::F32(#pname)),
-        });
-    // Mixed-site hygiene keeps `config` apart from any parameter of that name,
-    // so a kernel rejected for such a parameter gets no follow-on errors.
-    let config = Ident::new("config", Span::mixed_site());
+    let launch = launch_fn(&rt, kernel, program.is_some());
     quote! {
         #(#attrs)*
         #vis mod #name {
@@ -224,15 +173,79 @@ fn module(kernel: &Kernel, program: Option<&Program>) -> TokenStream {
             #[doc = #lds_bytes_doc]
             #[allow(dead_code)]
             pub const LDS_BYTES: u32 = #lds_bytes;
-            /// Launches the kernel over the grid `config` describes, with these
-            /// arguments bound to its parameters, and returns its statistics.
-            #[allow(clippy::too_many_arguments)]
-            pub fn launch(
-                #config: &#rt::LaunchConfig,
-                #(#launch_params),*
-            ) -> ::core::result::Result<#rt::Stats, #rt::Error> {
-                #rt::launch(&KERNEL, #config, &mut [#(#args),*])
+            #launch
+        }
+    }
+}
+
+/// The kernel module's `launch` function: the parameters typed as Rust
+/// types, bound as arguments (named apart when the kernel was not
+/// `accepted`).
+fn launch_fn(rt: &TokenStream, kernel: &Kernel, accepted: bool) -> TokenStream {
+    // A rejected kernel's parameter names may be what it was rejected for (an
+    // uppercase name would be read as a pattern): its stub names them apart.
+    let names: Vec<Ident> = kernel
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            if accepted {
+                p.name.clone()
+            } else {
+                Ident::new(&format!("arg{i}"), Span::mixed_site())
             }
+        })
+        .collect();
+    let launch_params = kernel.params.iter().zip(&names).map(|(p, pname)| {
+        let ty = match p.ty {
+            ParamType::Buffer { elem, writable } => {
+                // Primitive types by absolute path: a user type named `u32` cannot
+                // shadow them; the half-precision ones are the `half` crate's.
+                let name = Ident::new(elem.name(), p.ty_span);
+                let elem = match elem {
+                    simt_lang::ElemType::F16 | simt_lang::ElemType::BF16 => {
+                        quote_spanned!(p.ty_span=> #rt::half::#name)
+                    }
+                    _ => quote_spanned!(p.ty_span=> ::core::primitive::#name),
+                };
+                if writable {
+                    quote_spanned!(p.ty_span=> &mut [#elem])
+                } else {
+                    quote_spanned!(p.ty_span=> &[#elem])
+                }
+            }
+            ParamType::Scalar(t) => {
+                let t = Ident::new(t.name(), p.ty_span);
+                quote_spanned!(p.ty_span=> ::core::primitive::#t)
+            }
+        };
+        quote!(#pname: #ty)
+    });
+    let args = kernel
+        .params
+        .iter()
+        .zip(&names)
+        .map(|(p, pname)| match p.ty {
+            ParamType::Buffer {
+                writable: false, ..
+            } => quote!(#rt::Arg::buffer(#pname)),
+            ParamType::Buffer { writable: true, .. } => quote!(#rt::Arg::buffer_mut(#pname)),
+            ParamType::Scalar(ScalarType::U32) => quote!(#rt::Arg::U32(#pname)),
+            ParamType::Scalar(ScalarType::I32) => quote!(#rt::Arg::I32(#pname)),
+            ParamType::Scalar(ScalarType::F32) => quote!(#rt::Arg::F32(#pname)),
+        });
+    // Mixed-site hygiene keeps `config` apart from any parameter of that name,
+    // so a kernel rejected for such a parameter gets no follow-on errors.
+    let config = Ident::new("config", Span::mixed_site());
+    quote! {
+        /// Launches the kernel over the grid `config` describes, with these
+        /// arguments bound to its parameters, and returns its statistics.
+        #[allow(clippy::too_many_arguments)]
+        pub fn launch(
+            #config: &#rt::LaunchConfig,
+            #(#launch_params),*
+        ) -> ::core::result::Result<#rt::Stats, #rt::Error> {
+            #rt::launch(&KERNEL, #config, &mut [#(#args),*])
         }
     }
 }

@@ -40,6 +40,25 @@ pub(crate) enum Step {
     Done(usize),
 }
 
+/// What a memory instruction moves, whichever space it reaches.
+#[derive(Clone, Copy)]
+enum Move {
+    /// One element per lane into a register.
+    Load(ElemType, VReg),
+    /// `n` words per lane into the registers from the one named on.
+    LoadRun(u16, VReg),
+    /// One element per lane from an operand.
+    Store(ElemType, Operand),
+    /// `n` words per lane from the registers from the one named on.
+    StoreRun(u16, VReg),
+    /// A 32-bit atomic (`None`: compare-and-swap, with its compare operand),
+    /// the old values to the register if one is named.
+    Atomic(Option<AtomicOp>, Option<VReg>, Operand, Operand),
+    /// A 64-bit atomic on register pairs (`None`: compare-and-swap, with its
+    /// compare pair).
+    Atomic64(Option<Atomic64Op>, VReg, VReg, Option<VReg>),
+}
+
 pub(crate) struct Wave {
     index: usize,
     width: usize,
@@ -217,43 +236,133 @@ impl Wave {
     /// Issues the instruction at `pc`.
     pub(crate) fn step(&mut self, sh: &mut Shared<'_>) -> Result<Step, Fault> {
         let pc = self.pc;
-        let fault = |sh: &Shared<'_>, kind, lane| Fault {
+        if sh.issued >= sh.launch.budget {
+            return Err(self.fault(sh, pc, FaultKind::BudgetExceeded));
+        }
+        sh.issued += 1;
+        let inst = sh.program.insts[pc];
+        self.count_issue(sh, pc, &inst);
+        let lanes = self.lanes();
+        self.pc = pc + 1;
+        match inst {
+            Inst::VBinary { .. }
+            | Inst::VUnary { .. }
+            | Inst::VTernary { .. }
+            | Inst::VCmp { .. }
+            | Inst::VBinary64 { .. }
+            | Inst::VUnary64 { .. }
+            | Inst::VTernary64 { .. }
+            | Inst::VCmp64 { .. }
+            | Inst::VWiden { .. }
+            | Inst::VNarrow { .. }
+            | Inst::VSelect { .. }
+            | Inst::VShuffle { .. }
+            | Inst::VReadFirstLane { .. }
+            | Inst::VReadLane { .. } => self.lanewise(sh, inst, &lanes),
+            Inst::SBinary { .. }
+            | Inst::STernary { .. }
+            | Inst::SUnary { .. }
+            | Inst::SCmp { .. }
+            | Inst::SWave { .. }
+            | Inst::SActiveLanes { .. }
+            | Inst::MaskBinary { .. }
+            | Inst::MaskNot { .. } => self.scalar(sh, inst, lanes.len()),
+            Inst::GlobalLoad { .. }
+            | Inst::LdsLoad { .. }
+            | Inst::GlobalLoadWide { .. }
+            | Inst::LdsLoadWide { .. }
+            | Inst::GlobalStore { .. }
+            | Inst::LdsStore { .. }
+            | Inst::GlobalStoreWide { .. }
+            | Inst::LdsStoreWide { .. }
+            | Inst::GlobalAtomic { .. }
+            | Inst::LdsAtomic { .. }
+            | Inst::GlobalCmpSwap { .. }
+            | Inst::LdsCmpSwap { .. }
+            | Inst::GlobalAtomic64 { .. }
+            | Inst::LdsAtomic64 { .. }
+            | Inst::GlobalCmpSwap64 { .. }
+            | Inst::LdsCmpSwap64 { .. } => self.memory(sh, pc, inst)?,
+            Inst::If { .. }
+            | Inst::Else { .. }
+            | Inst::EndIf
+            | Inst::Loop { .. }
+            | Inst::EndLoop { .. }
+            | Inst::Break { .. }
+            | Inst::Continue { .. } => return Ok(self.control(sh, pc, inst)),
+            Inst::Barrier => {
+                sh.report.per_instruction[pc].barriers += 1;
+                if self.exec != self.launch {
+                    return Err(self.fault(sh, pc, FaultKind::BarrierPartialMask));
+                }
+                return Ok(Step::Parked(pc));
+            }
+            // Lanes run in lockstep, so a wave-level sync orders nothing more:
+            // it is one issue and nothing else.
+            Inst::WaveBarrier => {}
+            Inst::Print { format, a, b, c, d } => {
+                let n = usize::from(format.values).min(4);
+                for &l in &lanes {
+                    let values = [a, b, c, d][..n]
+                        .iter()
+                        .map(|&op| self.value(sh, op, l))
+                        .collect();
+                    sh.report.prints.push(crate::Printed {
+                        workgroup: sh.group,
+                        wave: self.index,
+                        lane: l,
+                        inst: pc,
+                        values,
+                    });
+                }
+            }
+            Inst::End => {
+                self.pc = pc;
+                return Ok(Step::Done(pc));
+            }
+        }
+        Ok(Step::Next)
+    }
+
+    /// A fault of the instruction at `pc` not tied to a lane.
+    fn fault(&self, sh: &Shared<'_>, pc: usize, kind: FaultKind) -> Fault {
+        Fault {
             kind,
             inst: pc,
             workgroup: sh.group,
             wave: self.index,
-            lane,
-        };
-        if sh.issued >= sh.launch.budget {
-            return Err(fault(sh, FaultKind::BudgetExceeded, None));
+            lane: None,
         }
-        sh.issued += 1;
-        let inst = sh.program.insts[pc];
+    }
+
+    /// Counts the issue of `inst` at `pc` by the active lanes.
+    fn count_issue(&self, sh: &mut Shared<'_>, pc: usize, inst: &Inst) {
         let active = self.exec.count_ones() as usize;
-        {
-            let c = &mut sh.report.per_instruction[pc];
-            // `print` counts in no counter.
-            c.instructions += u64::from(!matches!(inst, Inst::Print { .. }));
-            if is_vector(&inst) {
-                c.vector_instructions += 1;
-                c.active_lanes += active as u64;
-                c.divergent_vector_instructions += u64::from(self.exec != self.launch);
-                sh.report.histogram[active] += 1;
-            }
-            if active < self.width {
-                sh.report.masked_issues[pc] += 1;
-            }
-            if self.exec != self.launch {
-                sh.report.diverged_issues[pc] += 1;
-            }
+        let c = &mut sh.report.per_instruction[pc];
+        // `print` counts in no counter.
+        c.instructions += u64::from(!matches!(inst, Inst::Print { .. }));
+        if is_vector(inst) {
+            c.vector_instructions += 1;
+            c.active_lanes += active as u64;
+            c.divergent_vector_instructions += u64::from(self.exec != self.launch);
+            sh.report.histogram[active] += 1;
         }
+        if active < self.width {
+            sh.report.masked_issues[pc] += 1;
+        }
+        if self.exec != self.launch {
+            sh.report.diverged_issues[pc] += 1;
+        }
+    }
+
+    /// A vector ALU, compare, select or lane-exchange instruction, lane by
+    /// lane over `lanes` (the active ones).
+    fn lanewise(&mut self, sh: &mut Shared<'_>, inst: Inst, lanes: &[usize]) {
         let width = self.width;
-        let lanes = self.lanes();
-        self.pc = pc + 1;
         match inst {
             Inst::VBinary { op, dst, a, b } => {
                 let mut out = vec![0; width];
-                for &l in &lanes {
+                for &l in lanes {
                     let (x, y) = (self.value(sh, a, l), self.value(sh, b, l));
                     sh.report.paths.signed_min_max_negative +=
                         u64::from(signed_min_max_negative(op, x, y));
@@ -263,14 +372,14 @@ impl Wave {
             }
             Inst::VUnary { op, dst, a } => {
                 let mut out = vec![0; width];
-                for &l in &lanes {
+                for &l in lanes {
                     out[l] = alu::unary(op, self.value(sh, a, l));
                 }
                 self.write(dst.0, &out);
             }
             Inst::VTernary { op, dst, a, b, c } => {
                 let mut out = vec![0; width];
-                for &l in &lanes {
+                for &l in lanes {
                     let (x, y, z) = (
                         self.value(sh, a, l),
                         self.value(sh, b, l),
@@ -282,7 +391,7 @@ impl Wave {
             }
             Inst::VCmp { op, ty, dst, a, b } => {
                 let mut m = self.m[dst.0 as usize];
-                for &l in &lanes {
+                for &l in lanes {
                     let r = alu::compare(op, ty, self.value(sh, a, l), self.value(sh, b, l));
                     m = (m & !(1 << l)) | (u64::from(r) << l);
                 }
@@ -290,22 +399,22 @@ impl Wave {
             }
             Inst::VBinary64 { op, dst, a, b } => {
                 let out =
-                    self.per_lane(&lanes, |w, l| pairs::binary(op, w.pair(a, l), w.pair(b, l)));
+                    self.per_lane(lanes, |w, l| pairs::binary(op, w.pair(a, l), w.pair(b, l)));
                 self.write_pairs(dst.0, &out);
             }
             Inst::VUnary64 { op, dst, a } => {
-                let out = self.per_lane(&lanes, |w, l| pairs::unary(op, w.pair(a, l)));
+                let out = self.per_lane(lanes, |w, l| pairs::unary(op, w.pair(a, l)));
                 self.write_pairs(dst.0, &out);
             }
             Inst::VTernary64 { op, dst, a, b, c } => {
-                let out = self.per_lane(&lanes, |w, l| {
+                let out = self.per_lane(lanes, |w, l| {
                     pairs::ternary(op, w.pair(a, l), w.pair(b, l), w.pair(c, l))
                 });
                 self.write_pairs(dst.0, &out);
             }
             Inst::VCmp64 { op, ty, dst, a, b } => {
                 let mut m = self.m[dst.0 as usize];
-                for &l in &lanes {
+                for &l in lanes {
                     let r = pairs::compare(op, ty, self.pair(a, l), self.pair(b, l));
                     m = (m & !(1 << l)) | (u64::from(r) << l);
                 }
@@ -313,14 +422,14 @@ impl Wave {
             }
             Inst::VWiden { op, dst, a } => {
                 let mut out = vec![0; width];
-                for &l in &lanes {
+                for &l in lanes {
                     out[l] = pairs::widen(op, self.value(sh, a, l));
                 }
                 self.write_pairs(dst.0, &out);
             }
             Inst::VNarrow { op, dst, a } => {
                 let mut out = vec![0; width];
-                for &l in &lanes {
+                for &l in lanes {
                     out[l] = pairs::narrow(op, self.pair(a, l));
                 }
                 self.write(dst.0, &out);
@@ -333,7 +442,7 @@ impl Wave {
             } => {
                 let m = self.m[mask.0 as usize];
                 let mut out = vec![0; width];
-                for &l in &lanes {
+                for &l in lanes {
                     let pick = if bit(m, l) { on_true } else { on_false };
                     out[l] = self.value(sh, pick, l);
                 }
@@ -341,7 +450,7 @@ impl Wave {
             }
             Inst::VShuffle { op, dst, src, lane } => {
                 let mut out = vec![0; width];
-                for &l in &lanes {
+                for &l in lanes {
                     let n = u64::from(self.value(sh, lane, l));
                     let l64 = l as u64;
                     let w = width as u64;
@@ -375,6 +484,14 @@ impl Wave {
                 sh.report.paths.readlane_of_inactive += u64::from(!bit(self.exec, l));
                 self.s[dst.0 as usize] = self.value(sh, src, l);
             }
+            // `step` dispatches the other instructions elsewhere.
+            _ => {}
+        }
+    }
+
+    /// A scalar or mask instruction: once per wave (`active` lanes).
+    fn scalar(&mut self, sh: &mut Shared<'_>, inst: Inst, active: usize) {
+        match inst {
             Inst::SBinary { op, dst, a, b } => {
                 let (x, y) = (self.uniform(sh, a), self.uniform(sh, b));
                 sh.report.paths.signed_min_max_negative +=
@@ -417,138 +534,15 @@ impl Wave {
                 };
             }
             Inst::MaskNot { dst, a } => self.m[dst.0 as usize] = !self.m[a.0 as usize],
-            Inst::GlobalLoad { ty, dst, src } => {
-                let place = Self::global_place(sh, &src);
-                let idx = self.indices(sh, src.index, src.offset);
-                let vals = self.load(sh, pc, &place, &idx, ty, 1)?;
-                let mut out = vec![0; width];
-                for (&(l, _), v) in idx.iter().zip(vals) {
-                    out[l] = v[0];
-                }
-                self.write(dst.0, &out);
-            }
-            Inst::LdsLoad { ty, dst, src } => {
-                let place = Self::lds_place(sh, &src);
-                let idx = self.indices(sh, src.index, src.offset);
-                let vals = self.load(sh, pc, &place, &idx, ty, 1)?;
-                let mut out = vec![0; width];
-                for (&(l, _), v) in idx.iter().zip(vals) {
-                    out[l] = v[0];
-                }
-                self.write(dst.0, &out);
-            }
-            Inst::GlobalLoadWide { width: n, dst, src } => {
-                let place = Self::global_place(sh, &src);
-                let idx = self.indices(sh, src.index, src.offset);
-                self.load_wide(sh, pc, &place, &idx, dst.0, n.count())?;
-            }
-            Inst::LdsLoadWide { width: n, dst, src } => {
-                let place = Self::lds_place(sh, &src);
-                let idx = self.indices(sh, src.index, src.offset);
-                self.load_wide(sh, pc, &place, &idx, dst.0, n.count())?;
-            }
-            Inst::GlobalStore { ty, dst, src } => {
-                let place = Self::global_place(sh, &dst);
-                let idx = self.indices(sh, dst.index, dst.offset);
-                let vals: Vec<Vec<u32>> = idx
-                    .iter()
-                    .map(|&(l, _)| vec![self.value(sh, src, l)])
-                    .collect();
-                self.store(sh, pc, &place, &idx, ty, &vals)?;
-            }
-            Inst::LdsStore { ty, dst, src } => {
-                let place = Self::lds_place(sh, &dst);
-                let idx = self.indices(sh, dst.index, dst.offset);
-                let vals: Vec<Vec<u32>> = idx
-                    .iter()
-                    .map(|&(l, _)| vec![self.value(sh, src, l)])
-                    .collect();
-                self.store(sh, pc, &place, &idx, ty, &vals)?;
-            }
-            Inst::GlobalStoreWide { width: n, dst, src } => {
-                let place = Self::global_place(sh, &dst);
-                let idx = self.indices(sh, dst.index, dst.offset);
-                let vals = self.run_values(&idx, src.0, n.count());
-                self.store(sh, pc, &place, &idx, ElemType::U32, &vals)?;
-            }
-            Inst::LdsStoreWide { width: n, dst, src } => {
-                let place = Self::lds_place(sh, &dst);
-                let idx = self.indices(sh, dst.index, dst.offset);
-                let vals = self.run_values(&idx, src.0, n.count());
-                self.store(sh, pc, &place, &idx, ElemType::U32, &vals)?;
-            }
-            Inst::GlobalAtomic { op, dst, mem, src } => {
-                let place = Self::global_place(sh, &mem);
-                let idx = self.indices(sh, mem.index, mem.offset);
-                let ops: Vec<(u32, u32)> = idx
-                    .iter()
-                    .map(|&(l, _)| (self.value(sh, src, l), 0))
-                    .collect();
-                self.atomic(sh, pc, (&place, &idx), (Some(op), &ops), dst.map(|d| d.0))?;
-            }
-            Inst::LdsAtomic { op, dst, mem, src } => {
-                let place = Self::lds_place(sh, &mem);
-                let idx = self.indices(sh, mem.index, mem.offset);
-                let ops: Vec<(u32, u32)> = idx
-                    .iter()
-                    .map(|&(l, _)| (self.value(sh, src, l), 0))
-                    .collect();
-                self.atomic(sh, pc, (&place, &idx), (Some(op), &ops), dst.map(|d| d.0))?;
-            }
-            Inst::GlobalCmpSwap { dst, mem, cmp, src } => {
-                let place = Self::global_place(sh, &mem);
-                let idx = self.indices(sh, mem.index, mem.offset);
-                let ops: Vec<(u32, u32)> = idx
-                    .iter()
-                    .map(|&(l, _)| (self.value(sh, src, l), self.value(sh, cmp, l)))
-                    .collect();
-                self.atomic(sh, pc, (&place, &idx), (None, &ops), dst.map(|d| d.0))?;
-            }
-            Inst::LdsCmpSwap { dst, mem, cmp, src } => {
-                let place = Self::lds_place(sh, &mem);
-                let idx = self.indices(sh, mem.index, mem.offset);
-                let ops: Vec<(u32, u32)> = idx
-                    .iter()
-                    .map(|&(l, _)| (self.value(sh, src, l), self.value(sh, cmp, l)))
-                    .collect();
-                self.atomic(sh, pc, (&place, &idx), (None, &ops), dst.map(|d| d.0))?;
-            }
-            Inst::GlobalAtomic64 { op, dst, mem, src } => {
-                let place = Self::global_place(sh, &mem);
-                let idx = self.indices(sh, mem.index, mem.offset);
-                let ops: Vec<(u64, u64)> =
-                    idx.iter().map(|&(l, _)| (self.pair(src, l), 0)).collect();
-                self.atomic64(sh, pc, (&place, &idx), (Some(op), &ops), dst.0)?;
-            }
-            Inst::LdsAtomic64 { op, dst, mem, src } => {
-                let place = Self::lds_place(sh, &mem);
-                let idx = self.indices(sh, mem.index, mem.offset);
-                let ops: Vec<(u64, u64)> =
-                    idx.iter().map(|&(l, _)| (self.pair(src, l), 0)).collect();
-                self.atomic64(sh, pc, (&place, &idx), (Some(op), &ops), dst.0)?;
-            }
-            Inst::GlobalCmpSwap64 {
-                dst, mem, cmp, src, ..
-            } => {
-                let place = Self::global_place(sh, &mem);
-                let idx = self.indices(sh, mem.index, mem.offset);
-                let ops: Vec<(u64, u64)> = idx
-                    .iter()
-                    .map(|&(l, _)| (self.pair(src, l), self.pair(cmp, l)))
-                    .collect();
-                self.atomic64(sh, pc, (&place, &idx), (None, &ops), dst.0)?;
-            }
-            Inst::LdsCmpSwap64 {
-                dst, mem, cmp, src, ..
-            } => {
-                let place = Self::lds_place(sh, &mem);
-                let idx = self.indices(sh, mem.index, mem.offset);
-                let ops: Vec<(u64, u64)> = idx
-                    .iter()
-                    .map(|&(l, _)| (self.pair(src, l), self.pair(cmp, l)))
-                    .collect();
-                self.atomic64(sh, pc, (&place, &idx), (None, &ops), dst.0)?;
-            }
+            // `step` dispatches the other instructions elsewhere.
+            _ => {}
+        }
+    }
+
+    /// A structured control instruction at `pc`: the exec mask and the
+    /// divergence stack, and where the wave goes next.
+    fn control(&mut self, sh: &mut Shared<'_>, pc: usize, inst: Inst) -> Step {
+        match inst {
             Inst::If { mask, .. } => {
                 let next = sh.structure.target[pc];
                 let m = self.m[mask.0 as usize];
@@ -606,7 +600,7 @@ impl Wave {
                     if again != 0 {
                         self.exec = again;
                         self.pc = start + 1;
-                        return Ok(Step::Next);
+                        return Step::Next;
                     }
                     self.exec = *entry;
                     self.stack.pop();
@@ -643,38 +637,102 @@ impl Wave {
                     }
                 }
             }
-            Inst::Barrier => {
-                sh.report.per_instruction[pc].barriers += 1;
-                if self.exec != self.launch {
-                    return Err(fault(sh, FaultKind::BarrierPartialMask, None));
-                }
-                return Ok(Step::Parked(pc));
+            // `step` dispatches the other instructions elsewhere.
+            _ => {}
+        }
+        Step::Next
+    }
+
+    /// A load, store or atomic of either space: the operand's place and
+    /// indices, then what moves.
+    fn memory(&mut self, sh: &mut Shared<'_>, pc: usize, inst: Inst) -> Result<(), Fault> {
+        let global =
+            |sh: &Shared<'_>, r: GlobalRef| (Self::global_place(sh, &r), r.index, r.offset);
+        let lds = |sh: &Shared<'_>, r: LdsRef| (Self::lds_place(sh, &r), r.index, r.offset);
+        let ((place, index, offset), moved) = match inst {
+            Inst::GlobalLoad { ty, dst, src } => (global(sh, src), Move::Load(ty, dst)),
+            Inst::LdsLoad { ty, dst, src } => (lds(sh, src), Move::Load(ty, dst)),
+            Inst::GlobalLoadWide { width, dst, src } => {
+                (global(sh, src), Move::LoadRun(width.count(), dst))
             }
-            // Lanes run in lockstep, so a wave-level sync orders nothing more:
-            // it is one issue and nothing else.
-            Inst::WaveBarrier => {}
-            Inst::Print { format, a, b, c, d } => {
-                let n = usize::from(format.values).min(4);
-                for &l in &lanes {
-                    let values = [a, b, c, d][..n]
-                        .iter()
-                        .map(|&op| self.value(sh, op, l))
-                        .collect();
-                    sh.report.prints.push(crate::Printed {
-                        workgroup: sh.group,
-                        wave: self.index,
-                        lane: l,
-                        inst: pc,
-                        values,
-                    });
-                }
+            Inst::LdsLoadWide { width, dst, src } => {
+                (lds(sh, src), Move::LoadRun(width.count(), dst))
             }
-            Inst::End => {
-                self.pc = pc;
-                return Ok(Step::Done(pc));
+            Inst::GlobalStore { ty, dst, src } => (global(sh, dst), Move::Store(ty, src)),
+            Inst::LdsStore { ty, dst, src } => (lds(sh, dst), Move::Store(ty, src)),
+            Inst::GlobalStoreWide { width, dst, src } => {
+                (global(sh, dst), Move::StoreRun(width.count(), src))
+            }
+            Inst::LdsStoreWide { width, dst, src } => {
+                (lds(sh, dst), Move::StoreRun(width.count(), src))
+            }
+            Inst::GlobalAtomic { op, dst, mem, src } => (
+                global(sh, mem),
+                Move::Atomic(Some(op), dst, src, Operand::Imm(0)),
+            ),
+            Inst::LdsAtomic { op, dst, mem, src } => (
+                lds(sh, mem),
+                Move::Atomic(Some(op), dst, src, Operand::Imm(0)),
+            ),
+            Inst::GlobalCmpSwap { dst, mem, cmp, src } => {
+                (global(sh, mem), Move::Atomic(None, dst, src, cmp))
+            }
+            Inst::LdsCmpSwap { dst, mem, cmp, src } => {
+                (lds(sh, mem), Move::Atomic(None, dst, src, cmp))
+            }
+            Inst::GlobalAtomic64 { op, dst, mem, src } => {
+                (global(sh, mem), Move::Atomic64(Some(op), dst, src, None))
+            }
+            Inst::LdsAtomic64 { op, dst, mem, src } => {
+                (lds(sh, mem), Move::Atomic64(Some(op), dst, src, None))
+            }
+            Inst::GlobalCmpSwap64 {
+                dst, mem, cmp, src, ..
+            } => (global(sh, mem), Move::Atomic64(None, dst, src, Some(cmp))),
+            Inst::LdsCmpSwap64 {
+                dst, mem, cmp, src, ..
+            } => (lds(sh, mem), Move::Atomic64(None, dst, src, Some(cmp))),
+            // `step` dispatches the other instructions elsewhere.
+            _ => return Ok(()),
+        };
+        let idx = self.indices(sh, index, offset);
+        match moved {
+            Move::Load(ty, dst) => {
+                let vals = self.load(sh, pc, &place, &idx, ty, 1)?;
+                let mut out = vec![0; self.width];
+                for (&(l, _), v) in idx.iter().zip(vals) {
+                    out[l] = v[0];
+                }
+                self.write(dst.0, &out);
+            }
+            Move::LoadRun(n, dst) => self.load_wide(sh, pc, &place, &idx, dst.0, n)?,
+            Move::Store(ty, src) => {
+                let vals: Vec<Vec<u32>> = idx
+                    .iter()
+                    .map(|&(l, _)| vec![self.value(sh, src, l)])
+                    .collect();
+                self.store(sh, pc, &place, &idx, ty, &vals)?;
+            }
+            Move::StoreRun(n, src) => {
+                let vals = self.run_values(&idx, src.0, n);
+                self.store(sh, pc, &place, &idx, ElemType::U32, &vals)?;
+            }
+            Move::Atomic(op, dst, src, cmp) => {
+                let ops: Vec<(u32, u32)> = idx
+                    .iter()
+                    .map(|&(l, _)| (self.value(sh, src, l), self.value(sh, cmp, l)))
+                    .collect();
+                self.atomic(sh, pc, (&place, &idx), (op, &ops), dst.map(|d| d.0))?;
+            }
+            Move::Atomic64(op, dst, src, cmp) => {
+                let ops: Vec<(u64, u64)> = idx
+                    .iter()
+                    .map(|&(l, _)| (self.pair(src, l), cmp.map_or(0, |c| self.pair(c, l))))
+                    .collect();
+                self.atomic64(sh, pc, (&place, &idx), (op, &ops), dst.0)?;
             }
         }
-        Ok(Step::Next)
+        Ok(())
     }
 
     /// The values of registers `first..first + n` of each listed lane.

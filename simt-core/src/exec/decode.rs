@@ -472,6 +472,81 @@ impl Decoder {
     }
 
     const fn op(&self, inst: &Inst) -> Op {
+        match *inst {
+            Inst::VBinary { .. }
+            | Inst::VUnary { .. }
+            | Inst::VTernary { .. }
+            | Inst::VCmp { .. }
+            | Inst::VSelect { .. }
+            | Inst::VBinary64 { .. }
+            | Inst::VUnary64 { .. }
+            | Inst::VTernary64 { .. }
+            | Inst::VCmp64 { .. }
+            | Inst::VNarrow { .. }
+            | Inst::VWiden { .. }
+            | Inst::VShuffle { .. }
+            | Inst::VReadFirstLane { .. }
+            | Inst::VReadLane { .. }
+            | Inst::SBinary { .. }
+            | Inst::SUnary { .. }
+            | Inst::STernary { .. }
+            | Inst::SCmp { .. }
+            | Inst::SWave { .. }
+            | Inst::SActiveLanes { .. }
+            | Inst::MaskBinary { .. }
+            | Inst::MaskNot { .. } => self.alu(inst),
+            Inst::GlobalLoad { .. }
+            | Inst::GlobalStore { .. }
+            | Inst::LdsLoad { .. }
+            | Inst::LdsStore { .. }
+            | Inst::GlobalLoadWide { .. }
+            | Inst::GlobalStoreWide { .. }
+            | Inst::LdsLoadWide { .. }
+            | Inst::LdsStoreWide { .. }
+            | Inst::GlobalAtomic { .. }
+            | Inst::GlobalCmpSwap { .. }
+            | Inst::LdsAtomic { .. }
+            | Inst::LdsCmpSwap { .. }
+            | Inst::GlobalAtomic64 { .. }
+            | Inst::GlobalCmpSwap64 { .. }
+            | Inst::LdsAtomic64 { .. }
+            | Inst::LdsCmpSwap64 { .. } => self.memory(inst),
+            Inst::If { mask, next } => Op::If(Jump {
+                mask: self.m(mask),
+                target: next.0,
+            }),
+            Inst::Else { end } => Op::Else(Jump {
+                mask: 0,
+                target: end.0,
+            }),
+            Inst::EndIf => Op::EndIf,
+            Inst::Loop { end } => Op::Loop(Jump {
+                mask: 0,
+                target: end.0,
+            }),
+            Inst::EndLoop { mask, start } => Op::EndLoop(Jump {
+                mask: self.m(mask),
+                target: start.0,
+            }),
+            Inst::Break { mask, .. } => Op::Break(Jump {
+                mask: self.m(mask),
+                target: 0,
+            }),
+            Inst::Continue { mask, .. } => Op::Continue(Jump {
+                mask: self.m(mask),
+                target: 0,
+            }),
+            Inst::Barrier => Op::Barrier,
+            Inst::WaveBarrier => Op::WaveBarrier,
+            Inst::Print { a, b, c, d, .. } => Op::Print(Print {
+                values: [self.src(a), self.src(b), self.src(c), self.src(d)],
+            }),
+            Inst::End => Op::End,
+        }
+    }
+
+    /// The decoded form of a vector, scalar or mask ALU instruction.
+    const fn alu(&self, inst: &Inst) -> Op {
         let none = Src::Imm(0);
         match *inst {
             Inst::VBinary { op, dst, a, b } => Op::VBinary(Bin {
@@ -590,6 +665,15 @@ impl Decoder {
                 a: self.m(a),
                 b: self.m(a),
             }),
+            // `op` decodes the other instructions.
+            _ => Op::End,
+        }
+    }
+
+    /// The decoded form of a load, store or atomic of either space.
+    const fn memory(&self, inst: &Inst) -> Op {
+        let none = Src::Imm(0);
+        match *inst {
             Inst::GlobalLoad { ty, dst, src } => Op::GlobalLoad(Access {
                 ty,
                 at: self.global(src),
@@ -694,37 +778,8 @@ impl Decoder {
                 src: src.0,
                 cmp: cmp.0,
             }),
-            Inst::If { mask, next } => Op::If(Jump {
-                mask: self.m(mask),
-                target: next.0,
-            }),
-            Inst::Else { end } => Op::Else(Jump {
-                mask: 0,
-                target: end.0,
-            }),
-            Inst::EndIf => Op::EndIf,
-            Inst::Loop { end } => Op::Loop(Jump {
-                mask: 0,
-                target: end.0,
-            }),
-            Inst::EndLoop { mask, start } => Op::EndLoop(Jump {
-                mask: self.m(mask),
-                target: start.0,
-            }),
-            Inst::Break { mask, .. } => Op::Break(Jump {
-                mask: self.m(mask),
-                target: 0,
-            }),
-            Inst::Continue { mask, .. } => Op::Continue(Jump {
-                mask: self.m(mask),
-                target: 0,
-            }),
-            Inst::Barrier => Op::Barrier,
-            Inst::WaveBarrier => Op::WaveBarrier,
-            Inst::Print { a, b, c, d, .. } => Op::Print(Print {
-                values: [self.src(a), self.src(b), self.src(c), self.src(d)],
-            }),
-            Inst::End => Op::End,
+            // `op` decodes the other instructions.
+            _ => Op::End,
         }
     }
 }

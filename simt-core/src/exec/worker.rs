@@ -275,30 +275,7 @@ unsafe fn run_groups<const W: usize, I: Instrument>(
         m.caches.set_group(linear);
         instr.workgroup_begin(linear, group, nwaves);
         stats.prints.log.begin_group(linear, group);
-        // Lanes past `W` are never read: zero only the wave's lanes (in
-        // one pass when that is the whole register).
-        if W >= 64 {
-            m.vregs.fill([0; 64]);
-        } else {
-            for r in m.vregs.iter_mut() {
-                r[..W].fill(0);
-            }
-        }
-        m.sregs.fill(0);
-        m.mregs.fill(0);
-        m.lds.0.zero();
-        for (w, wave) in m.waves.iter_mut().enumerate() {
-            let lanes = (size - w * W).min(W);
-            wave.launch = if lanes >= 64 {
-                u64::MAX
-            } else {
-                (1u64 << lanes) - 1
-            };
-            wave.exec = wave.launch;
-            wave.pc = 0;
-            wave.status = Status::Ready;
-            wave.stack.clear();
-        }
+        m.reset_group::<W>(size);
         let mut exec = Exec {
             program,
             ops: &plan.decoded.ops,
@@ -397,6 +374,39 @@ unsafe fn run_groups<const W: usize, I: Instrument>(
         }
     }
     Ok(())
+}
+
+impl Worker {
+    /// Zeroes the registers and the LDS and puts each wave at its start,
+    /// for a workgroup of `size` work-items.
+    #[inline(always)]
+    fn reset_group<const W: usize>(&mut self, size: usize) {
+        let m = self;
+        // Lanes past `W` are never read: zero only the wave's lanes (in
+        // one pass when that is the whole register).
+        if W >= 64 {
+            m.vregs.fill([0; 64]);
+        } else {
+            for r in m.vregs.iter_mut() {
+                r[..W].fill(0);
+            }
+        }
+        m.sregs.fill(0);
+        m.mregs.fill(0);
+        m.lds.0.zero();
+        for (w, wave) in m.waves.iter_mut().enumerate() {
+            let lanes = (size - w * W).min(W);
+            wave.launch = if lanes >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << lanes) - 1
+            };
+            wave.exec = wave.launch;
+            wave.pc = 0;
+            wave.status = Status::Ready;
+            wave.stack.clear();
+        }
+    }
 }
 
 fn stranded(waiting: u32) -> Trap {

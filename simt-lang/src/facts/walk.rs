@@ -376,7 +376,9 @@ impl<'a> Walk<'a> {
         }
     }
 
-    fn transfer(&mut self, st: &mut State, pc: usize, inst: &Inst) {
+    /// What instruction `inst` at `pc` writes, its values as the domain
+    /// follows them.
+    fn written(&self, st: &State, pc: usize, inst: &Inst) -> Written {
         let fields = inst.fields();
         let val = |op: Operand| self.operand(st, op);
         // The name a uniform result the domain cannot express gets.
@@ -390,7 +392,7 @@ impl<'a> Walk<'a> {
             });
         // Every instruction says what it writes: a new instruction does not
         // compile until the facts know it.
-        let result: Written = match *inst {
+        match *inst {
             Inst::VBinary { op, dst, a, b } => {
                 Written::Value(Reg::V(dst), binary(op, &val(a), &val(b), named))
             }
@@ -487,7 +489,12 @@ impl<'a> Walk<'a> {
             | Inst::End => Written::Nothing,
             // `print` reads its values and writes nothing.
             Inst::Print { .. } => Written::Nothing,
-        };
+        }
+    }
+
+    fn transfer(&mut self, st: &mut State, pc: usize, inst: &Inst) {
+        let fields = inst.fields();
+        let result = self.written(st, pc, inst);
         match result {
             Written::Value(dst, v) => {
                 // A result the domain cannot express, computed from uniform
