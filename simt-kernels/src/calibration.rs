@@ -292,23 +292,11 @@ fn occupancy_shared(want: u32) -> u32 {
     }
 }
 
+/// How measured row `row` runs in simt: its kernel, the cut of its launch
+/// that runs, the arguments and the scale from the cut to the launch.
 fn plan(row: &Measured) -> Result<Plan, String> {
     let sms = source().sms;
-    let one = source().part.scaled(1);
     let iters = 16384u32;
-    let cut = |kernel, blocks: u64, block: u32, args: Vec<ArgPlan>| -> Plan {
-        let (grid, scale) = share(blocks);
-        Plan {
-            kernel,
-            grid: [grid, 1, 1],
-            block: [block, 1, 1],
-            args,
-            shared: 0,
-            part: one.clone(),
-            scale,
-            trips: None,
-        }
-    };
     let p = row.param.as_str();
     Ok(match (row.study.as_str(), row.kernel.as_str()) {
         ("divergence", "diverge") => {
@@ -429,6 +417,32 @@ fn plan(row: &Measured) -> Result<Plan, String> {
                 plan
             }
         }
+        _ => return whole_plan(row),
+    })
+}
+
+/// A one-SM cut of `blocks` blocks of `block` threads of `kernel` (on one
+/// SM of the source part), scaled to the launch.
+fn cut(kernel: &'static str, blocks: u64, block: u32, args: Vec<ArgPlan>) -> Plan {
+    let (grid, scale) = share(blocks);
+    Plan {
+        kernel,
+        grid: [grid, 1, 1],
+        block: [block, 1, 1],
+        args,
+        shared: 0,
+        part: source().part.scaled(1),
+        scale,
+        trips: None,
+    }
+}
+
+/// [`plan`] for the rows whose cut is a two-dimensional problem of its own
+/// (transposes, matrix products) or the whole launch (atomics).
+fn whole_plan(row: &Measured) -> Result<Plan, String> {
+    let one = source().part.scaled(1);
+    let p = row.param.as_str();
+    Ok(match (row.study.as_str(), row.kernel.as_str()) {
         ("transpose", variant) => {
             let rep = value(p, "rep").ok_or("no rep")? as u32;
             let name = match (variant, rep) {

@@ -377,29 +377,27 @@ fn foldable_negs(
         .collect()
 }
 
-/// Lowers `entry` of `module`.
-pub(crate) fn lower(
-    module: &Module,
-    entry: &Entry,
-    name: &str,
-    options: &Options,
-    ptx_file: &str,
-) -> Result<Lowered, Vec<PtxError>> {
-    let insts: Vec<&Inst> = entry
-        .body
-        .iter()
-        .filter_map(|s| match s {
-            Stmt::Inst(i) => Some(i),
-            Stmt::Label { .. } => None,
-        })
-        .collect();
-    let (shared, lds_bytes) = shared_layout(module, entry, &insts, options.dynamic_shared_bytes);
-    let (locals, local_bytes) = crate::local::layout(entry)?;
-    let values = values::analyse(entry, &insts, &shared, &locals)?;
-    let cfg = cfg::build(&entry.body, &insts, entry.at)?;
-    let mut errors = Vec::new();
+/// The simt parameters of `entry`'s PTX parameters (a buffer where one is
+/// addressed, a pair of words for 8 bytes), and the scratch buffer for its
+/// `local_bytes` of local memory.
+struct Params {
+    list: Vec<Param>,
+    plans: Vec<ParamPlan>,
+    /// The `f64` parameters, passed as pairs of words.
+    doubles: Vec<String>,
+    scratch: Option<ParamIdx>,
+    scratch_words: u32,
+}
 
-    // Parameters.
+/// Plans `entry`'s parameters (see [`Params`]); a parameter that cannot be
+/// passed is an error in `errors`.
+fn parameters(
+    entry: &Entry,
+    insts: &[&Inst],
+    values: &Values,
+    local_bytes: u32,
+    errors: &mut Vec<PtxError>,
+) -> Params {
     let mut simt_params: Vec<Param> = Vec::new();
     let mut plans = Vec::new();
     let mut doubles = Vec::new();
@@ -428,7 +426,7 @@ pub(crate) fn lower(
         }
         let size = crate::parse::type_size(&p.ty).unwrap_or(4);
         let plan = if values.buffers.get(k).copied().unwrap_or(false) {
-            let (elem, writable) = buffer_elem(&insts, &values, k);
+            let (elem, writable) = buffer_elem(insts, values, k);
             ParamPlan::Buffer(add(p.name.clone(), ParamKind::Buffer { elem, writable }))
         } else if size == 8 {
             if p.ty == "f64" {
@@ -451,7 +449,7 @@ pub(crate) fn lower(
     // allocates.
     let scratch_words = local_bytes.div_ceil(4);
     let taken: Vec<&str> = entry.params.iter().map(|p| p.name.as_str()).collect();
-    let scratch_param = (scratch_words > 0).then(|| {
+    let scratch = (scratch_words > 0).then(|| {
         let name = ["local", "__local"]
             .into_iter()
             .find(|n| !taken.contains(n))
@@ -465,7 +463,18 @@ pub(crate) fn lower(
         )
     });
 
-    // Source places: the CUDA line under `-lineinfo`.
+    Params {
+        list: simt_params,
+        plans,
+        doubles,
+        scratch,
+        scratch_words,
+    }
+}
+
+/// The CUDA file `insts` came from (under `-lineinfo`) and each
+/// instruction's line in it.
+fn source_places(module: &Module, insts: &[&Inst]) -> (Option<String>, BTreeMap<Pos, SourceLoc>) {
     let cuda_file = insts
         .iter()
         .find_map(|i| i.loc)
@@ -476,7 +485,7 @@ pub(crate) fn lower(
         // kernel file's line before them.
         let main = insts.iter().find_map(|i| i.loc).map(|l| l.0);
         let mut last = insts.iter().find_map(|i| i.loc);
-        for i in &insts {
+        for i in insts {
             if i.loc.is_some_and(|l| Some(l.0) == main) {
                 last = i.loc;
             }
@@ -492,51 +501,18 @@ pub(crate) fn lower(
         }
     }
 
-    let consts = constants(&insts, &values);
-    let negs = foldable_negs(&cfg, &insts, &consts);
-    let mut k = Kern {
-        entry,
-        consts,
-        negs,
-        ftz: false,
-        values,
-        shared,
-        locals,
-        scratch: None,
-        params: plans,
-        regs: HashMap::new(),
-        next_v: 0,
-        next_m: 0,
-        next_s: 0,
-        exhausted: false,
-        locs,
-    };
-    // Virtual registers for the PTX registers.
-    let mut names: Vec<(String, Class)> = k
-        .values
-        .class
-        .iter()
-        .map(|(n, c)| (n.clone(), *c))
-        .collect();
-    names.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut regs = HashMap::new();
-    for (name, class) in names {
-        let loc = match class {
-            Class::Pred => Loc::M(k.new_m()),
-            Class::Word => Loc::V(k.new_v(1)),
-            Class::Wide if k.values.is_pair(&name) => Loc::Pair(k.new_v(2)),
-            Class::Wide => Loc::V(k.new_v(1)),
-        };
-        regs.insert(name, loc);
-    }
-    k.regs = regs;
-    k.scratch = scratch_param.map(|param| crate::local::Scratch {
-        param,
-        base: k.new_v(1),
-        words: scratch_words,
-    });
+    (cuda_file, locs)
+}
 
-    // Each block's instructions.
+/// Each block's simt code, selected from its PTX instructions, and the
+/// predicate each conditional branch reads; what cannot be selected is an
+/// error in `errors`.
+fn select_blocks(
+    k: &mut Kern<'_>,
+    cfg: &cfg::Cfg,
+    insts: &[&Inst],
+    errors: &mut Vec<PtxError>,
+) -> (Vec<Vec<Code>>, HashMap<usize, MReg>) {
     let mut blocks: Vec<Vec<Code>> = Vec::with_capacity(cfg.blocks.len());
     let mut preds = HashMap::new();
     for (b, block) in cfg.blocks.iter().enumerate() {
@@ -572,17 +548,13 @@ pub(crate) fn lower(
         }
         blocks.push(code);
     }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    if let (Some(scratch), Some(first)) = (k.scratch, blocks.first_mut()) {
-        let mut prologue = k.scratch_prologue(scratch, entry.at);
-        prologue.append(first);
-        *first = prologue;
-    }
-    // Predicates written once in the whole kernel.
+    (blocks, preds)
+}
+
+/// Whether each predicate register is written once in the whole kernel.
+fn single_defs(blocks: &[Vec<Code>]) -> HashMap<MReg, bool> {
     let mut defs: HashMap<MReg, u32> = HashMap::new();
-    for code in &blocks {
+    for code in blocks {
         for c in code {
             for r in c.inst.fields().written() {
                 if let simt_lang::Reg::M(m) = r {
@@ -591,7 +563,102 @@ pub(crate) fn lower(
             }
         }
     }
-    let single_def = defs.into_iter().map(|(m, n)| (m, n == 1)).collect();
+    defs.into_iter().map(|(m, n)| (m, n == 1)).collect()
+}
+
+impl Kern<'_> {
+    /// A virtual register (or pair, or mask) for each PTX register, in the
+    /// order of their names.
+    fn registers(&mut self) -> HashMap<String, Loc> {
+        let mut names: Vec<(String, Class)> = self
+            .values
+            .class
+            .iter()
+            .map(|(n, c)| (n.clone(), *c))
+            .collect();
+        names.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut regs = HashMap::new();
+        for (name, class) in names {
+            let loc = match class {
+                Class::Pred => Loc::M(self.new_m()),
+                Class::Word => Loc::V(self.new_v(1)),
+                Class::Wide if self.values.is_pair(&name) => Loc::Pair(self.new_v(2)),
+                Class::Wide => Loc::V(self.new_v(1)),
+            };
+            regs.insert(name, loc);
+        }
+        regs
+    }
+}
+
+/// Lowers `entry` of `module`.
+pub(crate) fn lower(
+    module: &Module,
+    entry: &Entry,
+    name: &str,
+    options: &Options,
+    ptx_file: &str,
+) -> Result<Lowered, Vec<PtxError>> {
+    let insts: Vec<&Inst> = entry
+        .body
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Inst(i) => Some(i),
+            Stmt::Label { .. } => None,
+        })
+        .collect();
+    let (shared, lds_bytes) = shared_layout(module, entry, &insts, options.dynamic_shared_bytes);
+    let (locals, local_bytes) = crate::local::layout(entry)?;
+    let values = values::analyse(entry, &insts, &shared, &locals)?;
+    let cfg = cfg::build(&entry.body, &insts, entry.at)?;
+    let mut errors = Vec::new();
+
+    let Params {
+        list: simt_params,
+        plans,
+        doubles,
+        scratch: scratch_param,
+        scratch_words,
+    } = parameters(entry, &insts, &values, local_bytes, &mut errors);
+
+    let (cuda_file, locs) = source_places(module, &insts);
+
+    let consts = constants(&insts, &values);
+    let negs = foldable_negs(&cfg, &insts, &consts);
+    let mut k = Kern {
+        entry,
+        consts,
+        negs,
+        ftz: false,
+        values,
+        shared,
+        locals,
+        scratch: None,
+        params: plans,
+        regs: HashMap::new(),
+        next_v: 0,
+        next_m: 0,
+        next_s: 0,
+        exhausted: false,
+        locs,
+    };
+    k.regs = k.registers();
+    k.scratch = scratch_param.map(|param| crate::local::Scratch {
+        param,
+        base: k.new_v(1),
+        words: scratch_words,
+    });
+
+    let (mut blocks, preds) = select_blocks(&mut k, &cfg, &insts, &mut errors);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    if let (Some(scratch), Some(first)) = (k.scratch, blocks.first_mut()) {
+        let mut prologue = k.scratch_prologue(scratch, entry.at);
+        prologue.append(first);
+        *first = prologue;
+    }
+    let single_def = single_defs(&blocks);
     let structurer = Structurer {
         k: &mut k,
         cfg: &cfg,
@@ -615,22 +682,19 @@ pub(crate) fn lower(
         at: entry.at,
         loc: code.last().map_or(SourceLoc::default(), |c| c.loc),
     });
-    let lds: Vec<LdsDecl> = if !k.shared.is_empty() {
-        vec![LdsDecl {
-            name: Cow::Borrowed("shared"),
-            elem: ElemType::U8,
-            len: lds_bytes,
-            offset: 0,
-        }]
-    } else {
-        Vec::new()
-    };
+    // One LDS array of bytes holds every `.shared` variable.
+    let lds = (!k.shared.is_empty()).then_some(LdsDecl {
+        name: Cow::Borrowed("shared"),
+        elem: ElemType::U8,
+        len: lds_bytes,
+        offset: 0,
+    });
     let file = cuda_file.clone().unwrap_or_else(|| ptx_file.to_owned());
     let program = Program {
         name: Cow::Owned(name.to_owned()),
         file: Cow::Owned(file),
         params: Cow::Owned(simt_params),
-        lds: Cow::Owned(lds),
+        lds: Cow::Owned(lds.into_iter().collect()),
         insts: Cow::Owned(code.iter().map(|c| c.inst).collect()),
         locs: Cow::Owned(code.iter().map(|c| c.loc).collect()),
         vregs: counts.0,

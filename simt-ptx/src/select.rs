@@ -525,144 +525,10 @@ impl<'a> Kern<'a> {
         }
         // Packing and unpacking: `mov.b64 %rd, {%r1, %r2}`, `mov.b64 {%r1, %r2}, %rd`.
         if let Some(Arg::Vector(items, _)) = i.args.get(1) {
-            let items = items.clone();
-            if t == "b64" && items.len() == 2 {
-                if self.is_pair(i, 0) {
-                    let d = self.dst_pair(i, 0)?;
-                    let lo = self.word_of(&items[0], i, out)?;
-                    let hi = self.word_of(&items[1], i, out)?;
-                    self.emit(
-                        out,
-                        at,
-                        S::VUnary {
-                            op: UnOp::Mov,
-                            dst: d,
-                            a: lo,
-                        },
-                    );
-                    self.emit(
-                        out,
-                        at,
-                        S::VUnary {
-                            op: UnOp::Mov,
-                            dst: VReg(d.0 + 1),
-                            a: hi,
-                        },
-                    );
-                } else {
-                    let d = self.dst_word(i, 0)?;
-                    let lo = self.word_of(&items[0], i, out)?;
-                    self.emit(
-                        out,
-                        at,
-                        S::VUnary {
-                            op: UnOp::Mov,
-                            dst: d,
-                            a: lo,
-                        },
-                    );
-                }
-                return Ok(());
-            }
-            if t == "b32" && items.len() == 2 {
-                let d = self.dst_word(i, 0)?;
-                let lo = self.word_of(&items[0], i, out)?;
-                let hi = self.word_of(&items[1], i, out)?;
-                let tmp = self.new_v(1);
-                self.emit(
-                    out,
-                    at,
-                    S::VBinary {
-                        op: BinOp::And,
-                        dst: tmp,
-                        a: lo,
-                        b: Operand::Imm(0xffff),
-                    },
-                );
-                self.emit(
-                    out,
-                    at,
-                    S::VBinary {
-                        op: BinOp::Shl,
-                        dst: d,
-                        a: hi,
-                        b: Operand::Imm(16),
-                    },
-                );
-                self.emit(
-                    out,
-                    at,
-                    S::VBinary {
-                        op: BinOp::Or,
-                        dst: d,
-                        a: Operand::V(d),
-                        b: Operand::V(tmp),
-                    },
-                );
-                return Ok(());
-            }
-            return Err(unsupported(i, "this packing"));
+            return self.pack(i, t, &items.clone(), out);
         }
         if let Some(Arg::Vector(items, _)) = i.args.first() {
-            let items = items.clone();
-            if t == "b64" && items.len() == 2 {
-                let (lo, hi) = if self.is_pair(i, 1) {
-                    let p = self.pair(i, 1, false, out)?;
-                    (Operand::V(p), Operand::V(VReg(p.0 + 1)))
-                } else {
-                    (self.word(i, 1, out)?, Operand::Imm(0))
-                };
-                for (item, v) in items.iter().zip([lo, hi]) {
-                    if let Arg::Reg { name, at, .. } = item {
-                        if let Loc::V(d) = self.loc(name, *at)? {
-                            self.emit(
-                                out,
-                                i.at,
-                                S::VUnary {
-                                    op: UnOp::Mov,
-                                    dst: d,
-                                    a: v,
-                                },
-                            );
-                        }
-                    }
-                }
-                return Ok(());
-            }
-            if t == "b32" && items.len() == 2 {
-                let a = self.word(i, 1, out)?;
-                for (k, item) in items.iter().enumerate() {
-                    if let Arg::Reg { name, at, .. } = item {
-                        if let Loc::V(d) = self.loc(name, *at)? {
-                            if k == 0 {
-                                self.emit(
-                                    out,
-                                    i.at,
-                                    S::VBinary {
-                                        op: BinOp::And,
-                                        dst: d,
-                                        a,
-                                        b: Operand::Imm(0xffff),
-                                    },
-                                );
-                            } else {
-                                self.emit(
-                                    out,
-                                    i.at,
-                                    S::VBinary {
-                                        op: BinOp::ShrU32,
-                                        dst: d,
-                                        a,
-                                        b: Operand::Imm(16),
-                                    },
-                                );
-                            }
-                        }
-                    }
-                }
-                return Ok(());
-            }
-            return Err(unsupported(i, "this unpacking"));
+            return self.unpack(i, t, &items.clone(), out);
         }
         if self.is_pair(i, 0) {
             let d = self.dst_pair(i, 0)?;
@@ -696,38 +562,157 @@ impl<'a> Kern<'a> {
         Ok(())
     }
 
-    // -------------------------------------------------------- arithmetic
-
-    fn arith(&mut self, i: &Inst, t: &str, out: &mut Vec<Code>) -> R<()> {
+    /// `mov` of a vector of two words `items` into one register: a pair
+    /// (`b64`), or two halves into a word (`b32`).
+    fn pack(&mut self, i: &Inst, t: &str, items: &[Arg], out: &mut Vec<Code>) -> R<()> {
         let at = i.at;
-        let op = i.op.as_str();
-        if t == "pred" {
-            let Some(d) = self.dst_pred(self.arg(i, 0)?)? else {
-                return Ok(());
-            };
-            let a = self.pred(i, 1, out)?;
-            if op == "not" {
-                self.emit(out, at, S::MaskNot { dst: d, a });
-                return Ok(());
+        if t == "b64" && items.len() == 2 {
+            if self.is_pair(i, 0) {
+                let d = self.dst_pair(i, 0)?;
+                let lo = self.word_of(&items[0], i, out)?;
+                let hi = self.word_of(&items[1], i, out)?;
+                self.emit(
+                    out,
+                    at,
+                    S::VUnary {
+                        op: UnOp::Mov,
+                        dst: d,
+                        a: lo,
+                    },
+                );
+                self.emit(
+                    out,
+                    at,
+                    S::VUnary {
+                        op: UnOp::Mov,
+                        dst: VReg(d.0 + 1),
+                        a: hi,
+                    },
+                );
+            } else {
+                let d = self.dst_word(i, 0)?;
+                let lo = self.word_of(&items[0], i, out)?;
+                self.emit(
+                    out,
+                    at,
+                    S::VUnary {
+                        op: UnOp::Mov,
+                        dst: d,
+                        a: lo,
+                    },
+                );
             }
-            let b = self.pred(i, 2, out)?;
-            let mop = match op {
-                "and" => MaskOp::And,
-                "or" => MaskOp::Or,
-                "xor" => MaskOp::Xor,
-                _ => return Err(unsupported(i, "on predicates")),
-            };
+            return Ok(());
+        }
+        if t == "b32" && items.len() == 2 {
+            let d = self.dst_word(i, 0)?;
+            let lo = self.word_of(&items[0], i, out)?;
+            let hi = self.word_of(&items[1], i, out)?;
+            let tmp = self.new_v(1);
             self.emit(
                 out,
                 at,
-                S::MaskBinary {
-                    op: mop,
+                S::VBinary {
+                    op: BinOp::And,
+                    dst: tmp,
+                    a: lo,
+                    b: Operand::Imm(0xffff),
+                },
+            );
+            self.emit(
+                out,
+                at,
+                S::VBinary {
+                    op: BinOp::Shl,
                     dst: d,
-                    a,
-                    b,
+                    a: hi,
+                    b: Operand::Imm(16),
+                },
+            );
+            self.emit(
+                out,
+                at,
+                S::VBinary {
+                    op: BinOp::Or,
+                    dst: d,
+                    a: Operand::V(d),
+                    b: Operand::V(tmp),
                 },
             );
             return Ok(());
+        }
+        Err(unsupported(i, "this packing"))
+    }
+
+    /// `mov` of one register into a vector of two words `items`: a pair's
+    /// words (`b64`), or a word's halves (`b32`).
+    fn unpack(&mut self, i: &Inst, t: &str, items: &[Arg], out: &mut Vec<Code>) -> R<()> {
+        if t == "b64" && items.len() == 2 {
+            let (lo, hi) = if self.is_pair(i, 1) {
+                let p = self.pair(i, 1, false, out)?;
+                (Operand::V(p), Operand::V(VReg(p.0 + 1)))
+            } else {
+                (self.word(i, 1, out)?, Operand::Imm(0))
+            };
+            for (item, v) in items.iter().zip([lo, hi]) {
+                if let Arg::Reg { name, at, .. } = item {
+                    if let Loc::V(d) = self.loc(name, *at)? {
+                        self.emit(
+                            out,
+                            i.at,
+                            S::VUnary {
+                                op: UnOp::Mov,
+                                dst: d,
+                                a: v,
+                            },
+                        );
+                    }
+                }
+            }
+            return Ok(());
+        }
+        if t == "b32" && items.len() == 2 {
+            let a = self.word(i, 1, out)?;
+            for (k, item) in items.iter().enumerate() {
+                if let Arg::Reg { name, at, .. } = item {
+                    if let Loc::V(d) = self.loc(name, *at)? {
+                        if k == 0 {
+                            self.emit(
+                                out,
+                                i.at,
+                                S::VBinary {
+                                    op: BinOp::And,
+                                    dst: d,
+                                    a,
+                                    b: Operand::Imm(0xffff),
+                                },
+                            );
+                        } else {
+                            self.emit(
+                                out,
+                                i.at,
+                                S::VBinary {
+                                    op: BinOp::ShrU32,
+                                    dst: d,
+                                    a,
+                                    b: Operand::Imm(16),
+                                },
+                            );
+                        }
+                    }
+                }
+            }
+            return Ok(());
+        }
+        Err(unsupported(i, "this unpacking"))
+    }
+
+    // -------------------------------------------------------- arithmetic
+
+    fn arith(&mut self, i: &Inst, t: &str, out: &mut Vec<Code>) -> R<()> {
+        let op = i.op.as_str();
+        if t == "pred" {
+            return self.predicate_logic(i, out);
         }
         if matches!(op, "popc" | "clz" | "brev") {
             return self.bit_count(i, t, out);
@@ -818,6 +803,47 @@ impl<'a> Kern<'a> {
         match op {
             "shl" | "shr" => self.shift32(i, t, d, out),
             "mad" | "fma" => self.mad_fma(i, t, d, out),
+            _ => self.unary32(i, t, d, out),
+        }
+    }
+
+    /// `not`, `and`, `or` and `xor` of predicates.
+    fn predicate_logic(&mut self, i: &Inst, out: &mut Vec<Code>) -> R<()> {
+        let (at, op) = (i.at, i.op.as_str());
+        let Some(d) = self.dst_pred(self.arg(i, 0)?)? else {
+            return Ok(());
+        };
+        let a = self.pred(i, 1, out)?;
+        if op == "not" {
+            self.emit(out, at, S::MaskNot { dst: d, a });
+            return Ok(());
+        }
+        let b = self.pred(i, 2, out)?;
+        let mop = match op {
+            "and" => MaskOp::And,
+            "or" => MaskOp::Or,
+            "xor" => MaskOp::Xor,
+            _ => return Err(unsupported(i, "on predicates")),
+        };
+        self.emit(
+            out,
+            at,
+            S::MaskBinary {
+                op: mop,
+                dst: d,
+                a,
+                b,
+            },
+        );
+        Ok(())
+    }
+
+    /// The one-operand 32-bit and half operations (`neg`, `abs`, `not`,
+    /// `sqrt`, `rcp`, `rsqrt`) and `copysign`, into `d`.
+    fn unary32(&mut self, i: &Inst, t: &str, d: VReg, out: &mut Vec<Code>) -> R<()> {
+        let (at, op) = (i.at, i.op.as_str());
+        let float = t.starts_with('f') || t == "bf16";
+        match op {
             "neg" | "abs" | "not" | "sqrt" => {
                 let a = self.word(i, 1, out)?;
                 let u = match (op, t) {
@@ -2021,6 +2047,7 @@ impl<'a> Kern<'a> {
         let (dl, dh) = (d, VReg(d.0 + 1));
         let t1 = self.new_v(1);
         let t2 = self.new_v(1);
+        let bin = |op, dst, a, b| S::VBinary { op, dst, a, b };
         match (if left { "shl" } else { "shr" }, n) {
             (_, 0) => {
                 self.emit(
@@ -2034,46 +2061,10 @@ impl<'a> Kern<'a> {
                 );
             }
             ("shl", n) if n < 32 => {
-                self.emit(
-                    out,
-                    at,
-                    S::VBinary {
-                        op: BinOp::ShrU32,
-                        dst: t1,
-                        a: lo,
-                        b: Operand::Imm(32 - n),
-                    },
-                );
-                self.emit(
-                    out,
-                    at,
-                    S::VBinary {
-                        op: BinOp::Shl,
-                        dst: t2,
-                        a: hi,
-                        b: Operand::Imm(n),
-                    },
-                );
-                self.emit(
-                    out,
-                    at,
-                    S::VBinary {
-                        op: BinOp::Shl,
-                        dst: dl,
-                        a: lo,
-                        b: Operand::Imm(n),
-                    },
-                );
-                self.emit(
-                    out,
-                    at,
-                    S::VBinary {
-                        op: BinOp::Or,
-                        dst: dh,
-                        a: Operand::V(t1),
-                        b: Operand::V(t2),
-                    },
-                );
+                self.emit(out, at, bin(BinOp::ShrU32, t1, lo, Operand::Imm(32 - n)));
+                self.emit(out, at, bin(BinOp::Shl, t2, hi, Operand::Imm(n)));
+                self.emit(out, at, bin(BinOp::Shl, dl, lo, Operand::Imm(n)));
+                self.emit(out, at, bin(BinOp::Or, dh, Operand::V(t1), Operand::V(t2)));
             }
             ("shl", n) => {
                 let s = if n >= 64 { Operand::Imm(0) } else { lo };
@@ -2099,46 +2090,10 @@ impl<'a> Kern<'a> {
             }
             (_, n) if n < 32 => {
                 let k = if signed { BinOp::ShrI32 } else { BinOp::ShrU32 };
-                self.emit(
-                    out,
-                    at,
-                    S::VBinary {
-                        op: BinOp::Shl,
-                        dst: t1,
-                        a: hi,
-                        b: Operand::Imm(32 - n),
-                    },
-                );
-                self.emit(
-                    out,
-                    at,
-                    S::VBinary {
-                        op: BinOp::ShrU32,
-                        dst: t2,
-                        a: lo,
-                        b: Operand::Imm(n),
-                    },
-                );
-                self.emit(
-                    out,
-                    at,
-                    S::VBinary {
-                        op: k,
-                        dst: dh,
-                        a: hi,
-                        b: Operand::Imm(n),
-                    },
-                );
-                self.emit(
-                    out,
-                    at,
-                    S::VBinary {
-                        op: BinOp::Or,
-                        dst: dl,
-                        a: Operand::V(t1),
-                        b: Operand::V(t2),
-                    },
-                );
+                self.emit(out, at, bin(BinOp::Shl, t1, hi, Operand::Imm(32 - n)));
+                self.emit(out, at, bin(BinOp::ShrU32, t2, lo, Operand::Imm(n)));
+                self.emit(out, at, bin(k, dh, hi, Operand::Imm(n)));
+                self.emit(out, at, bin(BinOp::Or, dl, Operand::V(t1), Operand::V(t2)));
             }
             (_, n) => {
                 if signed {
@@ -2152,16 +2107,7 @@ impl<'a> Kern<'a> {
                             b: Operand::Imm((n - 32).min(31)),
                         },
                     );
-                    self.emit(
-                        out,
-                        at,
-                        S::VBinary {
-                            op: BinOp::ShrI32,
-                            dst: dh,
-                            a: hi,
-                            b: Operand::Imm(31),
-                        },
-                    );
+                    self.emit(out, at, bin(BinOp::ShrI32, dh, hi, Operand::Imm(31)));
                 } else {
                     let s = if n >= 64 { Operand::Imm(0) } else { hi };
                     self.emit(
@@ -2348,53 +2294,7 @@ impl<'a> Kern<'a> {
                 },
             );
         } else {
-            if is64 {
-                // Two pointers into one buffer, or address words: their offsets
-                // compare as the addresses do.
-                let pa = self.prov_of(i, 1);
-                let pb = self.prov_of(i, 2);
-                if !(pa.is_pointer() && pa == pb) {
-                    return Err(unsupported(i, "a comparison of 64-bit values kept as address words").help(
-                        "simt compares two pointers into one buffer by their offsets; compare integers that are not addresses",
-                    ));
-                }
-            }
-            let a = self.word(i, 1, out)?;
-            let b = self.word(i, 2, out)?;
-            let ct = match t {
-                "f32" => CmpType::F32,
-                "f16" => CmpType::F16,
-                "bf16" => CmpType::Bf16,
-                "s32" | "s16" | "s8" if !unsigned_name => CmpType::I32,
-                _ if is64 => CmpType::U32,
-                "s32" | "s16" | "s8" => CmpType::U32,
-                _ => CmpType::U32,
-            };
-            // 8- and 16-bit values compare as their low bits extended by
-            // the type (a register's upper bits are whatever the arithmetic
-            // that wrote it left there).
-            let (a, b) = match t {
-                "s16" | "u16" | "b16" | "s8" | "u8" | "b8" => {
-                    let bits = if t.ends_with("16") { 16 } else { 8 };
-                    let signed = ct == CmpType::I32;
-                    (
-                        self.extend(a, bits, signed, at, out),
-                        self.extend(b, bits, signed, at, out),
-                    )
-                }
-                _ => (a, b),
-            };
-            self.emit(
-                out,
-                at,
-                S::VCmp {
-                    op,
-                    ty: ct,
-                    dst: m,
-                    a,
-                    b,
-                },
-            );
+            self.compare32(i, t, (op, unsigned_name), m, out)?;
         }
         let m = if flip { self.not_mask(m, at, out) } else { m };
         let combined = |this: &mut Self, r: MReg, out: &mut Vec<Code>| -> R<MReg> {
@@ -2444,6 +2344,69 @@ impl<'a> Kern<'a> {
                 },
             );
         }
+        Ok(())
+    }
+
+    /// `setp` of 32-bit (or narrower) values, or of 64-bit pointers into
+    /// one buffer by their offsets: comparison `op` (of unsigned values
+    /// when `unsigned_name`, `lo`/`hi`/...) into mask `m`.
+    fn compare32(
+        &mut self,
+        i: &Inst,
+        t: &str,
+        (op, unsigned_name): (CmpOp, bool),
+        m: MReg,
+        out: &mut Vec<Code>,
+    ) -> R<()> {
+        let at = i.at;
+        let is64 = matches!(t, "s64" | "u64" | "b64" | "f64");
+        if is64 {
+            // Two pointers into one buffer, or address words: their offsets
+            // compare as the addresses do.
+            let pa = self.prov_of(i, 1);
+            let pb = self.prov_of(i, 2);
+            if !(pa.is_pointer() && pa == pb) {
+                return Err(unsupported(i, "a comparison of 64-bit values kept as address words").help(
+                    "simt compares two pointers into one buffer by their offsets; compare integers that are not addresses",
+                ));
+            }
+        }
+        let a = self.word(i, 1, out)?;
+        let b = self.word(i, 2, out)?;
+        let ct = match t {
+            "f32" => CmpType::F32,
+            "f16" => CmpType::F16,
+            "bf16" => CmpType::Bf16,
+            "s32" | "s16" | "s8" if !unsigned_name => CmpType::I32,
+            _ if is64 => CmpType::U32,
+            "s32" | "s16" | "s8" => CmpType::U32,
+            _ => CmpType::U32,
+        };
+        // 8- and 16-bit values compare as their low bits extended by
+        // the type (a register's upper bits are whatever the arithmetic
+        // that wrote it left there).
+        let (a, b) = match t {
+            "s16" | "u16" | "b16" | "s8" | "u8" | "b8" => {
+                let bits = if t.ends_with("16") { 16 } else { 8 };
+                let signed = ct == CmpType::I32;
+                (
+                    self.extend(a, bits, signed, at, out),
+                    self.extend(b, bits, signed, at, out),
+                )
+            }
+            _ => (a, b),
+        };
+        self.emit(
+            out,
+            at,
+            S::VCmp {
+                op,
+                ty: ct,
+                dst: m,
+                a,
+                b,
+            },
+        );
         Ok(())
     }
 

@@ -198,131 +198,12 @@ impl<'k, 'a> Structurer<'k, 'a> {
         out: &mut Vec<Code>,
         entry_at: Pos,
     ) -> Option<MReg> {
-        // The units, in reverse postorder of their heads.
-        let mut units: Vec<Unit> = Vec::new();
-        for &b in &self.cfg.rpo {
-            if members[b] {
-                let u = self.unit_of(region, b);
-                if self.head_of(u) == b {
-                    units.push(u);
-                }
-            }
-        }
-        let index: HashMap<Unit, usize> = units.iter().enumerate().map(|(i, &u)| (u, i)).collect();
-        let edges: Vec<Vec<Edge>> = units
-            .iter()
-            .map(|&u| {
-                self.out_edges(u)
-                    .into_iter()
-                    .map(|(target, cond, at)| Edge {
-                        dest: match target {
-                            None => Dest::Done,
-                            Some(t) if region.is_some() && t == head => Dest::Back,
-                            Some(t) if members[t] => Dest::Unit(index[&self.unit_of(region, t)]),
-                            Some(t) => Dest::Exit(t),
-                        },
-                        target,
-                        cond,
-                        at,
-                    })
-                    .collect()
-            })
-            .collect();
-        // The units every path through the region passes.
+        let (units, edges) = self.units(region, head, members);
         let n = units.len();
-        let mut must: Vec<Vec<bool>> = vec![vec![false; n]; n];
-        for u in (0..n).rev() {
-            let mut inter: Option<Vec<bool>> = None;
-            for e in &edges[u] {
-                let set = match e.dest {
-                    Dest::Unit(v) => must[v].clone(),
-                    _ => vec![false; n],
-                };
-                inter = Some(match inter {
-                    None => set,
-                    Some(x) => x.iter().zip(&set).map(|(a, b)| *a && *b).collect(),
-                });
-            }
-            let mut m = inter.unwrap_or_else(|| vec![false; n]);
-            m[u] = true;
-            must[u] = m;
-        }
-        let unguarded = must[0].clone();
-        let mut gathers: HashMap<Dest, Gather> = HashMap::new();
-        for (u, &g) in unguarded.iter().enumerate() {
-            if !g {
-                let reg = self.k.new_m();
-                gathers.insert(
-                    Dest::Unit(u),
-                    Gather {
-                        reg,
-                        written: false,
-                        accumulates: false,
-                    },
-                );
-            }
-        }
-        for (&t, &reg) in exits {
-            gathers.insert(
-                Dest::Exit(t),
-                Gather {
-                    reg,
-                    written: true,
-                    accumulates: true,
-                },
-            );
-        }
-        // The next-iteration mask: the one back edge's condition when it
-        // leaves a block every lane of the iteration runs.
-        let backs: Vec<(usize, Edge)> = edges
-            .iter()
-            .enumerate()
-            .flat_map(|(u, es)| {
-                es.iter()
-                    .filter(|e| e.dest == Dest::Back)
-                    .map(move |e| (u, *e))
-            })
-            .collect();
-        let mut next_direct: Option<(MReg, bool, Pos)> = None;
-        if region.is_some() {
-            match backs.as_slice() {
-                [(
-                    u,
-                    Edge {
-                        cond: Some((p, not)),
-                        at,
-                        ..
-                    },
-                )] if unguarded[*u] && matches!(units[*u], Unit::Block(_)) => {
-                    next_direct = Some((*p, *not, *at));
-                }
-                _ => {
-                    let reg = self.k.new_m();
-                    gathers.insert(
-                        Dest::Back,
-                        Gather {
-                            reg,
-                            written: false,
-                            accumulates: false,
-                        },
-                    );
-                }
-            }
-        }
+        let (mut gathers, next_direct) = self.gathers(region.is_some(), &units, &edges, exits);
         // The iteration's lanes as a mask, to cut exit masks to them.
         let iter_mask = if region.is_some() && !exits.is_empty() {
-            let m = self.k.new_m();
-            self.emit(
-                out,
-                entry_at,
-                S::SCmp {
-                    op: CmpOp::Ne,
-                    ty: CmpType::U32,
-                    dst: m,
-                    a: Operand::Imm(0),
-                    b: Operand::Imm(0),
-                },
-            );
+            let m = self.cleared(out, entry_at);
             self.emit(
                 out,
                 entry_at,
@@ -351,18 +232,7 @@ impl<'k, 'a> Structurer<'k, 'a> {
                 let returns = edges[u].iter().any(|e| e.dest == Dest::Done);
                 if targets.len() + usize::from(returns) > 1 {
                     for &t in &targets {
-                        let m = self.k.new_m();
-                        self.emit(
-                            out,
-                            at,
-                            S::SCmp {
-                                op: CmpOp::Ne,
-                                ty: CmpType::U32,
-                                dst: m,
-                                a: Operand::Imm(0),
-                                b: Operand::Imm(0),
-                            },
-                        );
+                        let m = self.cleared(out, at);
                         unit_exits.insert(t, m);
                     }
                 }
@@ -394,44 +264,7 @@ impl<'k, 'a> Structurer<'k, 'a> {
             }
             match units[u] {
                 Unit::Block(b) => out.extend(self.blocks[b].iter().copied()),
-                Unit::Loop(l) => {
-                    let lp_head = self.cfg.loops[l].head;
-                    let lp_members = self.cfg.loops[l].blocks.clone();
-                    let start = out.len();
-                    self.emit(
-                        out,
-                        at,
-                        S::Loop {
-                            end: InstIdx::UNLINKED,
-                        },
-                    );
-                    let next = self.region(Some(l), lp_head, &lp_members, &unit_exits, out, at);
-                    let next = next.unwrap_or_else(|| {
-                        // No lane takes a back edge: one iteration.
-                        let m = self.k.new_m();
-                        self.emit(
-                            out,
-                            at,
-                            S::SCmp {
-                                op: CmpOp::Ne,
-                                ty: CmpType::U32,
-                                dst: m,
-                                a: Operand::Imm(0),
-                                b: Operand::Imm(0),
-                            },
-                        );
-                        m
-                    });
-                    self.emit(
-                        out,
-                        at,
-                        S::EndLoop {
-                            mask: next,
-                            start: InstIdx::UNLINKED,
-                        },
-                    );
-                    self.loop_span[l] = (start, out.len());
-                }
+                Unit::Loop(l) => self.lay_loop(l, &unit_exits, out, at),
             }
             if let Some(r) = source {
                 self.emit(out, at, S::EndIf);
@@ -481,6 +314,169 @@ impl<'k, 'a> Structurer<'k, 'a> {
             .get(&Dest::Back)
             .filter(|g| g.written)
             .map(|g| g.reg)
+    }
+
+    /// The masks a region gathers lanes into (of `units`, with `edges`, a
+    /// loop's when `looping`): one per unit some path skips, the loop's
+    /// `exits`, and the next-iteration mask, unless the loop's one back
+    /// edge's condition is read directly (returned apart).
+    fn gathers(
+        &mut self,
+        looping: bool,
+        units: &[Unit],
+        edges: &[Vec<Edge>],
+        exits: &HashMap<usize, MReg>,
+    ) -> (HashMap<Dest, Gather>, Option<DirectNext>) {
+        let unguarded = unguarded(edges);
+        let mut gathers: HashMap<Dest, Gather> = HashMap::new();
+        for (u, &g) in unguarded.iter().enumerate() {
+            if !g {
+                let reg = self.k.new_m();
+                gathers.insert(
+                    Dest::Unit(u),
+                    Gather {
+                        reg,
+                        written: false,
+                        accumulates: false,
+                    },
+                );
+            }
+        }
+        for (&t, &reg) in exits {
+            gathers.insert(
+                Dest::Exit(t),
+                Gather {
+                    reg,
+                    written: true,
+                    accumulates: true,
+                },
+            );
+        }
+        // The next-iteration mask: the one back edge's condition when it
+        // leaves a block every lane of the iteration runs.
+        let backs: Vec<(usize, Edge)> = edges
+            .iter()
+            .enumerate()
+            .flat_map(|(u, es)| {
+                es.iter()
+                    .filter(|e| e.dest == Dest::Back)
+                    .map(move |e| (u, *e))
+            })
+            .collect();
+        let mut next_direct: Option<DirectNext> = None;
+        if looping {
+            match backs.as_slice() {
+                [(
+                    u,
+                    Edge {
+                        cond: Some((p, not)),
+                        at,
+                        ..
+                    },
+                )] if unguarded[*u] && matches!(units[*u], Unit::Block(_)) => {
+                    next_direct = Some((*p, *not, *at));
+                }
+                _ => {
+                    let reg = self.k.new_m();
+                    gathers.insert(
+                        Dest::Back,
+                        Gather {
+                            reg,
+                            written: false,
+                            accumulates: false,
+                        },
+                    );
+                }
+            }
+        }
+        (gathers, next_direct)
+    }
+
+    /// The units of loop `region`'s region (the kernel's when `None`) with
+    /// head `head` and blocks `members`, in reverse postorder of their
+    /// heads, and each unit's edges.
+    fn units(
+        &self,
+        region: Option<usize>,
+        head: usize,
+        members: &[bool],
+    ) -> (Vec<Unit>, Vec<Vec<Edge>>) {
+        let mut units: Vec<Unit> = Vec::new();
+        for &b in &self.cfg.rpo {
+            if members[b] {
+                let u = self.unit_of(region, b);
+                if self.head_of(u) == b {
+                    units.push(u);
+                }
+            }
+        }
+        let index: HashMap<Unit, usize> = units.iter().enumerate().map(|(i, &u)| (u, i)).collect();
+        let edges: Vec<Vec<Edge>> = units
+            .iter()
+            .map(|&u| {
+                self.out_edges(u)
+                    .into_iter()
+                    .map(|(target, cond, at)| Edge {
+                        dest: match target {
+                            None => Dest::Done,
+                            Some(t) if region.is_some() && t == head => Dest::Back,
+                            Some(t) if members[t] => Dest::Unit(index[&self.unit_of(region, t)]),
+                            Some(t) => Dest::Exit(t),
+                        },
+                        target,
+                        cond,
+                        at,
+                    })
+                    .collect()
+            })
+            .collect();
+        (units, edges)
+    }
+
+    /// A new mask register cleared (no lane) at `at`.
+    fn cleared(&mut self, out: &mut Vec<Code>, at: Pos) -> MReg {
+        let m = self.k.new_m();
+        self.emit(
+            out,
+            at,
+            S::SCmp {
+                op: CmpOp::Ne,
+                ty: CmpType::U32,
+                dst: m,
+                a: Operand::Imm(0),
+                b: Operand::Imm(0),
+            },
+        );
+        m
+    }
+
+    /// Lays out loop `l` as a `loop` ... `endloop` construct at `at`, its
+    /// exits gathered into `exits`.
+    fn lay_loop(&mut self, l: usize, exits: &HashMap<usize, MReg>, out: &mut Vec<Code>, at: Pos) {
+        let lp_head = self.cfg.loops[l].head;
+        let lp_members = self.cfg.loops[l].blocks.clone();
+        let start = out.len();
+        self.emit(
+            out,
+            at,
+            S::Loop {
+                end: InstIdx::UNLINKED,
+            },
+        );
+        let next = self.region(Some(l), lp_head, &lp_members, exits, out, at);
+        let next = next.unwrap_or_else(|| {
+            // No lane takes a back edge: one iteration.
+            self.cleared(out, at)
+        });
+        self.emit(
+            out,
+            at,
+            S::EndLoop {
+                mask: next,
+                start: InstIdx::UNLINKED,
+            },
+        );
+        self.loop_span[l] = (start, out.len());
     }
 
     /// Writes the lanes of source mask `src` (all the region's when `None`)
@@ -581,6 +577,34 @@ impl<'k, 'a> Structurer<'k, 'a> {
 }
 
 /// Whether any of `code` writes mask `m`.
+/// Per unit of a region (by their edges), the units every path from it
+/// passes; of the first unit, those that run unguarded.
+fn unguarded(edges: &[Vec<Edge>]) -> Vec<bool> {
+    let n = edges.len();
+    let mut must: Vec<Vec<bool>> = vec![vec![false; n]; n];
+    for u in (0..n).rev() {
+        let mut inter: Option<Vec<bool>> = None;
+        for e in &edges[u] {
+            let set = match e.dest {
+                Dest::Unit(v) => must[v].clone(),
+                _ => vec![false; n],
+            };
+            inter = Some(match inter {
+                None => set,
+                Some(x) => x.iter().zip(&set).map(|(a, b)| *a && *b).collect(),
+            });
+        }
+        let mut m = inter.unwrap_or_else(|| vec![false; n]);
+        m[u] = true;
+        must[u] = m;
+    }
+    must.into_iter().next().unwrap_or_default()
+}
+
+/// A loop's next-iteration mask read straight from its one back edge's
+/// condition: the predicate, whether negated, and where the edge is.
+type DirectNext = (MReg, bool, Pos);
+
 fn writes_mask(code: &[Code], m: MReg) -> bool {
     code.iter()
         .any(|c| c.inst.fields().written().any(|w| w == simt_lang::Reg::M(m)))
