@@ -739,14 +739,26 @@ impl Visit<'_> {
                 };
                 let address = self.base + u64::from(off & !3);
                 let fresh = shadow.generation != self.generation;
-                if fresh {
-                    refresh(shadow, self.generation, self.initial, word);
-                }
                 // A refreshed shadow has no records to race with, and a
                 // buffer's bytes are all initialised: only an LDS load or
                 // atomic can find something (the uninitialised read).
                 let quiet =
                     fresh && !self.general && (kind == AccessKind::Store || self.initial.is_some());
+                if quiet && mode != Pass::Check {
+                    first_touch(
+                        shadow,
+                        self.generation,
+                        self.initial,
+                        word,
+                        &me,
+                        kind,
+                        value,
+                    );
+                    continue;
+                }
+                if fresh {
+                    refresh(shadow, self.generation, self.initial, word);
+                }
                 let mode = match mode {
                     Pass::Both if quiet => Pass::Record,
                     Pass::Check if quiet => continue,
@@ -788,49 +800,123 @@ enum Pass {
     Both,
 }
 
+/// No access (an empty record).
+const NO_ACCESS: Access = Access {
+    group: 0,
+    epoch: 0,
+    inst: 0,
+    clock: 0,
+    wave: 0,
+    lane: 0,
+    bytes: 0,
+    atomic: false,
+    stale: false,
+};
+
+/// Word `word` of a buffer's bytes when the launch started. Buffers are
+/// whole words long; a short tail reads as zeros.
+#[inline(always)]
+fn initial_word(initial: &[u8], word: usize) -> u32 {
+    match initial.get(word * 4..word * 4 + 4) {
+        Some(&[b0, b1, b2, b3]) => u32::from_le_bytes([b0, b1, b2, b3]),
+        _ => {
+            let mut bytes = [0u8; 4];
+            for (k, b) in bytes.iter_mut().enumerate() {
+                *b = initial.get(word * 4 + k).copied().unwrap_or(0);
+            }
+            u32::from_le_bytes(bytes)
+        }
+    }
+}
+
 /// Empties `shadow` for its first access in `generation`: a buffer's word holds
 /// the launch's input, an LDS word nothing defined. (Field by field: a whole
 /// `Shadow` built aside and copied in costs a store-forwarding stall.)
 #[inline(always)]
 fn refresh(shadow: &mut Shadow, generation: u32, initial: Option<&Vec<u8>>, word: usize) {
-    const NONE: Access = Access {
-        group: 0,
-        epoch: 0,
-        inst: 0,
-        clock: 0,
-        wave: 0,
-        lane: 0,
-        bytes: 0,
-        atomic: false,
-        stale: false,
-    };
     shadow.generation = generation;
-    shadow.write = NONE;
-    shadow.reads = [NONE; 2];
-    shadow.atomics = [NONE; 2];
+    shadow.write = NO_ACCESS;
+    shadow.reads = [NO_ACCESS; 2];
+    shadow.atomics = [NO_ACCESS; 2];
     shadow.same = false;
     shadow.run_lanes = 0;
     shadow.run_one = false;
     shadow.prior_known = 0;
     match initial {
         Some(initial) => {
-            // Buffers are whole words long; a short tail reads as zeros.
-            shadow.value = match initial.get(word * 4..word * 4 + 4) {
-                Some(&[b0, b1, b2, b3]) => u32::from_le_bytes([b0, b1, b2, b3]),
-                _ => {
-                    let mut bytes = [0u8; 4];
-                    for (k, b) in bytes.iter_mut().enumerate() {
-                        *b = initial.get(word * 4 + k).copied().unwrap_or(0);
-                    }
-                    u32::from_le_bytes(bytes)
-                }
-            };
+            shadow.value = initial_word(initial, word);
             (shadow.known, shadow.init) = (0xf, 0xf);
         }
         // An LDS word: zero (a workgroup's LDS starts zeroed), but not
         // initialised: what a GPU's LDS holds there is unknown. Its value is
         // known to a wave that read it (see `Shadow::known_to`).
         None => (shadow.value, shadow.known, shadow.init) = (0, 0xf, 0),
+    }
+}
+
+/// A word's first access in `generation` that can find nothing (see
+/// [`Visit::lanes`]): the shadow [`refresh`] and then [`record`] would
+/// leave, written in one pass (`value`: a store's value placed at its
+/// bytes).
+#[inline(always)]
+fn first_touch(
+    shadow: &mut Shadow,
+    generation: u32,
+    initial: Option<&Vec<u8>>,
+    word: usize,
+    me: &Access,
+    kind: AccessKind,
+    value: u32,
+) {
+    let (held, init) = match initial {
+        Some(initial) => (initial_word(initial, word), 0xf),
+        None => (0, 0),
+    };
+    let bits = byte_bits(me.bytes);
+    shadow.generation = generation;
+    shadow.atomics = [NO_ACCESS; 2];
+    match kind {
+        AccessKind::Store => {
+            // Nothing read the word yet: what the store may count on is
+            // what the launch started with (a buffer's bytes).
+            let same = init & me.bytes == me.bytes && (held ^ value) & bits == 0;
+            shadow.write = *me;
+            shadow.reads = [Access {
+                stale: !same,
+                ..NO_ACCESS
+            }; 2];
+            shadow.prior = held;
+            shadow.prior_known = init;
+            shadow.same = same;
+            shadow.run_one = true;
+            shadow.run_lanes = 1u64 << (me.lane & 63);
+            shadow.value = (held & !bits) | (value & bits);
+            (shadow.known, shadow.init) = (0xf, init | me.bytes);
+        }
+        AccessKind::Load => {
+            shadow.write = NO_ACCESS;
+            shadow.reads = [*me, NO_ACCESS];
+            shadow.same = false;
+            shadow.run_one = false;
+            shadow.run_lanes = 0;
+            shadow.prior_known = 0;
+            shadow.value = held;
+            (shadow.known, shadow.init) = (0xf, init);
+        }
+        AccessKind::Atomic => {
+            shadow.write = NO_ACCESS;
+            shadow.reads = [Access {
+                stale: true,
+                ..NO_ACCESS
+            }; 2];
+            shadow.atomics[0] = *me;
+            shadow.same = false;
+            shadow.run_one = false;
+            shadow.run_lanes = 0;
+            shadow.prior_known = 0;
+            shadow.value = held;
+            (shadow.known, shadow.init) = (0xf & !me.bytes, init | me.bytes);
+        }
     }
 }
 
@@ -1119,7 +1205,7 @@ mod tests {
         s.iter()
             .map(|s| {
                 format!(
-                    "{} {:?} {:?} {:?} {} {} {} {} {} {}",
+                    "{} {:?} {:?} {:?} {} {} {} {} {} {} {} {}",
                     s.generation,
                     s.write,
                     s.reads,
@@ -1129,7 +1215,9 @@ mod tests {
                     s.init,
                     s.prior,
                     s.prior_known,
-                    s.same
+                    s.same,
+                    s.run_lanes,
+                    s.run_one
                 )
             })
             .collect()
