@@ -32,14 +32,20 @@ pub struct Access<'a> {
     pub(crate) count: u32,
     /// The values stored, per element (stores only).
     pub(crate) values: &'a [&'a [u32]],
-    /// Every instruction's counters, this access counted (a slice, not the
-    /// instruction's entry: indexing it would cost the plain launch a bounds
-    /// check per access).
-    pub(crate) counters: &'a [Counters],
+    /// What this access added to its instruction's counters: its phases,
+    /// lines, sectors, cache hits and misses, DRAM sectors, conflict cycles
+    /// and contention. Counted apart only for an instrument that reads it
+    /// ([`Instrument::COSTS`]); zero for the others.
+    pub(crate) cost: &'a Counters,
 }
 
 /// What a launch calls besides counting. Every method does nothing by default.
 pub trait Instrument {
+    /// Whether [`Instrument::memory`] reads each access's cost
+    /// ([`Access::cost`]). When not, an access counts straight into its
+    /// instruction's counters, with nothing to add up apart.
+    const COSTS: bool = false;
+
     /// Workgroup `linear` (numbered x fastest), of id `group` and `waves`
     /// waves, starts.
     #[inline(always)]
@@ -81,6 +87,7 @@ pub trait Instrument {
 impl Instrument for () {}
 
 impl<T: Instrument + ?Sized> Instrument for &mut T {
+    const COSTS: bool = T::COSTS;
     #[inline(always)]
     fn workgroup_begin(&mut self, linear: u64, group: [u32; 3], waves: usize) {
         (**self).workgroup_begin(linear, group, waves)
@@ -108,6 +115,7 @@ impl<T: Instrument + ?Sized> Instrument for &mut T {
 }
 
 impl<T: Instrument> Instrument for Option<T> {
+    const COSTS: bool = T::COSTS;
     #[inline(always)]
     fn workgroup_begin(&mut self, linear: u64, group: [u32; 3], waves: usize) {
         if let Some(t) = self {
@@ -157,6 +165,8 @@ pub(super) struct Watch<'a> {
 }
 
 impl Instrument for Watch<'_> {
+    /// The timing model's recording reads costs.
+    const COSTS: bool = <Option<Streams> as Instrument>::COSTS;
     #[inline(always)]
     fn workgroup_begin(&mut self, linear: u64, group: [u32; 3], waves: usize) {
         self.sanitizer.workgroup_begin(linear, group, waves);

@@ -427,7 +427,7 @@ impl Machine {
                         sanitizer: sanitizer.then_some(&mut self.sanitizer),
                         recorder,
                         marks: None,
-                        streams: timing.map(|_| Streams::new(n)),
+                        streams: timing.map(|_| Streams::default()),
                     };
                     w.run_groups::<W>(plan, job, groups, Some(&mut watch), None)?;
                     if let Some(recorder) = watch.recorder {

@@ -1310,7 +1310,7 @@ mod tests {
                             } else {
                                 &[]
                             },
-                            counters: &[],
+                            cost: &crate::stats::Counters::default(),
                         };
                         let pc = rng.next(8) as usize;
                         fast.memory(&program, pc, wave, &access);

@@ -61,20 +61,9 @@ pub(crate) struct Streams {
     pub(crate) groups: Vec<Group>,
     /// The memory accesses' costs, which events name by index.
     pub(crate) costs: Vec<Cost>,
-    /// Per instruction, its counters as last seen, so that an access's cost
-    /// is the difference the access made.
-    seen: Vec<Counters>,
 }
 
 impl Streams {
-    /// An empty recording for a program of `insts` instructions.
-    pub(crate) fn new(insts: usize) -> Self {
-        Streams {
-            seen: vec![Counters::default(); insts],
-            ..Streams::default()
-        }
-    }
-
     /// Workgroup `linear` of `waves` waves starts.
     pub(crate) fn begin(&mut self, linear: u64, waves: usize) {
         // Each wave's stream starts as long as the same wave's in the
@@ -97,49 +86,42 @@ impl Streams {
         }
     }
 
-    /// Wave `wave`'s last issue, memory instruction `pc`, made an access
-    /// after which the instruction's counters are `counted`. `global` says
-    /// whether it went to global memory, `atomic` gives a global atomic's
-    /// busiest address and its lanes.
+    /// Wave `wave`'s last issue made an access that `counted` (what it
+    /// added to its instruction's counters). `global` says whether it went
+    /// to global memory, `atomic` gives a global atomic's busiest address
+    /// and its lanes.
     pub(crate) fn access(
         &mut self,
-        pc: usize,
         wave: usize,
         counted: &Counters,
         global: bool,
         store_or_atomic: bool,
         atomic: Option<(u64, u32)>,
     ) {
-        let Some(seen) = self.seen.get_mut(pc) else {
-            return;
-        };
-        let d = |now: u64, then: u64| now.saturating_sub(then) as u32;
+        let n = |x: u64| x as u32;
         let cost = if global {
-            let sectors = d(counted.global_sectors, seen.global_sectors);
+            let sectors = n(counted.global_sectors);
             Cost {
-                phases: d(counted.global_accesses, seen.global_accesses),
+                phases: n(counted.global_accesses),
                 l1_sectors: sectors,
                 l2_sectors: if store_or_atomic {
                     sectors
                 } else {
-                    d(counted.l1_miss_sectors, seen.l1_miss_sectors)
+                    n(counted.l1_miss_sectors)
                 },
-                dram_sectors: d(counted.dram_sectors, seen.dram_sectors),
+                dram_sectors: n(counted.dram_sectors),
                 atomic,
                 written: store_or_atomic,
                 ..Cost::default()
             }
         } else {
-            let phases = d(counted.lds_accesses, seen.lds_accesses);
+            let phases = n(counted.lds_accesses);
             Cost {
                 phases,
-                lds_cycles: phases
-                    + d(counted.lds_conflict_cycles, seen.lds_conflict_cycles)
-                    + d(counted.atomic_contention, seen.atomic_contention),
+                lds_cycles: phases + n(counted.lds_conflict_cycles) + n(counted.atomic_contention),
                 ..Cost::default()
             }
         };
-        *seen = *counted;
         let index = self.costs.len() as u32;
         if let Some(e) = self
             .groups
@@ -156,6 +138,7 @@ impl Streams {
 /// A timed launch's recording: every issue but `print`'s (which takes no
 /// time on a GPU), and what each access cost.
 impl Instrument for Streams {
+    const COSTS: bool = true;
     fn workgroup_begin(&mut self, linear: u64, _group: [u32; 3], waves: usize) {
         self.begin(linear, waves);
     }
@@ -164,14 +147,12 @@ impl Instrument for Streams {
             self.push(pc, wave);
         }
     }
-    fn memory(&mut self, _program: &Program, pc: usize, wave: usize, a: &Access<'_>) {
+    fn memory(&mut self, _program: &Program, _pc: usize, wave: usize, a: &Access<'_>) {
         let global = a.buffer.is_some();
         let atomic = matches!(a.kind, AccessKind::Atomic);
         let busiest = (global && atomic).then(|| busiest_address(a)).flatten();
         let load = matches!(a.kind, AccessKind::Load);
-        if let Some(counted) = a.counters.get(pc) {
-            self.access(pc, wave, counted, global, !load, busiest);
-        }
+        self.access(wave, a.cost, global, !load, busiest);
     }
 }
 

@@ -14,6 +14,7 @@ use super::super::memory::{self as mem, full, wide};
 use super::super::wave::Exit;
 use super::{lanes, lanes_mut, Exec, Flow, Parts, Step};
 use crate::facts::AccessKind;
+use crate::stats::Counters;
 
 /// What the instruments are told about an access, besides its lanes.
 struct Seen {
@@ -22,6 +23,19 @@ struct Seen {
     base: u64,
     size: u32,
     count: u32,
+}
+
+/// Where an access of instruction `$pc` counts: into `$tally` when the
+/// instrument reads each access's cost (then added to the instruction's
+/// counters by [`Exec::counted`]), else straight into the instruction's.
+macro_rules! counters_for {
+    ($x:ident, $pc:expr, $tally:ident) => {
+        if I::COSTS {
+            &mut $tally
+        } else {
+            &mut $x.counters[$pc]
+        }
+    };
 }
 
 /// The kind of a load (or, `store`, a store).
@@ -151,10 +165,19 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         }
     }
 
-    /// Tells the instruments about the access whose lane offsets are in the
-    /// memory scratch.
+    /// Adds an access's `tally` to instruction `pc`'s counters, when the
+    /// access counted apart (see `counters_for!`).
     #[inline(always)]
-    fn observe(&mut self, seen: Seen) {
+    fn counted(&mut self, pc: usize, tally: &Counters) {
+        if I::COSTS {
+            self.counters[pc].add(tally);
+        }
+    }
+
+    /// Tells the instruments about the access whose lane offsets are in the
+    /// memory scratch, and what it counted (`cost`).
+    #[inline(always)]
+    fn observe(&mut self, seen: Seen, cost: &Counters) {
         let s = &*self.s;
         let w = &s.wide;
         let wide: [&[u32]; 4] = [&w[0][..], &w[1][..], &w[2][..], &w[3][..]];
@@ -174,7 +197,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             size: seen.size,
             count: seen.count,
             values,
-            counters: self.counters,
+            cost,
         };
         self.instr.memory(self.program, self.pc, self.wave, &access);
     }
@@ -214,6 +237,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         let stepped = self.is_stepped(x.at.index);
         let kind = moving(store);
         let pc = self.pc;
+        let mut tally = Counters::default();
         let done = with_target!(self, x.at, lds, target => {
             let s = &mut *self.s;
             mem::access::<W, _>(
@@ -229,7 +253,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
                 &mut s.out,
                 mem::Count {
                     geo: &self.geo,
-                    c: &mut self.counters[pc],
+                    c: counters_for!(self, pc, tally),
                     worst: self.instr.worst(pc),
                 },
                 &mut s.mem,
@@ -239,7 +263,8 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             return Ok(Step::Leave(Exit::Done(pc)));
         };
         done?;
-        self.observe(self.seen(x.at, lds, kind, x.ty.size(), 1));
+        self.counted(pc, &tally);
+        self.observe(self.seen(x.at, lds, kind, x.ty.size(), 1), &tally);
         if !store {
             self.write_back(x.reg);
         }
@@ -257,6 +282,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         self.index(x.at);
         let kind = moving(store);
         let pc = self.pc;
+        let mut tally = Counters::default();
         let done = with_target!(self, x.at, lds, target => {
             let s = &mut *self.s;
             wide::access::<W, _>(
@@ -272,7 +298,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
                 &mut s.wide,
                 mem::Count {
                     geo: &self.geo,
-                    c: &mut self.counters[pc],
+                    c: counters_for!(self, pc, tally),
                     worst: None,
                 },
                 &mut s.mem,
@@ -282,7 +308,8 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             return Ok(Step::Leave(Exit::Done(pc)));
         };
         done?;
-        self.observe(self.seen(x.at, lds, kind, 4, n as u32));
+        self.counted(pc, &tally);
+        self.observe(self.seen(x.at, lds, kind, 4, n as u32), &tally);
         if !store {
             self.write_run(x.reg, n);
         }
@@ -338,6 +365,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     ) -> Result<bool, Box<mem::Trap>> {
         self.index(at);
         let pc = self.pc;
+        let mut tally = Counters::default();
         let done = with_target!(self, at, lds, target => {
             let s = &mut *self.s;
             atomic::access::<W, E, _>(
@@ -357,7 +385,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
                 old,
                 mem::Count {
                     geo: &self.geo,
-                    c: &mut self.counters[pc],
+                    c: counters_for!(self, pc, tally),
                     worst: self.instr.worst(pc),
                 },
                 &mut s.mem,
@@ -367,7 +395,8 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             return Ok(false);
         };
         done?;
-        self.observe(self.seen(at, lds, AccessKind::Atomic, E::BYTES, 1));
+        self.counted(pc, &tally);
+        self.observe(self.seen(at, lds, AccessKind::Atomic, E::BYTES, 1), &tally);
         Ok(true)
     }
 
