@@ -513,22 +513,28 @@ impl Sanitizer {
         // build of the lane loop with those facts, and a load's or store's
         // kind, constant.
         if self.independent {
-            visit.lanes::<false, ANY_KIND>(shadows, lanes, Pass::Check, &mut found);
-            visit.lanes::<false, ANY_KIND>(shadows, lanes, Pass::Record, &mut found);
+            visit.lanes::<false, ANY_KIND, true>(shadows, lanes, Pass::Check, &mut found);
+            visit.lanes::<false, ANY_KIND, true>(shadows, lanes, Pass::Record, &mut found);
         } else if lanes.count == 1 {
             match kind {
+                AccessKind::Load if space == Space::Lds => {
+                    visit.lanes::<true, LOAD, false>(shadows, lanes, Pass::Both, &mut found)
+                }
                 AccessKind::Load => {
-                    visit.lanes::<true, LOAD>(shadows, lanes, Pass::Both, &mut found)
+                    visit.lanes::<true, LOAD, true>(shadows, lanes, Pass::Both, &mut found)
+                }
+                AccessKind::Store if space == Space::Lds => {
+                    visit.lanes::<true, STORE, false>(shadows, lanes, Pass::Both, &mut found)
                 }
                 AccessKind::Store => {
-                    visit.lanes::<true, STORE>(shadows, lanes, Pass::Both, &mut found)
+                    visit.lanes::<true, STORE, true>(shadows, lanes, Pass::Both, &mut found)
                 }
                 AccessKind::Atomic => {
-                    visit.lanes::<true, ANY_KIND>(shadows, lanes, Pass::Both, &mut found)
+                    visit.lanes::<true, ANY_KIND, true>(shadows, lanes, Pass::Both, &mut found)
                 }
             }
         } else {
-            visit.lanes::<false, ANY_KIND>(shadows, lanes, Pass::Both, &mut found);
+            visit.lanes::<false, ANY_KIND, true>(shadows, lanes, Pass::Both, &mut found);
         }
         for (kind, me, other, address) in found {
             self.findings.add(Finding {
@@ -677,9 +683,12 @@ impl Visit<'_> {
     /// shadows, lowest lane first. `SINGLE`: one element per lane, and lanes
     /// in lockstep (`mode` is [`Pass::Both`]). `KIND`: [`LOAD`] or [`STORE`]
     /// when the instruction is one, so that the kind's branches fold; else
-    /// [`ANY_KIND`].
-    #[inline(always)]
-    fn lanes<const SINGLE: bool, const KIND: u8>(
+    /// [`ANY_KIND`]. `BUFFER`: the access may be to a buffer (`false`: the
+    /// LDS's, whose loop then holds no buffer-only path). Each build is a
+    /// function of its own (one call per instruction), so that one's code
+    /// does not crowd another's registers.
+    #[inline(never)]
+    fn lanes<const SINGLE: bool, const KIND: u8, const BUFFER: bool>(
         &self,
         shadows: &mut [Shadow],
         lanes: &Lanes<'_>,
@@ -744,19 +753,15 @@ impl Visit<'_> {
                 // atomic can find something (the uninitialised read).
                 let quiet =
                     fresh && !self.general && (kind == AccessKind::Store || self.initial.is_some());
-                if quiet && mode != Pass::Check {
-                    first_touch(
-                        shadow,
-                        self.generation,
-                        self.initial,
-                        word,
-                        &me,
-                        kind,
-                        value,
-                    );
-                    continue;
-                }
                 if fresh {
+                    // A buffer word's first access: written in one pass.
+                    if let (true, Some(initial)) =
+                        (BUFFER && quiet && mode != Pass::Check, self.initial)
+                    {
+                        let held = initial_word(initial, word);
+                        first_touch(shadow, self.generation, held, &me, kind, value);
+                        continue;
+                    }
                     refresh(shadow, self.generation, self.initial, word);
                 }
                 let mode = match mode {
@@ -764,7 +769,14 @@ impl Visit<'_> {
                     Pass::Check if quiet => continue,
                     mode => mode,
                 };
-                let same = kind == AccessKind::Store && shadow.holds(&me, value);
+                // What a store may count on the word holding, and whether
+                // it holds the store's value already.
+                let known = if kind == AccessKind::Store {
+                    shadow.known_to(&me)
+                } else {
+                    0
+                };
+                let same = kind == AccessKind::Store && shadow.holds(&me, value, known);
                 if mode != Pass::Record {
                     check(
                         shadow,
@@ -779,7 +791,7 @@ impl Visit<'_> {
                     );
                 }
                 if mode != Pass::Check {
-                    record(shadow, &me, kind, same, value, order);
+                    record(shadow, &me, kind, (same, known), value, order);
                 }
             }
         }
@@ -854,44 +866,40 @@ fn refresh(shadow: &mut Shadow, generation: u32, initial: Option<&Vec<u8>>, word
     }
 }
 
-/// A word's first access in `generation` that can find nothing (see
-/// [`Visit::lanes`]): the shadow [`refresh`] and then [`record`] would
-/// leave, written in one pass (`value`: a store's value placed at its
-/// bytes).
+/// A buffer word's first access in `generation`, which can find nothing
+/// (see [`Visit::lanes`]): the shadow [`refresh`] and then [`record`] would
+/// leave, written in one pass (`held`: the word when the launch started;
+/// `value`: a store's value placed at its bytes).
 #[inline(always)]
 fn first_touch(
     shadow: &mut Shadow,
     generation: u32,
-    initial: Option<&Vec<u8>>,
-    word: usize,
+    held: u32,
     me: &Access,
     kind: AccessKind,
     value: u32,
 ) {
-    let (held, init) = match initial {
-        Some(initial) => (initial_word(initial, word), 0xf),
-        None => (0, 0),
-    };
+    // Every byte of a buffer is initialised and known.
+    (shadow.known, shadow.init) = (0xf, 0xf);
     let bits = byte_bits(me.bytes);
     shadow.generation = generation;
     shadow.atomics = [NO_ACCESS; 2];
     match kind {
         AccessKind::Store => {
-            // Nothing read the word yet: what the store may count on is
-            // what the launch started with (a buffer's bytes).
-            let same = init & me.bytes == me.bytes && (held ^ value) & bits == 0;
+            // Nothing wrote the word yet: the store may count on what the
+            // launch started with.
+            let same = (held ^ value) & bits == 0;
             shadow.write = *me;
             shadow.reads = [Access {
                 stale: !same,
                 ..NO_ACCESS
             }; 2];
             shadow.prior = held;
-            shadow.prior_known = init;
+            shadow.prior_known = 0xf;
             shadow.same = same;
             shadow.run_one = true;
             shadow.run_lanes = 1u64 << (me.lane & 63);
             shadow.value = (held & !bits) | (value & bits);
-            (shadow.known, shadow.init) = (0xf, init | me.bytes);
         }
         AccessKind::Load => {
             shadow.write = NO_ACCESS;
@@ -901,7 +909,6 @@ fn first_touch(
             shadow.run_lanes = 0;
             shadow.prior_known = 0;
             shadow.value = held;
-            (shadow.known, shadow.init) = (0xf, init);
         }
         AccessKind::Atomic => {
             shadow.write = NO_ACCESS;
@@ -915,7 +922,7 @@ fn first_touch(
             shadow.run_lanes = 0;
             shadow.prior_known = 0;
             shadow.value = held;
-            (shadow.known, shadow.init) = (0xf & !me.bytes, init | me.bytes);
+            shadow.known = 0xf & !me.bytes;
         }
     }
 }
@@ -956,11 +963,11 @@ impl Shadow {
     }
 
     /// Whether the word already holds `value` (placed at `me`'s bytes) as
-    /// far as store `me` can tell.
+    /// far as store `me` can tell (`known`: [`Shadow::known_to`] of it).
     #[inline(always)]
-    fn holds(&self, me: &Access, value: u32) -> bool {
+    fn holds(&self, me: &Access, value: u32, known: u8) -> bool {
         let bytes = me.bytes;
-        self.known_to(me) & bytes == bytes && (self.value ^ value) & byte_bits(bytes) == 0
+        known & bytes == bytes && (self.value ^ value) & byte_bits(bytes) == 0
     }
 
     /// Whether store `me` is one more of the last write's run: by the same
@@ -969,22 +976,6 @@ impl Shadow {
     fn continues_run(&self, me: &Access) -> bool {
         let w = &self.write;
         w.is_some() && w.group == me.group && w.epoch == me.epoch && w.wave == me.wave
-    }
-
-    /// Whether store `me` of `value` (placed at its bytes) leaves its run
-    /// storing only what the word held before it: the value before the run,
-    /// and every earlier store of the run the same. A store repeating the
-    /// run's own earlier store (a lane storing what the lane before stored)
-    /// is not: a party unordered with the run saw the value before it.
-    #[inline(always)]
-    fn repeats(&self, me: &Access, value: u32) -> bool {
-        let bytes = me.bytes;
-        let (prior, known, same) = if self.continues_run(me) {
-            (self.prior, self.prior_known, self.same)
-        } else {
-            (self.value, self.known_to(me), true)
-        };
-        same && known & bytes == bytes && (prior ^ value) & byte_bits(bytes) == 0
     }
 
     /// Whether load `me` is by a lane of the last writer's run (one wave, one
@@ -1101,7 +1092,7 @@ fn record(
     shadow: &mut Shadow,
     me: &Access,
     kind: AccessKind,
-    same: bool,
+    (same, known): (bool, u8),
     value: u32,
     order: HappensBefore<'_>,
 ) {
@@ -1116,19 +1107,30 @@ fn record(
         }
         AccessKind::Store => {
             let w = shadow.write;
-            let run_same = shadow.repeats(me, value);
             let lane = 1u64 << (me.lane & 63);
-            if shadow.continues_run(me) {
+            let bits = byte_bits(me.bytes);
+            // Whether the run, with this store, stores only what the word
+            // held before it: the value before the run, and every earlier
+            // store of the run the same. A store repeating the run's own
+            // earlier store (a lane storing what the lane before stored) is
+            // not: a party unordered with the run saw the value before it.
+            let run_same = if shadow.continues_run(me) {
+                let repeats = shadow.same
+                    && shadow.prior_known & me.bytes == me.bytes
+                    && (shadow.prior ^ value) & bits == 0;
                 shadow.run_one &= w.bytes == me.bytes
                     && shadow.known & me.bytes == me.bytes
-                    && (shadow.value ^ value) & byte_bits(me.bytes) == 0;
+                    && (shadow.value ^ value) & bits == 0;
                 shadow.run_lanes |= lane;
+                repeats
             } else {
+                // A new run: it stores the value there when `same`.
                 shadow.prior = shadow.value;
-                shadow.prior_known = shadow.known_to(me);
+                shadow.prior_known = known;
                 shadow.run_one = true;
                 shadow.run_lanes = lane;
-            }
+                same
+            };
             if !same {
                 shadow.changed();
             }
@@ -1138,7 +1140,6 @@ fn record(
                 ..*me
             };
             shadow.same = run_same;
-            let bits = byte_bits(me.bytes);
             shadow.value = (shadow.value & !bits) | (value & bits);
             shadow.known |= me.bytes;
             shadow.init |= me.bytes;
