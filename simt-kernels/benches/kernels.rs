@@ -4,7 +4,7 @@
 //! size; and the sanitizers' cost.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use simt::core::{LaunchConfig, MemoryModel};
+use simt::core::{Engine, LaunchConfig, MemoryModel};
 use simt_kernels::kernels::matmul::matmul_naive_f32;
 use simt_kernels::studies::mandelbrot::coherent;
 use simt_kernels::KERNELS;
@@ -33,19 +33,24 @@ fn kernels(c: &mut Criterion) {
 }
 
 /// The cost of the sanitizers: every reference kernel at wave32 with the
-/// checks off and on (races and uninitialised reads; not the schedule check,
-/// which is one more launch by definition).
+/// checks off (on the native runner, `off`, and on the interpreter, which
+/// runs sanitized launches, `interpreter`) and on (races and uninitialised
+/// reads; not the schedule check, which is one more launch by definition).
 fn sanitizers(c: &mut Criterion) {
     let mut group = c.benchmark_group("sanitizers");
     for spec in KERNELS {
-        for on in [false, true] {
-            // One thread both ways: a sanitized launch always runs on one.
+        for (label, on, engine) in [
+            ("off", false, Engine::Native),
+            ("interpreter", false, Engine::Interpreter),
+            ("on", true, Engine::Native),
+        ] {
+            // One thread each way: a sanitized launch always runs on one.
             let config = spec
                 .config(32, MemoryModel::reference())
                 .sanitize(on)
+                .engine(engine)
                 .threads(1);
             let mut workload = (spec.prepare)(42);
-            let label = if on { "on" } else { "off" };
             group.bench_function(BenchmarkId::new(spec.name, label), |b| {
                 b.iter(|| {
                     workload.reset();

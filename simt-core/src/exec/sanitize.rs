@@ -454,10 +454,14 @@ impl Sanitizer {
         if kind == AccessKind::Store {
             self.lanes_disagree(program, pc, wave, space, base, lanes);
         }
-        let clocks: [u32; 64] = if self.independent {
-            std::array::from_fn(|l| self.clock(wave, l))
+        // Lockstep lanes record no clock: no copy to make.
+        static NO_CLOCKS: [u32; 64] = [0; 64];
+        let own: [u32; 64];
+        let clocks = if self.independent {
+            own = std::array::from_fn(|l| self.clock(wave, l));
+            &own
         } else {
-            [0; 64]
+            &NO_CLOCKS
         };
         let (generation, grid) = match buffer {
             Some(_) => (self.launch_gen, self.grid),
@@ -502,7 +506,7 @@ impl Sanitizer {
             general: self.general,
             full,
             me,
-            clocks: &clocks,
+            clocks,
         };
         let mut found: Vec<(FindingKind, Access, Option<Access>, u64)> = Vec::new();
         // Independent lanes of one instruction are checked against the shadow
@@ -584,6 +588,17 @@ impl Sanitizer {
         let mut prev = -1i64;
         let mut rising = true;
         let mut exec = lanes.exec;
+        // One run of active lanes (nearly every store): neighbours compared
+        // in a straight loop.
+        let start = exec.trailing_zeros().min(63);
+        let n = (exec >> start).trailing_ones();
+        let one_run = exec != 0 && (exec >> start).checked_shr(n).unwrap_or(0) == 0;
+        let run = lanes.offs.get(start as usize..(start + n) as usize);
+        if let (1, true, Some(run)) = (lanes.count, one_run, run) {
+            if run.windows(2).all(|w| w[1] > w[0]) {
+                return;
+            }
+        }
         if lanes.count == 1 {
             while exec != 0 && rising {
                 let lane = exec.trailing_zeros() as usize;
@@ -711,6 +726,10 @@ impl Visit<'_> {
             ..self.order
         };
         let independent = order.independent;
+        if SINGLE && BUFFER && KIND != ANY_KIND && !self.general && self.first_block(shadows, lanes)
+        {
+            return;
+        }
         // Lockstep lanes of one load reading the bytes the lane before did
         // (a broadcast) make the same access of the same wave: the first
         // lane's check stands for them. (A store's shadow must end with
@@ -795,6 +814,73 @@ impl Visit<'_> {
                 }
             }
         }
+    }
+}
+
+impl Visit<'_> {
+    /// A lockstep load or store of a buffer's words, one per lane, the
+    /// active lanes' words consecutive and each's first access in the
+    /// launch: each lane's shadow as [`first_touch`] writes it, in one pass
+    /// over the words (what [`Visit::lanes`] would do lane by lane). `false`,
+    /// having done nothing, for any other access.
+    #[inline(always)]
+    fn first_block(&self, shadows: &mut [Shadow], lanes: &Lanes<'_>) -> bool {
+        let (exec, offs) = (lanes.exec, lanes.offs);
+        let Some(initial) = self.initial else {
+            return false;
+        };
+        if lanes.size != 4 || exec == 0 {
+            return false;
+        }
+        let start = exec.trailing_zeros() as usize;
+        let n = (exec >> start).trailing_ones() as usize;
+        // One run of active lanes, rising a word a lane from a word.
+        let (Some(run), Some(&first)) = (offs.get(start..start + n), offs.get(start)) else {
+            return false;
+        };
+        let rising = run
+            .iter()
+            .zip(0u32..)
+            .fold(first % 4 == 0 && exec >> start >> n == 0, |ok, (&o, k)| {
+                ok & (o == first.wrapping_add(4 * k))
+            });
+        let w0 = (first / 4) as usize;
+        let (true, Some(words), Some(held)) = (
+            rising,
+            shadows.get_mut(w0..w0 + n),
+            initial.get(w0 * 4..(w0 + n) * 4),
+        ) else {
+            return false;
+        };
+        if words.iter().any(|w| w.generation == self.generation) {
+            return false;
+        }
+        // A store's values; a load has none (its lanes' offsets stand in).
+        let store = self.kind == AccessKind::Store;
+        let values = match (store, lanes.values.first()) {
+            (true, Some(v)) => v.get(start..start + n),
+            (true, None) => None,
+            (false, _) => Some(run),
+        };
+        let Some(values) = values else {
+            return false;
+        };
+        for (((shadow, held), &value), lane) in words
+            .iter_mut()
+            .zip(held.chunks_exact(4))
+            .zip(values)
+            .zip(start..)
+        {
+            let me = Access {
+                lane: lane as u8,
+                bytes: 0xf,
+                ..self.me
+            };
+            let held = u32::from_le_bytes([held[0], held[1], held[2], held[3]]);
+            let value = if store { value } else { 0 };
+            first_touch(shadow, self.generation, held, &me, self.kind, value);
+        }
+        true
     }
 }
 
@@ -1282,10 +1368,10 @@ mod tests {
                             2 | 3 => AccessKind::Store,
                             _ => AccessKind::Atomic,
                         };
-                        let size = [1u32, 2, 4, 4][rng.next(4) as usize];
-                        let count = if rng.next(4) == 0 { 2 } else { 1 };
-                        let exec = rng.next(256);
-                        let offs: Vec<u32> = (0..8)
+                        let mut size = [1u32, 2, 4, 4][rng.next(4) as usize];
+                        let mut count = if rng.next(4) == 0 { 2 } else { 1 };
+                        let mut exec = rng.next(256);
+                        let mut offs: Vec<u32> = (0..8)
                             .map(|lane| match rng.next(3) {
                                 // Rising, shared or anywhere in 32 bytes.
                                 0 => lane * size,
@@ -1293,6 +1379,18 @@ mod tests {
                                 _ => rng.next(32 / u64::from(size)) as u32 * size,
                             })
                             .collect();
+                        if rng.next(3) == 0 {
+                            // A run of lanes on consecutive words, as most
+                            // loads and stores are (some past the end).
+                            let first = rng.next(8);
+                            let n = 1 + rng.next(8 - first);
+                            exec = ((1u64 << n) - 1) << first;
+                            let w0 = rng.next(10) as u32;
+                            offs = (0..8)
+                                .map(|l| (w0 + l).wrapping_sub(first as u32).wrapping_mul(4))
+                                .collect();
+                            (size, count) = (4, 1);
+                        }
                         let values: Vec<Vec<u32>> = (0..count)
                             .map(|_| (0..8).map(|_| rng.next(3) as u32).collect())
                             .collect();
