@@ -244,52 +244,14 @@ impl Wave {
         self.count_issue(sh, pc, &inst);
         let lanes = self.lanes();
         self.pc = pc + 1;
+        match part(&inst) {
+            Part::Lanewise => self.lanewise(sh, inst, &lanes),
+            Part::Scalar => self.scalar(sh, inst, lanes.len()),
+            Part::Memory => self.memory(sh, pc, inst)?,
+            Part::Control => return Ok(self.control(sh, pc, inst)),
+            Part::Own => {}
+        }
         match inst {
-            Inst::VBinary { .. }
-            | Inst::VUnary { .. }
-            | Inst::VTernary { .. }
-            | Inst::VCmp { .. }
-            | Inst::VBinary64 { .. }
-            | Inst::VUnary64 { .. }
-            | Inst::VTernary64 { .. }
-            | Inst::VCmp64 { .. }
-            | Inst::VWiden { .. }
-            | Inst::VNarrow { .. }
-            | Inst::VSelect { .. }
-            | Inst::VShuffle { .. }
-            | Inst::VReadFirstLane { .. }
-            | Inst::VReadLane { .. } => self.lanewise(sh, inst, &lanes),
-            Inst::SBinary { .. }
-            | Inst::STernary { .. }
-            | Inst::SUnary { .. }
-            | Inst::SCmp { .. }
-            | Inst::SWave { .. }
-            | Inst::SActiveLanes { .. }
-            | Inst::MaskBinary { .. }
-            | Inst::MaskNot { .. } => self.scalar(sh, inst, lanes.len()),
-            Inst::GlobalLoad { .. }
-            | Inst::LdsLoad { .. }
-            | Inst::GlobalLoadWide { .. }
-            | Inst::LdsLoadWide { .. }
-            | Inst::GlobalStore { .. }
-            | Inst::LdsStore { .. }
-            | Inst::GlobalStoreWide { .. }
-            | Inst::LdsStoreWide { .. }
-            | Inst::GlobalAtomic { .. }
-            | Inst::LdsAtomic { .. }
-            | Inst::GlobalCmpSwap { .. }
-            | Inst::LdsCmpSwap { .. }
-            | Inst::GlobalAtomic64 { .. }
-            | Inst::LdsAtomic64 { .. }
-            | Inst::GlobalCmpSwap64 { .. }
-            | Inst::LdsCmpSwap64 { .. } => self.memory(sh, pc, inst)?,
-            Inst::If { .. }
-            | Inst::Else { .. }
-            | Inst::EndIf
-            | Inst::Loop { .. }
-            | Inst::EndLoop { .. }
-            | Inst::Break { .. }
-            | Inst::Continue { .. } => return Ok(self.control(sh, pc, inst)),
             Inst::Barrier => {
                 sh.report.per_instruction[pc].barriers += 1;
                 if self.exec != self.launch {
@@ -320,6 +282,8 @@ impl Wave {
                 self.pc = pc;
                 return Ok(Step::Done(pc));
             }
+            // The parts above.
+            _ => {}
         }
         Ok(Step::Next)
     }
@@ -341,7 +305,7 @@ impl Wave {
         let c = &mut sh.report.per_instruction[pc];
         // `print` counts in no counter.
         c.instructions += u64::from(!matches!(inst, Inst::Print { .. }));
-        if is_vector(inst) {
+        if matches!(part(inst), Part::Lanewise | Part::Memory) {
             c.vector_instructions += 1;
             c.active_lanes += active as u64;
             c.divergent_vector_instructions += u64::from(self.exec != self.launch);
@@ -986,40 +950,72 @@ fn skip(sh: &mut Shared<'_>, from: usize, to: usize) {
 
 /// Whether the instruction is issued to the vector units (ALU, compare,
 /// select, lane exchange, memory), as `vector_instructions` counts.
-fn is_vector(inst: &Inst) -> bool {
-    matches!(
-        inst,
+/// The part of the machine an instruction is, as [`Wave::step`] runs it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// Vector ALU, compare, select and lane exchange: lane by lane.
+    Lanewise,
+    /// Scalar ALU and mask operations: once per wave.
+    Scalar,
+    /// Loads, stores and atomics of either space.
+    Memory,
+    /// Structured control flow.
+    Control,
+    /// Barriers, `print` and `end`, which `step` runs itself.
+    Own,
+}
+
+/// Every instruction's part: a new instruction does not compile until the
+/// oracle says which it is.
+fn part(inst: &Inst) -> Part {
+    match inst {
         Inst::VBinary { .. }
-            | Inst::VUnary { .. }
-            | Inst::VTernary { .. }
-            | Inst::VCmp { .. }
-            | Inst::VBinary64 { .. }
-            | Inst::VUnary64 { .. }
-            | Inst::VTernary64 { .. }
-            | Inst::VCmp64 { .. }
-            | Inst::VWiden { .. }
-            | Inst::VNarrow { .. }
-            | Inst::VSelect { .. }
-            | Inst::VShuffle { .. }
-            | Inst::VReadFirstLane { .. }
-            | Inst::VReadLane { .. }
-            | Inst::GlobalLoad { .. }
-            | Inst::GlobalStore { .. }
-            | Inst::GlobalLoadWide { .. }
-            | Inst::GlobalStoreWide { .. }
-            | Inst::GlobalAtomic { .. }
-            | Inst::GlobalCmpSwap { .. }
-            | Inst::LdsLoad { .. }
-            | Inst::LdsStore { .. }
-            | Inst::LdsLoadWide { .. }
-            | Inst::LdsStoreWide { .. }
-            | Inst::LdsAtomic { .. }
-            | Inst::LdsCmpSwap { .. }
-            | Inst::GlobalAtomic64 { .. }
-            | Inst::GlobalCmpSwap64 { .. }
-            | Inst::LdsAtomic64 { .. }
-            | Inst::LdsCmpSwap64 { .. }
-    )
+        | Inst::VUnary { .. }
+        | Inst::VTernary { .. }
+        | Inst::VCmp { .. }
+        | Inst::VBinary64 { .. }
+        | Inst::VUnary64 { .. }
+        | Inst::VTernary64 { .. }
+        | Inst::VCmp64 { .. }
+        | Inst::VWiden { .. }
+        | Inst::VNarrow { .. }
+        | Inst::VSelect { .. }
+        | Inst::VShuffle { .. }
+        | Inst::VReadFirstLane { .. }
+        | Inst::VReadLane { .. } => Part::Lanewise,
+        Inst::SBinary { .. }
+        | Inst::STernary { .. }
+        | Inst::SUnary { .. }
+        | Inst::SCmp { .. }
+        | Inst::SWave { .. }
+        | Inst::SActiveLanes { .. }
+        | Inst::MaskBinary { .. }
+        | Inst::MaskNot { .. } => Part::Scalar,
+        Inst::GlobalLoad { .. }
+        | Inst::LdsLoad { .. }
+        | Inst::GlobalLoadWide { .. }
+        | Inst::LdsLoadWide { .. }
+        | Inst::GlobalStore { .. }
+        | Inst::LdsStore { .. }
+        | Inst::GlobalStoreWide { .. }
+        | Inst::LdsStoreWide { .. }
+        | Inst::GlobalAtomic { .. }
+        | Inst::LdsAtomic { .. }
+        | Inst::GlobalCmpSwap { .. }
+        | Inst::LdsCmpSwap { .. }
+        | Inst::GlobalAtomic64 { .. }
+        | Inst::LdsAtomic64 { .. }
+        | Inst::GlobalCmpSwap64 { .. }
+        | Inst::LdsCmpSwap64 { .. } => Part::Memory,
+        Inst::If { .. }
+        | Inst::Else { .. }
+        | Inst::EndIf
+        | Inst::Loop { .. }
+        | Inst::EndLoop { .. }
+        | Inst::Break { .. }
+        | Inst::Continue { .. } => Part::Control,
+        Inst::Barrier | Inst::WaveBarrier | Inst::Print { .. } | Inst::End => Part::Own,
+    }
 }
 
 fn bytes<'s>(sh: &'s Shared<'_>, place: &Place) -> &'s [u8] {
