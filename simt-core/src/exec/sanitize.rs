@@ -838,12 +838,10 @@ impl Visit<'_> {
         let (Some(run), Some(&first)) = (offs.get(start..start + n), offs.get(start)) else {
             return false;
         };
-        let rising = run
-            .iter()
-            .zip(0u32..)
-            .fold(first % 4 == 0 && exec >> start >> n == 0, |ok, (&o, k)| {
-                ok & (o == first.wrapping_add(4 * k))
-            });
+        let rising = run.iter().zip(0u32..).fold(
+            first % 4 == 0 && (exec >> start).checked_shr(n as u32).unwrap_or(0) == 0,
+            |ok, (&o, k)| ok & (o == first.wrapping_add(4 * k)),
+        );
         let w0 = (first / 4) as usize;
         let (true, Some(words), Some(held)) = (
             rising,
