@@ -221,7 +221,14 @@ impl ProgramBuilder {
             sregs,
             mregs,
             lds_bytes: self.lds_bytes,
-            reg_names: Cow::Owned(self.reg_names.clone()),
+            // In register order, whatever order the names were declared in:
+            // a kernel printed with its declarations grouped by class builds
+            // the same program.
+            reg_names: Cow::Owned({
+                let mut names = self.reg_names.clone();
+                names.sort_by_key(|n| n.reg);
+                names
+            }),
             workgroup_size: self.workgroup_size,
             race_free: self.race_free,
             formats: self.formats.iter().cloned().map(Cow::Owned).collect(),

@@ -96,6 +96,14 @@ pub(crate) fn located_or_round_trip(src: &str) -> usize {
     }
 }
 
+/// Declarations of one class written apart, around another's: the printer
+/// groups them by class, and the program it prints is the same.
+#[test]
+fn declarations_printed_grouped_build_the_same_program() {
+    located_or_round_trip("kernel k(x: &mut [u32], n: u32) { vreg i; mreg m; vreg t ; }");
+    located_or_round_trip("kernel k(x: &mut [u32]) { mreg m; sreg s; vreg i; mreg n; vreg t; }");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 500, .. ProptestConfig::default() })]
 

@@ -118,7 +118,8 @@ pub struct Program {
     pub mregs: u16,
     /// Bytes of LDS per workgroup (the end of the last LDS array).
     pub lds_bytes: u32,
-    /// The names the kernel gave its registers (for messages and the disassembler).
+    /// The names the kernel gave its registers (for messages and the
+    /// disassembler), in register order when built from source.
     pub reg_names: Cow<'static, [RegName]>,
     /// The workgroup shape the kernel declared (`#[workgroup_size(x, y, z)]`):
     /// its facts are decided under it and a launch of another shape is refused.
