@@ -819,10 +819,12 @@ impl Visit<'_> {
 
 impl Visit<'_> {
     /// A lockstep load or store of a buffer's words, one per lane, the
-    /// active lanes' words consecutive and each's first access in the
-    /// launch: each lane's shadow as [`first_touch`] writes it, in one pass
-    /// over the words (what [`Visit::lanes`] would do lane by lane). `false`,
-    /// having done nothing, for any other access.
+    /// active lanes' words consecutive, each word's first access in the
+    /// launch or (a store) a store after this wave's own read and nothing
+    /// else: each lane's shadow as [`first_touch`] or
+    /// [`Shadow::store_after_own_read`] writes it, in one pass over the
+    /// words (what [`Visit::lanes`] would do lane by lane, finding nothing).
+    /// `false`, having done nothing, for any other access.
     #[inline(always)]
     fn first_block(&self, shadows: &mut [Shadow], lanes: &Lanes<'_>) -> bool {
         let (exec, offs) = (lanes.exec, lanes.offs);
@@ -850,11 +852,17 @@ impl Visit<'_> {
         ) else {
             return false;
         };
-        if words.iter().any(|w| w.generation == self.generation) {
-            return false;
-        }
         // A store's values; a load has none (its lanes' offsets stand in).
         let store = self.kind == AccessKind::Store;
+        // Every word fresh, or, for a store, read by this wave alone in this
+        // epoch and nothing else (an in-place update's store after its load).
+        let me = &self.me;
+        if !words
+            .iter()
+            .all(|w| w.generation != self.generation || (store && w.read_by_alone(me)))
+        {
+            return false;
+        }
         let values = match (store, lanes.values.first()) {
             (true, Some(v)) => v.get(start..start + n),
             (true, None) => None,
@@ -874,9 +882,13 @@ impl Visit<'_> {
                 bytes: 0xf,
                 ..self.me
             };
-            let held = u32::from_le_bytes([held[0], held[1], held[2], held[3]]);
-            let value = if store { value } else { 0 };
-            first_touch(shadow, self.generation, held, &me, self.kind, value);
+            if shadow.generation != self.generation {
+                let held = u32::from_le_bytes([held[0], held[1], held[2], held[3]]);
+                let value = if store { value } else { 0 };
+                first_touch(shadow, self.generation, held, &me, self.kind, value);
+            } else {
+                shadow.store_after_own_read(&me, value);
+            }
         }
         true
     }
@@ -1074,6 +1086,44 @@ impl Shadow {
             && w.epoch == me.epoch
             && w.bytes & me.bytes == me.bytes
             && self.run_lanes & (1u64 << (me.lane & 63)) != 0
+    }
+
+    /// Whether the word's one record is a read by `me`'s wave in `me`'s
+    /// epoch, its bytes all initialised and known (a buffer's): a lockstep
+    /// store of the whole word by that wave finds nothing (the read is
+    /// ordered before it) and records what
+    /// [`Shadow::store_after_own_read`] writes.
+    #[inline(always)]
+    fn read_by_alone(&self, me: &Access) -> bool {
+        let r = &self.reads[0];
+        r.is_some()
+            && r.group == me.group
+            && r.wave == me.wave
+            && r.epoch == me.epoch
+            && !self.reads[1].is_some()
+            && !self.write.is_some()
+            && !self.atomics[0].is_some()
+            && !self.atomics[1].is_some()
+            && self.known == 0xf
+            && self.init == 0xf
+    }
+
+    /// [`record`] of lockstep store `me` of the whole word's `value` on a
+    /// word [`Shadow::read_by_alone`] holds: a new run, the value before it
+    /// known.
+    #[inline(always)]
+    fn store_after_own_read(&mut self, me: &Access, value: u32) {
+        let same = self.value == value;
+        self.prior = self.value;
+        self.prior_known = 0xf;
+        self.run_one = true;
+        self.run_lanes = 1u64 << (me.lane & 63);
+        if !same {
+            self.changed();
+        }
+        self.write = *me;
+        self.same = same;
+        self.value = value;
     }
 
     /// Marks the kept reads as having seen a value no longer there.
@@ -1344,6 +1394,7 @@ mod tests {
                     s.start(&program, [3, 1, 1], &[&initial[..]], 3, lanes);
                 }
                 for group in 0..3u32 {
+                    let mut last_run: Option<(usize, u64, Vec<u32>)> = None;
                     for s in [&mut fast, &mut full] {
                         s.workgroup(group, [group, 0, 0]);
                     }
@@ -1354,14 +1405,14 @@ mod tests {
                             full.barrier();
                             continue;
                         }
-                        let wave = rng.next(3) as usize;
+                        let mut wave = rng.next(3) as usize;
                         if step == 1 {
                             let exec = rng.next(256);
                             fast.wave_barrier(wave, exec);
                             full.wave_barrier(wave, exec);
                             continue;
                         }
-                        let kind = match rng.next(5) {
+                        let mut kind = match rng.next(5) {
                             0 | 1 => AccessKind::Load,
                             2 | 3 => AccessKind::Store,
                             _ => AccessKind::Atomic,
@@ -1388,6 +1439,13 @@ mod tests {
                                 .map(|l| (w0 + l).wrapping_sub(first as u32).wrapping_mul(4))
                                 .collect();
                             (size, count) = (4, 1);
+                            // Half the time, the last run's wave stores
+                            // where it loaded or stored (an in-place update).
+                            if let (Some((w, e, o)), 0) = (&last_run, rng.next(2)) {
+                                (wave, exec, offs) = (*w, *e, o.clone());
+                                kind = AccessKind::Store;
+                            }
+                            last_run = Some((wave, exec, offs.clone()));
                         }
                         let values: Vec<Vec<u32>> = (0..count)
                             .map(|_| (0..8).map(|_| rng.next(3) as u32).collect())
