@@ -2048,6 +2048,13 @@ impl<'a> Kern<'a> {
         let t1 = self.new_v(1);
         let t2 = self.new_v(1);
         let bin = |op, dst, a, b| S::VBinary { op, dst, a, b };
+        let mov = |dst, a| S::VUnary {
+            op: UnOp::Mov,
+            dst,
+            a,
+        };
+        // A shift by 32 or more: the other word shifted by the rest.
+        let rest = Operand::Imm(n.saturating_sub(32).min(31));
         match (if left { "shl" } else { "shr" }, n) {
             (_, 0) => {
                 self.emit(
@@ -2068,25 +2075,8 @@ impl<'a> Kern<'a> {
             }
             ("shl", n) => {
                 let s = if n >= 64 { Operand::Imm(0) } else { lo };
-                self.emit(
-                    out,
-                    at,
-                    S::VBinary {
-                        op: BinOp::Shl,
-                        dst: dh,
-                        a: s,
-                        b: Operand::Imm((n - 32).min(31)),
-                    },
-                );
-                self.emit(
-                    out,
-                    at,
-                    S::VUnary {
-                        op: UnOp::Mov,
-                        dst: dl,
-                        a: Operand::Imm(0),
-                    },
-                );
+                self.emit(out, at, bin(BinOp::Shl, dh, s, rest));
+                self.emit(out, at, mov(dl, Operand::Imm(0)));
             }
             (_, n) if n < 32 => {
                 let k = if signed { BinOp::ShrI32 } else { BinOp::ShrU32 };
@@ -2097,38 +2087,12 @@ impl<'a> Kern<'a> {
             }
             (_, n) => {
                 if signed {
-                    self.emit(
-                        out,
-                        at,
-                        S::VBinary {
-                            op: BinOp::ShrI32,
-                            dst: dl,
-                            a: hi,
-                            b: Operand::Imm((n - 32).min(31)),
-                        },
-                    );
+                    self.emit(out, at, bin(BinOp::ShrI32, dl, hi, rest));
                     self.emit(out, at, bin(BinOp::ShrI32, dh, hi, Operand::Imm(31)));
                 } else {
                     let s = if n >= 64 { Operand::Imm(0) } else { hi };
-                    self.emit(
-                        out,
-                        at,
-                        S::VBinary {
-                            op: BinOp::ShrU32,
-                            dst: dl,
-                            a: s,
-                            b: Operand::Imm((n - 32).min(31)),
-                        },
-                    );
-                    self.emit(
-                        out,
-                        at,
-                        S::VUnary {
-                            op: UnOp::Mov,
-                            dst: dh,
-                            a: Operand::Imm(0),
-                        },
-                    );
+                    self.emit(out, at, bin(BinOp::ShrU32, dl, s, rest));
+                    self.emit(out, at, mov(dh, Operand::Imm(0)));
                 }
             }
         }

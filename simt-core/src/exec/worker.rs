@@ -381,20 +381,19 @@ impl Worker {
     /// for a workgroup of `size` work-items.
     #[inline(always)]
     fn reset_group<const W: usize>(&mut self, size: usize) {
-        let m = self;
         // Lanes past `W` are never read: zero only the wave's lanes (in
         // one pass when that is the whole register).
         if W >= 64 {
-            m.vregs.fill([0; 64]);
+            self.vregs.fill([0; 64]);
         } else {
-            for r in m.vregs.iter_mut() {
+            for r in self.vregs.iter_mut() {
                 r[..W].fill(0);
             }
         }
-        m.sregs.fill(0);
-        m.mregs.fill(0);
-        m.lds.0.zero();
-        for (w, wave) in m.waves.iter_mut().enumerate() {
+        self.sregs.fill(0);
+        self.mregs.fill(0);
+        self.lds.0.zero();
+        for (w, wave) in self.waves.iter_mut().enumerate() {
             let lanes = (size - w * W).min(W);
             wave.launch = if lanes >= 64 {
                 u64::MAX
