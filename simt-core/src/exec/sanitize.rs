@@ -856,12 +856,12 @@ impl Visit<'_> {
         let store = self.kind == AccessKind::Store;
         // Every word fresh, or, for a store, read by this wave alone in this
         // epoch and nothing else (an in-place update's store after its load).
+        // A plain loop: as an iterator's `all` it stayed a call per word.
         let me = &self.me;
-        if !words
-            .iter()
-            .all(|w| w.generation != self.generation || (store && w.read_by_alone(me)))
-        {
-            return false;
+        for w in words.iter() {
+            if w.generation == self.generation && !(store && w.read_by_alone(me)) {
+                return false;
+            }
         }
         let values = match (store, lanes.values.first()) {
             (true, Some(v)) => v.get(start..start + n),
