@@ -46,6 +46,11 @@ pub trait Instrument {
     /// instruction's counters, with nothing to add up apart.
     const COSTS: bool = false;
 
+    /// Whether [`Instrument::memory`] or [`Instrument::worst`] does anything.
+    /// When not, an access whose lanes form one block (see `Exec::block`)
+    /// takes the formula path, which fills no per-lane offsets to tell.
+    const SEES_ACCESSES: bool = true;
+
     /// Workgroup `linear` (numbered x fastest), of id `group` and `waves`
     /// waves, starts.
     #[inline(always)]
@@ -84,10 +89,13 @@ pub trait Instrument {
 }
 
 /// The plain launch: nothing watches.
-impl Instrument for () {}
+impl Instrument for () {
+    const SEES_ACCESSES: bool = false;
+}
 
 impl<T: Instrument + ?Sized> Instrument for &mut T {
     const COSTS: bool = T::COSTS;
+    const SEES_ACCESSES: bool = T::SEES_ACCESSES;
     #[inline(always)]
     fn workgroup_begin(&mut self, linear: u64, group: [u32; 3], waves: usize) {
         (**self).workgroup_begin(linear, group, waves)
@@ -116,6 +124,7 @@ impl<T: Instrument + ?Sized> Instrument for &mut T {
 
 impl<T: Instrument> Instrument for Option<T> {
     const COSTS: bool = T::COSTS;
+    const SEES_ACCESSES: bool = T::SEES_ACCESSES;
     #[inline(always)]
     fn workgroup_begin(&mut self, linear: u64, group: [u32; 3], waves: usize) {
         if let Some(t) = self {

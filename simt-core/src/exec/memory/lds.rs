@@ -51,12 +51,16 @@ impl Lds {
         let (first, last) = (word_index(offs[0]), word_index(offs[W - 1]));
         match shape {
             Shape::Uniform => self.mark(first),
-            Shape::Contiguous if first <= last => {
-                for b in first / BLOCK_WORDS..=last / BLOCK_WORDS {
-                    self.mark(b * BLOCK_WORDS);
-                }
-            }
+            Shape::Contiguous if first <= last => self.written_block(first, last),
             _ => each_lane(exec, |l| self.mark(word_index(offs[l]))),
+        }
+    }
+
+    /// Marks the words `first..=last`.
+    #[inline(always)]
+    pub(crate) fn written_block(&mut self, first: usize, last: usize) {
+        for b in first / BLOCK_WORDS..=last / BLOCK_WORDS {
+            self.mark(b * BLOCK_WORDS);
         }
     }
 

@@ -11,6 +11,7 @@
 //! otherwise; LDS words are deduplicated with a generation-stamped table.
 
 pub(super) mod atomic;
+pub(super) mod block;
 mod caches;
 mod lds;
 #[cfg(target_arch = "x86_64")]
@@ -368,33 +369,24 @@ fn count_global_regular<const W: usize>(
     geo: &Geometry,
     c: &mut Counters,
 ) {
-    let p = (geo.phase_lanes as usize).min(W);
-    let (mut accesses, mut lines, mut sectors) = (0u64, 0u64, 0u64);
     if shape == Shape::Contiguous {
         // A block is taken only when every lane is active (`Shape::of`).
-        let key = |l: usize, shift: u32| base.wrapping_add(offs[l]) >> shift;
-        let mut start = 0;
-        while start < W {
-            let last = start + p - 1;
-            lines += (key(last, geo.line_shift) - key(start, geo.line_shift)) as u64 + 1;
-            sectors += (key(last, geo.sector_shift) - key(start, geo.sector_shift)) as u64 + 1;
-            accesses += 1;
-            start += p;
-        }
-    } else {
-        let one = if p >= 64 { u64::MAX } else { (1u64 << p) - 1 };
-        let mut start = 0;
-        while start < W {
-            accesses += (exec & (one << start) != 0) as u64;
-            start += p;
-        }
-        (lines, sectors) = (accesses, accesses);
+        block::count_global::<W>(base.wrapping_add(offs[0]), size, geo, c);
+        return;
+    }
+    let p = (geo.phase_lanes as usize).min(W);
+    let one = if p >= 64 { u64::MAX } else { (1u64 << p) - 1 };
+    let mut accesses = 0u64;
+    let mut start = 0;
+    while start < W {
+        accesses += (exec & (one << start) != 0) as u64;
+        start += p;
     }
     c.global_accesses += accesses;
-    c.global_transactions += lines;
-    c.global_sectors += sectors;
+    c.global_transactions += accesses;
+    c.global_sectors += accesses;
     c.global_bytes_requested += exec.count_ones() as u64 * size as u64;
-    c.global_bytes_moved += lines * geo.line_bytes;
+    c.global_bytes_moved += accesses * geo.line_bytes;
 }
 
 /// The LDS word-deduplication table and its generation.
@@ -447,14 +439,7 @@ fn lds_phase_cycles<const W: usize>(
             return 0;
         }
         if shape == Shape::Contiguous {
-            // One block of bytes: `k` consecutive words, spread over the banks as
-            // evenly as possible (an access never spans two words: it is aligned
-            // and no wider than a bank word).
-            let first = (addrs[start % W] >> geo.bank_shift) as u64;
-            let last = (addrs[(start + n - 1) % W] >> geo.bank_shift) as u64;
-            let banks = geo.bank_mask as u64 + 1;
-            let k = last - first + 1;
-            return ((k + banks - 1) >> banks.trailing_zeros()) - 1;
+            return block_cycles(addrs[start % W], addrs[(start + n - 1) % W], geo);
         }
         if bits.count_ones() as usize == n {
             // Words spanning fewer than `banks` consecutive words sit in distinct
@@ -509,6 +494,18 @@ fn lds_phase_cycles<const W: usize>(
         });
         worst.saturating_sub(1) as u64
     }
+}
+
+/// The conflict cycles of a phase that reads one block of bytes, from byte
+/// offset `first` to `last`: its consecutive words spread over the banks as
+/// evenly as possible (an access never spans two words: it is aligned and
+/// no wider than a bank word).
+#[inline(always)]
+pub(super) fn block_cycles(first: u32, last: u32, geo: &Geometry) -> u64 {
+    let (first, last) = ((first >> geo.bank_shift) as u64, (last >> geo.bank_shift) as u64);
+    let banks = geo.bank_mask as u64 + 1;
+    let k = last - first + 1;
+    ((k + banks - 1) >> banks.trailing_zeros()) - 1
 }
 
 /// The conflict cycles of a fully active phase whose words are affine in the lane

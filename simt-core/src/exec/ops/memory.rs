@@ -10,7 +10,9 @@ use super::super::alu;
 use super::super::decode::{Access, Atomic, Atomic64, Mem, Src, Wide};
 use super::super::instrument::{self, Instrument};
 use super::super::memory::atomic::{self, Operands};
-use super::super::memory::{self as mem, full, wide};
+use super::super::bind::Slot;
+use super::super::memory::{self as mem, block, full, wide};
+use crate::ir::Addressing;
 use super::super::wave::Exit;
 use super::{lanes, lanes_mut, Exec, Flow, Parts, Step};
 use crate::facts::AccessKind;
@@ -230,11 +232,14 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     #[inline(always)]
     pub(super) fn access(&mut self, x: Access, store: bool, lds: bool) -> Flow {
         self.vector_issue();
+        let stepped = self.is_stepped(x.at.index);
+        if stepped && self.block(x, store, lds) {
+            return self.next();
+        }
         if store {
             self.value(x.src);
         }
         self.index(x.at);
-        let stepped = self.is_stepped(x.at.index);
         let kind = moving(store);
         let pc = self.pc;
         let mut tally = Counters::default();
@@ -269,6 +274,90 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             self.write_back(x.reg);
         }
         self.next()
+    }
+
+    /// The formula path of [`Exec::access`]: an access of every lane of the
+    /// wave, 4-byte elements indexed by element, whose index the caller
+    /// found to step by one from lane to lane (see [`Exec::is_stepped`]),
+    /// so that its lanes form one block. It checks the block's range once, counts by formula
+    /// (`memory::block`) and moves the values with one copy. Taken only
+    /// when nothing reads the lanes' offsets (no instrument sees accesses)
+    /// and, globally, the model has no caches; `false` when the access is
+    /// not such a block or the block is not wholly in bounds: the general
+    /// path takes it then, and faults as it does.
+    #[inline(always)]
+    fn block(&mut self, x: Access, store: bool, lds: bool) -> bool {
+        if I::SEES_ACCESSES
+            || I::COSTS
+            || self.exec != full::<W>()
+            || x.ty.size() != 4
+            || x.at.addressing != Addressing::Element
+            || (!lds && self.caches.is_some())
+        {
+            return false;
+        }
+        let Parts { vr, rd, s, .. } = self.parts();
+        let mut first = rd.first_lane(x.at.index, vr);
+        if let Some(k) = x.at.offset.and_then(|o| rd.uniform(o)) {
+            first = first.wrapping_add(k);
+        }
+        // Elements `first..first + W` lie within `len` bytes.
+        let within = |len: u64| (u64::from(first) + W as u64) * 4 <= len.min(u64::from(u32::MAX));
+        let value = if store {
+            *rd.fetch(x.src, vr, &mut s.b)
+        } else {
+            [0; W]
+        };
+        if !store {
+            self.unstep(x.reg);
+        }
+        let i = x.at.target as usize;
+        let c = &mut self.counters[self.pc];
+        // The loaded words go straight into every lane of the destination.
+        let dst = match store {
+            true => None,
+            false => self.cur.v.get_mut(x.reg as usize).map(lanes_mut::<W>),
+        };
+        if lds {
+            let Some(&area) = self.prepared.lds.get(i) else {
+                return false;
+            };
+            let at = (first << 2).wrapping_add(area.offset);
+            let w = mem::word_index(at);
+            if !within(u64::from(area.bytes)) || w + W > mem::LDS_WORDS {
+                return false;
+            }
+            block::count_lds::<W>(at, 4, &self.geo, c);
+            let words = &mut self.lds.words[w..w + W];
+            match dst {
+                None => {
+                    words.copy_from_slice(&value);
+                    self.lds.written_block(w, w + W - 1);
+                }
+                Some(d) => d.copy_from_slice(words),
+            }
+        } else {
+            let Some(slot) = self.slots.get_mut(i) else {
+                return false;
+            };
+            if !within(slot.bytes().len() as u64) {
+                return false;
+            }
+            let start = first as usize * 4;
+            let address = (slot.base() as u32).wrapping_add(start as u32);
+            block::count_global::<W>(address, 4, &self.geo, c);
+            let bytes = start..start + W * 4;
+            match (dst, slot) {
+                (None, Slot::BufferMut { data, .. }) => {
+                    data[bytes].copy_from_slice(bytemuck::cast_slice::<u32, u8>(&value[..]));
+                }
+                // A store to a read-only buffer is rejected before the launch.
+                (None, _) => {}
+                (Some(d), slot) => bytemuck::cast_slice_mut::<u32, u8>(&mut d[..])
+                    .copy_from_slice(&slot.bytes()[bytes]),
+            }
+        }
+        true
     }
 
     /// A wide load or store, global or (`lds`) LDS.

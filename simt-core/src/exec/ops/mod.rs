@@ -198,6 +198,21 @@ impl<'r> Reads<'r> {
         })
     }
 
+    /// `src` in lane 0, a vector register read from `vr`.
+    #[inline(always)]
+    pub(super) fn first_lane(&self, src: Src, vr: &[[u32; 64]]) -> u32 {
+        match src {
+            Src::V(r) => vr.get(r as usize).map_or(0, |reg| reg[0]),
+            Src::LaneId => 0,
+            Src::Local(a) => self.local[a as usize % 3][0],
+            Src::Global(a) => {
+                let a = a as usize % 3;
+                self.u.global_base[a].wrapping_add(self.local[a][0])
+            }
+            _ => self.uniform(src).unwrap_or(0),
+        }
+    }
+
     /// `src` in every lane, a vector register read from `vr`; anything but a
     /// register or the local ids goes through `tmp`.
     #[inline(always)]
