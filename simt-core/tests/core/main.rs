@@ -4,6 +4,7 @@
 //! module, `exec_util` the shorthands they share.
 
 mod args;
+mod block_path;
 mod builder;
 mod counters;
 mod exec_alu;

@@ -141,3 +141,48 @@ proptest! {
         }
     }
 }
+
+/// An LDS access's conflict cycles counted bank by bank: per phase, the
+/// busiest bank's distinct words minus one.
+fn lds_cycles_by_bank(offs: &[u32], phase: usize, geo: &Geometry) -> u64 {
+    offs.chunks(phase)
+        .map(|lanes| {
+            let mut words: Vec<Vec<u32>> = vec![Vec::new(); geo.bank_mask as usize + 1];
+            for &o in lanes {
+                let word = o >> geo.bank_shift;
+                let bank = &mut words[(word & geo.bank_mask) as usize];
+                if !bank.contains(&word) {
+                    bank.push(word);
+                }
+            }
+            words.iter().map(Vec::len).max().unwrap_or(1) as u64 - 1
+        })
+        .sum()
+}
+
+proptest! {
+    /// The formula path's LDS count of one block (`block::count_lds`) is
+    /// the bank-by-bank count of its lanes' offsets.
+    #[test]
+    fn lds_block_formula_matches_the_bank_count(
+        phase in 0u32..7,
+        size in prop::sample::select(vec![1u32, 2, 4]),
+        start in 0u32..5000,
+    ) {
+        let geo = geometry(1 << phase, 6, 6);
+        let first = start * size;
+        let block: [u32; 64] = std::array::from_fn(|l| first + l as u32 * size);
+        for width in [32usize, 64] {
+            let mut c = Counters::default();
+            if width == 32 {
+                super::block::count_lds::<32>(first, size, &geo, &mut c);
+            } else {
+                super::block::count_lds::<64>(first, size, &geo, &mut c);
+            }
+            let p = (geo.phase_lanes as usize).min(width);
+            prop_assert_eq!(c.lds_conflict_cycles, lds_cycles_by_bank(&block[..width], p, &geo));
+            prop_assert_eq!(c.lds_accesses, (width / p) as u64);
+            prop_assert_eq!(c.lds_bytes_requested, width as u64 * u64::from(size));
+        }
+    }
+}

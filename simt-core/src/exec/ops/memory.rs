@@ -301,6 +301,11 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         if let Some(k) = x.at.offset.and_then(|o| rd.uniform(o)) {
             first = first.wrapping_add(k);
         }
+        debug_assert!({
+            let idx = rd.fetch(x.at.index, vr, &mut s.a);
+            let k = first.wrapping_sub(idx[0]);
+            (0..W).all(|l| idx[l].wrapping_add(k) == first.wrapping_add(l as u32))
+        });
         // Elements `first..first + W` lie within `len` bytes.
         let within = |len: u64| (u64::from(first) + W as u64) * 4 <= len.min(u64::from(u32::MAX));
         let value = if store {
