@@ -28,6 +28,7 @@ use super::memory::Trap;
 use super::ops::{Exec, Step};
 use super::wave::Exit;
 
+use super::decode::Access;
 pub use super::decode::{decode_op, Op};
 
 thread_local! {
@@ -81,7 +82,8 @@ pub struct Turn<'t, 'x, 'b, const W: usize, I: Instrument> {
 
 /// The kinds of [`Op`] a native runner issues inline, as [`Op::kind`]
 /// numbers them: the register arithmetic and the structured control flow,
-/// whose handlers are short.
+/// whose handlers are short, and the one-element loads and stores, whose
+/// formula path is (see `Exec::block`).
 mod kind {
     pub(super) const V_BINARY: u8 = 1;
     pub(super) const V_UNARY: u8 = 2;
@@ -101,6 +103,10 @@ mod kind {
     pub(super) const END_LOOP: u8 = 16;
     pub(super) const BREAK: u8 = 17;
     pub(super) const CONTINUE: u8 = 18;
+    pub(super) const GLOBAL_LOAD: u8 = 19;
+    pub(super) const GLOBAL_STORE: u8 = 20;
+    pub(super) const LDS_LOAD: u8 = 21;
+    pub(super) const LDS_STORE: u8 = 22;
 }
 
 impl Op {
@@ -126,6 +132,10 @@ impl Op {
             Op::EndLoop(_) => kind::END_LOOP,
             Op::Break(_) => kind::BREAK,
             Op::Continue(_) => kind::CONTINUE,
+            Op::GlobalLoad(_) => kind::GLOBAL_LOAD,
+            Op::GlobalStore(_) => kind::GLOBAL_STORE,
+            Op::LdsLoad(_) => kind::LDS_LOAD,
+            Op::LdsStore(_) => kind::LDS_STORE,
             _ => 0,
         }
     }
@@ -201,6 +211,22 @@ impl<'t, 'x, 'b, const W: usize, I: Instrument> Turn<'t, 'x, 'b, W, I> {
                 e.$handler(x, |$($a),*| unsafe { alu::by_number::$each::<W, NUMBER>($($a),*) })
             }};
         }
+        // Each arm: a one-element load or store, counted; its formula path
+        // inline, with the op's operands folded into it, else the general
+        // path out of line.
+        // SAFETY (of the general path): as `issue_outlined`'s below.
+        macro_rules! access {
+            ($variant:ident, $store:expr, $lds:expr) => {{
+                let Op::$variant(x) = *op else { unreachable!() };
+                e.count_issue();
+                e.vector_issue();
+                if e.is_stepped(x.at.index) && e.block(x, $store, $lds) {
+                    e.next()
+                } else {
+                    unsafe { e.access_outlined(x, $store, $lds) }
+                }
+            }};
+        }
         let flow = match KIND {
             kind::V_BINARY => by_number!(VBinary, v_binary_by, binary, |d, s, l|),
             kind::V_UNARY => by_number!(VUnary, v_unary_by, unary, |d, s, l|),
@@ -231,6 +257,10 @@ impl<'t, 'x, 'b, const W: usize, I: Instrument> Turn<'t, 'x, 'b, W, I> {
                 e.count_issue();
                 e.op_exit(x, true)
             }
+            kind::GLOBAL_LOAD => access!(GlobalLoad, false, false),
+            kind::GLOBAL_STORE => access!(GlobalStore, true, false),
+            kind::LDS_LOAD => access!(LdsLoad, false, true),
+            kind::LDS_STORE => access!(LdsStore, true, true),
             // SAFETY: a turn runs only on a CPU with the features of the
             // runner (see `Runner`), which are those of this build.
             _ => unsafe { e.issue_outlined(op) },
@@ -287,6 +317,21 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
     )]
     unsafe fn issue_outlined(&mut self, op: &Op) -> super::ops::Flow {
         self.issue(op)
+    }
+
+    /// The general path of a one-element load or store
+    /// ([`Exec::access_general`]) out of line, as [`Exec::issue_outlined`].
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX2, FMA, BMI1/2, LZCNT and POPCNT.
+    #[inline(never)]
+    #[cfg_attr(
+        target_arch = "x86_64",
+        target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt,popcnt")
+    )]
+    unsafe fn access_outlined(&mut self, x: Access, store: bool, lds: bool) -> super::ops::Flow {
+        self.access_general(x, store, lds)
     }
 
     /// Runs the running wave's turn, `left` instructions at most, with the

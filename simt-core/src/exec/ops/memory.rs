@@ -232,10 +232,17 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     #[inline(always)]
     pub(super) fn access(&mut self, x: Access, store: bool, lds: bool) -> Flow {
         self.vector_issue();
-        let stepped = self.is_stepped(x.at.index);
-        if stepped && self.block(x, store, lds) {
+        if self.is_stepped(x.at.index) && self.block(x, store, lds) {
             return self.next();
         }
+        self.access_general(x, store, lds)
+    }
+
+    /// [`Exec::access`] past its issue count, by the general path: every
+    /// lane's offset.
+    #[inline(always)]
+    pub(in crate::exec) fn access_general(&mut self, x: Access, store: bool, lds: bool) -> Flow {
+        let stepped = self.is_stepped(x.at.index);
         if store {
             self.value(x.src);
         }
@@ -286,7 +293,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     /// not such a block or the block is not wholly in bounds: the general
     /// path takes it then, and faults as it does.
     #[inline(always)]
-    fn block(&mut self, x: Access, store: bool, lds: bool) -> bool {
+    pub(in crate::exec) fn block(&mut self, x: Access, store: bool, lds: bool) -> bool {
         if I::SEES_ACCESSES
             || I::COSTS
             || self.exec != full::<W>()
@@ -313,10 +320,26 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         } else {
             [0; W]
         };
+        let i = x.at.target as usize;
+        // The block's first byte: its LDS offset, or its buffer offset.
+        let start = if lds {
+            let Some(area) = self.prepared.lds.get(i) else {
+                return false;
+            };
+            let at = (first << 2).wrapping_add(area.offset);
+            if !within(u64::from(area.bytes)) || mem::word_index(at) + W > mem::LDS_WORDS {
+                return false;
+            }
+            at
+        } else {
+            match self.slots.get(i) {
+                Some(slot) if within(slot.bytes().len() as u64) => first << 2,
+                _ => return false,
+            }
+        };
         if !store {
             self.unstep(x.reg);
         }
-        let i = x.at.target as usize;
         let c = &mut self.counters[self.pc];
         // The loaded words go straight into every lane of the destination.
         let dst = match store {
@@ -324,15 +347,8 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             false => self.cur.v.get_mut(x.reg as usize).map(lanes_mut::<W>),
         };
         if lds {
-            let Some(&area) = self.prepared.lds.get(i) else {
-                return false;
-            };
-            let at = (first << 2).wrapping_add(area.offset);
-            let w = mem::word_index(at);
-            if !within(u64::from(area.bytes)) || w + W > mem::LDS_WORDS {
-                return false;
-            }
-            block::count_lds::<W>(at, 4, &self.geo, c);
+            block::count_lds::<W>(start, 4, &self.geo, c);
+            let w = mem::word_index(start);
             let words = &mut self.lds.words[w..w + W];
             match dst {
                 None => {
@@ -341,17 +357,10 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
                 }
                 Some(d) => d.copy_from_slice(words),
             }
-        } else {
-            let Some(slot) = self.slots.get_mut(i) else {
-                return false;
-            };
-            if !within(slot.bytes().len() as u64) {
-                return false;
-            }
-            let start = first as usize * 4;
-            let address = (slot.base() as u32).wrapping_add(start as u32);
+        } else if let Some(slot) = self.slots.get_mut(i) {
+            let address = (slot.base() as u32).wrapping_add(start);
             block::count_global::<W>(address, 4, &self.geo, c);
-            let bytes = start..start + W * 4;
+            let bytes = start as usize..start as usize + W * 4;
             match (dst, slot) {
                 (None, Slot::BufferMut { data, .. }) => {
                     data[bytes].copy_from_slice(bytemuck::cast_slice::<u32, u8>(&value[..]));
