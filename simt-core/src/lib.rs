@@ -52,7 +52,7 @@ pub use launch::{Arg, Dim3, Engine, LaneOrder, LaunchConfig, Order, OwnedArg, Sc
 #[doc(hidden)]
 pub mod __native {
     pub use crate::exec::native::{
-        available, decode_op, native_turns, Op, Runner, Runners, Turn, TurnEnd,
+        available, block_lanes, decode_op, native_turns, Op, Runner, Runners, Turn, TurnEnd,
     };
 }
 pub use listing::{Hint, HintKind, Line, Listing, MAX_HINTS};

@@ -8,52 +8,32 @@
 //! barrier) starts one; a block runs whole or, when the turn's budget would
 //! end inside it or the wave stands elsewhere, the interpreter takes over.
 //!
+//! Each block function counts its issue once, at its end (`Turn::ran`),
+//! or instruction by instruction when it is left part way (`Turn::cut`).
+//!
 //! The runner is compiled only where debug assertions are off (release
 //! builds, and this workspace's test profile): see [`runner`].
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use simt_lang::isa::Unit;
-use simt_lang::Inst;
-
-/// The blocks of `insts`: each one's first instruction and its length. A
-/// block ends with its first control instruction; each control instruction
-/// also starts a block of its own. A block longer than [`CHUNK`] is cut into
-/// blocks of `CHUNK` instructions (the last shorter), each its own function:
-/// the optimiser's time grows faster than a function's length.
-pub fn blocks(insts: &[Inst]) -> Vec<(usize, usize)> {
-    let control = |k: usize| insts[k].opcode().unit() == Unit::Control;
-    let leader = |k: usize| k == 0 || control(k) || control(k - 1);
-    let mut out = Vec::new();
-    for start in (0..insts.len()).filter(|&k| leader(k)) {
-        let end = (start..insts.len())
-            .find(|&k| control(k))
-            .unwrap_or(insts.len() - 1);
-        let mut at = start;
-        while at <= end {
-            let len = (end + 1 - at).min(CHUNK);
-            out.push((at, len));
-            at += len;
-        }
-    }
-    // A block's last chunk can be a lone control instruction, which is a
-    // block of its own too.
-    out.sort_unstable();
-    out.dedup();
-    out
-}
-
-/// The most instructions one block function holds.
-const CHUNK: usize = 8;
+use simt_lang::{straight_blocks, Inst};
 
 /// The runner `native::<W>` of a kernel whose instructions are the constant
 /// `INSTS` and whose register counts are `VREGS`, `SREGS` and `MREGS`.
 pub fn runner(rt: &TokenStream, insts: &[Inst]) -> TokenStream {
     let n = rt_native(rt);
-    let blocks = blocks(insts);
+    let blocks = straight_blocks(insts);
     let fns = blocks.iter().map(|&(start, len)| {
         let name = quote::format_ident!("block_{}_{}", start, len);
+        let lanes = quote!({ #n::block_lanes(&INSTS, #start, #len, [VREGS, SREGS, MREGS]) });
         let steps = (start..start + len).map(|k| {
+            // Left at its last instruction (a barrier, the end), the block
+            // ran whole.
+            let count = if k + 1 == start + len {
+                quote!(turn.ran::<#lanes>(#start, mark);)
+            } else {
+                quote!(turn.cut(#start, #k, mark);)
+            };
             quote! {
                 if let ::core::option::Option::Some(end) = turn.step::<
                     { #n::decode_op(&INSTS[#k], [VREGS, SREGS, MREGS]).kind() },
@@ -62,6 +42,7 @@ pub fn runner(rt: &TokenStream, insts: &[Inst]) -> TokenStream {
                     #k,
                     &const { #n::decode_op(&INSTS[#k], [VREGS, SREGS, MREGS]) },
                 ) {
+                    #count
                     return ::core::option::Option::Some(end);
                 }
             }
@@ -76,7 +57,9 @@ pub fn runner(rt: &TokenStream, insts: &[Inst]) -> TokenStream {
             unsafe fn #name<const W: usize>(
                 turn: &mut #n::Turn<'_, '_, '_, W, ()>,
             ) -> ::core::option::Option<#n::TurnEnd> {
+                let mark = turn.mark();
                 #(#steps)*
+                turn.ran::<#lanes>(#start, mark);
                 ::core::option::Option::None
             }
         }

@@ -315,6 +315,9 @@ pub(super) struct Decoded {
     pub(super) ops: Vec<Op>,
     /// The facts the interpreter sizes its state by.
     pub(super) prepared: Prepared,
+    /// The straight-line blocks a native runner runs whole, whose issue
+    /// counts it keeps per block ([`crate::ir::straight_blocks`]).
+    pub(super) blocks: Vec<(usize, usize)>,
     /// What it was decoded from, to tell whether a program is the same.
     insts: Vec<Inst>,
     lds: Vec<LdsDecl>,
@@ -329,6 +332,7 @@ impl Decoded {
         Decoded {
             ops: program.insts.iter().map(|i| d.op(i)).collect(),
             prepared,
+            blocks: crate::ir::straight_blocks(&program.insts),
             insts: program.insts.to_vec(),
             lds: program.lds.to_vec(),
             counts: counts(program),

@@ -446,7 +446,7 @@ impl Machine {
             }
         }
         stats.workers = self.workers;
-        self.worker.finish(&mut stats);
+        self.worker.finish(plan.decoded, &mut stats);
         for (c, inst) in stats.per_instruction.iter_mut().zip(program.insts.iter()) {
             if inst.is_vector() {
                 c.vector_instructions = c.instructions;

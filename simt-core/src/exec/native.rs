@@ -5,11 +5,19 @@
 //! so beside its IR the macro writes a function that runs one wave's turn as
 //! straight-line Rust: for each basic block, one [`Turn::step`] per
 //! instruction with the instruction's decoded [`Op`] as a constant (decoded
-//! by [`decode_op`] during constant evaluation). `step` counts the op with
-//! the interpreter's own `count_issue` and runs it with the interpreter's
-//! own handlers (the register arithmetic and control flow inline, the rest through
-//! [`Exec::issue`]), so the semantics and the counting are written once; with
-//! the op a constant, rustc and LLVM fold the operand kinds away.
+//! by [`decode_op`] during constant evaluation). `step` runs it with the
+//! interpreter's own handlers (the register arithmetic, control flow and
+//! one-element loads and stores inline, the rest through [`Exec::issue`]),
+//! so the semantics are written once; with the op a constant, rustc and
+//! LLVM fold the operand kinds away.
+//!
+//! The issue counts of the inline instructions (instructions, active lanes,
+//! divergence, the active-lane histogram) are kept per block: a whole run of
+//! a block adds to one [`BlockRun`] ([`Turn::ran`]), which the launch
+//! spreads over the block's instructions when it ends; a block left part
+//! way (a fault, a barrier) counts its instructions one by one
+//! ([`Turn::cut`]). The instructions issued through [`Exec::issue`] count
+//! themselves, as on the interpreter.
 //!
 //! A block runs natively only from its first instruction and only when the
 //! turn has budget for all of it ([`Turn::take`]); anything else (a wave
@@ -109,6 +117,40 @@ mod kind {
     pub(super) const LDS_STORE: u8 = 22;
 }
 
+/// What a native runner counts of whole runs of a block: the issue counts
+/// of its inline instructions ([`Op::kind`] not 0), added up per block and
+/// spread over the block's instructions after the launch (see
+/// `Worker::finish`). The wave's exec cannot change inside a block (only a
+/// control instruction changes it, and one ends a block), so one active-lane
+/// count serves every instruction of a run.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct BlockRun {
+    /// Whole runs of the block.
+    pub(super) runs: u64,
+    /// Active lanes, summed over the runs.
+    pub(super) active: u64,
+    /// Runs with lanes off (exec other than the launch mask).
+    pub(super) divergent: u64,
+}
+
+/// How many of the inline instructions of the block `insts[start..start +
+/// len]` count active lanes ([`Op::counts_lanes`]): what a whole run of it
+/// adds to its active-lane count's bin of the histogram.
+pub const fn block_lanes(
+    insts: &[crate::isa::Inst],
+    start: usize,
+    len: usize,
+    counts: [u16; 3],
+) -> u64 {
+    let mut n = 0;
+    let mut k = start;
+    while k < start + len {
+        n += decode_op(&insts[k], counts).counts_lanes() as u64;
+        k += 1;
+    }
+    n
+}
+
 impl Op {
     /// Which handler a native runner issues this op with inline (a number
     /// of `kind`), or 0: through the shared dispatch.
@@ -138,6 +180,23 @@ impl Op {
             Op::LdsStore(_) => kind::LDS_STORE,
             _ => 0,
         }
+    }
+
+    /// Whether a native runner issues this op inline and it counts its
+    /// active lanes (a vector instruction): its issue is counted per block.
+    pub const fn counts_lanes(&self) -> bool {
+        matches!(
+            self.kind(),
+            kind::V_BINARY
+                | kind::V_UNARY
+                | kind::V_TERNARY
+                | kind::V_CMP
+                | kind::V_SELECT
+                | kind::GLOBAL_LOAD
+                | kind::GLOBAL_STORE
+                | kind::LDS_LOAD
+                | kind::LDS_STORE
+        )
     }
 
     /// The number of a vector arithmetic op's operation, which a native
@@ -172,19 +231,72 @@ impl<'t, 'x, 'b, const W: usize, I: Instrument> Turn<'t, 'x, 'b, W, I> {
         ok
     }
 
+    /// What a block's run is counted with: the running wave's active lanes
+    /// and whether lanes are off, read when the block starts.
+    #[inline(always)]
+    pub fn mark(&self) -> (u64, u64) {
+        (self.exec.active as u64, self.exec.divergent)
+    }
+
+    /// Counts a whole run of the block that starts at `start`, marked
+    /// `mark`, whose inline instructions count active lanes `LANES` times
+    /// ([`block_lanes`]).
+    #[inline(always)]
+    pub fn ran<const LANES: u64>(&mut self, start: usize, mark: (u64, u64)) {
+        let e = &mut *self.exec;
+        if let Some(r) = e.runs.get_mut(start) {
+            r.runs += 1;
+            if LANES > 0 {
+                r.active += mark.0;
+                r.divergent += mark.1;
+            }
+        }
+        if LANES > 0 {
+            if let Some(h) = e.hist.get_mut(mark.0 as usize) {
+                *h += LANES;
+            }
+        }
+    }
+
+    /// Counts the run of a block left at instruction `last` (a fault, a
+    /// barrier, the end): its inline instructions from `start` to `last`,
+    /// one by one, as the interpreter counts them.
+    #[inline(never)]
+    pub fn cut(&mut self, start: usize, last: usize, mark: (u64, u64)) {
+        let e = &mut *self.exec;
+        for pc in start..=last {
+            let (Some(op), Some(c)) = (e.ops.get(pc), e.counters.get_mut(pc)) else {
+                continue;
+            };
+            if op.kind() == 0 {
+                continue;
+            }
+            c.instructions += 1;
+            if op.counts_lanes() {
+                c.active_lanes += mark.0;
+                c.divergent_vector_instructions += mark.1;
+                if let Some(h) = e.hist.get_mut(mark.0 as usize) {
+                    *h += 1;
+                }
+            }
+        }
+    }
+
     /// Issues `op`, the instruction at `pc`, whose [`Op::kind`] is `KIND`
     /// and whose [`Op::number`] is `NUMBER`; `Some` when the turn ends
     /// there. The budget was taken for its block.
     ///
-    /// The register arithmetic and the structured control flow are issued
-    /// inline: `KIND` is a constant, so only its handler is compiled here,
-    /// with `op`'s operands folded into it. Memory, lane exchange, barriers
-    /// and `end` go through one shared out-of-line copy of the dispatch
-    /// ([`Exec::issue_outlined`]): a memory op's cost is its lanes'
-    /// addresses and counters, not the dispatch, and its long handler
-    /// inlined into every kernel would multiply the build's time. For the
-    /// same reason a vector operation's lane loop is the out-of-line copy
-    /// for its `NUMBER`.
+    /// The register arithmetic, the structured control flow and the
+    /// formula path of one-element loads and stores are issued inline, their
+    /// issue counted per block (see [`Turn::ran`]): `KIND` is a constant, so
+    /// only its handler is compiled here, with `op`'s operands folded into
+    /// it. The rest of memory, lane exchange, barriers and `end` go through
+    /// one shared out-of-line copy of the dispatch
+    /// ([`Exec::issue_outlined`]), which counts their issue: their cost is
+    /// their lanes' addresses and counters, not the dispatch, and their long
+    /// handlers inlined into every kernel would multiply the build's time.
+    /// For the same reason a vector operation's lane loop is the out-of-line
+    /// copy for its `NUMBER`.
     #[inline(always)]
     pub fn step<const KIND: u8, const NUMBER: u8>(
         &mut self,
@@ -193,11 +305,10 @@ impl<'t, 'x, 'b, const W: usize, I: Instrument> Turn<'t, 'x, 'b, W, I> {
     ) -> Option<TurnEnd> {
         self.exec.pc = pc;
         let e = &mut *self.exec;
-        // Each arm: the op's payload (it is of this kind), counted, handled.
+        // Each arm: the op's payload (it is of this kind), handled.
         macro_rules! inline {
             ($variant:ident, $handler:ident) => {{
                 let Op::$variant(x) = *op else { unreachable!() };
-                e.count_issue();
                 e.$handler(x)
             }};
         }
@@ -207,19 +318,16 @@ impl<'t, 'x, 'b, const W: usize, I: Instrument> Turn<'t, 'x, 'b, W, I> {
         macro_rules! by_number {
             ($variant:ident, $handler:ident, $each:ident, |$($a:ident),*|) => {{
                 let Op::$variant(x) = *op else { unreachable!() };
-                e.count_issue();
                 e.$handler(x, |$($a),*| unsafe { alu::by_number::$each::<W, NUMBER>($($a),*) })
             }};
         }
-        // Each arm: a one-element load or store, counted; its formula path
+        // Each arm: a one-element load or store: its formula path
         // inline, with the op's operands folded into it, else the general
         // path out of line.
         // SAFETY (of the general path): as `issue_outlined`'s below.
         macro_rules! access {
             ($variant:ident, $store:expr, $lds:expr) => {{
                 let Op::$variant(x) = *op else { unreachable!() };
-                e.count_issue();
-                e.vector_issue();
                 if e.is_stepped(x.at.index) && e.block(x, $store, $lds) {
                     e.next()
                 } else {
@@ -232,7 +340,7 @@ impl<'t, 'x, 'b, const W: usize, I: Instrument> Turn<'t, 'x, 'b, W, I> {
             kind::V_UNARY => by_number!(VUnary, v_unary_by, unary, |d, s, l|),
             kind::V_TERNARY => by_number!(VTernary, v_ternary_by, ternary, |d, s, l|),
             kind::V_CMP => by_number!(VCmp, v_cmp_by, compare, |a, b|),
-            kind::V_SELECT => inline!(VSelect, v_select),
+            kind::V_SELECT => inline!(VSelect, v_select_lanes),
             kind::S_BINARY => inline!(SBinary, s_binary),
             kind::S_UNARY => inline!(SUnary, s_unary),
             kind::S_TERNARY => inline!(STernary, s_ternary),
@@ -241,20 +349,15 @@ impl<'t, 'x, 'b, const W: usize, I: Instrument> Turn<'t, 'x, 'b, W, I> {
             kind::MASK_NOT => inline!(MaskNot, mask_not),
             kind::IF => inline!(If, op_if),
             kind::ELSE => inline!(Else, op_else),
-            kind::END_IF => {
-                e.count_issue();
-                e.op_endif()
-            }
+            kind::END_IF => e.op_endif(),
             kind::LOOP => inline!(Loop, op_loop),
             kind::END_LOOP => inline!(EndLoop, op_endloop),
             kind::BREAK => {
                 let Op::Break(x) = *op else { unreachable!() };
-                e.count_issue();
                 e.op_exit(x, false)
             }
             kind::CONTINUE => {
                 let Op::Continue(x) = *op else { unreachable!() };
-                e.count_issue();
                 e.op_exit(x, true)
             }
             kind::GLOBAL_LOAD => access!(GlobalLoad, false, false),

@@ -309,7 +309,7 @@ fn work<const W: usize>(
         if result.is_err() {
             team.stop();
         }
-        w.finish(&mut stats);
+        w.finish(plan.decoded, &mut stats);
         Outcome {
             events: w.caches.take_log(),
             stats,

@@ -7,11 +7,12 @@
 //! launches, never allocated per workgroup or per instruction.
 
 use super::bind::Slot;
+use super::decode::Decoded;
 use super::flow::SkipLog;
 use super::groups::Groups;
 use super::instrument::{Instrument, Watch};
 use super::memory::{BankTable, Caches, Lds, Trap};
-use super::native::{Runner, RunnerFor};
+use super::native::{BlockRun, Runner, RunnerFor};
 use super::ops::{Exec, Regs, Scratch};
 use super::parallel::Team;
 use super::wave::{Exit, Status, Uniforms, Wave};
@@ -35,6 +36,9 @@ pub(super) struct Worker {
     gen: u32,
     /// Skipped-instruction differences (see [`SkipLog`]).
     skips: Vec<i64>,
+    /// The issue counts native runners kept per block, by the block's
+    /// first instruction.
+    runs: Vec<BlockRun>,
     /// The L1s of the compute units this worker runs and the DRAM sectors.
     pub(super) caches: Caches,
 }
@@ -54,6 +58,7 @@ impl Default for LdsBox {
 pub(super) struct Checkpoint {
     caches: Caches,
     skips: Vec<i64>,
+    runs: Vec<BlockRun>,
 }
 
 /// What one call of the scheduler reads and writes besides the worker's own
@@ -90,6 +95,9 @@ impl Worker {
         self.gen = 0;
         self.skips.clear();
         self.skips.resize(plan.program.insts.len() + 1, 0);
+        self.runs.clear();
+        self.runs
+            .resize(plan.program.insts.len(), BlockRun::default());
         self.waves.truncate(nwaves);
         while self.waves.len() < nwaves {
             self.waves.push(Wave {
@@ -130,22 +138,44 @@ impl Worker {
         }
     }
 
-    /// Adds the skipped instructions recorded since [`setup`](Self::setup) to
-    /// `stats`.
-    pub(super) fn finish(&mut self, stats: &mut Stats) {
+    /// Adds the skipped instructions and the native runners' block counts
+    /// recorded since [`setup`](Self::setup) to `stats`: each block's runs
+    /// to every inline instruction of the block ([`BlockRun`]).
+    pub(super) fn finish(&mut self, decoded: &Decoded, stats: &mut Stats) {
         SkipLog(&mut self.skips).finish(|k, n| {
             if let Some(c) = stats.per_instruction.get_mut(k) {
                 c.skipped_instructions += n;
             }
         });
+        for &(start, len) in &decoded.blocks {
+            let Some(&run) = self.runs.get(start) else {
+                continue;
+            };
+            if run.runs == 0 {
+                continue;
+            }
+            let counters = stats.per_instruction.iter_mut().skip(start);
+            for (op, c) in decoded.ops[start..start + len].iter().zip(counters) {
+                if op.kind() == 0 {
+                    continue;
+                }
+                c.instructions += run.runs;
+                if op.counts_lanes() {
+                    c.active_lanes += run.active;
+                    c.divergent_vector_instructions += run.divergent;
+                }
+            }
+        }
     }
 
-    /// What the workgroups run so far left in this worker: its caches and
-    /// skipped instructions (registers and LDS start afresh each workgroup).
+    /// What the workgroups run so far left in this worker: its caches,
+    /// skipped instructions and block counts (registers and LDS start afresh
+    /// each workgroup).
     pub(super) fn checkpoint(&self) -> Checkpoint {
         Checkpoint {
             caches: self.caches.clone(),
             skips: self.skips.clone(),
+            runs: self.runs.clone(),
         }
     }
 
@@ -153,6 +183,7 @@ impl Worker {
     pub(super) fn restore(&mut self, checkpoint: Checkpoint) {
         self.caches = checkpoint.caches;
         self.skips = checkpoint.skips;
+        self.runs = checkpoint.runs;
     }
 
     /// Runs workgroups `groups` (linear indices, x fastest) in their order,
@@ -312,6 +343,7 @@ unsafe fn run_groups<const W: usize, I: Instrument>(
             },
             caches: m.caches.unit(unit),
             counters: &mut stats.per_instruction,
+            runs: &mut m.runs,
             prints: &mut stats.prints.log,
             hist: &mut stats.active_lanes_histogram,
             skips: SkipLog(&mut m.skips),

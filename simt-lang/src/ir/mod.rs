@@ -7,10 +7,12 @@
 //! resolves its jump targets, [`Kernel::new`](crate::Kernel::new) validates it,
 //! and the interpreter only ever reads it.
 
+mod blocks;
 mod operand;
 mod print;
 mod program;
 
+pub use blocks::{straight_blocks, BLOCK_CHUNK};
 pub use operand::{
     Addressing, Axis, ElemType, GlobalRef, InstIdx, LdsIdx, LdsRef, MReg, Operand, ParamIdx, Reg,
     SReg, ScalarType, Space, Special, Uniformity, VReg,

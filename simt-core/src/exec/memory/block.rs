@@ -27,9 +27,14 @@ pub(in super::super) fn count_global<const W: usize>(
     while start < W {
         let last = start + p - 1;
         lines += (key(last, geo.line_shift) - key(start, geo.line_shift)) as u64 + 1;
-        sectors += (key(last, geo.sector_shift) - key(start, geo.sector_shift)) as u64 + 1;
+        if geo.sector_shift != geo.line_shift {
+            sectors += (key(last, geo.sector_shift) - key(start, geo.sector_shift)) as u64 + 1;
+        }
         accesses += 1;
         start += p;
+    }
+    if geo.sector_shift == geo.line_shift {
+        sectors = lines;
     }
     c.global_accesses += accesses;
     c.global_transactions += lines;
@@ -42,7 +47,12 @@ pub(in super::super) fn count_global<const W: usize>(
 /// `size`-byte elements whose first byte is at offset `first` of the LDS:
 /// per phase, the conflict cycles of its words.
 #[inline(always)]
-pub(in super::super) fn count_lds<const W: usize>(first: u32, size: u32, geo: &Geometry, c: &mut Counters) {
+pub(in super::super) fn count_lds<const W: usize>(
+    first: u32,
+    size: u32,
+    geo: &Geometry,
+    c: &mut Counters,
+) {
     let p = (geo.phase_lanes as usize).min(W);
     let at = |l: usize| first.wrapping_add(l as u32 * size);
     let mut start = 0;

@@ -502,7 +502,10 @@ fn lds_phase_cycles<const W: usize>(
 /// no wider than a bank word).
 #[inline(always)]
 pub(super) fn block_cycles(first: u32, last: u32, geo: &Geometry) -> u64 {
-    let (first, last) = ((first >> geo.bank_shift) as u64, (last >> geo.bank_shift) as u64);
+    let (first, last) = (
+        (first >> geo.bank_shift) as u64,
+        (last >> geo.bank_shift) as u64,
+    );
     let banks = geo.bank_mask as u64 + 1;
     let k = last - first + 1;
     ((k + banks - 1) >> banks.trailing_zeros()) - 1

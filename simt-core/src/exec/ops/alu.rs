@@ -60,7 +60,8 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     // `v_unary`, `v_ternary` and `v_cmp` below, written again because the
     // interpreter's dispatch loop, calling its loops through a closure,
     // issued 1.5% more machine instructions per launch (callgrind, the
-    // report's rows).
+    // report's rows). They leave the issue count to the runner, which keeps
+    // it per block (`Turn::ran`).
 
     /// `v_binary` whose lane loop is `each`, which applies `x.op`.
     #[inline(always)]
@@ -69,7 +70,6 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         x: Bin,
         each: impl FnOnce(&mut [u32; W], [alu::Src<'_, W>; 2], &[u32; W]),
     ) -> Flow {
-        self.vector_issue();
         self.unstep(x.dst);
         let Parts { vr, rd, s, lm } = self.parts();
         let d = x.dst as usize;
@@ -89,7 +89,6 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         x: Un,
         each: impl FnOnce(&mut [u32; W], alu::Src<'_, W>, &[u32; W]),
     ) -> Flow {
-        self.vector_issue();
         // A copy of every lane of a stepped value steps too.
         let stepped = x.op == UnOp::Mov && self.all_lanes() && self.is_stepped(x.a);
         self.set_stepped(x.dst, stepped);
@@ -109,7 +108,6 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         x: Tern,
         each: impl FnOnce(&mut [u32; W], [alu::Src<'_, W>; 3], &[u32; W]),
     ) -> Flow {
-        self.vector_issue();
         self.unstep(x.dst);
         let Parts { vr, rd, s, lm } = self.parts();
         let d = x.dst as usize;
@@ -130,7 +128,6 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         x: Cmp,
         each: impl FnOnce(&[u32; W], alu::CmpRhs<'_, W>) -> u64,
     ) -> Flow {
-        self.vector_issue();
         let exec = self.exec;
         let Parts { vr, rd, s, .. } = self.parts();
         let a = rd.fetch(x.a, vr, &mut s.a);
@@ -214,6 +211,13 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     #[inline(always)]
     pub(in crate::exec) fn v_select(&mut self, x: Select) -> Flow {
         self.vector_issue();
+        self.v_select_lanes(x)
+    }
+
+    /// `v_select` past its issue count: a native runner counts the issue of
+    /// the instructions it runs inline per block.
+    #[inline(always)]
+    pub(in crate::exec) fn v_select_lanes(&mut self, x: Select) -> Flow {
         self.unstep(x.dst);
         let mask = self.mreg(x.mask);
         let Parts { vr, rd, s, lm } = self.parts();

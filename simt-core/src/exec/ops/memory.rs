@@ -7,15 +7,15 @@
 //! destination registers.
 
 use super::super::alu;
+use super::super::bind::Slot;
 use super::super::decode::{Access, Atomic, Atomic64, Mem, Src, Wide};
 use super::super::instrument::{self, Instrument};
 use super::super::memory::atomic::{self, Operands};
-use super::super::bind::Slot;
 use super::super::memory::{self as mem, block, full, wide};
-use crate::ir::Addressing;
 use super::super::wave::Exit;
-use super::{lanes, lanes_mut, Exec, Flow, Parts, Step};
+use super::{lanes, lanes_mut, Exec, Flow, Parts, Reads, Step};
 use crate::facts::AccessKind;
+use crate::ir::Addressing;
 use crate::stats::Counters;
 
 /// What the instruments are told about an access, besides its lanes.
@@ -303,73 +303,81 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         {
             return false;
         }
-        let Parts { vr, rd, s, .. } = self.parts();
+        // The operand sources, borrowed field by field (not through
+        // `parts`), so that the buffers and the LDS stay free to move the
+        // values straight between them and the registers.
+        let vr: &[[u32; 64]] = &self.cur.v;
+        let rd = Reads {
+            sr: &self.cur.s,
+            scalars: self.scalars,
+            u: &self.u,
+            local: self.ids,
+        };
         let mut first = rd.first_lane(x.at.index, vr);
         if let Some(k) = x.at.offset.and_then(|o| rd.uniform(o)) {
             first = first.wrapping_add(k);
         }
         debug_assert!({
-            let idx = rd.fetch(x.at.index, vr, &mut s.a);
+            let idx = rd.fetch(x.at.index, vr, &mut self.s.a);
             let k = first.wrapping_sub(idx[0]);
             (0..W).all(|l| idx[l].wrapping_add(k) == first.wrapping_add(l as u32))
         });
         // Elements `first..first + W` lie within `len` bytes.
-        let within = |len: u64| (u64::from(first) + W as u64) * 4 <= len.min(u64::from(u32::MAX));
-        let value = if store {
-            *rd.fetch(x.src, vr, &mut s.b)
-        } else {
-            [0; W]
-        };
+        let within =
+            |len: usize| (u64::from(first) + W as u64) * 4 <= (len as u64).min(u64::from(u32::MAX));
         let i = x.at.target as usize;
-        // The block's first byte: its LDS offset, or its buffer offset.
-        let start = if lds {
+        // The block's first byte (its LDS offset, or its buffer offset and
+        // the buffer's address), once the block is known to be in bounds.
+        let (start, base) = if lds {
             let Some(area) = self.prepared.lds.get(i) else {
                 return false;
             };
             let at = (first << 2).wrapping_add(area.offset);
-            if !within(u64::from(area.bytes)) || mem::word_index(at) + W > mem::LDS_WORDS {
+            if !within(area.bytes as usize) || mem::word_index(at) + W > mem::LDS_WORDS {
                 return false;
             }
-            at
+            (at, 0)
         } else {
-            match self.slots.get(i) {
-                Some(slot) if within(slot.bytes().len() as u64) => first << 2,
+            let (len, base) = match self.slots.get(i) {
+                Some(Slot::Buffer { data, base }) => (data.len(), *base),
+                Some(Slot::BufferMut { data, base }) => (data.len(), *base),
                 _ => return false,
+            };
+            if !within(len) {
+                return false;
             }
+            (first << 2, base as u32)
         };
-        if !store {
-            self.unstep(x.reg);
-        }
         let c = &mut self.counters[self.pc];
-        // The loaded words go straight into every lane of the destination.
-        let dst = match store {
-            true => None,
-            false => self.cur.v.get_mut(x.reg as usize).map(lanes_mut::<W>),
-        };
+        let (w, bytes) = (
+            mem::word_index(start),
+            start as usize..start as usize + W * 4,
+        );
         if lds {
             block::count_lds::<W>(start, 4, &self.geo, c);
-            let w = mem::word_index(start);
-            let words = &mut self.lds.words[w..w + W];
-            match dst {
-                None => {
-                    words.copy_from_slice(&value);
-                    self.lds.written_block(w, w + W - 1);
-                }
-                Some(d) => d.copy_from_slice(words),
+        } else {
+            block::count_global::<W>(base.wrapping_add(start), 4, &self.geo, c);
+        }
+        if store {
+            let value = rd.fetch(x.src, vr, &mut self.s.b);
+            if lds {
+                self.lds.words[w..w + W].copy_from_slice(value);
+                self.lds.written_block(w, w + W - 1);
+            } else if let Some(Slot::BufferMut { data, .. }) = self.slots.get_mut(i) {
+                // (A store to a read-only buffer is rejected before the launch.)
+                data[bytes].copy_from_slice(bytemuck::cast_slice::<u32, u8>(&value[..]));
             }
-        } else if let Some(slot) = self.slots.get_mut(i) {
-            let address = (slot.base() as u32).wrapping_add(start);
-            block::count_global::<W>(address, 4, &self.geo, c);
-            let bytes = start as usize..start as usize + W * 4;
-            match (dst, slot) {
-                (None, Slot::BufferMut { data, .. }) => {
-                    data[bytes].copy_from_slice(bytemuck::cast_slice::<u32, u8>(&value[..]));
-                }
-                // A store to a read-only buffer is rejected before the launch.
-                (None, _) => {}
-                (Some(d), slot) => bytemuck::cast_slice_mut::<u32, u8>(&mut d[..])
-                    .copy_from_slice(&slot.bytes()[bytes]),
-            }
+            return true;
+        }
+        self.unstep(x.reg);
+        // The loaded words go straight into every lane of the destination.
+        let Some(d) = self.cur.v.get_mut(x.reg as usize).map(lanes_mut::<W>) else {
+            return true;
+        };
+        if lds {
+            d.copy_from_slice(&self.lds.words[w..w + W]);
+        } else if let Some(slot) = self.slots.get(i) {
+            bytemuck::cast_slice_mut::<u32, u8>(&mut d[..]).copy_from_slice(&slot.bytes()[bytes]);
         }
         true
     }

@@ -24,7 +24,7 @@ use super::decode::{Op, Src};
 use super::flow::SkipLog;
 use super::instrument::Instrument;
 use super::memory::{BankTable, CuCaches, Lds, MemScratch, Trap};
-use super::native::RunnerFor;
+use super::native::{BlockRun, RunnerFor};
 use super::wave::{Exit, Status, Uniforms, Wave};
 use crate::error::FaultKind;
 use crate::ir::Program;
@@ -126,6 +126,9 @@ pub struct Exec<'x, 'b, const W: usize, I: Instrument> {
     /// The caches of the workgroup's compute unit, if the model has them.
     pub(super) caches: Option<CuCaches<'x>>,
     pub(super) counters: &'x mut [Counters],
+    /// The issue counts a native runner keeps per block, by the block's
+    /// first instruction (see `native::BlockRun`).
+    pub(super) runs: &'x mut [BlockRun],
     /// What `print`s logged.
     pub(super) prints: &'x mut crate::prints::PrintLog,
     /// Active-lane histogram.
@@ -538,7 +541,8 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
         // control instructions: kernels run two to five instructions
         // between them, and per-run bookkeeping (a difference array spread
         // after the launch) executed more machine instructions than it
-        // saved on all but long ALU runs.
+        // saved on all but long ALU runs. A native runner, whose blocks
+        // are known when it is compiled, counts per block (`Turn::ran`).
         self.counters[self.pc].instructions += 1;
         self.instr
             .issue(self.program, self.pc, self.wave, self.exec);
