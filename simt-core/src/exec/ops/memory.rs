@@ -306,9 +306,9 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         // The operand sources, borrowed field by field (not through
         // `parts`), so that the buffers and the LDS stay free to move the
         // values straight between them and the registers.
-        let vr: &[[u32; 64]] = &self.cur.v;
+        let vr: &[[u32; 64]] = self.cur.v;
         let rd = Reads {
-            sr: &self.cur.s,
+            sr: self.cur.s,
             scalars: self.scalars,
             u: &self.u,
             local: self.ids,
