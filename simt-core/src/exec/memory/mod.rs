@@ -332,25 +332,41 @@ pub(super) fn count_global<const W: usize>(
         count_global_regular::<W>(exec, shape, offs, base, size, geo, c);
         return;
     }
-    for phase in phases::<W>(exec, geo.phase_lanes) {
-        let bits = phase.2;
-        if bits == 0 {
-            continue;
-        }
-        let lines = distinct(phase, shape, offs, base, geo.line_shift, buf);
-        let sectors = if geo.sector_shift == geo.line_shift {
-            lines
-        } else {
-            distinct(phase, shape, offs, base, geo.sector_shift, buf)
-        };
-        c.global_accesses += 1;
-        c.global_transactions += lines;
-        c.global_sectors += sectors;
-        c.global_bytes_requested += bits.count_ones() as u64 * size as u64;
-        c.global_bytes_moved += lines * geo.line_bytes;
-        if let Some(w) = worst.as_deref_mut() {
-            let (start, n, _) = phase;
-            w.offer(lines, sectors, start, n, bits >> start, offs, size);
+    macro_rules! phase {
+        ($phase:expr) => {{
+            let phase = $phase;
+            let bits = phase.2;
+            if bits != 0 {
+                let lines = distinct(phase, shape, offs, base, geo.line_shift, buf);
+                let sectors = if geo.sector_shift == geo.line_shift {
+                    lines
+                } else {
+                    distinct(phase, shape, offs, base, geo.sector_shift, buf)
+                };
+                c.global_accesses += 1;
+                c.global_transactions += lines;
+                c.global_sectors += sectors;
+                c.global_bytes_requested += bits.count_ones() as u64 * size as u64;
+                c.global_bytes_moved += lines * geo.line_bytes;
+                if let Some(w) = worst.as_deref_mut() {
+                    let (start, n, _) = phase;
+                    w.offer(lines, sectors, start, n, bits >> start, offs, size);
+                }
+            }
+        }};
+    }
+    // As in `count_lds`: phases of the wave or half of it, with constant
+    // bounds.
+    let exec = exec & full::<W>();
+    if geo.phase_lanes as usize >= W {
+        phase!((0, W, exec));
+    } else if geo.phase_lanes as usize == W / 2 {
+        let half = full::<W>() >> (W / 2);
+        phase!((0, W / 2, exec & half));
+        phase!((W / 2, W / 2, exec & !half));
+    } else {
+        for p in phases::<W>(exec, geo.phase_lanes) {
+            phase!(p);
         }
     }
 }
@@ -409,16 +425,35 @@ pub(super) fn count_lds<const W: usize>(
     banks: &mut [u32; 64],
 ) {
     let Count { geo, c, mut worst } = count;
-    for (start, n, bits) in phases::<W>(exec, geo.phase_lanes) {
-        if bits == 0 {
-            continue;
-        }
-        c.lds_accesses += 1;
-        c.lds_bytes_requested += bits.count_ones() as u64 * size as u64;
-        let cycles = lds_phase_cycles::<W>((start, n, bits), shape, addrs, geo, table, banks);
-        c.lds_conflict_cycles += cycles;
-        if let Some(w) = worst.as_deref_mut() {
-            w.offer(cycles, 0, start, n, bits >> start, addrs, size);
+    macro_rules! phase {
+        ($start:expr, $n:expr, $bits:expr) => {{
+            let (start, n, bits) = ($start, $n, $bits);
+            if bits != 0 {
+                c.lds_accesses += 1;
+                c.lds_bytes_requested += bits.count_ones() as u64 * size as u64;
+                let cycles =
+                    lds_phase_cycles::<W>((start, n, bits), shape, addrs, geo, table, banks);
+                c.lds_conflict_cycles += cycles;
+                if let Some(w) = worst.as_deref_mut() {
+                    w.offer(cycles, 0, start, n, bits >> start, addrs, size);
+                }
+            }
+        }};
+    }
+    // Phases as wide as the wave or half of it (the presets' cases) with
+    // their bounds as constants: the lane loops over them unroll, with none
+    // of the setup a loop of unknown length needs before its vector body.
+    let exec = exec & full::<W>();
+    if geo.phase_lanes as usize >= W {
+        phase!(0, W, exec);
+    } else if geo.phase_lanes as usize == W / 2 {
+        // (Wave64 on 32-lane phases, the presets' other case.)
+        let half = full::<W>() >> (W / 2);
+        phase!(0, W / 2, exec & half);
+        phase!(W / 2, W / 2, exec & !half);
+    } else {
+        for (start, n, bits) in phases::<W>(exec, geo.phase_lanes) {
+            phase!(start, n, bits);
         }
     }
 }
