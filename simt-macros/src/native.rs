@@ -18,6 +18,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use simt_lang::{straight_blocks, Inst};
 
+/// The most instructions of a block inlined into the runner's loop.
+const SMALL_BLOCK: usize = 2;
+
 /// The runner `native::<W>` of a kernel whose instructions are the constant
 /// `INSTS` and whose register counts are `VREGS`, `SREGS` and `MREGS`.
 pub fn runner(rt: &TokenStream, insts: &[Inst]) -> TokenStream {
@@ -47,9 +50,16 @@ pub fn runner(rt: &TokenStream, insts: &[Inst]) -> TokenStream {
                 }
             }
         });
+        // A block of one or two instructions is inlined into the runner's
+        // dispatch loop: a call would cost as much as the block.
+        let inline = if len <= SMALL_BLOCK {
+            quote!(#[inline])
+        } else {
+            quote!(#[inline(never)])
+        };
         quote! {
             #[cfg(not(debug_assertions))]
-            #[inline(never)]
+            #inline
             #[cfg_attr(
                 target_arch = "x86_64",
                 target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt,popcnt")
