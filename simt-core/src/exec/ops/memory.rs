@@ -286,12 +286,13 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     /// The formula path of [`Exec::access`]: an access of every lane of the
     /// wave, 4-byte elements indexed by element, whose index the caller
     /// found to step by one from lane to lane (see [`Exec::is_stepped`]),
-    /// so that its lanes form one block. It checks the block's range once, counts by formula
-    /// (`memory::block`) and moves the values with one copy. Taken only
-    /// when nothing reads the lanes' offsets (no instrument sees accesses)
-    /// and, globally, the model has no caches; `false` when the access is
-    /// not such a block or the block is not wholly in bounds: the general
-    /// path takes it then, and faults as it does.
+    /// so that its lanes form one block. It checks the block's range once,
+    /// counts by formula (`memory::block`) and moves the values with one
+    /// copy. Taken only when nothing reads the lanes' offsets (no
+    /// instrument sees accesses) and, globally, the model has no caches;
+    /// `false` when the access is not such a block or the block is not
+    /// wholly in bounds: the general path takes it then, and faults as it
+    /// does.
     #[inline(always)]
     pub(in crate::exec) fn block(&mut self, x: Access, store: bool, lds: bool) -> bool {
         if I::SEES_ACCESSES
