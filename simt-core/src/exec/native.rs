@@ -331,7 +331,7 @@ impl<'t, 'x, 'b, const W: usize, I: Instrument> Turn<'t, 'x, 'b, W, I> {
                 if e.is_stepped(x.at.index) && e.block(x, $store, $lds) {
                     e.next()
                 } else {
-                    unsafe { e.access_outlined(x, $store, $lds) }
+                    unsafe { e.access_outlined::<$lds>(x, $store) }
                 }
             }};
         }
@@ -423,7 +423,8 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
     }
 
     /// The general path of a one-element load or store
-    /// ([`Exec::access_general`]) out of line, as [`Exec::issue_outlined`].
+    /// ([`Exec::access_general`]) out of line, as [`Exec::issue_outlined`];
+    /// one copy per space (`LDS`), each without the other's code.
     ///
     /// # Safety
     ///
@@ -433,8 +434,12 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
         target_arch = "x86_64",
         target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt,popcnt")
     )]
-    unsafe fn access_outlined(&mut self, x: Access, store: bool, lds: bool) -> super::ops::Flow {
-        self.access_general(x, store, lds)
+    unsafe fn access_outlined<const LDS: bool>(
+        &mut self,
+        x: Access,
+        store: bool,
+    ) -> super::ops::Flow {
+        self.access_general(x, store, LDS)
     }
 
     /// Runs the running wave's turn, `left` instructions at most, with the
