@@ -277,15 +277,23 @@ fn distinct<const W: usize>(
     }
     let one = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
     if n <= W && bits == one << start {
-        // A fully active phase: compare neighbours in a straight loop.
-        let end = start + n;
-        let mut changes = 0u64;
-        let mut down = 0u32;
-        for l in start + 1..end {
-            let (a, b) = (key(l - 1), key(l));
-            changes += (a != b) as u64;
-            down |= (b < a) as u32;
-        }
+        // A fully active phase: compare neighbours in a straight loop, with
+        // a constant trip count when the phase is the whole wave (as in
+        // `lds_phase_cycles`).
+        let neighbours = |lanes: std::ops::Range<usize>| {
+            let (mut changes, mut down) = (0u64, 0u32);
+            for l in lanes {
+                let (a, b) = (key(l - 1), key(l));
+                changes += (a != b) as u64;
+                down |= (b < a) as u32;
+            }
+            (changes, down)
+        };
+        let (changes, down) = if n == W {
+            neighbours(1..W)
+        } else {
+            neighbours(start + 1..start + n)
+        };
         if down == 0 {
             return changes + 1;
         }
@@ -332,41 +340,25 @@ pub(super) fn count_global<const W: usize>(
         count_global_regular::<W>(exec, shape, offs, base, size, geo, c);
         return;
     }
-    macro_rules! phase {
-        ($phase:expr) => {{
-            let phase = $phase;
-            let bits = phase.2;
-            if bits != 0 {
-                let lines = distinct(phase, shape, offs, base, geo.line_shift, buf);
-                let sectors = if geo.sector_shift == geo.line_shift {
-                    lines
-                } else {
-                    distinct(phase, shape, offs, base, geo.sector_shift, buf)
-                };
-                c.global_accesses += 1;
-                c.global_transactions += lines;
-                c.global_sectors += sectors;
-                c.global_bytes_requested += bits.count_ones() as u64 * size as u64;
-                c.global_bytes_moved += lines * geo.line_bytes;
-                if let Some(w) = worst.as_deref_mut() {
-                    let (start, n, _) = phase;
-                    w.offer(lines, sectors, start, n, bits >> start, offs, size);
-                }
-            }
-        }};
-    }
-    // As in `count_lds`: phases of the wave or half of it, with constant
-    // bounds.
-    let exec = exec & full::<W>();
-    if geo.phase_lanes as usize >= W {
-        phase!((0, W, exec));
-    } else if geo.phase_lanes as usize == W / 2 {
-        let half = full::<W>() >> (W / 2);
-        phase!((0, W / 2, exec & half));
-        phase!((W / 2, W / 2, exec & !half));
-    } else {
-        for p in phases::<W>(exec, geo.phase_lanes) {
-            phase!(p);
+    for phase in phases::<W>(exec, geo.phase_lanes) {
+        let bits = phase.2;
+        if bits == 0 {
+            continue;
+        }
+        let lines = distinct(phase, shape, offs, base, geo.line_shift, buf);
+        let sectors = if geo.sector_shift == geo.line_shift {
+            lines
+        } else {
+            distinct(phase, shape, offs, base, geo.sector_shift, buf)
+        };
+        c.global_accesses += 1;
+        c.global_transactions += lines;
+        c.global_sectors += sectors;
+        c.global_bytes_requested += bits.count_ones() as u64 * size as u64;
+        c.global_bytes_moved += lines * geo.line_bytes;
+        if let Some(w) = worst.as_deref_mut() {
+            let (start, n, _) = phase;
+            w.offer(lines, sectors, start, n, bits >> start, offs, size);
         }
     }
 }
@@ -425,35 +417,16 @@ pub(super) fn count_lds<const W: usize>(
     banks: &mut [u32; 64],
 ) {
     let Count { geo, c, mut worst } = count;
-    macro_rules! phase {
-        ($start:expr, $n:expr, $bits:expr) => {{
-            let (start, n, bits) = ($start, $n, $bits);
-            if bits != 0 {
-                c.lds_accesses += 1;
-                c.lds_bytes_requested += bits.count_ones() as u64 * size as u64;
-                let cycles =
-                    lds_phase_cycles::<W>((start, n, bits), shape, addrs, geo, table, banks);
-                c.lds_conflict_cycles += cycles;
-                if let Some(w) = worst.as_deref_mut() {
-                    w.offer(cycles, 0, start, n, bits >> start, addrs, size);
-                }
-            }
-        }};
-    }
-    // Phases as wide as the wave or half of it (the presets' cases) with
-    // their bounds as constants: the lane loops over them unroll, with none
-    // of the setup a loop of unknown length needs before its vector body.
-    let exec = exec & full::<W>();
-    if geo.phase_lanes as usize >= W {
-        phase!(0, W, exec);
-    } else if geo.phase_lanes as usize == W / 2 {
-        // (Wave64 on 32-lane phases, the presets' other case.)
-        let half = full::<W>() >> (W / 2);
-        phase!(0, W / 2, exec & half);
-        phase!(W / 2, W / 2, exec & !half);
-    } else {
-        for (start, n, bits) in phases::<W>(exec, geo.phase_lanes) {
-            phase!(start, n, bits);
+    for (start, n, bits) in phases::<W>(exec, geo.phase_lanes) {
+        if bits == 0 {
+            continue;
+        }
+        c.lds_accesses += 1;
+        c.lds_bytes_requested += bits.count_ones() as u64 * size as u64;
+        let cycles = lds_phase_cycles::<W>((start, n, bits), shape, addrs, geo, table, banks);
+        c.lds_conflict_cycles += cycles;
+        if let Some(w) = worst.as_deref_mut() {
+            w.offer(cycles, 0, start, n, bits >> start, addrs, size);
         }
     }
 }
@@ -480,11 +453,22 @@ fn lds_phase_cycles<const W: usize>(
             // Words spanning fewer than `banks` consecutive words sit in distinct
             // banks, whatever lanes share them: no conflict (the broadcast tiles
             // of a matrix product). A min/max reduction, which vectorizes.
-            let (mut lo, mut hi) = (u32::MAX, 0u32);
-            for &a in &addrs[start..start + n] {
-                lo = lo.min(a >> geo.bank_shift);
-                hi = hi.max(a >> geo.bank_shift);
-            }
+            // A phase of the whole wave (wave32 on the presets) is reduced
+            // with a constant trip count: a loop over a phase of unknown
+            // length needs a vector prologue longer than itself.
+            let span = |lanes: &[u32]| {
+                let (mut lo, mut hi) = (u32::MAX, 0u32);
+                for &a in lanes {
+                    lo = lo.min(a >> geo.bank_shift);
+                    hi = hi.max(a >> geo.bank_shift);
+                }
+                (lo, hi)
+            };
+            let (lo, hi) = if n == W {
+                span(&addrs[..])
+            } else {
+                span(&addrs[start..start + n])
+            };
             if hi - lo <= geo.bank_mask {
                 return 0;
             }
