@@ -91,7 +91,7 @@ pub struct Turn<'t, 'x, 'b, const W: usize, I: Instrument> {
 /// The kinds of [`Op`] a native runner issues inline, as [`Op::kind`]
 /// numbers them: the register arithmetic and the structured control flow,
 /// whose handlers are short, and the one-element loads and stores, whose
-/// formula path is (see `Exec::block`).
+/// formula path is short too (see `Exec::block`).
 mod kind {
     pub(super) const V_BINARY: u8 = 1;
     pub(super) const V_UNARY: u8 = 2;
@@ -240,7 +240,8 @@ impl<'t, 'x, 'b, const W: usize, I: Instrument> Turn<'t, 'x, 'b, W, I> {
 
     /// Counts a whole run of the block that starts at `start`, marked
     /// `mark`, whose inline instructions count active lanes `LANES` times
-    /// ([`block_lanes`]).
+    /// ([`block_lanes`]). (Native runners run plain launches only, whose
+    /// instrument hears nothing of an issue, so none misses one here.)
     #[inline(always)]
     pub fn ran<const LANES: u64>(&mut self, start: usize, mark: (u64, u64)) {
         let e = &mut *self.exec;
