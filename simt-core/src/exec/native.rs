@@ -329,10 +329,11 @@ impl<'t, 'x, 'b, const W: usize, I: Instrument> Turn<'t, 'x, 'b, W, I> {
         macro_rules! access {
             ($variant:ident, $store:expr, $lds:expr) => {{
                 let Op::$variant(x) = *op else { unreachable!() };
-                if e.is_stepped(x.at.index) && e.block(x, $store, $lds) {
+                let stepped = e.is_stepped(x.at.index);
+                if stepped && e.block(x, $store, $lds) {
                     e.next()
                 } else {
-                    unsafe { e.access_outlined::<$lds>(x, $store) }
+                    unsafe { e.access_outlined::<$lds>(x, $store, stepped) }
                 }
             }};
         }
@@ -439,8 +440,9 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
         &mut self,
         x: Access,
         store: bool,
+        stepped: bool,
     ) -> super::ops::Flow {
-        self.access_general(x, store, LDS)
+        self.access_general(x, store, LDS, stepped)
     }
 
     /// Runs the running wave's turn, `left` instructions at most, with the

@@ -22,19 +22,21 @@ pub(in super::super) fn count_global<const W: usize>(
 ) {
     let p = (geo.phase_lanes as usize).min(W);
     let key = |l: usize, shift: u32| first.wrapping_add(l as u32 * size) >> shift;
+    // Keys `start..=last` of one phase: a range, so their count.
+    let span =
+        |start: usize, last: usize, shift: u32| (key(last, shift) - key(start, shift)) as u64 + 1;
     let (mut accesses, mut lines, mut sectors) = (0u64, 0u64, 0u64);
     let mut start = 0;
     while start < W {
         let last = start + p - 1;
-        lines += (key(last, geo.line_shift) - key(start, geo.line_shift)) as u64 + 1;
-        if geo.sector_shift != geo.line_shift {
-            sectors += (key(last, geo.sector_shift) - key(start, geo.sector_shift)) as u64 + 1;
-        }
+        let phase_lines = span(start, last, geo.line_shift);
+        lines += phase_lines;
+        sectors += match geo.sector_shift == geo.line_shift {
+            true => phase_lines,
+            false => span(start, last, geo.sector_shift),
+        };
         accesses += 1;
         start += p;
-    }
-    if geo.sector_shift == geo.line_shift {
-        sectors = lines;
     }
     c.global_accesses += accesses;
     c.global_transactions += lines;

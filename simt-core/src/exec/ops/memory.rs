@@ -232,17 +232,24 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     #[inline(always)]
     pub(super) fn access(&mut self, x: Access, store: bool, lds: bool) -> Flow {
         self.vector_issue();
-        if self.is_stepped(x.at.index) && self.block(x, store, lds) {
+        let stepped = self.is_stepped(x.at.index);
+        if stepped && self.block(x, store, lds) {
             return self.next();
         }
-        self.access_general(x, store, lds)
+        self.access_general(x, store, lds, stepped)
     }
 
     /// [`Exec::access`] past its issue count, by the general path: every
-    /// lane's offset.
+    /// lane's offset. `stepped`: the index steps by one from lane to lane
+    /// ([`Exec::is_stepped`], which the caller asked).
     #[inline(always)]
-    pub(in crate::exec) fn access_general(&mut self, x: Access, store: bool, lds: bool) -> Flow {
-        let stepped = self.is_stepped(x.at.index);
+    pub(in crate::exec) fn access_general(
+        &mut self,
+        x: Access,
+        store: bool,
+        lds: bool,
+        stepped: bool,
+    ) -> Flow {
         if store {
             self.value(x.src);
         }
