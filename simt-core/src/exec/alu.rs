@@ -386,9 +386,9 @@ pub(super) fn binary_into<const W: usize>(
     srcs: [Src<'_, W>; 2],
     lanes: &[u32; W],
 ) {
-    // One loop per operation, but one for all the half-precision ones: their
-    // rounding is a call per lane whatever the loop, and a loop each would
-    // only lengthen the build.
+    // A loop per operation the family table marks `Own`, one for all those
+    // it marks `Shared` (half-precision roundings, a call per lane whatever
+    // the loop).
     macro_rules! each {
         ($($v:ident)*; $($half:ident)*) => {
             match op {
@@ -397,19 +397,35 @@ pub(super) fn binary_into<const W: usize>(
             }
         };
     }
-    bin_ops!(each);
+    simt_lang::for_each_bin_op!(lane_loops each)
 }
 
-/// Calls `$then!` with every [`BinOp`]: those with a loop each, then the
-/// half-precision ones.
-macro_rules! bin_ops {
-    ($then:ident) => {
-        $then!(AddU32 SubU32 MulU32 MulHiU32 MulHiI32 DivU32 DivI32 RemU32 RemI32 MinU32 MinI32
-            MaxU32 MaxI32 And Or Xor Shl ShrU32 ShrI32 AddF32 SubF32 MulF32 DivF32 MinF32 MaxF32;
-            AddF16 SubF16 MulF16 AddBf16 SubBf16 MulBf16)
+/// Calls `$then!(own...; shared...)` with a family's operations
+/// ([`simt_lang::isa`]'s family tables): those the table gives a lane loop of
+/// their own, then those that share one.
+macro_rules! lane_loops {
+    ([$then:ident] $($rows:tt)*) => {
+        lane_loops!(@split $then [] [] $($rows)*)
+    };
+    (@split $then:ident [$($own:ident)*] [$($shared:ident)*]) => {
+        $then!($($own)*; $($shared)*)
+    };
+    (
+        @split $then:ident [$($own:ident)*] $shared:tt
+        $(#[doc = $d:literal])* $v:ident [$imm:ident, Own, $forms:ident] $($s:literal)|+ ,
+        $($rest:tt)*
+    ) => {
+        lane_loops!(@split $then [$($own)* $v] $shared $($rest)*)
+    };
+    (
+        @split $then:ident $own:tt [$($shared:ident)*]
+        $(#[doc = $d:literal])* $v:ident [$imm:ident, Shared, $forms:ident] $($s:literal)|+ ,
+        $($rest:tt)*
+    ) => {
+        lane_loops!(@split $then $own [$($shared)* $v] $($rest)*)
     };
 }
-use bin_ops;
+use lane_loops;
 
 /// `dst = op(a, b, c)` in the active lanes.
 #[inline(always)]
@@ -419,16 +435,15 @@ pub(super) fn ternary_into<const W: usize>(
     srcs: [Src<'_, W>; 3],
     lanes: &[u32; W],
 ) {
-    match op {
-        TernOp::FmaF32 => fused3(dst, srcs, lanes, |x, y, z| tern(TernOp::FmaF32, x, y, z)),
-        TernOp::MadU32 => fused3(dst, srcs, lanes, |x, y, z| tern(TernOp::MadU32, x, y, z)),
-        TernOp::FmaF16
-        | TernOp::FmaBf16
-        | TernOp::FmaRmF32
-        | TernOp::FmaRzF32
-        | TernOp::FmaRpF32
-        | TernOp::FmsF32 => fused3(dst, srcs, lanes, |x, y, z| tern(op, x, y, z)),
+    macro_rules! each {
+        ($($v:ident)*; $($shared:ident)*) => {
+            match op {
+                $(TernOp::$v => fused3(dst, srcs, lanes, |x, y, z| tern(TernOp::$v, x, y, z)),)*
+                $(TernOp::$shared)|* => fused3(dst, srcs, lanes, |x, y, z| tern(op, x, y, z)),
+            }
+        };
     }
+    simt_lang::for_each_tern_op!(lane_loops each)
 }
 
 /// `dst = op(a)` in the active lanes.
@@ -447,19 +462,8 @@ pub(super) fn unary_into<const W: usize>(
             }
         };
     }
-    un_ops!(each);
+    simt_lang::for_each_un_op!(lane_loops each)
 }
-
-/// Calls `$then!` with every [`UnOp`]: those with a loop each, then the
-/// half-precision ones and `2^x` (a call per lane whatever the loop).
-macro_rules! un_ops {
-    ($then:ident) => {
-        $then!(Mov Not NegI32 AbsI32 NegF32 AbsF32 SqrtF32 CvtF32U32 CvtF32I32 CvtU32F32 CvtI32F32
-            Popc Clz Brev;
-            CvtF16F32 CvtF32F16 CvtBf16F32 CvtF32Bf16 Exp2F32)
-    };
-}
-use un_ops;
 
 /// `dst = sel ? t : e` in the active lanes, `sel` holding all-ones / zero words.
 #[inline(always)]
@@ -491,40 +495,25 @@ pub(super) mod by_number {
 
     /// The [`BinOp`] numbered `n`.
     pub(in crate::exec) const fn bin_op(n: u8) -> BinOp {
-        macro_rules! find {
-            ($($v:ident)*; $($half:ident)*) => {{
-                $(if n == BinOp::$v as u8 { return BinOp::$v; })*
-                $(if n == BinOp::$half as u8 { return BinOp::$half; })*
-                BinOp::AddU32
-            }};
+        match BinOp::from_number(n) {
+            Some(op) => op,
+            None => BinOp::AddU32,
         }
-        super::bin_ops!(find)
     }
 
     /// The [`UnOp`] numbered `n`.
     pub(in crate::exec) const fn un_op(n: u8) -> UnOp {
-        macro_rules! find {
-            ($($v:ident)*; $($half:ident)*) => {{
-                $(if n == UnOp::$v as u8 { return UnOp::$v; })*
-                $(if n == UnOp::$half as u8 { return UnOp::$half; })*
-                UnOp::Mov
-            }};
+        match UnOp::from_number(n) {
+            Some(op) => op,
+            None => UnOp::Mov,
         }
-        super::un_ops!(find)
     }
 
     /// The [`TernOp`] numbered `n`.
     pub(in crate::exec) const fn tern_op(n: u8) -> TernOp {
-        match n {
-            _ if n == TernOp::FmaF32 as u8 => TernOp::FmaF32,
-            _ if n == TernOp::MadU32 as u8 => TernOp::MadU32,
-            _ if n == TernOp::FmaF16 as u8 => TernOp::FmaF16,
-            _ if n == TernOp::FmaBf16 as u8 => TernOp::FmaBf16,
-            _ if n == TernOp::FmaRmF32 as u8 => TernOp::FmaRmF32,
-            _ if n == TernOp::FmaRzF32 as u8 => TernOp::FmaRzF32,
-            _ if n == TernOp::FmaRpF32 as u8 => TernOp::FmaRpF32,
-            _ if n == TernOp::FmsF32 as u8 => TernOp::FmsF32,
-            _ => TernOp::FmaF32,
+        match TernOp::from_number(n) {
+            Some(op) => op,
+            None => TernOp::FmaF32,
         }
     }
 
@@ -633,30 +622,13 @@ pub(super) mod by_number {
         #[test]
         fn every_operation_is_found_by_its_number() {
             let mut seen = std::collections::BTreeSet::new();
-            macro_rules! check {
-                ($find:ident, $ty:ident; $($v:ident)*; $($half:ident)*) => {
-                    $(assert_eq!($find($ty::$v as u8), $ty::$v);)*
-                    $(assert_eq!($find($ty::$half as u8), $ty::$half);)*
-                };
+            for &op in BinOp::ALL {
+                assert_eq!(bin_op(op as u8), op);
             }
-            macro_rules! bin {
-                ($($l:tt)*) => { check!(bin_op, BinOp; $($l)*) };
+            for &op in UnOp::ALL {
+                assert_eq!(un_op(op as u8), op);
             }
-            macro_rules! un {
-                ($($l:tt)*) => { check!(un_op, UnOp; $($l)*) };
-            }
-            super::super::bin_ops!(bin);
-            super::super::un_ops!(un);
-            for op in [
-                TernOp::FmaF32,
-                TernOp::MadU32,
-                TernOp::FmaF16,
-                TernOp::FmaBf16,
-                TernOp::FmaRmF32,
-                TernOp::FmaRzF32,
-                TernOp::FmaRpF32,
-                TernOp::FmsF32,
-            ] {
+            for &op in TernOp::ALL {
                 assert_eq!(tern_op(op as u8), op);
             }
             macro_rules! cmp {

@@ -209,62 +209,6 @@ fn arith(x: f32) -> u32 {
     }
 }
 
-const BINOPS: [BinOp; 31] = [
-    BinOp::AddU32,
-    BinOp::SubU32,
-    BinOp::MulU32,
-    BinOp::MulHiU32,
-    BinOp::MulHiI32,
-    BinOp::DivU32,
-    BinOp::DivI32,
-    BinOp::RemU32,
-    BinOp::RemI32,
-    BinOp::MinU32,
-    BinOp::MinI32,
-    BinOp::MaxU32,
-    BinOp::MaxI32,
-    BinOp::And,
-    BinOp::Or,
-    BinOp::Xor,
-    BinOp::Shl,
-    BinOp::ShrU32,
-    BinOp::ShrI32,
-    BinOp::AddF32,
-    BinOp::SubF32,
-    BinOp::MulF32,
-    BinOp::DivF32,
-    BinOp::MinF32,
-    BinOp::MaxF32,
-    BinOp::AddF16,
-    BinOp::SubF16,
-    BinOp::MulF16,
-    BinOp::AddBf16,
-    BinOp::SubBf16,
-    BinOp::MulBf16,
-];
-
-const UNOPS: [UnOp; 19] = [
-    UnOp::Mov,
-    UnOp::Not,
-    UnOp::NegI32,
-    UnOp::AbsI32,
-    UnOp::NegF32,
-    UnOp::AbsF32,
-    UnOp::SqrtF32,
-    UnOp::CvtF32U32,
-    UnOp::CvtF32I32,
-    UnOp::CvtU32F32,
-    UnOp::CvtI32F32,
-    UnOp::CvtF16F32,
-    UnOp::CvtF32F16,
-    UnOp::CvtBf16F32,
-    UnOp::CvtF32Bf16,
-    UnOp::Exp2F32,
-    UnOp::Popc,
-    UnOp::Clz,
-    UnOp::Brev,
-];
-
 const CMPOPS: [CmpOp; 6] = [
     CmpOp::Eq,
     CmpOp::Ne,
@@ -322,7 +266,7 @@ fn check(what: &str, got: &[u32], expect: impl Fn(usize) -> u32) {
 fn binary_ops_match_host_on_active_lanes_only() {
     let (a, b) = pairs();
     for width in [32, 64] {
-        for op in BINOPS {
+        for &op in BinOp::ALL {
             let got = odd_lanes(&[bin(op, 3, v(0), v(1))], &a, &b, &b, width);
             check(&format!("{op:?} wave{width}"), &got, |i| {
                 host_bin(op, a[i], b[i])
@@ -364,7 +308,7 @@ fn division_by_zero_is_defined() {
 fn unary_ops_match_host_on_active_lanes_only() {
     let (a, _) = pairs();
     for width in [32, 64] {
-        for op in UNOPS {
+        for &op in UnOp::ALL {
             let got = odd_lanes(&[un(op, 3, v(0))], &a, &a, &a, width);
             check(&format!("{op:?} wave{width}"), &got, |i| host_un(op, a[i]));
         }
@@ -598,7 +542,7 @@ fn scalar_ops_match_host() {
     // The scalar ALU runs once per wave: under a partial exec mask (odd lanes)
     // its result is the wave's, seen by every lane after the `if` closes.
     let vals = values();
-    for op in BINOPS {
+    for &op in BinOp::ALL {
         let mut p = ProgramBuilder::new("scalar");
         let x = p.scalar("x", ScalarType::U32);
         let y = p.scalar("y", ScalarType::U32);
@@ -638,7 +582,7 @@ fn scalar_ops_match_host() {
             }
         }
     }
-    for op in UNOPS {
+    for &op in UnOp::ALL {
         let mut p = ProgramBuilder::new("scalar_unary");
         let x = p.scalar("x", ScalarType::U32);
         let out = p.buffer_mut::<u32>("out");

@@ -5,11 +5,15 @@
 //! - [`Field`] and [`Role`]: uniform views of an instruction's fields, through
 //!   which the validator, the uniformity analysis, the register counts, the
 //!   macro and the disassembler read every instruction;
+//! - [`families`](self): one table per operation enum ([`BinOp`], ...), from
+//!   which the enums, their immediate types, their mnemonics and the
+//!   interpreter's lane loops are generated;
 //! - [`MNEMONICS`]: how each instruction is spelled in the kernel language;
 //! - `Display` for [`Inst`] and [`Program::display`](crate::Program::display):
 //!   the disassembler.
 
 mod display;
+mod families;
 mod field;
 mod mnemonics;
 mod ops;
