@@ -32,8 +32,8 @@ pub use element::Element;
 pub use facts::{facts, Facts};
 pub use ir::*;
 pub use isa::{
-    Atomic64Op, AtomicOp, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, Inst, MaskOp, NarrowOp,
-    Opcode, ShuffleOp, Tern64Op, TernOp, Un64Op, UnOp, WaveOp, WidenOp, Width,
+    Atomic64Op, AtomicOp, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, Inst, InstVisitor, MaskOp,
+    NarrowOp, Opcode, ShuffleOp, Tern64Op, TernOp, Un64Op, UnOp, WaveOp, WidenOp, Width,
 };
 pub use validate::{
     link, uniformity, validate, wave_uniform, Kernel, Note, NoteKind, OperandAt, Part,

@@ -1,12 +1,14 @@
-//! One wave: its registers, its exec mask and divergence stack, and what each
-//! instruction does to them, one lane at a time.
+//! One wave: its registers, its exec mask and divergence stack, how it
+//! issues an instruction (what each does is in [`issue`]), and its memory
+//! accesses, one lane at a time.
+
+mod issue;
+
+use issue::counts_as_vector;
 
 use crate::memory::{self, Place, Shape};
-use crate::{alu, pairs, Counts, Fault, FaultKind, Launch, Shared, Value};
-use simt_lang::{
-    Atomic64Op, AtomicOp, ElemType, GlobalRef, Inst, LdsRef, Operand, ShuffleOp, Special, VReg,
-    WaveOp,
-};
+use crate::{pairs, Counts, Fault, FaultKind, Launch, Shared, Value};
+use simt_lang::{Atomic64Op, AtomicOp, ElemType, GlobalRef, Inst, LdsRef, Operand, Special, VReg};
 
 /// One open construct of the divergence stack.
 #[derive(Clone, Copy, Debug)]
@@ -159,15 +161,6 @@ impl Wave {
         word(r) | (word(r + 1) << 32)
     }
 
-    /// `f(self, l)` for each of `lanes`, 0 in the others.
-    fn per_lane(&self, lanes: &[usize], f: impl Fn(&Self, usize) -> u64) -> Vec<u64> {
-        let mut out = vec![0; self.width];
-        for &l in lanes {
-            out[l] = f(self, l);
-        }
-        out
-    }
-
     /// Writes 64-bit lane values to the pair of registers from `dst` on.
     fn write_pairs(&mut self, dst: u16, vals: &[u64]) {
         let lo: Vec<u32> = vals.iter().map(|&x| x as u32).collect();
@@ -244,48 +237,12 @@ impl Wave {
         self.count_issue(sh, pc, &inst);
         let lanes = self.lanes();
         self.pc = pc + 1;
-        match part(&inst) {
-            Part::Lanewise => self.lanewise(sh, inst, &lanes),
-            Part::Scalar => self.scalar(sh, inst, lanes.len()),
-            Part::Memory => self.memory(sh, pc, inst)?,
-            Part::Control => return Ok(self.control(sh, pc, inst)),
-            Part::Own => {}
-        }
-        match inst {
-            Inst::Barrier => {
-                sh.report.per_instruction[pc].barriers += 1;
-                if self.exec != self.launch {
-                    return Err(self.fault(sh, pc, FaultKind::BarrierPartialMask));
-                }
-                return Ok(Step::Parked(pc));
-            }
-            // Lanes run in lockstep, so a wave-level sync orders nothing more:
-            // it is one issue and nothing else.
-            Inst::WaveBarrier => {}
-            Inst::Print { format, a, b, c, d } => {
-                let n = usize::from(format.values).min(4);
-                for &l in &lanes {
-                    let values = [a, b, c, d][..n]
-                        .iter()
-                        .map(|&op| self.value(sh, op, l))
-                        .collect();
-                    sh.report.prints.push(crate::Printed {
-                        workgroup: sh.group,
-                        wave: self.index,
-                        lane: l,
-                        inst: pc,
-                        values,
-                    });
-                }
-            }
-            Inst::End => {
-                self.pc = pc;
-                return Ok(Step::Done(pc));
-            }
-            // The parts above.
-            _ => {}
-        }
-        Ok(Step::Next)
+        inst.visit(&mut issue::Issue {
+            wave: self,
+            sh,
+            pc,
+            lanes: &lanes,
+        })
     }
 
     /// A fault of the instruction at `pc` not tied to a lane.
@@ -305,7 +262,7 @@ impl Wave {
         let c = &mut sh.report.per_instruction[pc];
         // `print` counts in no counter.
         c.instructions += u64::from(!matches!(inst, Inst::Print { .. }));
-        if matches!(part(inst), Part::Lanewise | Part::Memory) {
+        if counts_as_vector(inst) {
             c.vector_instructions += 1;
             c.active_lanes += active as u64;
             c.divergent_vector_instructions += u64::from(self.exec != self.launch);
@@ -319,381 +276,50 @@ impl Wave {
         }
     }
 
-    /// A vector ALU, compare, select or lane-exchange instruction, lane by
-    /// lane over `lanes` (the active ones).
-    fn lanewise(&mut self, sh: &mut Shared<'_>, inst: Inst, lanes: &[usize]) {
-        let width = self.width;
-        match inst {
-            Inst::VBinary { op, dst, a, b } => {
-                let mut out = vec![0; width];
-                for &l in lanes {
-                    let (x, y) = (self.value(sh, a, l), self.value(sh, b, l));
-                    sh.report.paths.signed_min_max_negative +=
-                        u64::from(signed_min_max_negative(op, x, y));
-                    out[l] = alu::binary(op, x, y);
-                }
-                self.write(dst.0, &out);
-            }
-            Inst::VUnary { op, dst, a } => {
-                let mut out = vec![0; width];
-                for &l in lanes {
-                    out[l] = alu::unary(op, self.value(sh, a, l));
-                }
-                self.write(dst.0, &out);
-            }
-            Inst::VTernary { op, dst, a, b, c } => {
-                let mut out = vec![0; width];
-                for &l in lanes {
-                    let (x, y, z) = (
-                        self.value(sh, a, l),
-                        self.value(sh, b, l),
-                        self.value(sh, c, l),
-                    );
-                    out[l] = alu::ternary(op, x, y, z);
-                }
-                self.write(dst.0, &out);
-            }
-            Inst::VCmp { op, ty, dst, a, b } => {
-                let mut m = self.m[dst.0 as usize];
-                for &l in lanes {
-                    let r = alu::compare(op, ty, self.value(sh, a, l), self.value(sh, b, l));
-                    m = (m & !(1 << l)) | (u64::from(r) << l);
-                }
-                self.m[dst.0 as usize] = m;
-            }
-            Inst::VBinary64 { op, dst, a, b } => {
-                let out =
-                    self.per_lane(lanes, |w, l| pairs::binary(op, w.pair(a, l), w.pair(b, l)));
-                self.write_pairs(dst.0, &out);
-            }
-            Inst::VUnary64 { op, dst, a } => {
-                let out = self.per_lane(lanes, |w, l| pairs::unary(op, w.pair(a, l)));
-                self.write_pairs(dst.0, &out);
-            }
-            Inst::VTernary64 { op, dst, a, b, c } => {
-                let out = self.per_lane(lanes, |w, l| {
-                    pairs::ternary(op, w.pair(a, l), w.pair(b, l), w.pair(c, l))
-                });
-                self.write_pairs(dst.0, &out);
-            }
-            Inst::VCmp64 { op, ty, dst, a, b } => {
-                let mut m = self.m[dst.0 as usize];
-                for &l in lanes {
-                    let r = pairs::compare(op, ty, self.pair(a, l), self.pair(b, l));
-                    m = (m & !(1 << l)) | (u64::from(r) << l);
-                }
-                self.m[dst.0 as usize] = m;
-            }
-            Inst::VWiden { op, dst, a } => {
-                let mut out = vec![0; width];
-                for &l in lanes {
-                    out[l] = pairs::widen(op, self.value(sh, a, l));
-                }
-                self.write_pairs(dst.0, &out);
-            }
-            Inst::VNarrow { op, dst, a } => {
-                let mut out = vec![0; width];
-                for &l in lanes {
-                    out[l] = pairs::narrow(op, self.pair(a, l));
-                }
-                self.write(dst.0, &out);
-            }
-            Inst::VSelect {
-                dst,
-                mask,
-                on_true,
-                on_false,
-            } => {
-                let m = self.m[mask.0 as usize];
-                let mut out = vec![0; width];
-                for &l in lanes {
-                    let pick = if bit(m, l) { on_true } else { on_false };
-                    out[l] = self.value(sh, pick, l);
-                }
-                self.write(dst.0, &out);
-            }
-            Inst::VShuffle { op, dst, src, lane } => {
-                let mut out = vec![0; width];
-                for &l in lanes {
-                    let n = u64::from(self.value(sh, lane, l));
-                    let l64 = l as u64;
-                    let w = width as u64;
-                    let from = match op {
-                        ShuffleOp::Index => Some(n % w),
-                        ShuffleOp::Xor => Some(l64 ^ n).filter(|&f| f < w),
-                        ShuffleOp::Up => l64.checked_sub(n),
-                        ShuffleOp::Down => Some(l64 + n).filter(|&f| f < w),
-                    };
-                    // An inactive or missing source lane: the lane keeps its own.
-                    out[l] = match from {
-                        Some(f) if bit(self.exec, f as usize) => self.value(sh, src, f as usize),
-                        Some(_) => {
-                            sh.report.paths.shuffle_from_inactive += 1;
-                            self.value(sh, src, l)
-                        }
-                        None => {
-                            sh.report.paths.shuffle_from_outside += 1;
-                            self.value(sh, src, l)
-                        }
-                    };
-                }
-                self.write(dst.0, &out);
-            }
-            Inst::VReadFirstLane { dst, src } => {
-                let first = lanes.first().copied().unwrap_or(0);
-                self.s[dst.0 as usize] = self.value(sh, src, first);
-            }
-            Inst::VReadLane { dst, src, lane } => {
-                let l = self.uniform(sh, lane) as usize % width;
-                sh.report.paths.readlane_of_inactive += u64::from(!bit(self.exec, l));
-                self.s[dst.0 as usize] = self.value(sh, src, l);
-            }
-            // `step` dispatches the other instructions elsewhere.
-            _ => {}
-        }
-    }
-
-    /// A scalar or mask instruction: once per wave (`active` lanes).
-    fn scalar(&mut self, sh: &mut Shared<'_>, inst: Inst, active: usize) {
-        match inst {
-            Inst::SBinary { op, dst, a, b } => {
-                let (x, y) = (self.uniform(sh, a), self.uniform(sh, b));
-                sh.report.paths.signed_min_max_negative +=
-                    u64::from(signed_min_max_negative(op, x, y));
-                self.s[dst.0 as usize] = alu::binary(op, x, y);
-            }
-            Inst::SUnary { op, dst, a } => {
-                self.s[dst.0 as usize] = alu::unary(op, self.uniform(sh, a));
-            }
-            Inst::STernary { op, dst, a, b, c } => {
-                let (x, y, z) = (
-                    self.uniform(sh, a),
-                    self.uniform(sh, b),
-                    self.uniform(sh, c),
-                );
-                self.s[dst.0 as usize] = alu::ternary(op, x, y, z);
-            }
-            Inst::SCmp { op, ty, dst, a, b } => {
-                let r = alu::compare(op, ty, self.uniform(sh, a), self.uniform(sh, b));
-                self.m[dst.0 as usize] = if r { u64::MAX } else { 0 };
-            }
-            Inst::SWave { op, dst, mask } => {
-                let all = self.m[mask.0 as usize];
-                sh.report.paths.wave_op_mask_beyond_exec += u64::from(all & !self.exec != 0);
-                let m = all & self.exec;
-                self.s[dst.0 as usize] = match op {
-                    WaveOp::BallotLo => (m & 0xffff_ffff) as u32,
-                    WaveOp::BallotHi => (m >> 32) as u32,
-                    WaveOp::Count => m.count_ones(),
-                };
-            }
-            Inst::SActiveLanes { dst } => self.s[dst.0 as usize] = active as u32,
-            Inst::MaskBinary { op, dst, a, b } => {
-                let (x, y) = (self.m[a.0 as usize], self.m[b.0 as usize]);
-                self.m[dst.0 as usize] = match op {
-                    simt_lang::MaskOp::And => x & y,
-                    simt_lang::MaskOp::Or => x | y,
-                    simt_lang::MaskOp::AndN => x & !y,
-                    simt_lang::MaskOp::Xor => x ^ y,
-                };
-            }
-            Inst::MaskNot { dst, a } => self.m[dst.0 as usize] = !self.m[a.0 as usize],
-            // `step` dispatches the other instructions elsewhere.
-            _ => {}
-        }
-    }
-
-    /// A structured control instruction at `pc`: the exec mask and the
-    /// divergence stack, and where the wave goes next.
-    fn control(&mut self, sh: &mut Shared<'_>, pc: usize, inst: Inst) -> Step {
-        match inst {
-            Inst::If { mask, .. } => {
-                let next = sh.structure.target[pc];
-                let m = self.m[mask.0 as usize];
-                self.stack.push(Frame::If {
-                    saved: self.exec,
-                    else_lanes: self.exec & !m,
-                    next,
-                });
-                self.exec &= m;
-                if self.exec == 0 {
-                    skip(sh, pc, next);
-                    self.pc = next;
-                }
-            }
-            Inst::Else { .. } => {
-                let end = sh.structure.target[pc];
-                if let Some(Frame::If {
-                    else_lanes, next, ..
-                }) = self.stack.last_mut()
-                {
-                    self.exec = *else_lanes;
-                    *else_lanes = 0;
-                    *next = end;
-                }
-                if self.exec == 0 {
-                    skip(sh, pc, end);
-                    self.pc = end;
-                }
-            }
-            Inst::EndIf => {
-                if let Some(Frame::If { saved, .. }) = self.stack.pop() {
-                    self.exec = saved;
-                }
-                if self.exec == 0 {
-                    self.leave_empty(sh, pc);
-                }
-            }
-            Inst::Loop { .. } => {
-                let end = sh.structure.target[pc];
-                self.stack.push(Frame::Loop {
-                    entry: self.exec,
-                    continued: 0,
-                    end,
-                });
-            }
-            Inst::EndLoop { mask, .. } => {
-                let start = sh.structure.target[pc];
-                let m = self.m[mask.0 as usize];
-                if let Some(Frame::Loop {
-                    entry, continued, ..
-                }) = self.stack.last_mut()
-                {
-                    let again = (self.exec | *continued) & m;
-                    *continued = 0;
-                    if again != 0 {
-                        self.exec = again;
-                        self.pc = start + 1;
-                        return Step::Next;
-                    }
-                    self.exec = *entry;
-                    self.stack.pop();
-                }
-                if self.exec == 0 {
-                    self.leave_empty(sh, pc);
-                }
-            }
-            Inst::Break { mask, .. } | Inst::Continue { mask, .. } => {
-                let continuing = matches!(inst, Inst::Continue { .. });
-                let leaving = self.exec & self.m[mask.0 as usize];
-                if leaving != 0 {
-                    self.exec &= !leaving;
-                    // The leaving lanes are gone from every `if` up to the loop,
-                    // so that no `endif` brings them back.
-                    for frame in self.stack.iter_mut().rev() {
-                        match frame {
-                            Frame::If {
-                                saved, else_lanes, ..
-                            } => {
-                                *saved &= !leaving;
-                                *else_lanes &= !leaving;
-                            }
-                            Frame::Loop { continued, .. } => {
-                                if continuing {
-                                    *continued |= leaving;
-                                }
-                                break;
-                            }
-                        }
-                    }
-                    if self.exec == 0 {
-                        self.leave_empty(sh, pc);
-                    }
-                }
-            }
-            // `step` dispatches the other instructions elsewhere.
-            _ => {}
-        }
-        Step::Next
-    }
-
-    /// A load, store or atomic of either space: the operand's place and
-    /// indices, then what moves.
-    fn memory(&mut self, sh: &mut Shared<'_>, pc: usize, inst: Inst) -> Result<(), Fault> {
-        let global =
-            |sh: &Shared<'_>, r: GlobalRef| (Self::global_place(sh, &r), r.index, r.offset);
-        let lds = |sh: &Shared<'_>, r: LdsRef| (Self::lds_place(sh, &r), r.index, r.offset);
-        let ((place, index, offset), moved) = match inst {
-            Inst::GlobalLoad { ty, dst, src } => (global(sh, src), Move::Load(ty, dst)),
-            Inst::LdsLoad { ty, dst, src } => (lds(sh, src), Move::Load(ty, dst)),
-            Inst::GlobalLoadWide { width, dst, src } => {
-                (global(sh, src), Move::LoadRun(width.count(), dst))
-            }
-            Inst::LdsLoadWide { width, dst, src } => {
-                (lds(sh, src), Move::LoadRun(width.count(), dst))
-            }
-            Inst::GlobalStore { ty, dst, src } => (global(sh, dst), Move::Store(ty, src)),
-            Inst::LdsStore { ty, dst, src } => (lds(sh, dst), Move::Store(ty, src)),
-            Inst::GlobalStoreWide { width, dst, src } => {
-                (global(sh, dst), Move::StoreRun(width.count(), src))
-            }
-            Inst::LdsStoreWide { width, dst, src } => {
-                (lds(sh, dst), Move::StoreRun(width.count(), src))
-            }
-            Inst::GlobalAtomic { op, dst, mem, src } => (
-                global(sh, mem),
-                Move::Atomic(Some(op), dst, src, Operand::Imm(0)),
-            ),
-            Inst::LdsAtomic { op, dst, mem, src } => (
-                lds(sh, mem),
-                Move::Atomic(Some(op), dst, src, Operand::Imm(0)),
-            ),
-            Inst::GlobalCmpSwap { dst, mem, cmp, src } => {
-                (global(sh, mem), Move::Atomic(None, dst, src, cmp))
-            }
-            Inst::LdsCmpSwap { dst, mem, cmp, src } => {
-                (lds(sh, mem), Move::Atomic(None, dst, src, cmp))
-            }
-            Inst::GlobalAtomic64 { op, dst, mem, src } => {
-                (global(sh, mem), Move::Atomic64(Some(op), dst, src, None))
-            }
-            Inst::LdsAtomic64 { op, dst, mem, src } => {
-                (lds(sh, mem), Move::Atomic64(Some(op), dst, src, None))
-            }
-            Inst::GlobalCmpSwap64 {
-                dst, mem, cmp, src, ..
-            } => (global(sh, mem), Move::Atomic64(None, dst, src, Some(cmp))),
-            Inst::LdsCmpSwap64 {
-                dst, mem, cmp, src, ..
-            } => (lds(sh, mem), Move::Atomic64(None, dst, src, Some(cmp))),
-            // `step` dispatches the other instructions elsewhere.
-            _ => return Ok(()),
-        };
+    /// A load, store or atomic of either space: what moves, at the place
+    /// with its index and offset operands.
+    fn memory(
+        &mut self,
+        sh: &mut Shared<'_>,
+        pc: usize,
+        (place, index, offset): (&Place, Operand, Operand),
+        moved: Move,
+    ) -> Result<(), Fault> {
         let idx = self.indices(sh, index, offset);
         match moved {
             Move::Load(ty, dst) => {
-                let vals = self.load(sh, pc, &place, &idx, ty, 1)?;
+                let vals = self.load(sh, pc, place, &idx, ty, 1)?;
                 let mut out = vec![0; self.width];
                 for (&(l, _), v) in idx.iter().zip(vals) {
                     out[l] = v[0];
                 }
                 self.write(dst.0, &out);
             }
-            Move::LoadRun(n, dst) => self.load_wide(sh, pc, &place, &idx, dst.0, n)?,
+            Move::LoadRun(n, dst) => self.load_wide(sh, pc, place, &idx, dst.0, n)?,
             Move::Store(ty, src) => {
                 let vals: Vec<Vec<u32>> = idx
                     .iter()
                     .map(|&(l, _)| vec![self.value(sh, src, l)])
                     .collect();
-                self.store(sh, pc, &place, &idx, ty, &vals)?;
+                self.store(sh, pc, place, &idx, ty, &vals)?;
             }
             Move::StoreRun(n, src) => {
                 let vals = self.run_values(&idx, src.0, n);
-                self.store(sh, pc, &place, &idx, ElemType::U32, &vals)?;
+                self.store(sh, pc, place, &idx, ElemType::U32, &vals)?;
             }
             Move::Atomic(op, dst, src, cmp) => {
                 let ops: Vec<(u32, u32)> = idx
                     .iter()
                     .map(|&(l, _)| (self.value(sh, src, l), self.value(sh, cmp, l)))
                     .collect();
-                self.atomic(sh, pc, (&place, &idx), (op, &ops), dst.map(|d| d.0))?;
+                self.atomic(sh, pc, (place, &idx), (op, &ops), dst.map(|d| d.0))?;
             }
             Move::Atomic64(op, dst, src, cmp) => {
                 let ops: Vec<(u64, u64)> = idx
                     .iter()
                     .map(|&(l, _)| (self.pair(src, l), cmp.map_or(0, |c| self.pair(c, l))))
                     .collect();
-                self.atomic64(sh, pc, (&place, &idx), (op, &ops), dst.0)?;
+                self.atomic64(sh, pc, (place, &idx), (op, &ops), dst.0)?;
             }
         }
         Ok(())
@@ -945,76 +571,6 @@ fn skip(sh: &mut Shared<'_>, from: usize, to: usize) {
         // `print` counts in no counter, skipped or not.
         let counted = !matches!(sh.program.insts[k], Inst::Print { .. });
         sh.report.per_instruction[k].skipped_instructions += u64::from(counted);
-    }
-}
-
-/// Whether the instruction is issued to the vector units (ALU, compare,
-/// select, lane exchange, memory), as `vector_instructions` counts.
-/// The part of the machine an instruction is, as [`Wave::step`] runs it.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Part {
-    /// Vector ALU, compare, select and lane exchange: lane by lane.
-    Lanewise,
-    /// Scalar ALU and mask operations: once per wave.
-    Scalar,
-    /// Loads, stores and atomics of either space.
-    Memory,
-    /// Structured control flow.
-    Control,
-    /// Barriers, `print` and `end`, which `step` runs itself.
-    Own,
-}
-
-/// Every instruction's part: a new instruction does not compile until the
-/// oracle says which it is.
-fn part(inst: &Inst) -> Part {
-    match inst {
-        Inst::VBinary { .. }
-        | Inst::VUnary { .. }
-        | Inst::VTernary { .. }
-        | Inst::VCmp { .. }
-        | Inst::VBinary64 { .. }
-        | Inst::VUnary64 { .. }
-        | Inst::VTernary64 { .. }
-        | Inst::VCmp64 { .. }
-        | Inst::VWiden { .. }
-        | Inst::VNarrow { .. }
-        | Inst::VSelect { .. }
-        | Inst::VShuffle { .. }
-        | Inst::VReadFirstLane { .. }
-        | Inst::VReadLane { .. } => Part::Lanewise,
-        Inst::SBinary { .. }
-        | Inst::STernary { .. }
-        | Inst::SUnary { .. }
-        | Inst::SCmp { .. }
-        | Inst::SWave { .. }
-        | Inst::SActiveLanes { .. }
-        | Inst::MaskBinary { .. }
-        | Inst::MaskNot { .. } => Part::Scalar,
-        Inst::GlobalLoad { .. }
-        | Inst::LdsLoad { .. }
-        | Inst::GlobalLoadWide { .. }
-        | Inst::LdsLoadWide { .. }
-        | Inst::GlobalStore { .. }
-        | Inst::LdsStore { .. }
-        | Inst::GlobalStoreWide { .. }
-        | Inst::LdsStoreWide { .. }
-        | Inst::GlobalAtomic { .. }
-        | Inst::LdsAtomic { .. }
-        | Inst::GlobalCmpSwap { .. }
-        | Inst::LdsCmpSwap { .. }
-        | Inst::GlobalAtomic64 { .. }
-        | Inst::LdsAtomic64 { .. }
-        | Inst::GlobalCmpSwap64 { .. }
-        | Inst::LdsCmpSwap64 { .. } => Part::Memory,
-        Inst::If { .. }
-        | Inst::Else { .. }
-        | Inst::EndIf
-        | Inst::Loop { .. }
-        | Inst::EndLoop { .. }
-        | Inst::Break { .. }
-        | Inst::Continue { .. } => Part::Control,
-        Inst::Barrier | Inst::WaveBarrier | Inst::Print { .. } | Inst::End => Part::Own,
     }
 }
 

@@ -12,12 +12,14 @@
 use super::bind::{self, Prepared};
 use super::memory::atomic::Update;
 use crate::ir::{
-    Addressing, ElemType, GlobalRef, LdsDecl, LdsRef, MReg, Operand, Program, SReg, Special, VReg,
+    Addressing, ElemType, GlobalRef, InstIdx, LdsDecl, LdsRef, MReg, Operand, PrintFormat, Program,
+    SReg, Special, VReg,
 };
 use crate::isa::{
     Atomic64Op, AtomicOp, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, Inst, MaskOp, NarrowOp,
-    ShuffleOp, Tern64Op, TernOp, Un64Op, UnOp, WaveOp, WidenOp,
+    ShuffleOp, Tern64Op, TernOp, Un64Op, UnOp, WaveOp, WidenOp, Width,
 };
+use simt_lang::inst_dispatch;
 
 /// A source operand with its kind resolved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -475,315 +477,426 @@ impl Decoder {
         })
     }
 
+    /// The decoded form of `inst`: the method below named after its kind,
+    /// one per instruction of the table (a new instruction is a compile error
+    /// here until it has one).
     const fn op(&self, inst: &Inst) -> Op {
-        match *inst {
-            Inst::VBinary { .. }
-            | Inst::VUnary { .. }
-            | Inst::VTernary { .. }
-            | Inst::VCmp { .. }
-            | Inst::VSelect { .. }
-            | Inst::VBinary64 { .. }
-            | Inst::VUnary64 { .. }
-            | Inst::VTernary64 { .. }
-            | Inst::VCmp64 { .. }
-            | Inst::VNarrow { .. }
-            | Inst::VWiden { .. }
-            | Inst::VShuffle { .. }
-            | Inst::VReadFirstLane { .. }
-            | Inst::VReadLane { .. }
-            | Inst::SBinary { .. }
-            | Inst::SUnary { .. }
-            | Inst::STernary { .. }
-            | Inst::SCmp { .. }
-            | Inst::SWave { .. }
-            | Inst::SActiveLanes { .. }
-            | Inst::MaskBinary { .. }
-            | Inst::MaskNot { .. } => self.alu(inst),
-            Inst::GlobalLoad { .. }
-            | Inst::GlobalStore { .. }
-            | Inst::LdsLoad { .. }
-            | Inst::LdsStore { .. }
-            | Inst::GlobalLoadWide { .. }
-            | Inst::GlobalStoreWide { .. }
-            | Inst::LdsLoadWide { .. }
-            | Inst::LdsStoreWide { .. }
-            | Inst::GlobalAtomic { .. }
-            | Inst::GlobalCmpSwap { .. }
-            | Inst::LdsAtomic { .. }
-            | Inst::LdsCmpSwap { .. }
-            | Inst::GlobalAtomic64 { .. }
-            | Inst::GlobalCmpSwap64 { .. }
-            | Inst::LdsAtomic64 { .. }
-            | Inst::LdsCmpSwap64 { .. } => self.memory(inst),
-            Inst::If { mask, next } => Op::If(Jump {
-                mask: self.m(mask),
-                target: next.0,
-            }),
-            Inst::Else { end } => Op::Else(Jump {
-                mask: 0,
-                target: end.0,
-            }),
-            Inst::EndIf => Op::EndIf,
-            Inst::Loop { end } => Op::Loop(Jump {
-                mask: 0,
-                target: end.0,
-            }),
-            Inst::EndLoop { mask, start } => Op::EndLoop(Jump {
-                mask: self.m(mask),
-                target: start.0,
-            }),
-            Inst::Break { mask, .. } => Op::Break(Jump {
-                mask: self.m(mask),
-                target: 0,
-            }),
-            Inst::Continue { mask, .. } => Op::Continue(Jump {
-                mask: self.m(mask),
-                target: 0,
-            }),
-            Inst::Barrier => Op::Barrier,
-            Inst::WaveBarrier => Op::WaveBarrier,
-            Inst::Print { a, b, c, d, .. } => Op::Print(Print {
-                values: [self.src(a), self.src(b), self.src(c), self.src(d)],
-            }),
-            Inst::End => Op::End,
-        }
+        simt_lang::for_each_inst!(inst_dispatch self *inst)
     }
 
-    /// The decoded form of a vector, scalar or mask ALU instruction.
-    const fn alu(&self, inst: &Inst) -> Op {
-        let none = Src::Imm(0);
-        match *inst {
-            Inst::VBinary { op, dst, a, b } => Op::VBinary(Bin {
-                op,
-                dst: self.v(dst),
-                a: self.src(a),
-                b: self.src(b),
-            }),
-            Inst::VUnary { op, dst, a } => Op::VUnary(Un {
-                op,
-                dst: self.v(dst),
-                a: self.src(a),
-            }),
-            Inst::VTernary { op, dst, a, b, c } => Op::VTernary(Tern {
-                op,
-                dst: self.v(dst),
-                a: self.src(a),
-                b: self.src(b),
-                c: self.src(c),
-            }),
-            Inst::VCmp { op, ty, dst, a, b } => Op::VCmp(Cmp {
-                op,
-                ty,
-                dst: self.m(dst),
-                a: self.src(a),
-                b: self.src(b),
-            }),
-            Inst::VSelect {
-                dst,
-                mask,
-                on_true,
-                on_false,
-            } => Op::VSelect(Select {
-                dst: self.v(dst),
-                mask: self.m(mask),
-                t: self.src(on_true),
-                e: self.src(on_false),
-            }),
-            Inst::VBinary64 { op, dst, a, b } => {
-                self.pairs(PairOp::Bin(op), self.v(dst), [a, b, a])
-            }
-            Inst::VUnary64 { op, dst, a } => self.pairs(PairOp::Un(op), self.v(dst), [a, a, a]),
-            Inst::VTernary64 { op, dst, a, b, c } => {
-                self.pairs(PairOp::Tern(op), self.v(dst), [a, b, c])
-            }
-            Inst::VCmp64 { op, ty, dst, a, b } => {
-                self.pairs(PairOp::Cmp(op, ty), self.m(dst), [a, b, a])
-            }
-            Inst::VNarrow { op, dst, a } => self.pairs(PairOp::Narrow(op), self.v(dst), [a, a, a]),
-            Inst::VWiden { op, dst, a } => Op::VPairs(Pairs {
-                op: PairOp::Widen(op),
-                dst: self.v(dst),
-                a: 0,
-                b: 0,
-                c: 0,
-                src: self.src(a),
-            }),
-            Inst::VShuffle { op, dst, src, lane } => Op::VShuffle(Exchange {
-                op,
-                dst: self.v(dst),
-                src: self.src(src),
-                lane: self.src(lane),
-            }),
-            Inst::VReadFirstLane { dst, src } => Op::VReadFirstLane(Exchange {
-                op: ShuffleOp::Index,
-                dst: self.s(dst),
-                src: self.src(src),
-                lane: none,
-            }),
-            Inst::VReadLane { dst, src, lane } => Op::VReadLane(Exchange {
-                op: ShuffleOp::Index,
-                dst: self.s(dst),
-                src: self.src(src),
-                lane: self.src(lane),
-            }),
-            Inst::SBinary { op, dst, a, b } => Op::SBinary(Bin {
-                op,
-                dst: self.s(dst),
-                a: self.src(a),
-                b: self.src(b),
-            }),
-            Inst::SUnary { op, dst, a } => Op::SUnary(Un {
-                op,
-                dst: self.s(dst),
-                a: self.src(a),
-            }),
-            Inst::STernary { op, dst, a, b, c } => Op::STernary(Tern {
-                op,
-                dst: self.s(dst),
-                a: self.src(a),
-                b: self.src(b),
-                c: self.src(c),
-            }),
-            Inst::SCmp { op, ty, dst, a, b } => Op::SCmp(Cmp {
-                op,
-                ty,
-                dst: self.m(dst),
-                a: self.src(a),
-                b: self.src(b),
-            }),
-            Inst::SWave { op, dst, mask } => Op::SWave(Wave {
-                op,
-                dst: self.s(dst),
-                mask: self.m(mask),
-            }),
-            Inst::SActiveLanes { dst } => Op::SActiveLanes(self.s(dst)),
-            Inst::MaskBinary { op, dst, a, b } => Op::MaskBinary(Masks {
-                op,
-                dst: self.m(dst),
-                a: self.m(a),
-                b: self.m(b),
-            }),
-            Inst::MaskNot { dst, a } => Op::MaskNot(Masks {
-                op: MaskOp::And,
-                dst: self.m(dst),
-                a: self.m(a),
-                b: self.m(a),
-            }),
-            // `op` decodes the other instructions.
-            _ => Op::End,
-        }
+    const fn v_binary(&self, op: BinOp, dst: VReg, a: Operand, b: Operand) -> Op {
+        Op::VBinary(Bin {
+            op,
+            dst: self.v(dst),
+            a: self.src(a),
+            b: self.src(b),
+        })
     }
 
-    /// The decoded form of a load, store or atomic of either space.
-    const fn memory(&self, inst: &Inst) -> Op {
-        let none = Src::Imm(0);
-        match *inst {
-            Inst::GlobalLoad { ty, dst, src } => Op::GlobalLoad(Access {
-                ty,
-                at: self.global(src),
-                reg: self.v(dst),
-                src: none,
-            }),
-            Inst::GlobalStore { ty, dst, src } => Op::GlobalStore(Access {
-                ty,
-                at: self.global(dst),
-                reg: 0,
-                src: self.src(src),
-            }),
-            Inst::LdsLoad { ty, dst, src } => Op::LdsLoad(Access {
-                ty,
-                at: self.lds(src),
-                reg: self.v(dst),
-                src: none,
-            }),
-            Inst::LdsStore { ty, dst, src } => Op::LdsStore(Access {
-                ty,
-                at: self.lds(dst),
-                reg: 0,
-                src: self.src(src),
-            }),
-            Inst::GlobalLoadWide { width, dst, src } => Op::GlobalLoadWide(Wide {
-                n: width.count() as u8,
-                reg: dst.0,
-                at: self.global(src),
-            }),
-            Inst::GlobalStoreWide { width, dst, src } => Op::GlobalStoreWide(Wide {
-                n: width.count() as u8,
-                reg: src.0,
-                at: self.global(dst),
-            }),
-            Inst::LdsLoadWide { width, dst, src } => Op::LdsLoadWide(Wide {
-                n: width.count() as u8,
-                reg: dst.0,
-                at: self.lds(src),
-            }),
-            Inst::LdsStoreWide { width, dst, src } => Op::LdsStoreWide(Wide {
-                n: width.count() as u8,
-                reg: src.0,
-                at: self.lds(dst),
-            }),
-            Inst::GlobalAtomic { op, dst, mem, src } => Op::GlobalAtomic(Atomic {
-                update: Update::Rmw(op),
-                dst: self.v_opt(dst),
-                at: self.global(mem),
-                src: self.src(src),
-                cmp: none,
-            }),
-            Inst::GlobalCmpSwap { dst, mem, cmp, src } => Op::GlobalAtomic(Atomic {
-                update: Update::CmpSwap,
-                dst: self.v_opt(dst),
-                at: self.global(mem),
-                src: self.src(src),
-                cmp: self.src(cmp),
-            }),
-            Inst::LdsAtomic { op, dst, mem, src } => Op::LdsAtomic(Atomic {
-                update: Update::Rmw(op),
-                dst: self.v_opt(dst),
-                at: self.lds(mem),
-                src: self.src(src),
-                cmp: none,
-            }),
-            Inst::LdsCmpSwap { dst, mem, cmp, src } => Op::LdsAtomic(Atomic {
-                update: Update::CmpSwap,
-                dst: self.v_opt(dst),
-                at: self.lds(mem),
-                src: self.src(src),
-                cmp: self.src(cmp),
-            }),
-            Inst::GlobalAtomic64 { op, dst, mem, src } => Op::GlobalAtomic64(Atomic64 {
-                update: Update::Rmw(op),
-                dst: dst.0,
-                at: self.global(mem),
-                src: src.0,
-                cmp: src.0,
-            }),
-            Inst::GlobalCmpSwap64 {
-                dst, mem, cmp, src, ..
-            } => Op::GlobalAtomic64(Atomic64 {
-                update: Update::CmpSwap,
-                dst: dst.0,
-                at: self.global(mem),
-                src: src.0,
-                cmp: cmp.0,
-            }),
-            Inst::LdsAtomic64 { op, dst, mem, src } => Op::LdsAtomic64(Atomic64 {
-                update: Update::Rmw(op),
-                dst: dst.0,
-                at: self.lds(mem),
-                src: src.0,
-                cmp: src.0,
-            }),
-            Inst::LdsCmpSwap64 {
-                dst, mem, cmp, src, ..
-            } => Op::LdsAtomic64(Atomic64 {
-                update: Update::CmpSwap,
-                dst: dst.0,
-                at: self.lds(mem),
-                src: src.0,
-                cmp: cmp.0,
-            }),
-            // `op` decodes the other instructions.
-            _ => Op::End,
-        }
+    const fn v_unary(&self, op: UnOp, dst: VReg, a: Operand) -> Op {
+        Op::VUnary(Un {
+            op,
+            dst: self.v(dst),
+            a: self.src(a),
+        })
+    }
+
+    const fn v_ternary(&self, op: TernOp, dst: VReg, a: Operand, b: Operand, c: Operand) -> Op {
+        Op::VTernary(Tern {
+            op,
+            dst: self.v(dst),
+            a: self.src(a),
+            b: self.src(b),
+            c: self.src(c),
+        })
+    }
+
+    const fn v_cmp(&self, op: CmpOp, ty: CmpType, dst: MReg, a: Operand, b: Operand) -> Op {
+        Op::VCmp(Cmp {
+            op,
+            ty,
+            dst: self.m(dst),
+            a: self.src(a),
+            b: self.src(b),
+        })
+    }
+
+    const fn v_select(&self, dst: VReg, mask: MReg, on_true: Operand, on_false: Operand) -> Op {
+        Op::VSelect(Select {
+            dst: self.v(dst),
+            mask: self.m(mask),
+            t: self.src(on_true),
+            e: self.src(on_false),
+        })
+    }
+
+    const fn v_shuffle(&self, op: ShuffleOp, dst: VReg, src: Operand, lane: Operand) -> Op {
+        Op::VShuffle(Exchange {
+            op,
+            dst: self.v(dst),
+            src: self.src(src),
+            lane: self.src(lane),
+        })
+    }
+
+    const fn v_read_first_lane(&self, dst: SReg, src: Operand) -> Op {
+        Op::VReadFirstLane(Exchange {
+            op: ShuffleOp::Index,
+            dst: self.s(dst),
+            src: self.src(src),
+            lane: Src::Imm(0),
+        })
+    }
+
+    const fn v_read_lane(&self, dst: SReg, src: Operand, lane: Operand) -> Op {
+        Op::VReadLane(Exchange {
+            op: ShuffleOp::Index,
+            dst: self.s(dst),
+            src: self.src(src),
+            lane: self.src(lane),
+        })
+    }
+
+    const fn v_binary64(&self, op: Bin64Op, dst: VReg, a: VReg, b: VReg) -> Op {
+        self.pairs(PairOp::Bin(op), self.v(dst), [a, b, a])
+    }
+
+    const fn v_unary64(&self, op: Un64Op, dst: VReg, a: VReg) -> Op {
+        self.pairs(PairOp::Un(op), self.v(dst), [a, a, a])
+    }
+
+    const fn v_ternary64(&self, op: Tern64Op, dst: VReg, a: VReg, b: VReg, c: VReg) -> Op {
+        self.pairs(PairOp::Tern(op), self.v(dst), [a, b, c])
+    }
+
+    const fn v_cmp64(&self, op: CmpOp, ty: Cmp64Type, dst: MReg, a: VReg, b: VReg) -> Op {
+        self.pairs(PairOp::Cmp(op, ty), self.m(dst), [a, b, a])
+    }
+
+    const fn v_widen(&self, op: WidenOp, dst: VReg, a: Operand) -> Op {
+        Op::VPairs(Pairs {
+            op: PairOp::Widen(op),
+            dst: self.v(dst),
+            a: 0,
+            b: 0,
+            c: 0,
+            src: self.src(a),
+        })
+    }
+
+    const fn v_narrow(&self, op: NarrowOp, dst: VReg, a: VReg) -> Op {
+        self.pairs(PairOp::Narrow(op), self.v(dst), [a, a, a])
+    }
+
+    const fn s_binary(&self, op: BinOp, dst: SReg, a: Operand, b: Operand) -> Op {
+        Op::SBinary(Bin {
+            op,
+            dst: self.s(dst),
+            a: self.src(a),
+            b: self.src(b),
+        })
+    }
+
+    const fn s_unary(&self, op: UnOp, dst: SReg, a: Operand) -> Op {
+        Op::SUnary(Un {
+            op,
+            dst: self.s(dst),
+            a: self.src(a),
+        })
+    }
+
+    const fn s_ternary(&self, op: TernOp, dst: SReg, a: Operand, b: Operand, c: Operand) -> Op {
+        Op::STernary(Tern {
+            op,
+            dst: self.s(dst),
+            a: self.src(a),
+            b: self.src(b),
+            c: self.src(c),
+        })
+    }
+
+    const fn s_cmp(&self, op: CmpOp, ty: CmpType, dst: MReg, a: Operand, b: Operand) -> Op {
+        Op::SCmp(Cmp {
+            op,
+            ty,
+            dst: self.m(dst),
+            a: self.src(a),
+            b: self.src(b),
+        })
+    }
+
+    const fn s_wave(&self, op: WaveOp, dst: SReg, mask: MReg) -> Op {
+        Op::SWave(Wave {
+            op,
+            dst: self.s(dst),
+            mask: self.m(mask),
+        })
+    }
+
+    const fn s_active_lanes(&self, dst: SReg) -> Op {
+        Op::SActiveLanes(self.s(dst))
+    }
+
+    const fn mask_binary(&self, op: MaskOp, dst: MReg, a: MReg, b: MReg) -> Op {
+        Op::MaskBinary(Masks {
+            op,
+            dst: self.m(dst),
+            a: self.m(a),
+            b: self.m(b),
+        })
+    }
+
+    const fn mask_not(&self, dst: MReg, a: MReg) -> Op {
+        Op::MaskNot(Masks {
+            op: MaskOp::And,
+            dst: self.m(dst),
+            a: self.m(a),
+            b: self.m(a),
+        })
+    }
+
+    const fn global_load(&self, ty: ElemType, dst: VReg, src: GlobalRef) -> Op {
+        Op::GlobalLoad(Access {
+            ty,
+            at: self.global(src),
+            reg: self.v(dst),
+            src: Src::Imm(0),
+        })
+    }
+
+    const fn global_store(&self, ty: ElemType, dst: GlobalRef, src: Operand) -> Op {
+        Op::GlobalStore(Access {
+            ty,
+            at: self.global(dst),
+            reg: 0,
+            src: self.src(src),
+        })
+    }
+
+    const fn global_load_wide(&self, width: Width, dst: VReg, src: GlobalRef) -> Op {
+        Op::GlobalLoadWide(Wide {
+            n: width.count() as u8,
+            reg: dst.0,
+            at: self.global(src),
+        })
+    }
+
+    const fn global_store_wide(&self, width: Width, dst: GlobalRef, src: VReg) -> Op {
+        Op::GlobalStoreWide(Wide {
+            n: width.count() as u8,
+            reg: src.0,
+            at: self.global(dst),
+        })
+    }
+
+    const fn global_atomic(
+        &self,
+        op: AtomicOp,
+        dst: Option<VReg>,
+        mem: GlobalRef,
+        src: Operand,
+    ) -> Op {
+        Op::GlobalAtomic(Atomic {
+            update: Update::Rmw(op),
+            dst: self.v_opt(dst),
+            at: self.global(mem),
+            src: self.src(src),
+            cmp: Src::Imm(0),
+        })
+    }
+
+    const fn global_cmp_swap(
+        &self,
+        dst: Option<VReg>,
+        mem: GlobalRef,
+        cmp: Operand,
+        src: Operand,
+    ) -> Op {
+        Op::GlobalAtomic(Atomic {
+            update: Update::CmpSwap,
+            dst: self.v_opt(dst),
+            at: self.global(mem),
+            src: self.src(src),
+            cmp: self.src(cmp),
+        })
+    }
+
+    const fn lds_load(&self, ty: ElemType, dst: VReg, src: LdsRef) -> Op {
+        Op::LdsLoad(Access {
+            ty,
+            at: self.lds(src),
+            reg: self.v(dst),
+            src: Src::Imm(0),
+        })
+    }
+
+    const fn lds_store(&self, ty: ElemType, dst: LdsRef, src: Operand) -> Op {
+        Op::LdsStore(Access {
+            ty,
+            at: self.lds(dst),
+            reg: 0,
+            src: self.src(src),
+        })
+    }
+
+    const fn lds_load_wide(&self, width: Width, dst: VReg, src: LdsRef) -> Op {
+        Op::LdsLoadWide(Wide {
+            n: width.count() as u8,
+            reg: dst.0,
+            at: self.lds(src),
+        })
+    }
+
+    const fn lds_store_wide(&self, width: Width, dst: LdsRef, src: VReg) -> Op {
+        Op::LdsStoreWide(Wide {
+            n: width.count() as u8,
+            reg: src.0,
+            at: self.lds(dst),
+        })
+    }
+
+    const fn lds_atomic(&self, op: AtomicOp, dst: Option<VReg>, mem: LdsRef, src: Operand) -> Op {
+        Op::LdsAtomic(Atomic {
+            update: Update::Rmw(op),
+            dst: self.v_opt(dst),
+            at: self.lds(mem),
+            src: self.src(src),
+            cmp: Src::Imm(0),
+        })
+    }
+
+    const fn lds_cmp_swap(&self, dst: Option<VReg>, mem: LdsRef, cmp: Operand, src: Operand) -> Op {
+        Op::LdsAtomic(Atomic {
+            update: Update::CmpSwap,
+            dst: self.v_opt(dst),
+            at: self.lds(mem),
+            src: self.src(src),
+            cmp: self.src(cmp),
+        })
+    }
+
+    const fn global_atomic64(&self, op: Atomic64Op, dst: VReg, mem: GlobalRef, src: VReg) -> Op {
+        Op::GlobalAtomic64(Atomic64 {
+            update: Update::Rmw(op),
+            dst: dst.0,
+            at: self.global(mem),
+            src: src.0,
+            cmp: src.0,
+        })
+    }
+
+    const fn global_cmp_swap64(
+        &self,
+        _width: Width,
+        dst: VReg,
+        mem: GlobalRef,
+        cmp: VReg,
+        src: VReg,
+    ) -> Op {
+        Op::GlobalAtomic64(Atomic64 {
+            update: Update::CmpSwap,
+            dst: dst.0,
+            at: self.global(mem),
+            src: src.0,
+            cmp: cmp.0,
+        })
+    }
+
+    const fn lds_atomic64(&self, op: Atomic64Op, dst: VReg, mem: LdsRef, src: VReg) -> Op {
+        Op::LdsAtomic64(Atomic64 {
+            update: Update::Rmw(op),
+            dst: dst.0,
+            at: self.lds(mem),
+            src: src.0,
+            cmp: src.0,
+        })
+    }
+
+    const fn lds_cmp_swap64(
+        &self,
+        _width: Width,
+        dst: VReg,
+        mem: LdsRef,
+        cmp: VReg,
+        src: VReg,
+    ) -> Op {
+        Op::LdsAtomic64(Atomic64 {
+            update: Update::CmpSwap,
+            dst: dst.0,
+            at: self.lds(mem),
+            src: src.0,
+            cmp: cmp.0,
+        })
+    }
+
+    const fn if_then(&self, mask: MReg, next: InstIdx) -> Op {
+        Op::If(Jump {
+            mask: self.m(mask),
+            target: next.0,
+        })
+    }
+
+    const fn if_else(&self, end: InstIdx) -> Op {
+        Op::Else(Jump {
+            mask: 0,
+            target: end.0,
+        })
+    }
+
+    const fn end_if(&self) -> Op {
+        Op::EndIf
+    }
+
+    const fn loop_begin(&self, end: InstIdx) -> Op {
+        Op::Loop(Jump {
+            mask: 0,
+            target: end.0,
+        })
+    }
+
+    const fn end_loop(&self, mask: MReg, start: InstIdx) -> Op {
+        Op::EndLoop(Jump {
+            mask: self.m(mask),
+            target: start.0,
+        })
+    }
+
+    const fn loop_break(&self, mask: MReg, _end: InstIdx) -> Op {
+        Op::Break(Jump {
+            mask: self.m(mask),
+            target: 0,
+        })
+    }
+
+    const fn loop_continue(&self, mask: MReg, _end: InstIdx) -> Op {
+        Op::Continue(Jump {
+            mask: self.m(mask),
+            target: 0,
+        })
+    }
+
+    const fn barrier(&self) -> Op {
+        Op::Barrier
+    }
+
+    const fn wave_barrier(&self) -> Op {
+        Op::WaveBarrier
+    }
+
+    const fn print(
+        &self,
+        _format: PrintFormat,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+        d: Operand,
+    ) -> Op {
+        Op::Print(Print {
+            values: [self.src(a), self.src(b), self.src(c), self.src(d)],
+        })
+    }
+
+    const fn end(&self) -> Op {
+        Op::End
     }
 }

@@ -33,7 +33,7 @@
 use super::alu;
 use super::instrument::Instrument;
 use super::memory::Trap;
-use super::ops::{Exec, Step};
+use super::ops::{Exec, Flow, Step};
 use super::wave::Exit;
 
 use super::decode::Access;
@@ -88,35 +88,6 @@ pub struct Turn<'t, 'x, 'b, const W: usize, I: Instrument> {
     remaining: &'t mut u64,
 }
 
-/// The kinds of [`Op`] a native runner issues inline, as [`Op::kind`]
-/// numbers them: the register arithmetic and the structured control flow,
-/// whose handlers are short, and the one-element loads and stores, whose
-/// formula path is short too (see `Exec::block`).
-mod kind {
-    pub(super) const V_BINARY: u8 = 1;
-    pub(super) const V_UNARY: u8 = 2;
-    pub(super) const V_TERNARY: u8 = 3;
-    pub(super) const V_CMP: u8 = 4;
-    pub(super) const V_SELECT: u8 = 5;
-    pub(super) const S_BINARY: u8 = 6;
-    pub(super) const S_UNARY: u8 = 7;
-    pub(super) const S_TERNARY: u8 = 8;
-    pub(super) const S_CMP: u8 = 9;
-    pub(super) const MASK_BINARY: u8 = 10;
-    pub(super) const MASK_NOT: u8 = 11;
-    pub(super) const IF: u8 = 12;
-    pub(super) const ELSE: u8 = 13;
-    pub(super) const END_IF: u8 = 14;
-    pub(super) const LOOP: u8 = 15;
-    pub(super) const END_LOOP: u8 = 16;
-    pub(super) const BREAK: u8 = 17;
-    pub(super) const CONTINUE: u8 = 18;
-    pub(super) const GLOBAL_LOAD: u8 = 19;
-    pub(super) const GLOBAL_STORE: u8 = 20;
-    pub(super) const LDS_LOAD: u8 = 21;
-    pub(super) const LDS_STORE: u8 = 22;
-}
-
 /// What a native runner counts of whole runs of a block: the issue counts
 /// of its inline instructions ([`Op::kind`] not 0), added up per block and
 /// spread over the block's instructions after the launch (see
@@ -152,53 +123,6 @@ pub const fn block_lanes(
 }
 
 impl Op {
-    /// Which handler a native runner issues this op with inline (a number
-    /// of `kind`), or 0: through the shared dispatch.
-    pub const fn kind(&self) -> u8 {
-        match self {
-            Op::VBinary(_) => kind::V_BINARY,
-            Op::VUnary(_) => kind::V_UNARY,
-            Op::VTernary(_) => kind::V_TERNARY,
-            Op::VCmp(_) => kind::V_CMP,
-            Op::VSelect(_) => kind::V_SELECT,
-            Op::SBinary(_) => kind::S_BINARY,
-            Op::SUnary(_) => kind::S_UNARY,
-            Op::STernary(_) => kind::S_TERNARY,
-            Op::SCmp(_) => kind::S_CMP,
-            Op::MaskBinary(_) => kind::MASK_BINARY,
-            Op::MaskNot(_) => kind::MASK_NOT,
-            Op::If(_) => kind::IF,
-            Op::Else(_) => kind::ELSE,
-            Op::EndIf => kind::END_IF,
-            Op::Loop(_) => kind::LOOP,
-            Op::EndLoop(_) => kind::END_LOOP,
-            Op::Break(_) => kind::BREAK,
-            Op::Continue(_) => kind::CONTINUE,
-            Op::GlobalLoad(_) => kind::GLOBAL_LOAD,
-            Op::GlobalStore(_) => kind::GLOBAL_STORE,
-            Op::LdsLoad(_) => kind::LDS_LOAD,
-            Op::LdsStore(_) => kind::LDS_STORE,
-            _ => 0,
-        }
-    }
-
-    /// Whether a native runner issues this op inline and it counts its
-    /// active lanes (a vector instruction): its issue is counted per block.
-    pub const fn counts_lanes(&self) -> bool {
-        matches!(
-            self.kind(),
-            kind::V_BINARY
-                | kind::V_UNARY
-                | kind::V_TERNARY
-                | kind::V_CMP
-                | kind::V_SELECT
-                | kind::GLOBAL_LOAD
-                | kind::GLOBAL_STORE
-                | kind::LDS_LOAD
-                | kind::LDS_STORE
-        )
-    }
-
     /// The number of a vector arithmetic op's operation, which a native
     /// runner passes as a const generic to call the one out-of-line loop of
     /// that operation (see [`alu::by_number`]); 0 for other ops.
@@ -305,71 +229,7 @@ impl<'t, 'x, 'b, const W: usize, I: Instrument> Turn<'t, 'x, 'b, W, I> {
         op: &'static Op,
     ) -> Option<TurnEnd> {
         self.exec.pc = pc;
-        let e = &mut *self.exec;
-        // Each arm: the op's payload (it is of this kind), handled.
-        macro_rules! inline {
-            ($variant:ident, $handler:ident) => {{
-                let Op::$variant(x) = *op else { unreachable!() };
-                e.$handler(x)
-            }};
-        }
-        // Each arm: as `inline`, with the lane loop of operation `NUMBER`.
-        // SAFETY (of each loop): a turn runs only on a CPU with the features
-        // of the runner (see `Runner`), which are those of this build.
-        macro_rules! by_number {
-            ($variant:ident, $handler:ident, $each:ident, |$($a:ident),*|) => {{
-                let Op::$variant(x) = *op else { unreachable!() };
-                e.$handler(x, |$($a),*| unsafe { alu::by_number::$each::<W, NUMBER>($($a),*) })
-            }};
-        }
-        // Each arm: a one-element load or store: its formula path
-        // inline, with the op's operands folded into it, else the general
-        // path out of line.
-        // SAFETY (of the general path): as `issue_outlined`'s below.
-        macro_rules! access {
-            ($variant:ident, $store:expr, $lds:expr) => {{
-                let Op::$variant(x) = *op else { unreachable!() };
-                let stepped = e.is_stepped(x.at.index);
-                if stepped && e.block(x, $store, $lds) {
-                    e.next()
-                } else {
-                    unsafe { e.access_outlined::<$lds>(x, $store, stepped) }
-                }
-            }};
-        }
-        let flow = match KIND {
-            kind::V_BINARY => by_number!(VBinary, v_binary_by, binary, |d, s, l|),
-            kind::V_UNARY => by_number!(VUnary, v_unary_by, unary, |d, s, l|),
-            kind::V_TERNARY => by_number!(VTernary, v_ternary_by, ternary, |d, s, l|),
-            kind::V_CMP => by_number!(VCmp, v_cmp_by, compare, |a, b|),
-            kind::V_SELECT => inline!(VSelect, v_select_lanes),
-            kind::S_BINARY => inline!(SBinary, s_binary),
-            kind::S_UNARY => inline!(SUnary, s_unary),
-            kind::S_TERNARY => inline!(STernary, s_ternary),
-            kind::S_CMP => inline!(SCmp, s_cmp),
-            kind::MASK_BINARY => inline!(MaskBinary, mask_binary),
-            kind::MASK_NOT => inline!(MaskNot, mask_not),
-            kind::IF => inline!(If, op_if),
-            kind::ELSE => inline!(Else, op_else),
-            kind::END_IF => e.op_endif(),
-            kind::LOOP => inline!(Loop, op_loop),
-            kind::END_LOOP => inline!(EndLoop, op_endloop),
-            kind::BREAK => {
-                let Op::Break(x) = *op else { unreachable!() };
-                e.op_exit(x, false)
-            }
-            kind::CONTINUE => {
-                let Op::Continue(x) = *op else { unreachable!() };
-                e.op_exit(x, true)
-            }
-            kind::GLOBAL_LOAD => access!(GlobalLoad, false, false),
-            kind::GLOBAL_STORE => access!(GlobalStore, true, false),
-            kind::LDS_LOAD => access!(LdsLoad, false, true),
-            kind::LDS_STORE => access!(LdsStore, true, true),
-            // SAFETY: a turn runs only on a CPU with the features of the
-            // runner (see `Runner`), which are those of this build.
-            _ => unsafe { e.issue_outlined(op) },
-        };
+        let flow = self.exec.issue_inline::<KIND, NUMBER>(op);
         match flow {
             Ok(Step::Go) => None,
             Ok(Step::Leave(exit)) => {
@@ -469,4 +329,135 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
         // SAFETY: the caller's.
         unsafe { run(turn) }.0
     }
+}
+
+/// An inline op's handler call, by how its row says it is issued:
+/// - `inline(handler)`: the handler, with the op's payload;
+/// - `unit(handler)`: the handler of an op without a payload;
+/// - `exit(continuing)`: `break` (false) or `continue` (true);
+/// - `by_number(handler, each, |args|)`: the handler, with the out-of-line
+///   lane loop of operation `NUMBER` (see [`alu::by_number`]);
+/// - `access(store, lds)`: a one-element load or store: its formula path
+///   inline, with the op's operands folded into it, else the general path
+///   out of line.
+macro_rules! issue {
+    ($e:ident, $op:ident, $variant:ident, inline($handler:ident)) => {{
+        let Op::$variant(x) = *$op else { unreachable!() };
+        $e.$handler(x)
+    }};
+    ($e:ident, $op:ident, $variant:ident, unit($handler:ident)) => {
+        $e.$handler()
+    };
+    ($e:ident, $op:ident, $variant:ident, exit($continuing:literal)) => {{
+        let Op::$variant(x) = *$op else { unreachable!() };
+        $e.op_exit(x, $continuing)
+    }};
+    // SAFETY (of each loop): a turn runs only on a CPU with the features
+    // of the runner (see `Runner`), which are those of this build.
+    ($e:ident, $op:ident, $variant:ident, by_number($handler:ident, $each:ident, |$($a:ident),*|)) => {{
+        let Op::$variant(x) = *$op else { unreachable!() };
+        $e.$handler(x, |$($a),*| unsafe { alu::by_number::$each::<W, NUMBER>($($a),*) })
+    }};
+    // SAFETY (of the general path): as `issue_outlined`'s.
+    ($e:ident, $op:ident, $variant:ident, access($store:literal, $lds:literal)) => {{
+        let Op::$variant(x) = *$op else { unreachable!() };
+        let stepped = $e.is_stepped(x.at.index);
+        if stepped && $e.block(x, $store, $lds) {
+            $e.next()
+        } else {
+            unsafe { $e.access_outlined::<$lds>(x, $store, stepped) }
+        }
+    }};
+}
+
+/// Whether a row's op counts its active lanes.
+macro_rules! counts_lanes {
+    () => {
+        false
+    };
+    (lanes) => {
+        true
+    };
+}
+
+/// Generates, from the rows of [`inline_ops!`]'s invocation, the kind
+/// numbers ([`Op::kind`]), [`Op::counts_lanes`] and the inline dispatch
+/// ([`Exec::issue_inline`]): one row per op, so no list repeats another.
+macro_rules! inline_ops {
+    ($($variant:ident $([$lanes:ident])? => $how:ident $args:tt,)*) => {
+        /// The kinds of [`Op`] a native runner issues inline, numbered from 1
+        /// as [`Op::kind`] gives them (0: through the shared dispatch).
+        #[repr(u8)]
+        enum Kind {
+            Shared,
+            $($variant,)*
+        }
+
+        impl Op {
+            /// Which handler a native runner issues this op with inline (a
+            /// number of `Kind`), or 0: through the shared dispatch.
+            pub const fn kind(&self) -> u8 {
+                match self {
+                    $(Op::$variant { .. } => Kind::$variant as u8,)*
+                    _ => Kind::Shared as u8,
+                }
+            }
+
+            /// Whether a native runner issues this op inline and it counts
+            /// its active lanes (a vector instruction): its issue is counted
+            /// per block.
+            pub const fn counts_lanes(&self) -> bool {
+                match self {
+                    $(Op::$variant { .. } => counts_lanes!($($lanes)?),)*
+                    _ => false,
+                }
+            }
+        }
+
+        impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
+            /// Issues `op`, whose [`Op::kind`] is `KIND` and whose
+            /// [`Op::number`] is `NUMBER`: `KIND` is a constant, so only its
+            /// handler is compiled here, with `op`'s operands folded into
+            /// it; an op of no inline kind goes through one shared
+            /// out-of-line copy of the dispatch ([`Exec::issue_outlined`]).
+            #[inline(always)]
+            fn issue_inline<const KIND: u8, const NUMBER: u8>(&mut self, op: &Op) -> Flow {
+                match KIND {
+                    $(k if k == Kind::$variant as u8 => issue!(self, op, $variant, $how $args),)*
+                    // SAFETY: a turn runs only on a CPU with the features of
+                    // the runner (see `Runner`), which are those of this build.
+                    _ => unsafe { self.issue_outlined(op) },
+                }
+            }
+        }
+    };
+}
+
+// The ops a native runner issues inline: the register arithmetic and the
+// structured control flow, whose handlers are short, and the one-element
+// loads and stores, whose formula path is short too (see `Exec::block`).
+// `[lanes]` marks those that count their active lanes.
+inline_ops! {
+    VBinary [lanes] => by_number(v_binary_by, binary, |d, s, l|),
+    VUnary [lanes] => by_number(v_unary_by, unary, |d, s, l|),
+    VTernary [lanes] => by_number(v_ternary_by, ternary, |d, s, l|),
+    VCmp [lanes] => by_number(v_cmp_by, compare, |a, b|),
+    VSelect [lanes] => inline(v_select_lanes),
+    SBinary => inline(s_binary),
+    SUnary => inline(s_unary),
+    STernary => inline(s_ternary),
+    SCmp => inline(s_cmp),
+    MaskBinary => inline(mask_binary),
+    MaskNot => inline(mask_not),
+    If => inline(op_if),
+    Else => inline(op_else),
+    EndIf => unit(op_endif),
+    Loop => inline(op_loop),
+    EndLoop => inline(op_endloop),
+    Break => exit(false),
+    Continue => exit(true),
+    GlobalLoad [lanes] => access(false, false),
+    GlobalStore [lanes] => access(true, false),
+    LdsLoad [lanes] => access(false, true),
+    LdsStore [lanes] => access(true, true),
 }

@@ -9,12 +9,15 @@
 //! register that changed inside it is unknown (lanes that skipped the write keep
 //! their old value).
 
+mod written;
+
 use super::affine::{special, Affine, Lin, Sym, Val};
 use crate::ir::{MReg, Operand, Program, Reg, Uniformity};
-use crate::isa::{BinOp, CmpOp, CmpType, Field, Fields, Inst, Role, TernOp, UnOp};
+use crate::isa::{CmpOp, CmpType, Field, Fields, Inst, Role};
 use crate::limits::{MAX_MREGS, MAX_SREGS, MAX_VREGS};
 use crate::validate::UniformityInfo;
 use serde::Serialize;
+use written::{Writes, Written};
 
 /// A comparison of two affine forms, as a `v_cmp`/`s_cmp` wrote it into a mask.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -379,10 +382,9 @@ impl<'a> Walk<'a> {
     /// What instruction `inst` at `pc` writes, its values as the domain
     /// follows them.
     fn written(&self, st: &State, pc: usize, inst: &Inst) -> Written {
-        let fields = inst.fields();
-        let val = |op: Operand| self.operand(st, op);
         // The name a uniform result the domain cannot express gets.
-        let named = fields
+        let named = inst
+            .fields()
             .written()
             .next()
             .and_then(|r| self.slot(r))
@@ -390,106 +392,11 @@ impl<'a> Walk<'a> {
                 inst: pc as u32,
                 slot: slot as u16,
             });
-        // Every instruction says what it writes: a new instruction does not
-        // compile until the facts know it.
-        match *inst {
-            Inst::VBinary { op, dst, a, b } => {
-                Written::Value(Reg::V(dst), binary(op, &val(a), &val(b), named))
-            }
-            Inst::SBinary { op, dst, a, b } => {
-                Written::Value(Reg::S(dst), binary(op, &val(a), &val(b), named))
-            }
-            Inst::VUnary { op, dst, a } => Written::Value(Reg::V(dst), unary(op, &val(a))),
-            Inst::SUnary { op, dst, a } => Written::Value(Reg::S(dst), unary(op, &val(a))),
-            Inst::VTernary { op, dst, a, b, c } => {
-                Written::Value(Reg::V(dst), ternary(op, &val(a), &val(b), &val(c), named))
-            }
-            Inst::STernary { op, dst, a, b, c } => {
-                Written::Value(Reg::S(dst), ternary(op, &val(a), &val(b), &val(c), named))
-            }
-            Inst::VSelect {
-                dst,
-                on_true,
-                on_false,
-                ..
-            } => {
-                let (t, f) = (val(on_true), val(on_false));
-                Written::Value(Reg::V(dst), if t == f { t } else { Val::Unknown })
-            }
-            Inst::VReadFirstLane { dst, src } | Inst::VReadLane { dst, src, .. } => {
-                let v = val(src);
-                let v = if v.affine().is_some_and(Affine::is_uniform) {
-                    v
-                } else {
-                    Val::Unknown
-                };
-                Written::Value(Reg::S(dst), v)
-            }
-            Inst::VShuffle { dst, src, .. } => {
-                let v = val(src);
-                let uniform = v.affine().is_some_and(Affine::is_uniform);
-                Written::Value(Reg::V(dst), if uniform { v } else { Val::Unknown })
-            }
-            Inst::VCmp {
-                op, ty, dst, a, b, ..
-            }
-            | Inst::SCmp {
-                op, ty, dst, a, b, ..
-            } => {
-                let cond = match (val(a).affine(), val(b).affine()) {
-                    (Some(a), Some(b)) => Some(Cond {
-                        op,
-                        ty,
-                        a: a.clone(),
-                        b: b.clone(),
-                    }),
-                    _ => None,
-                };
-                Written::Mask(dst, cond)
-            }
-            Inst::MaskBinary { dst, .. } | Inst::MaskNot { dst, .. } => Written::Mask(dst, None),
-            // The domain follows 32-bit values only: a comparison of pairs
-            // gives no condition, and a pair's words are opaque.
-            Inst::VCmp64 { dst, .. } => Written::Mask(dst, None),
-            Inst::VBinary64 { .. }
-            | Inst::VUnary64 { .. }
-            | Inst::VTernary64 { .. }
-            | Inst::VWiden { .. }
-            | Inst::VNarrow { .. } => Written::Words,
-            // Ballots and lane counts: one value per wave the domain does
-            // not follow.
-            Inst::SWave { .. } | Inst::SActiveLanes { .. } => Written::Opaque,
-            Inst::GlobalLoad { .. }
-            | Inst::GlobalStore { .. }
-            | Inst::GlobalLoadWide { .. }
-            | Inst::GlobalStoreWide { .. }
-            | Inst::GlobalAtomic { .. }
-            | Inst::GlobalCmpSwap { .. }
-            | Inst::LdsLoad { .. }
-            | Inst::LdsStore { .. }
-            | Inst::LdsLoadWide { .. }
-            | Inst::LdsStoreWide { .. }
-            | Inst::LdsAtomic { .. }
-            | Inst::LdsCmpSwap { .. }
-            | Inst::GlobalAtomic64 { .. }
-            | Inst::GlobalCmpSwap64 { .. }
-            | Inst::LdsAtomic64 { .. }
-            | Inst::LdsCmpSwap64 { .. } => Written::Memory,
-            // Control flow is the walk's own (`block`); a barrier, a wave
-            // barrier and `end` write nothing.
-            Inst::If { .. }
-            | Inst::Else { .. }
-            | Inst::EndIf
-            | Inst::Loop { .. }
-            | Inst::EndLoop { .. }
-            | Inst::Break { .. }
-            | Inst::Continue { .. }
-            | Inst::Barrier
-            | Inst::WaveBarrier
-            | Inst::End => Written::Nothing,
-            // `print` reads its values and writes nothing.
-            Inst::Print { .. } => Written::Nothing,
-        }
+        inst.visit(&mut Writes {
+            walk: self,
+            st,
+            named,
+        })
     }
 
     fn transfer(&mut self, st: &mut State, pc: usize, inst: &Inst) {
@@ -595,23 +502,6 @@ impl<'a> Walk<'a> {
     }
 }
 
-/// What an instruction writes, as [`Walk::transfer`] applies it.
-enum Written {
-    /// One register, this value.
-    Value(Reg, Val),
-    /// A mask, from this comparison when known.
-    Mask(MReg, Option<Cond>),
-    /// Vector words the domain does not follow (the 64-bit operations'):
-    /// opaque, uniform when every value read is.
-    Words,
-    /// Its scalar results, one opaque value per wave; its vector results unknown.
-    Opaque,
-    /// A memory access: its site is recorded.
-    Memory,
-    /// Nothing the walk follows.
-    Nothing,
-}
-
 /// The join of two values meeting at `at` in register slot `slot`.
 fn join_val(x: &Val, y: &Val, at: usize, slot: usize) -> Val {
     if x == y {
@@ -626,52 +516,5 @@ fn join_val(x: &Val, y: &Val, at: usize, slot: usize) -> Val {
             }),
         }),
         _ => Val::Unknown,
-    }
-}
-
-fn binary(op: BinOp, a: &Val, b: &Val, named: Option<Sym>) -> Val {
-    let (Some(x), Some(y)) = (a.affine(), b.affine()) else {
-        return Val::Unknown;
-    };
-    let r = match op {
-        BinOp::AddU32 => Some(x.add(y)),
-        BinOp::SubU32 => Some(x.add(&y.scale(-1))),
-        BinOp::MulU32 => x.mul(y, named),
-        BinOp::Shl => y
-            .is_uniform()
-            .then(|| y.uni.as_const())
-            .flatten()
-            .map(|k| x.scale(1i64 << (k & 31))),
-        _ => None,
-    };
-    r.map_or(Val::Unknown, Val::Known)
-}
-
-fn unary(op: UnOp, a: &Val) -> Val {
-    let Some(x) = a.affine() else {
-        return Val::Unknown;
-    };
-    match op {
-        UnOp::Mov => Val::Known(x.clone()),
-        UnOp::NegI32 => Val::Known(x.scale(-1)),
-        // !x = -x - 1 on 32 bits.
-        UnOp::Not => Val::Known(x.scale(-1).add(&Affine::uniform(Lin::constant(-1)))),
-        _ => Val::Unknown,
-    }
-}
-
-fn ternary(op: TernOp, a: &Val, b: &Val, c: &Val, named: Option<Sym>) -> Val {
-    match op {
-        TernOp::MadU32 => match (binary(BinOp::MulU32, a, b, named), c.affine()) {
-            (Val::Known(p), Some(c)) => Val::Known(p.add(c)),
-            _ => Val::Unknown,
-        },
-        TernOp::FmaF32
-        | TernOp::FmaF16
-        | TernOp::FmaBf16
-        | TernOp::FmaRmF32
-        | TernOp::FmaRzF32
-        | TernOp::FmaRpF32
-        | TernOp::FmsF32 => Val::Unknown,
     }
 }

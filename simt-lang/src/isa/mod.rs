@@ -26,4 +26,4 @@ pub use ops::{
     Atomic64Op, AtomicOp, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, MaskOp, NarrowOp, ShuffleOp,
     Tern64Op, TernOp, Un64Op, UnOp, WaveOp, WidenOp, Width,
 };
-pub use table::{Inst, Opcode, Result as ResultLevel, Unit};
+pub use table::{Inst, InstVisitor, Opcode, Result as ResultLevel, Unit};

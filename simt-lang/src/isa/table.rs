@@ -1,11 +1,15 @@
 //! The instruction table: every instruction of the machine, its fields with
-//! their roles, its unit and how uniform its result is. The [`Inst`] enum, its
-//! [`Opcode`]s and the field views of [`field`](super::field) are generated from
-//! it; the mnemonics that spell each instruction are in
+//! their roles, its unit, how uniform its result is and its snake-case name.
+//! The [`Inst`] enum, its [`Opcode`]s, the field views of
+//! [`field`](super::field), the [`InstVisitor`] trait and the decoder's
+//! dispatch ([`inst_dispatch!`](crate::inst_dispatch)) are generated from it;
+//! the mnemonics that spell each instruction are in
 //! [`mnemonics`](super::mnemonics).
 //!
 //! Adding an instruction: an entry here, its spellings in the mnemonic table,
-//! its semantics in the interpreter, its tests.
+//! its decoding and semantics in the interpreter, its methods in the oracle's
+//! and the facts walk's visitors, its tests (the book's "Adding an
+//! instruction" lists the files).
 
 use super::field::{role, Field, Fields, FromField, IntoField, Role};
 use super::ops::{
@@ -47,11 +51,12 @@ pub enum Result {
     None,
 }
 
-/// Generates [`Inst`], [`Opcode`] and the field views from the table below.
+/// Generates [`Inst`], [`Opcode`], the field views and [`InstVisitor`] with
+/// [`Inst::visit`] from the table below.
 macro_rules! define_instructions {
-    ($(
+    ([] $(
         $(#[doc = $doc:literal])*
-        $name:ident [$unit:ident, $result:ident] $({
+        $name:ident $snake:ident [$unit:ident, $result:ident] $({
             $( $(#[doc = $fdoc:literal])* $field:ident : $ty:ty => $role:ident ),* $(,)?
         })?
     )*) => {
@@ -129,12 +134,51 @@ macro_rules! define_instructions {
                 it.next().is_none().then_some(inst)
             }
         }
+
+        /// A visitor of instructions: one method per instruction of the
+        /// table, named after it, taking its fields in table order.
+        /// [`Inst::visit`] calls the one of an instruction's kind; an
+        /// implementation that leaves one out is a compile error naming it.
+        pub trait InstVisitor {
+            /// What each method returns.
+            type Output;
+            $(
+                $(#[doc = $doc])*
+                fn $snake(&mut self $($(, $field: $ty)*)?) -> Self::Output;
+            )*
+        }
+
+        impl Inst {
+            /// Calls `visitor`'s method for this instruction's kind with its
+            /// fields.
+            pub fn visit<V: InstVisitor>(&self, visitor: &mut V) -> V::Output {
+                crate::for_each_inst!(inst_dispatch visitor *self)
+            }
+        }
     };
 }
 
-define_instructions! {
+/// The instruction table: calls `$then! { [$($pre)*] rows }` with one row
+/// per instruction, in the shape of pulley's `for_each_op!`:
+///
+/// ```text
+/// /// What it does.
+/// Name snake_name [unit, result level] {
+///     /// What the field is.
+///     field: Type => Role,
+/// }
+/// ```
+///
+/// The [`Inst`] enum, its [`Opcode`]s, the field views, the
+/// [`InstVisitor`] trait with [`Inst::visit`], and every
+/// [`inst_dispatch!`](crate::inst_dispatch) (the interpreter's decoder)
+/// are generated from it.
+#[macro_export]
+macro_rules! for_each_inst {
+    ($then:ident $($pre:tt)*) => {
+        $then! { [$($pre)*]
     /// Vector ALU: `dst = op(a, b)` in each active lane.
-    VBinary [Vector, Join] {
+    VBinary v_binary [Vector, Join] {
         /// The operation.
         op: BinOp => Op,
         /// Destination register.
@@ -145,7 +189,7 @@ define_instructions! {
         b: Operand => Src,
     }
     /// Vector ALU: `dst = op(a)` in each active lane.
-    VUnary [Vector, Join] {
+    VUnary v_unary [Vector, Join] {
         /// The operation.
         op: UnOp => Op,
         /// Destination register.
@@ -154,7 +198,7 @@ define_instructions! {
         a: Operand => Src,
     }
     /// Vector ALU: `dst = op(a, b, c)` (`a * b + c`) in each active lane.
-    VTernary [Vector, Join] {
+    VTernary v_ternary [Vector, Join] {
         /// The operation.
         op: TernOp => Op,
         /// Destination register.
@@ -168,7 +212,7 @@ define_instructions! {
     }
     /// Vector compare: bit `l` of `dst` is set to `a op b` for each active lane
     /// `l`; the bits of inactive lanes are kept.
-    VCmp [Vector, Join] {
+    VCmp v_cmp [Vector, Join] {
         /// The comparison.
         op: CmpOp => Op,
         /// How the operands are read.
@@ -182,7 +226,7 @@ define_instructions! {
     }
     /// Vector select (predication): `dst = mask ? on_true : on_false` in each
     /// active lane.
-    VSelect [Vector, Join] {
+    VSelect v_select [Vector, Join] {
         /// Destination register.
         dst: VReg => VDst,
         /// The mask choosing per lane.
@@ -194,7 +238,7 @@ define_instructions! {
     }
     /// Lane shuffle: each active lane reads `src` from another lane of the wave,
     /// chosen by `op` and `lane` (see [`ShuffleOp`]).
-    VShuffle [Vector, Join] {
+    VShuffle v_shuffle [Vector, Join] {
         /// Which lane each lane reads.
         op: ShuffleOp => Op,
         /// Destination register.
@@ -205,7 +249,7 @@ define_instructions! {
         lane: Operand => Index,
     }
     /// `dst` = `src` in the lowest active lane: a per-lane value made wave-uniform.
-    VReadFirstLane [Vector, Wave] {
+    VReadFirstLane v_read_first_lane [Vector, Wave] {
         /// Destination scalar register.
         dst: SReg => SDst,
         /// The value read.
@@ -213,7 +257,7 @@ define_instructions! {
     }
     /// `dst` = `src` in lane `lane mod width`, active or not: a per-lane value
     /// made wave-uniform.
-    VReadLane [Vector, Wave] {
+    VReadLane v_read_lane [Vector, Wave] {
         /// Destination scalar register.
         dst: SReg => SDst,
         /// The value read.
@@ -223,7 +267,7 @@ define_instructions! {
     }
     /// Vector ALU on 64-bit values: `dst = op(a, b)` in each active lane, each
     /// value a pair of consecutive vector registers (low word first).
-    VBinary64 [Vector, Join] {
+    VBinary64 v_binary64 [Vector, Join] {
         /// The operation.
         op: Bin64Op => Op,
         /// Destination pair.
@@ -234,7 +278,7 @@ define_instructions! {
         b: VReg => VSrcRun,
     }
     /// Vector ALU on 64-bit values: `dst = op(a)` in each active lane.
-    VUnary64 [Vector, Join] {
+    VUnary64 v_unary64 [Vector, Join] {
         /// The operation.
         op: Un64Op => Op,
         /// Destination pair.
@@ -243,7 +287,7 @@ define_instructions! {
         a: VReg => VSrcRun,
     }
     /// Vector ALU on 64-bit values: `dst = op(a, b, c)` in each active lane.
-    VTernary64 [Vector, Join] {
+    VTernary64 v_ternary64 [Vector, Join] {
         /// The operation.
         op: Tern64Op => Op,
         /// Destination pair.
@@ -257,7 +301,7 @@ define_instructions! {
     }
     /// Vector compare of 64-bit values: bit `l` of `dst` is set to `a op b`
     /// for each active lane `l`; the bits of inactive lanes are kept.
-    VCmp64 [Vector, Join] {
+    VCmp64 v_cmp64 [Vector, Join] {
         /// The comparison.
         op: CmpOp => Op,
         /// What the pairs are read as.
@@ -270,7 +314,7 @@ define_instructions! {
         b: VReg => VSrcRun,
     }
     /// A 32-bit value converted to a 64-bit one, into a register pair.
-    VWiden [Vector, Join] {
+    VWiden v_widen [Vector, Join] {
         /// The conversion.
         op: WidenOp => Op,
         /// Destination pair.
@@ -279,7 +323,7 @@ define_instructions! {
         a: Operand => Src,
     }
     /// A 64-bit value converted to a 32-bit one.
-    VNarrow [Vector, Join] {
+    VNarrow v_narrow [Vector, Join] {
         /// The conversion.
         op: NarrowOp => Op,
         /// Destination register.
@@ -288,7 +332,7 @@ define_instructions! {
         a: VReg => VSrcRun,
     }
     /// Scalar ALU: `dst = op(a, b)`, once per wave.
-    SBinary [Scalar, Join] {
+    SBinary s_binary [Scalar, Join] {
         /// The operation.
         op: BinOp => Op,
         /// Destination register.
@@ -299,7 +343,7 @@ define_instructions! {
         b: Operand => Uniform,
     }
     /// Scalar ALU: `dst = op(a)`, once per wave.
-    SUnary [Scalar, Join] {
+    SUnary s_unary [Scalar, Join] {
         /// The operation.
         op: UnOp => Op,
         /// Destination register.
@@ -308,7 +352,7 @@ define_instructions! {
         a: Operand => Uniform,
     }
     /// Scalar ALU: `dst = op(a, b, c)` (`a * b + c`), once per wave.
-    STernary [Scalar, Join] {
+    STernary s_ternary [Scalar, Join] {
         /// The operation.
         op: TernOp => Op,
         /// Destination register.
@@ -321,7 +365,7 @@ define_instructions! {
         c: Operand => Uniform,
     }
     /// Scalar compare: every bit of `dst` is set to `a op b`.
-    SCmp [Scalar, Join] {
+    SCmp s_cmp [Scalar, Join] {
         /// The comparison.
         op: CmpOp => Op,
         /// How the operands are read.
@@ -335,7 +379,7 @@ define_instructions! {
     }
     /// A mask across the wave reduced to one scalar (see [`WaveOp`]): a ballot or
     /// a count of active lanes.
-    SWave [Scalar, Wave] {
+    SWave s_wave [Scalar, Wave] {
         /// The reduction.
         op: WaveOp => Op,
         /// Destination scalar register.
@@ -344,12 +388,12 @@ define_instructions! {
         mask: MReg => Mask,
     }
     /// The number of active lanes, as a wave-uniform value.
-    SActiveLanes [Scalar, Wave] {
+    SActiveLanes s_active_lanes [Scalar, Wave] {
         /// Destination scalar register.
         dst: SReg => SDst,
     }
     /// Mask operation: `dst = op(a, b)` on all 64 bits.
-    MaskBinary [Mask, Join] {
+    MaskBinary mask_binary [Mask, Join] {
         /// The operation.
         op: MaskOp => Op,
         /// Destination mask.
@@ -360,14 +404,14 @@ define_instructions! {
         b: MReg => Mask,
     }
     /// Mask complement: `dst = !a` on all 64 bits.
-    MaskNot [Mask, Join] {
+    MaskNot mask_not [Mask, Join] {
         /// Destination mask.
         dst: MReg => MDst,
         /// Source.
         a: MReg => Mask,
     }
     /// Global load into each active lane; sub-word types are extended to 32 bits.
-    GlobalLoad [Memory, Lane] {
+    GlobalLoad global_load [Memory, Lane] {
         /// The access type (its size is the access width).
         ty: ElemType => Op,
         /// Destination register.
@@ -376,7 +420,7 @@ define_instructions! {
         src: GlobalRef => GlobalLoad,
     }
     /// Global store from each active lane; sub-word types keep the low bits.
-    GlobalStore [Memory, None] {
+    GlobalStore global_store [Memory, None] {
         /// The access type (its size is the access width).
         ty: ElemType => Op,
         /// Where to write; the buffer must be writable.
@@ -386,7 +430,7 @@ define_instructions! {
     }
     /// Wide global load: `width` consecutive 32-bit elements from the operand's
     /// element on, into as many consecutive registers from `dst`.
-    GlobalLoadWide [Memory, Lane] {
+    GlobalLoadWide global_load_wide [Memory, Lane] {
         /// Elements per lane.
         width: Width => Op,
         /// The first destination register.
@@ -396,7 +440,7 @@ define_instructions! {
     }
     /// Wide global store: `width` consecutive registers from `src` to as many
     /// consecutive 32-bit elements.
-    GlobalStoreWide [Memory, None] {
+    GlobalStoreWide global_store_wide [Memory, None] {
         /// Elements per lane.
         width: Width => Op,
         /// Where to write; the buffer must be writable.
@@ -406,7 +450,7 @@ define_instructions! {
     }
     /// Global atomic: each active lane updates its 32-bit word with `op` and
     /// `src`, in lane order; `dst`, if given, receives the value before the update.
-    GlobalAtomic [Memory, Lane] {
+    GlobalAtomic global_atomic [Memory, Lane] {
         /// The update.
         op: AtomicOp => Op,
         /// Receives the old value.
@@ -418,7 +462,7 @@ define_instructions! {
     }
     /// Global compare-and-swap: each active lane, in lane order, writes `src` to
     /// its word if the word equals `cmp`; `dst`, if given, receives the old value.
-    GlobalCmpSwap [Memory, Lane] {
+    GlobalCmpSwap global_cmp_swap [Memory, Lane] {
         /// Receives the old value.
         dst: Option<VReg> => VDstOpt,
         /// The word; the buffer must be writable.
@@ -429,7 +473,7 @@ define_instructions! {
         src: Operand => Src,
     }
     /// LDS load into each active lane; sub-word types are extended to 32 bits.
-    LdsLoad [Memory, Lane] {
+    LdsLoad lds_load [Memory, Lane] {
         /// The access type (its size is the access width).
         ty: ElemType => Op,
         /// Destination register.
@@ -438,7 +482,7 @@ define_instructions! {
         src: LdsRef => LdsLoad,
     }
     /// LDS store from each active lane; sub-word types keep the low bits.
-    LdsStore [Memory, None] {
+    LdsStore lds_store [Memory, None] {
         /// The access type (its size is the access width).
         ty: ElemType => Op,
         /// Where to write.
@@ -448,7 +492,7 @@ define_instructions! {
     }
     /// Wide LDS load: `width` consecutive 32-bit elements into as many
     /// consecutive registers from `dst`.
-    LdsLoadWide [Memory, Lane] {
+    LdsLoadWide lds_load_wide [Memory, Lane] {
         /// Elements per lane.
         width: Width => Op,
         /// The first destination register.
@@ -458,7 +502,7 @@ define_instructions! {
     }
     /// Wide LDS store: `width` consecutive registers from `src` to as many
     /// consecutive 32-bit elements.
-    LdsStoreWide [Memory, None] {
+    LdsStoreWide lds_store_wide [Memory, None] {
         /// Elements per lane.
         width: Width => Op,
         /// Where to write.
@@ -467,7 +511,7 @@ define_instructions! {
         src: VReg => VSrcRun,
     }
     /// LDS atomic: as [`Inst::GlobalAtomic`], on a word of an LDS array.
-    LdsAtomic [Memory, Lane] {
+    LdsAtomic lds_atomic [Memory, Lane] {
         /// The update.
         op: AtomicOp => Op,
         /// Receives the old value.
@@ -478,7 +522,7 @@ define_instructions! {
         src: Operand => Src,
     }
     /// LDS compare-and-swap: as [`Inst::GlobalCmpSwap`], on a word of an LDS array.
-    LdsCmpSwap [Memory, Lane] {
+    LdsCmpSwap lds_cmp_swap [Memory, Lane] {
         /// Receives the old value.
         dst: Option<VReg> => VDstOpt,
         /// The word.
@@ -491,7 +535,7 @@ define_instructions! {
     /// Global 64-bit atomic: each active lane updates its 64-bit element
     /// (8 bytes) with `op` and its pair `src`, in lane order; the pair `dst`
     /// receives the value before the update.
-    GlobalAtomic64 [Memory, Lane] {
+    GlobalAtomic64 global_atomic64 [Memory, Lane] {
         /// The update.
         op: Atomic64Op => Op,
         /// Receives the old value.
@@ -504,7 +548,7 @@ define_instructions! {
     /// Global 64-bit compare-and-swap: each active lane, in lane order, writes
     /// its pair `src` to its 8 bytes if they equal its pair `cmp`; the pair
     /// `dst` receives the old value. The width is always `x2`.
-    GlobalCmpSwap64 [Memory, Lane] {
+    GlobalCmpSwap64 global_cmp_swap64 [Memory, Lane] {
         /// The run of each pair: 2.
         width: Width => Op,
         /// Receives the old value.
@@ -518,7 +562,7 @@ define_instructions! {
     }
     /// LDS 64-bit atomic: as [`Inst::GlobalAtomic64`], on 8 bytes of an LDS
     /// array.
-    LdsAtomic64 [Memory, Lane] {
+    LdsAtomic64 lds_atomic64 [Memory, Lane] {
         /// The update.
         op: Atomic64Op => Op,
         /// Receives the old value.
@@ -530,7 +574,7 @@ define_instructions! {
     }
     /// LDS 64-bit compare-and-swap: as [`Inst::GlobalCmpSwap64`], on 8 bytes
     /// of an LDS array.
-    LdsCmpSwap64 [Memory, Lane] {
+    LdsCmpSwap64 lds_cmp_swap64 [Memory, Lane] {
         /// The run of each pair: 2.
         width: Width => Op,
         /// Receives the old value.
@@ -544,7 +588,7 @@ define_instructions! {
     }
     /// Opens a conditional: pushes exec and narrows it to `exec & mask`. When no
     /// lane remains, the then-body is skipped and execution continues at `next`.
-    If [Control, None] {
+    If if_then [Control, None] {
         /// The condition.
         mask: MReg => Mask,
         /// The matching `Else`, or the matching `EndIf` when there is no `Else`.
@@ -552,14 +596,14 @@ define_instructions! {
     }
     /// Switches to the lanes of the enclosing `If` whose mask bit was clear. When
     /// no lane remains, the else-body is skipped and execution continues at `end`.
-    Else [Control, None] {
+    Else if_else [Control, None] {
         /// The matching `EndIf`.
         end: InstIdx => Target,
     }
     /// Closes a conditional: restores the exec saved by its `If`.
-    EndIf [Control, None]
+    EndIf end_if [Control, None]
     /// Opens a loop: pushes exec as the loop's entry mask.
-    Loop [Control, None] {
+    Loop loop_begin [Control, None] {
         /// The matching `EndLoop`.
         end: InstIdx => Target,
     }
@@ -567,7 +611,7 @@ define_instructions! {
     /// `Continue`) whose bit in `mask` is set run another iteration, from
     /// `start + 1`; when none remain, the entry mask is restored and execution
     /// continues after this instruction.
-    EndLoop [Control, None] {
+    EndLoop end_loop [Control, None] {
         /// The loop condition.
         mask: MReg => Mask,
         /// The matching `Loop`.
@@ -575,7 +619,7 @@ define_instructions! {
     }
     /// Active lanes whose bit in `mask` is set leave the innermost loop; they are
     /// restored when the loop exits.
-    Break [Control, None] {
+    Break loop_break [Control, None] {
         /// The lanes that leave.
         mask: MReg => Mask,
         /// The `EndLoop` of the innermost loop.
@@ -583,7 +627,7 @@ define_instructions! {
     }
     /// Active lanes whose bit in `mask` is set skip the rest of this iteration of
     /// the innermost loop and rejoin at its `EndLoop`.
-    Continue [Control, None] {
+    Continue loop_continue [Control, None] {
         /// The lanes that skip ahead.
         mask: MReg => Mask,
         /// The `EndLoop` of the innermost loop.
@@ -591,18 +635,18 @@ define_instructions! {
     }
     /// Workgroup barrier: the wave waits until every wave of its workgroup
     /// arrives. It must be reached with the wave's full launch mask.
-    Barrier [Control, None]
+    Barrier barrier [Control, None]
     /// Wave barrier: orders the memory accesses of the wave's active lanes
     /// before it against theirs after it (CUDA's `__syncwarp`). Lanes run in
     /// lockstep, so it does nothing but issue; the sanitizers with independent
     /// lanes (`simt_core::LaneOrder::Independent`) take
     /// it as the only order between lanes of one wave. It may run with a
     /// partial exec mask, ordering only the lanes active at it.
-    WaveBarrier [Control, None]
+    WaveBarrier wave_barrier [Control, None]
     /// Prints a line per active lane: the format with its placeholders
     /// filled from the lane's values (see [`PrintFormat`]). It changes no
     /// register or memory and counts in no counter.
-    Print [Debug, None] {
+    Print print [Debug, None] {
         /// The format and how many of the values it reads.
         format: PrintFormat => Format,
         /// The first value (`Imm(0)` where the format reads fewer).
@@ -615,8 +659,34 @@ define_instructions! {
         d: Operand => Src,
     }
     /// Ends the wave.
-    End [Control, None]
+    End end [Control, None]
+        }
+    };
 }
+
+/// A `match` on an instruction that calls, for each kind, the method named
+/// after it in the table (`v_binary` for [`Inst::VBinary`]) on a receiver,
+/// with the instruction's fields in table order:
+/// `simt_lang::for_each_inst!(inst_dispatch receiver instruction)`.
+///
+/// For a `const fn` caller, which a trait's methods cannot serve: the
+/// receiver's inherent methods are called, and a missing one is a compile
+/// error naming it. Other callers implement [`InstVisitor`].
+#[macro_export]
+macro_rules! inst_dispatch {
+    ([$recv:ident $inst:expr] $(
+        $(#[doc = $doc:literal])*
+        $name:ident $snake:ident [$unit:ident, $result:ident] $({
+            $( $(#[doc = $fdoc:literal])* $field:ident : $ty:ty => $role:ident ),* $(,)?
+        })?
+    )*) => {
+        match $inst {$(
+            $crate::isa::Inst::$name $({ $($field),* })? => $recv.$snake($($($field),*)?),
+        )*}
+    };
+}
+
+crate::for_each_inst!(define_instructions);
 
 impl Inst {
     /// Whether the instruction runs on the vector units (ALU, compare, select,
