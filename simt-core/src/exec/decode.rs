@@ -225,90 +225,115 @@ pub struct Print {
     pub(super) values: [Src; crate::ir::MAX_PRINT_VALUES],
 }
 
-/// One decoded instruction.
-#[derive(Clone, Copy, Debug)]
-pub enum Op {
-    /// A vector binary operation (`v_add_i32`, ...).
-    VBinary(Bin),
-    /// A vector unary operation.
-    VUnary(Un),
-    /// A vector ternary operation (`v_fma_f32`, ...).
-    VTernary(Tern),
-    /// A vector compare into a mask register.
-    VCmp(Cmp),
-    /// A per-lane select by a mask.
-    VSelect(Select),
-    /// A vector operation on 64-bit values (register pairs).
-    VPairs(Pairs),
-    /// A lane exchange.
-    VShuffle(Exchange),
-    /// The first active lane of a vector value, into a scalar register.
-    VReadFirstLane(Exchange),
-    /// One lane of a vector value, into a scalar register.
-    VReadLane(Exchange),
-    /// A scalar binary operation.
-    SBinary(Bin),
-    /// A scalar unary operation.
-    SUnary(Un),
-    /// A scalar ternary operation.
-    STernary(Tern),
-    /// A scalar compare into a mask register (every lane alike).
-    SCmp(Cmp),
-    /// A scalar reduction of a mask register.
-    SWave(Wave),
-    /// The number of active lanes, into a scalar register.
-    SActiveLanes(u16),
-    /// A mask operation of two masks.
-    MaskBinary(Masks),
-    /// A mask complement.
-    MaskNot(Masks),
-    /// A global load of one element per lane.
-    GlobalLoad(Access),
-    /// A global store of one element per lane.
-    GlobalStore(Access),
-    /// An LDS load of one element per lane.
-    LdsLoad(Access),
-    /// An LDS store of one element per lane.
-    LdsStore(Access),
-    /// A global load of 2 or 4 consecutive words per lane.
-    GlobalLoadWide(Wide),
-    /// A global store of 2 or 4 consecutive words per lane.
-    GlobalStoreWide(Wide),
-    /// An LDS load of 2 or 4 consecutive words per lane.
-    LdsLoadWide(Wide),
-    /// An LDS store of 2 or 4 consecutive words per lane.
-    LdsStoreWide(Wide),
-    /// A global atomic.
-    GlobalAtomic(Atomic),
-    /// An LDS atomic.
-    LdsAtomic(Atomic),
-    /// A global atomic on 64-bit elements.
-    GlobalAtomic64(Atomic64),
-    /// An LDS atomic on 64-bit elements.
-    LdsAtomic64(Atomic64),
-    /// `if`: narrows exec to the mask, or jumps past an empty branch.
-    If(Jump),
-    /// `else`: swaps to the other lanes.
-    Else(Jump),
-    /// `endif`: restores exec.
-    EndIf,
-    /// `loop`: opens a loop frame.
-    Loop(Jump),
-    /// `endloop`: jumps back while lanes remain.
-    EndLoop(Jump),
-    /// `break`: retires lanes from the loop.
-    Break(Jump),
-    /// `continue`: parks lanes until the next iteration.
-    Continue(Jump),
-    /// A workgroup barrier.
-    Barrier,
-    /// A wave barrier.
-    WaveBarrier,
-    /// A `print`.
-    Print(Print),
-    /// The end of the kernel.
-    End,
+/// The decoded ops: calls `$then! { rows }` with one row per op, its doc,
+/// its payload and its handler call (`x` is the payload). [`Op`] and the
+/// interpreter's dispatch (`Exec::dispatch`, the one `match` from ops to
+/// handlers) are generated from it, so an op is declared and dispatched in
+/// one row.
+macro_rules! for_each_decoded_op {
+    ($then:ident) => {
+        $then! {
+            /// A vector binary operation (`v_add_i32`, ...).
+            VBinary(x: Bin) => v_binary(x),
+            /// A vector unary operation.
+            VUnary(x: Un) => v_unary(x),
+            /// A vector ternary operation (`v_fma_f32`, ...).
+            VTernary(x: Tern) => v_ternary(x),
+            /// A vector compare into a mask register.
+            VCmp(x: Cmp) => v_cmp(x),
+            /// A per-lane select by a mask.
+            VSelect(x: Select) => v_select(x),
+            /// A vector operation on 64-bit values (register pairs).
+            VPairs(x: Pairs) => v_pairs(x),
+            /// A lane exchange.
+            VShuffle(x: Exchange) => v_shuffle(x),
+            /// The first active lane of a vector value, into a scalar register.
+            VReadFirstLane(x: Exchange) => v_read_first_lane(x),
+            /// One lane of a vector value, into a scalar register.
+            VReadLane(x: Exchange) => v_read_lane(x),
+            /// A scalar binary operation.
+            SBinary(x: Bin) => s_binary(x),
+            /// A scalar unary operation.
+            SUnary(x: Un) => s_unary(x),
+            /// A scalar ternary operation.
+            STernary(x: Tern) => s_ternary(x),
+            /// A scalar compare into a mask register (every lane alike).
+            SCmp(x: Cmp) => s_cmp(x),
+            /// A scalar reduction of a mask register.
+            SWave(x: Wave) => s_wave(x),
+            /// The number of active lanes, into a scalar register.
+            SActiveLanes(x: u16) => s_active_lanes(x),
+            /// A mask operation of two masks.
+            MaskBinary(x: Masks) => mask_binary(x),
+            /// A mask complement.
+            MaskNot(x: Masks) => mask_not(x),
+            /// A global load of one element per lane.
+            GlobalLoad(x: Access) => access(x, false, false),
+            /// A global store of one element per lane.
+            GlobalStore(x: Access) => access(x, true, false),
+            /// An LDS load of one element per lane.
+            LdsLoad(x: Access) => access(x, false, true),
+            /// An LDS store of one element per lane.
+            LdsStore(x: Access) => access(x, true, true),
+            /// A global load of 2 or 4 consecutive words per lane.
+            GlobalLoadWide(x: Wide) => wide(x, false, false),
+            /// A global store of 2 or 4 consecutive words per lane.
+            GlobalStoreWide(x: Wide) => wide(x, true, false),
+            /// An LDS load of 2 or 4 consecutive words per lane.
+            LdsLoadWide(x: Wide) => wide(x, false, true),
+            /// An LDS store of 2 or 4 consecutive words per lane.
+            LdsStoreWide(x: Wide) => wide(x, true, true),
+            /// A global atomic.
+            GlobalAtomic(x: Atomic) => atomic(x, false),
+            /// An LDS atomic.
+            LdsAtomic(x: Atomic) => atomic(x, true),
+            /// A global atomic on 64-bit elements.
+            GlobalAtomic64(x: Atomic64) => atomic64(x, false),
+            /// An LDS atomic on 64-bit elements.
+            LdsAtomic64(x: Atomic64) => atomic64(x, true),
+            /// `if`: narrows exec to the mask, or jumps past an empty branch.
+            If(x: Jump) => op_if(x),
+            /// `else`: swaps to the other lanes.
+            Else(x: Jump) => op_else(x),
+            /// `endif`: restores exec.
+            EndIf => op_endif(),
+            /// `loop`: opens a loop frame.
+            Loop(x: Jump) => op_loop(x),
+            /// `endloop`: jumps back while lanes remain.
+            EndLoop(x: Jump) => op_endloop(x),
+            /// `break`: retires lanes from the loop.
+            Break(x: Jump) => op_exit(x, false),
+            /// `continue`: parks lanes until the next iteration.
+            Continue(x: Jump) => op_exit(x, true),
+            /// A workgroup barrier.
+            Barrier => barrier(),
+            /// A wave barrier.
+            WaveBarrier => wave_barrier(),
+            /// A `print`.
+            Print(x: Print) => print(x),
+            /// The end of the kernel.
+            End => end(),
+        }
+    };
 }
+pub(super) use for_each_decoded_op;
+
+/// Generates [`Op`] from the rows of [`for_each_decoded_op!`].
+macro_rules! define_op {
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident $(($x:ident : $payload:ty))? => $handler:ident($($arg:expr),*),
+    )*) => {
+        /// One decoded instruction.
+        #[derive(Clone, Copy, Debug)]
+        pub enum Op {$(
+            $(#[doc = $doc])*
+            $variant $(($payload))?,
+        )*}
+    };
+}
+
+for_each_decoded_op!(define_op);
 
 /// A program as the interpreter runs it.
 #[derive(Debug)]

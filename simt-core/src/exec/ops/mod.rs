@@ -20,7 +20,7 @@ mod pairs;
 mod print;
 
 use super::bind::{Geometry, Prepared, Slot};
-use super::decode::{Op, Src};
+use super::decode::{for_each_decoded_op, Op, Src};
 use super::flow::SkipLog;
 use super::instrument::Instrument;
 use super::memory::{BankTable, CuCaches, Lds, MemScratch, Trap};
@@ -551,47 +551,16 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
     /// Runs `op`'s handler: the one `match` from ops to handlers.
     #[inline(always)]
     pub(super) fn dispatch(&mut self, op: &Op) -> Flow {
-        match *op {
-            Op::VBinary(x) => self.v_binary(x),
-            Op::VUnary(x) => self.v_unary(x),
-            Op::VTernary(x) => self.v_ternary(x),
-            Op::VCmp(x) => self.v_cmp(x),
-            Op::VSelect(x) => self.v_select(x),
-            Op::VPairs(x) => self.v_pairs(x),
-            Op::VShuffle(x) => self.v_shuffle(x),
-            Op::VReadFirstLane(x) => self.v_read_first_lane(x),
-            Op::VReadLane(x) => self.v_read_lane(x),
-            Op::SBinary(x) => self.s_binary(x),
-            Op::SUnary(x) => self.s_unary(x),
-            Op::STernary(x) => self.s_ternary(x),
-            Op::SCmp(x) => self.s_cmp(x),
-            Op::SWave(x) => self.s_wave(x),
-            Op::SActiveLanes(dst) => self.s_active_lanes(dst),
-            Op::MaskBinary(x) => self.mask_binary(x),
-            Op::MaskNot(x) => self.mask_not(x),
-            Op::GlobalLoad(x) => self.access(x, false, false),
-            Op::GlobalStore(x) => self.access(x, true, false),
-            Op::LdsLoad(x) => self.access(x, false, true),
-            Op::LdsStore(x) => self.access(x, true, true),
-            Op::GlobalLoadWide(x) => self.wide(x, false, false),
-            Op::GlobalStoreWide(x) => self.wide(x, true, false),
-            Op::LdsLoadWide(x) => self.wide(x, false, true),
-            Op::LdsStoreWide(x) => self.wide(x, true, true),
-            Op::GlobalAtomic(x) => self.atomic(x, false),
-            Op::LdsAtomic(x) => self.atomic(x, true),
-            Op::GlobalAtomic64(x) => self.atomic64(x, false),
-            Op::LdsAtomic64(x) => self.atomic64(x, true),
-            Op::If(x) => self.op_if(x),
-            Op::Else(x) => self.op_else(x),
-            Op::EndIf => self.op_endif(),
-            Op::Loop(x) => self.op_loop(x),
-            Op::EndLoop(x) => self.op_endloop(x),
-            Op::Break(x) => self.op_exit(x, false),
-            Op::Continue(x) => self.op_exit(x, true),
-            Op::Barrier => self.barrier(),
-            Op::WaveBarrier => self.wave_barrier(),
-            Op::Print(x) => self.print(x),
-            Op::End => self.end(),
+        macro_rules! dispatch {
+            ($(
+                $(#[doc = $doc:literal])*
+                $variant:ident $(($x:ident : $payload:ty))? => $handler:ident($($arg:expr),*),
+            )*) => {
+                match *op {$(
+                    Op::$variant $(($x))? => self.$handler($($arg),*),
+                )*}
+            };
         }
+        for_each_decoded_op!(dispatch)
     }
 }
