@@ -153,7 +153,6 @@ impl Wave {
         self.value(sh, op, 0)
     }
 
-    /// Writes `vals[l]` to register `dst` in each active lane.
     /// Lane `l` of the pair of registers from `r` on, the low word first.
     fn pair(&self, r: VReg, l: usize) -> u64 {
         let word = |k: usize| u64::from(self.v[k][l]);

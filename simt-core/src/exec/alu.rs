@@ -387,13 +387,12 @@ pub(super) fn binary_into<const W: usize>(
     lanes: &[u32; W],
 ) {
     // A loop per operation the family table marks `Own`, one for all those
-    // it marks `Shared` (half-precision roundings, a call per lane whatever
-    // the loop).
+    // it marks `Shared` (a call per lane whatever the loop).
     macro_rules! each {
-        ($($v:ident)*; $($half:ident)*) => {
+        ($($v:ident)*; $($shared:ident)*) => {
             match op {
                 $(BinOp::$v => fused2(dst, srcs, lanes, |x, y| bin(BinOp::$v, x, y)),)*
-                $(BinOp::$half)|* => fused2(dst, srcs, lanes, |x, y| bin(op, x, y)),
+                $(BinOp::$shared)|* => fused2(dst, srcs, lanes, |x, y| bin(op, x, y)),
             }
         };
     }
@@ -454,11 +453,12 @@ pub(super) fn unary_into<const W: usize>(
     src: Src<'_, W>,
     lanes: &[u32; W],
 ) {
+    // As in `binary_into`.
     macro_rules! each {
-        ($($v:ident)*; $($half:ident)*) => {
+        ($($v:ident)*; $($shared:ident)*) => {
             match op {
                 $(UnOp::$v => fused2(dst, [src, Src::Lanes(unused())], lanes, |x, _| un(UnOp::$v, x)),)*
-                $(UnOp::$half)|* => fused2(dst, [src, Src::Lanes(unused())], lanes, |x, _| un(op, x)),
+                $(UnOp::$shared)|* => fused2(dst, [src, Src::Lanes(unused())], lanes, |x, _| un(op, x)),
             }
         };
     }
@@ -617,8 +617,11 @@ pub(super) mod by_number {
     mod tests {
         use super::*;
 
-        /// Each operation's number finds it again, and no two share one: a
-        /// native step runs the loop of the operation its number names.
+        /// Each operation's number finds it again through the lookups a
+        /// native step makes in constant evaluation (for the ALU families,
+        /// `from_number` of the family table; for compares, `cmp_of`), and no
+        /// two compares share one: a native step runs the loop of the
+        /// operation its number names.
         #[test]
         fn every_operation_is_found_by_its_number() {
             let mut seen = std::collections::BTreeSet::new();

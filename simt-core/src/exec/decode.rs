@@ -226,23 +226,31 @@ pub struct Print {
 }
 
 /// The decoded ops: calls `$then! { rows }` with one row per op, its doc,
-/// its payload and its handler call (`x` is the payload). [`Op`] and the
+/// its payload, its handler call (`x` is the payload) and, for an op a
+/// native runner issues inline, how (`native([lanes] how)`, `lanes` where it
+/// counts its active lanes; see `native::issue!`). [`Op`], the
 /// interpreter's dispatch (`Exec::dispatch`, the one `match` from ops to
-/// handlers) are generated from it, so an op is declared and dispatched in
-/// one row.
+/// handlers) and the native runners' inline kinds (`Op::kind`,
+/// `Op::counts_lanes`, `Exec::issue_inline`) are generated from it, so an op
+/// is declared, dispatched and inlined in one row.
 macro_rules! for_each_decoded_op {
     ($then:ident) => {
         $then! {
             /// A vector binary operation (`v_add_i32`, ...).
-            VBinary(x: Bin) => v_binary(x),
+            VBinary(x: Bin) => v_binary(x)
+                native([lanes] by_number(v_binary_by, binary, |d, s, l|)),
             /// A vector unary operation.
-            VUnary(x: Un) => v_unary(x),
+            VUnary(x: Un) => v_unary(x)
+                native([lanes] by_number(v_unary_by, unary, |d, s, l|)),
             /// A vector ternary operation (`v_fma_f32`, ...).
-            VTernary(x: Tern) => v_ternary(x),
+            VTernary(x: Tern) => v_ternary(x)
+                native([lanes] by_number(v_ternary_by, ternary, |d, s, l|)),
             /// A vector compare into a mask register.
-            VCmp(x: Cmp) => v_cmp(x),
+            VCmp(x: Cmp) => v_cmp(x)
+                native([lanes] by_number(v_cmp_by, compare, |a, b|)),
             /// A per-lane select by a mask.
-            VSelect(x: Select) => v_select(x),
+            VSelect(x: Select) => v_select(x)
+                native([lanes] inline(v_select_lanes)),
             /// A vector operation on 64-bit values (register pairs).
             VPairs(x: Pairs) => v_pairs(x),
             /// A lane exchange.
@@ -252,29 +260,39 @@ macro_rules! for_each_decoded_op {
             /// One lane of a vector value, into a scalar register.
             VReadLane(x: Exchange) => v_read_lane(x),
             /// A scalar binary operation.
-            SBinary(x: Bin) => s_binary(x),
+            SBinary(x: Bin) => s_binary(x)
+                native([] inline(s_binary)),
             /// A scalar unary operation.
-            SUnary(x: Un) => s_unary(x),
+            SUnary(x: Un) => s_unary(x)
+                native([] inline(s_unary)),
             /// A scalar ternary operation.
-            STernary(x: Tern) => s_ternary(x),
+            STernary(x: Tern) => s_ternary(x)
+                native([] inline(s_ternary)),
             /// A scalar compare into a mask register (every lane alike).
-            SCmp(x: Cmp) => s_cmp(x),
+            SCmp(x: Cmp) => s_cmp(x)
+                native([] inline(s_cmp)),
             /// A scalar reduction of a mask register.
             SWave(x: Wave) => s_wave(x),
             /// The number of active lanes, into a scalar register.
             SActiveLanes(x: u16) => s_active_lanes(x),
             /// A mask operation of two masks.
-            MaskBinary(x: Masks) => mask_binary(x),
+            MaskBinary(x: Masks) => mask_binary(x)
+                native([] inline(mask_binary)),
             /// A mask complement.
-            MaskNot(x: Masks) => mask_not(x),
+            MaskNot(x: Masks) => mask_not(x)
+                native([] inline(mask_not)),
             /// A global load of one element per lane.
-            GlobalLoad(x: Access) => access(x, false, false),
+            GlobalLoad(x: Access) => access(x, false, false)
+                native([lanes] access(false, false)),
             /// A global store of one element per lane.
-            GlobalStore(x: Access) => access(x, true, false),
+            GlobalStore(x: Access) => access(x, true, false)
+                native([lanes] access(true, false)),
             /// An LDS load of one element per lane.
-            LdsLoad(x: Access) => access(x, false, true),
+            LdsLoad(x: Access) => access(x, false, true)
+                native([lanes] access(false, true)),
             /// An LDS store of one element per lane.
-            LdsStore(x: Access) => access(x, true, true),
+            LdsStore(x: Access) => access(x, true, true)
+                native([lanes] access(true, true)),
             /// A global load of 2 or 4 consecutive words per lane.
             GlobalLoadWide(x: Wide) => wide(x, false, false),
             /// A global store of 2 or 4 consecutive words per lane.
@@ -292,19 +310,26 @@ macro_rules! for_each_decoded_op {
             /// An LDS atomic on 64-bit elements.
             LdsAtomic64(x: Atomic64) => atomic64(x, true),
             /// `if`: narrows exec to the mask, or jumps past an empty branch.
-            If(x: Jump) => op_if(x),
+            If(x: Jump) => op_if(x)
+                native([] inline(op_if)),
             /// `else`: swaps to the other lanes.
-            Else(x: Jump) => op_else(x),
+            Else(x: Jump) => op_else(x)
+                native([] inline(op_else)),
             /// `endif`: restores exec.
-            EndIf => op_endif(),
+            EndIf => op_endif()
+                native([] unit(op_endif)),
             /// `loop`: opens a loop frame.
-            Loop(x: Jump) => op_loop(x),
+            Loop(x: Jump) => op_loop(x)
+                native([] inline(op_loop)),
             /// `endloop`: jumps back while lanes remain.
-            EndLoop(x: Jump) => op_endloop(x),
+            EndLoop(x: Jump) => op_endloop(x)
+                native([] inline(op_endloop)),
             /// `break`: retires lanes from the loop.
-            Break(x: Jump) => op_exit(x, false),
+            Break(x: Jump) => op_exit(x, false)
+                native([] exit(false)),
             /// `continue`: parks lanes until the next iteration.
-            Continue(x: Jump) => op_exit(x, true),
+            Continue(x: Jump) => op_exit(x, true)
+                native([] exit(true)),
             /// A workgroup barrier.
             Barrier => barrier(),
             /// A wave barrier.
@@ -322,7 +347,8 @@ pub(super) use for_each_decoded_op;
 macro_rules! define_op {
     ($(
         $(#[doc = $doc:literal])*
-        $variant:ident $(($x:ident : $payload:ty))? => $handler:ident($($arg:expr),*),
+        $variant:ident $(($x:ident : $payload:ty))? => $handler:ident($($arg:expr),*)
+        $(native $native:tt)?,
     )*) => {
         /// One decoded instruction.
         #[derive(Clone, Copy, Debug)]

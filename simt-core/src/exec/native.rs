@@ -36,8 +36,8 @@ use super::memory::Trap;
 use super::ops::{Exec, Flow, Step};
 use super::wave::Exit;
 
-use super::decode::Access;
 pub use super::decode::{decode_op, Op};
+use super::decode::{for_each_decoded_op, Access};
 
 thread_local! {
     /// Turns given to native runners on this thread (a runner may hand a
@@ -380,9 +380,12 @@ macro_rules! counts_lanes {
     };
 }
 
-/// Generates, from the rows of [`inline_ops!`]'s invocation, the kind
-/// numbers ([`Op::kind`]), [`Op::counts_lanes`] and the inline dispatch
-/// ([`Exec::issue_inline`]): one row per op, so no list repeats another.
+/// Generates, from the rows of [`for_each_decoded_op!`] that a native runner
+/// inlines, the kind numbers ([`Op::kind`]), [`Op::counts_lanes`] and the
+/// inline dispatch ([`Exec::issue_inline`]): one row per op, so no list
+/// repeats another. The register arithmetic and the structured control
+/// flow, whose handlers are short, and the one-element loads and stores,
+/// whose formula path is short too (see `Exec::block`), are inlined.
 macro_rules! inline_ops {
     ($($variant:ident $([$lanes:ident])? => $how:ident $args:tt,)*) => {
         /// The kinds of [`Op`] a native runner issues inline, numbered from 1
@@ -433,31 +436,36 @@ macro_rules! inline_ops {
     };
 }
 
-// The ops a native runner issues inline: the register arithmetic and the
-// structured control flow, whose handlers are short, and the one-element
-// loads and stores, whose formula path is short too (see `Exec::block`).
-// `[lanes]` marks those that count their active lanes.
-inline_ops! {
-    VBinary [lanes] => by_number(v_binary_by, binary, |d, s, l|),
-    VUnary [lanes] => by_number(v_unary_by, unary, |d, s, l|),
-    VTernary [lanes] => by_number(v_ternary_by, ternary, |d, s, l|),
-    VCmp [lanes] => by_number(v_cmp_by, compare, |a, b|),
-    VSelect [lanes] => inline(v_select_lanes),
-    SBinary => inline(s_binary),
-    SUnary => inline(s_unary),
-    STernary => inline(s_ternary),
-    SCmp => inline(s_cmp),
-    MaskBinary => inline(mask_binary),
-    MaskNot => inline(mask_not),
-    If => inline(op_if),
-    Else => inline(op_else),
-    EndIf => unit(op_endif),
-    Loop => inline(op_loop),
-    EndLoop => inline(op_endloop),
-    Break => exit(false),
-    Continue => exit(true),
-    GlobalLoad [lanes] => access(false, false),
-    GlobalStore [lanes] => access(true, false),
-    LdsLoad [lanes] => access(false, true),
-    LdsStore [lanes] => access(true, true),
+/// Picks the rows of [`for_each_decoded_op!`] that say how a native runner
+/// issues their op inline, and hands them to [`inline_ops!`]. (`define_op!`
+/// and the dispatch in `ops` match the same row grammar.)
+macro_rules! inlined_rows {
+    (@kept [$($kept:tt)*]) => {
+        inline_ops! { $($kept)* }
+    };
+    (
+        @kept [$($kept:tt)*]
+        $(#[doc = $doc:literal])*
+        $variant:ident $(($x:ident : $payload:ty))? => $handler:ident($($arg:expr),*)
+        native([$($lanes:ident)?] $how:ident $args:tt),
+        $($rest:tt)*
+    ) => {
+        inlined_rows! { @kept [$($kept)* $variant $([$lanes])? => $how $args,] $($rest)* }
+    };
+    (
+        @kept [$($kept:tt)*]
+        $(#[doc = $doc:literal])*
+        $variant:ident $(($x:ident : $payload:ty))? => $handler:ident($($arg:expr),*),
+        $($rest:tt)*
+    ) => {
+        inlined_rows! { @kept [$($kept)*] $($rest)* }
+    };
+    (@kept $kept:tt $($bad:tt)+) => {
+        compile_error!(concat!("a decoded-op row not understood: ", stringify!($($bad)+)));
+    };
+    ($($rows:tt)*) => {
+        inlined_rows! { @kept [] $($rows)* }
+    };
 }
+
+for_each_decoded_op!(inlined_rows);

@@ -17,8 +17,8 @@
 //!   literal is read as;
 //! - the lane loop: `Own` for an operation the interpreter runs in a loop
 //!   of its own, `Shared` for one that shares a loop with the others of its
-//!   family (a half-precision rounding is a call per lane whatever the loop,
-//!   and a loop each would only lengthen the build);
+//!   family (a half-precision or directed rounding, `2^x`: a call per lane
+//!   whatever the loop, where a loop each would only lengthen the build);
 //! - the forms: `Both` for an operation with a vector and a scalar
 //!   instruction, `Vector` for a vector one alone.
 //!

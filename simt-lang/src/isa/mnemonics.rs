@@ -279,7 +279,7 @@ const GROUPS: &[&[Option<Mnemonic>]] = &[
         "v_cmp_gt_bf16" => VCmp(Cmp(C::Gt), Op::CmpType(T::Bf16)),
         "v_cmp_ge_bf16" => VCmp(Cmp(C::Ge), Op::CmpType(T::Bf16)),
     }),
-    // Select.
+    // 64-bit, widen, narrow and select.
     crate::for_each_bin64_op!(family_rows VBinary64 "v_" Bin64 every Bin64Op),
     crate::for_each_un64_op!(family_rows VUnary64 "v_" Un64 every Un64Op),
     crate::for_each_tern64_op!(family_rows VTernary64 "v_" Tern64 every Tern64Op),

@@ -5,7 +5,7 @@
 //! - [`Field`] and [`Role`]: uniform views of an instruction's fields, through
 //!   which the validator, the uniformity analysis, the register counts, the
 //!   macro and the disassembler read every instruction;
-//! - [`families`](self): one table per operation enum ([`BinOp`], ...), from
+//! - `families`: one table per operation enum ([`BinOp`], ...), from
 //!   which the enums, their immediate types, their mnemonics and the
 //!   interpreter's lane loops are generated;
 //! - [`MNEMONICS`]: how each instruction is spelled in the kernel language;

@@ -1,12 +1,13 @@
 //! What each instruction does to a wave: one method per instruction of the
 //! table ([`InstVisitor`]), so that an instruction the oracle has no
-//! semantics for does not compile.
+//! semantics for does not compile; and what each counts as
+//! ([`counts_as_vector`]).
 //!
 //! The methods are written from the documented semantics, apart from the
 //! interpreter's handlers; the differential tests run both.
 
 use super::{bit, signed_min_max_negative, skip, Frame, Move, Step, Wave};
-use crate::{alu, pairs, Fault, Shared};
+use crate::{alu, pairs, Fault, FaultKind, Shared};
 use simt_lang::{
     Atomic64Op, AtomicOp, Bin64Op, BinOp, Cmp64Type, CmpOp, CmpType, ElemType, GlobalRef, Inst,
     InstIdx, InstVisitor, LdsRef, MReg, MaskOp, NarrowOp, Operand, PrintFormat, SReg, ShuffleOp,
@@ -477,9 +478,7 @@ impl InstVisitor for Issue<'_, '_, '_> {
         let pc = self.pc;
         self.sh.report.per_instruction[pc].barriers += 1;
         if self.wave.exec != self.wave.launch {
-            return Err(self
-                .wave
-                .fault(self.sh, pc, crate::FaultKind::BarrierPartialMask));
+            return Err(self.wave.fault(self.sh, pc, FaultKind::BarrierPartialMask));
         }
         Ok(Step::Parked(pc))
     }

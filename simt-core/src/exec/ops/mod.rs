@@ -554,7 +554,8 @@ impl<'x, 'b, const W: usize, I: Instrument> Exec<'x, 'b, W, I> {
         macro_rules! dispatch {
             ($(
                 $(#[doc = $doc:literal])*
-                $variant:ident $(($x:ident : $payload:ty))? => $handler:ident($($arg:expr),*),
+                $variant:ident $(($x:ident : $payload:ty))? => $handler:ident($($arg:expr),*)
+                $(native $native:tt)?,
             )*) => {
                 match *op {$(
                     Op::$variant $(($x))? => self.$handler($($arg),*),
