@@ -396,6 +396,12 @@ macro_rules! inline_ops {
             $($variant,)*
         }
 
+        /// The numbers of `Kind`, as constants a `match` can name.
+        #[allow(non_upper_case_globals)]
+        mod kind {
+            $(pub(super) const $variant: u8 = super::Kind::$variant as u8;)*
+        }
+
         impl Op {
             /// Which handler a native runner issues this op with inline (a
             /// number of `Kind`), or 0: through the shared dispatch.
@@ -426,7 +432,7 @@ macro_rules! inline_ops {
             #[inline(always)]
             fn issue_inline<const KIND: u8, const NUMBER: u8>(&mut self, op: &Op) -> Flow {
                 match KIND {
-                    $(k if k == Kind::$variant as u8 => issue!(self, op, $variant, $how $args),)*
+                    $(kind::$variant => issue!(self, op, $variant, $how $args),)*
                     // SAFETY: a turn runs only on a CPU with the features of
                     // the runner (see `Runner`), which are those of this build.
                     _ => unsafe { self.issue_outlined(op) },
