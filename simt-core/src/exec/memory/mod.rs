@@ -17,6 +17,7 @@ mod lds;
 #[cfg(target_arch = "x86_64")]
 mod simd;
 mod space;
+pub(super) mod span;
 #[cfg(test)]
 mod tests;
 pub(super) mod wide;
@@ -549,8 +550,16 @@ fn affine_conflicts(addrs: &[u32], geo: &Geometry) -> Option<u64> {
     if std::hint::black_box(diff) != 0 {
         return None;
     }
+    Some(affine_cycles(stride, addrs.len() as u64, geo))
+}
+
+/// The conflict cycles of `n` lanes reading words `w0 + l * stride` (any
+/// `w0`; the stride wrapping as a `u32`, so a negative one is its two's
+/// complement): see [`affine_conflicts`].
+#[inline(always)]
+pub(super) fn affine_cycles(stride: u32, n: u64, geo: &Geometry) -> u64 {
     if stride == 0 {
-        return Some(0);
+        return 0;
     }
     let banks = geo.bank_mask as u64 + 1;
     let r = (stride & geo.bank_mask) as u64;
@@ -559,7 +568,35 @@ fn affine_conflicts(addrs: &[u32], geo: &Geometry) -> Option<u64> {
     } else {
         1 << r.trailing_zeros()
     };
-    Some(((addrs.len() as u64 * g + banks - 1) >> banks.trailing_zeros()) - 1)
+    ((n * g + banks - 1) >> banks.trailing_zeros()) - 1
+}
+
+/// `out[l]` = the native-endian 4-byte element `idx[l]` of `data`, for
+/// every lane; an index past the end reads the last element (the caller
+/// checked the indices: clamping only keeps the reads inside `data`).
+#[inline(always)]
+pub(super) fn gather_elements<const W: usize>(
+    data: &[u8],
+    idx: &[u32; W],
+    out: &mut [u32; W],
+    avx2: bool,
+) {
+    let elements = data.len() / 4;
+    if elements == 0 {
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if avx2 && data.len() <= i32::MAX as usize {
+        // SAFETY: `avx2` is set only when the CPU reported AVX2, and the
+        // length is in the range `gather_elements` asks for.
+        unsafe { simd::gather_elements(data, idx, out) };
+        return;
+    }
+    let _ = avx2;
+    for (o, &i) in out.iter_mut().zip(idx) {
+        let at = (i as usize).min(elements - 1) * 4;
+        *o = <[u8; 4]>::try_from(&data[at..at + 4]).map_or(0, u32::from_ne_bytes);
+    }
 }
 
 /// Loads the active lanes' values of type `ty` at `offs[l]` (relative to `data`)

@@ -2,6 +2,7 @@
 //! lane-by-lane count of the same offsets.
 
 use super::super::bind::Geometry;
+use super::span::Spans;
 use super::{count_global, Count, Shape};
 use crate::stats::Counters;
 use proptest::prelude::*;
@@ -183,6 +184,118 @@ proptest! {
             prop_assert_eq!(c.lds_conflict_cycles, lds_cycles_by_bank(&block[..width], p, &geo));
             prop_assert_eq!(c.lds_accesses, (width / p) as u64);
             prop_assert_eq!(c.lds_bytes_requested, width as u64 * u64::from(size));
+        }
+    }
+}
+
+/// A wave's element indices of one of the shapes the span path counts by
+/// formula, or anything: `kind` picks rows of 16 lanes (each row `row`
+/// apart, lanes `col` apart within one), a constant step, a narrow window
+/// in any order, or arbitrary indices.
+fn wave_indices(kind: u32, a: u32, row: u32, col: u32, step: i32, seed: [u32; 64]) -> [u32; 64] {
+    std::array::from_fn(|l| {
+        let l32 = l as u32;
+        match kind {
+            0 => a + (l32 / 16) * row + (l32 % 16) * col,
+            1 => (i64::from(a) + 64 * 40 + i64::from(step) * l as i64) as u32,
+            2 => a + seed[l] % (col + 1),
+            _ => seed[l] % 20_000,
+        }
+    })
+}
+
+/// The distinct `(base + index * 4) >> shift` of each phase, summed: the
+/// lines (or sectors) of a global access counted from a set per phase.
+fn keys_by_set(idx: &[u32], phase: usize, base: u32, shift: u32) -> u64 {
+    idx.chunks(phase)
+        .map(|lanes| {
+            let keys: std::collections::BTreeSet<u32> =
+                lanes.iter().map(|&i| (base + i * 4) >> shift).collect();
+            keys.len() as u64
+        })
+        .sum()
+}
+
+proptest! {
+    /// Where the span path counts an access (`span::Spans`), it counts what
+    /// a set of each phase's lines and sectors, or a bank-by-bank count of
+    /// its words, does; and it counts every shape it is meant for (rows,
+    /// steps, windows no wider than a line or the banks).
+    #[test]
+    fn span_formulas_match_sets_of_lines_and_banks(
+        kind in 0u32..4,
+        a in 0u32..3000,
+        row in 0u32..40,
+        col in 0u32..4,
+        step in -40i32..40,
+        seed in prop::array::uniform32(any::<u32>()),
+        more in prop::array::uniform32(any::<u32>()),
+        phase in 4u32..7,
+        line in 4u32..9,
+        sector in 4u32..9,
+        base in (0u32..64).prop_map(|b| b * 256),
+        origin in (0u32..64).prop_map(|w| w * 4),
+    ) {
+        let seed: [u32; 64] = std::array::from_fn(|l| if l < 32 { seed[l] } else { more[l - 32] });
+        let idx = wave_indices(kind, a, row, col, step, seed);
+        let geo = geometry(1 << phase, line, sector.min(line));
+        for width in [32usize, 64] {
+            let p = (geo.phase_lanes as usize).min(width);
+            let (global, lds, highest) = if width == 32 {
+                let idx: &[u32; 32] = idx[..32].try_into().unwrap();
+                let spans = Spans::of::<32>(idx, geo.phase_lanes).unwrap();
+                (spans.global(idx, base, 4, &geo), spans.lds_cycles(idx, origin, &geo), spans.highest())
+            } else {
+                let spans = Spans::of::<64>(&idx, geo.phase_lanes).unwrap();
+                (spans.global(&idx, base, 4, &geo), spans.lds_cycles(&idx, origin, &geo), spans.highest())
+            };
+            let lanes = &idx[..width];
+            prop_assert_eq!(highest, *lanes.iter().max().unwrap());
+            let lines = keys_by_set(lanes, p, base, geo.line_shift);
+            let sectors = keys_by_set(lanes, p, base, geo.sector_shift);
+            let offs: Vec<u32> = lanes.iter().map(|&i| i * 4 + origin).collect();
+            let cycles = lds_cycles_by_bank(&offs, p, &geo);
+            if let Some(counted) = global {
+                prop_assert_eq!(counted, (lines, sectors), "global, {} lanes", width);
+            }
+            if let Some(counted) = lds {
+                prop_assert_eq!(counted, cycles, "LDS, {} lanes", width);
+            }
+            // What the path is for, it counts.
+            let window = kind == 2 && col < 16;
+            let rows = (p as u32 / 16 - 1) * row + 15 * col;
+            if kind == 1 || window || (kind == 0 && rows <= geo.bank_mask) {
+                prop_assert!(lds.is_some(), "LDS not counted: kind {}", kind);
+            }
+            if kind == 1 || (window && (col + 1) * 4 <= 1 << geo.sector_shift) {
+                prop_assert!(global.is_some(), "global not counted: kind {}", kind);
+            }
+        }
+    }
+}
+
+proptest! {
+    /// The span path's gather reads element `idx[l]` of the bytes, with
+    /// AVX2 as without, indices past the end reading the last element.
+    #[test]
+    fn element_gathers_read_each_lane_s_element(
+        len in 0usize..600,
+        idx in prop::array::uniform32(0u32..200),
+    ) {
+        let data: Vec<u8> = (0..len).map(|i| (i * 37 + 11) as u8).collect();
+        let elements = len / 4;
+        let expected: [u32; 32] = std::array::from_fn(|l| {
+            let at = (idx[l] as usize).min(elements.saturating_sub(1)) * 4;
+            data.get(at..at + 4).map_or(7, |b| u32::from_ne_bytes(b.try_into().unwrap()))
+        });
+        #[cfg(target_arch = "x86_64")]
+        let avx2 = std::is_x86_feature_detected!("avx2");
+        #[cfg(not(target_arch = "x86_64"))]
+        let avx2 = false;
+        for fast in [false, avx2] {
+            let mut out = [7u32; 32];
+            super::gather_elements::<32>(&data, &idx, &mut out, fast);
+            prop_assert_eq!(out, expected, "avx2: {}", fast);
         }
     }
 }

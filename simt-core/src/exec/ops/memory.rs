@@ -11,6 +11,7 @@ use super::super::bind::Slot;
 use super::super::decode::{Access, Atomic, Atomic64, Mem, Src, Wide};
 use super::super::instrument::{self, Instrument};
 use super::super::memory::atomic::{self, Operands};
+use super::super::memory::span::Spans;
 use super::super::memory::{self as mem, block, full, wide};
 use super::super::wave::Exit;
 use super::{lanes, lanes_mut, Exec, Flow, Parts, Reads, Step};
@@ -254,6 +255,9 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             self.value(x.src);
         }
         self.index(x.at);
+        if !store && self.span(x, lds) {
+            return self.next();
+        }
         let kind = moving(store);
         let pc = self.pc;
         let mut tally = Counters::default();
@@ -386,6 +390,75 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             d.copy_from_slice(&self.lds.words[w..w + W]);
         } else if let Some(slot) = self.slots.get(i) {
             bytemuck::cast_slice_mut::<u32, u8>(&mut d[..]).copy_from_slice(&slot.bytes()[bytes]);
+        }
+        true
+    }
+
+    /// The span path of a load whose lanes' indices, with the offset
+    /// added, are in the index scratch: an access of every lane of the
+    /// wave, 4-byte elements indexed by element, whose counts follow from
+    /// each phase's lowest and highest index (`memory::span`). It checks
+    /// the highest index once, counts by formula and gathers the values
+    /// straight into the destination. Taken where the formula path is (no
+    /// instrument sees accesses or costs; globally, no caches); `false`
+    /// when the counts do not follow from the spans or a lane is out of
+    /// bounds: the general path takes it then, and faults as it does.
+    #[inline(always)]
+    fn span(&mut self, x: Access, lds: bool) -> bool {
+        if I::SEES_ACCESSES
+            || I::COSTS
+            || self.exec != full::<W>()
+            || x.ty.size() != 4
+            || x.at.addressing != Addressing::Element
+            || (!lds && self.caches.is_some())
+        {
+            return false;
+        }
+        let idx = &self.s.idx;
+        let Some(spans) = Spans::of::<W>(idx, self.geo.phase_lanes) else {
+            return false;
+        };
+        let highest = u64::from(spans.highest());
+        let i = x.at.target as usize;
+        let c = &mut self.counters[self.pc];
+        // The elements the load reads from, once every lane is known to be
+        // in bounds and the counts to follow from the spans.
+        let data: &[u8] = if lds {
+            let Some(&area) = self.prepared.lds.get(i) else {
+                return false;
+            };
+            let first = (area.offset >> 2) as usize;
+            if highest >= u64::from(area.bytes >> 2) || first + highest as usize >= mem::LDS_WORDS {
+                return false;
+            }
+            let Some(cycles) = spans.lds_cycles(idx, area.offset, &self.geo) else {
+                return false;
+            };
+            c.lds_accesses += spans.phases();
+            c.lds_bytes_requested += W as u64 * 4;
+            c.lds_conflict_cycles += cycles;
+            bytemuck::cast_slice::<u32, u8>(&self.lds.words[first..])
+        } else {
+            let Some(slot) = self.slots.get(i) else {
+                return false;
+            };
+            let (data, base) = (slot.bytes(), slot.base() as u32);
+            if highest >= (data.len() as u64).min(u64::from(u32::MAX)) >> 2 {
+                return false;
+            }
+            let Some((lines, sectors)) = spans.global(idx, base, 4, &self.geo) else {
+                return false;
+            };
+            c.global_accesses += spans.phases();
+            c.global_transactions += lines;
+            c.global_sectors += sectors;
+            c.global_bytes_requested += W as u64 * 4;
+            c.global_bytes_moved += lines * self.geo.line_bytes;
+            data
+        };
+        self.stepped &= !(1u64 << (x.reg & 63));
+        if let Some(d) = self.cur.v.get_mut(x.reg as usize).map(lanes_mut::<W>) {
+            mem::gather_elements(data, idx, d, self.s.mem.avx2);
         }
         true
     }
