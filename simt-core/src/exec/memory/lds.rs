@@ -64,6 +64,25 @@ impl Lds {
         }
     }
 
+    /// Marks the words `first + idx[l]` that the lanes of `exec` write,
+    /// whose lowest and highest indices are `lo` and `hi`: the blocks from
+    /// the lowest to the highest when they are no more than the lanes, else
+    /// each lane's (a wide stride).
+    #[inline(always)]
+    pub(crate) fn written_at<const W: usize>(
+        &mut self,
+        first: usize,
+        exec: u64,
+        idx: &[u32; W],
+        (lo, hi): (u32, u32),
+    ) {
+        if ((hi - lo) as usize) / BLOCK_WORDS < W {
+            self.written_block(first + lo as usize, first + hi as usize);
+        } else {
+            each_lane(exec, |l| self.mark(first + idx[l] as usize));
+        }
+    }
+
     /// `out[l]` = the word holding byte offset `offs[l]`, for every lane.
     #[inline(always)]
     pub(crate) fn gather_words<const W: usize>(&self, offs: &[u32; W], out: &mut [u32; W]) {

@@ -58,24 +58,31 @@ pub(super) unsafe fn gather_bytes<const W: usize>(
 
 /// The native-endian 32-bit element at each element index of `data`, an
 /// index past the last element reading the last element: the caller
-/// checked `4 <= data.len() <= i32::MAX`.
-#[target_feature(enable = "avx2")]
-#[inline]
+/// checked `4 <= data.len() <= i32::MAX`, and that the CPU has AVX2.
+/// Without a target feature of its own, so that it inlines into the
+/// caller's loop: it is called from the AVX2 builds only (see
+/// `fast_path_available`), whose intrinsics inline there.
+#[inline(always)]
 pub(super) unsafe fn gather_elements<const W: usize>(
     data: &[u8],
     idx: &[u32; W],
     out: &mut [u32; W],
 ) {
-    let top = _mm256_set1_epi32((data.len() / 4 - 1) as i32);
-    for (i, d) in idx.chunks_exact(8).zip(out.chunks_exact_mut(8)) {
-        // SAFETY: `i` and `d` hold eight `u32`s each; every index is clamped
-        // to the last whole element, so each read of four bytes at four
-        // times it is inside `data`, and it is positive as an `i32`.
+    const { assert!(W.is_multiple_of(8)) };
+    // SAFETY (of each intrinsic): the caller's: the CPU has AVX2.
+    let top = unsafe { _mm256_set1_epi32((data.len() / 4 - 1) as i32) };
+    // Eight lanes at a time by index: a loop of plain offsets inlines
+    // where an iterator adapter's set-up may not.
+    for k in 0..W / 8 {
+        // SAFETY: lanes `8 k..8 k + 8` are within both arrays (`W` is a
+        // multiple of 8); every index is clamped to the last whole element,
+        // so each read of four bytes at four times it is inside `data`,
+        // and it is positive as an `i32`.
         unsafe {
-            let v = _mm256_loadu_si256(i.as_ptr() as *const __m256i);
+            let v = _mm256_loadu_si256(idx.as_ptr().add(k * 8) as *const __m256i);
             let at = _mm256_min_epu32(v, top);
             let g = _mm256_i32gather_epi32::<4>(data.as_ptr() as *const i32, at);
-            _mm256_storeu_si256(d.as_mut_ptr() as *mut __m256i, g);
+            _mm256_storeu_si256(out.as_mut_ptr().add(k * 8) as *mut __m256i, g);
         }
     }
 }

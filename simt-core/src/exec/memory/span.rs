@@ -1,66 +1,104 @@
-//! The span path: a load of every lane of the wave, 4-byte elements indexed
-//! by element, whose counts follow from each phase's lowest and highest
-//! index. That holds when a phase's lanes reach at most two lines (or
-//! sectors) or words within one sweep of the banks, whatever their order
-//! and repeats (rows of a tile, broadcasts, a block in any order), and when
-//! the lanes' indices step by a constant (a strided access), whose lines
-//! are either every line between the ends or one per lane. Anything else,
-//! a lane out of bounds included, is left to the general path, which counts
-//! lane by lane. The formulas count what the general path counts, which the
-//! tests beside this check against it.
+//! The span path: a load or store of 4-byte elements indexed by element
+//! whose counts follow from each phase's lowest and highest index. That
+//! holds when a phase's active lanes reach at most two lines (or sectors)
+//! or words within one sweep of the banks, whatever their order and repeats
+//! (rows of a tile, broadcasts, a block in any order, a prefix of the
+//! lanes), and when every lane is active and the indices step by a
+//! constant (a strided access), whose lines are then either every line
+//! between the ends or one per lane. Anything else, a lane out of bounds
+//! included, is left to the general path, which counts lane by lane. The
+//! formulas count what the general path counts, which the tests beside
+//! this check against sets of lines and a bank-by-bank count.
 
 use super::super::bind::Geometry;
-use super::affine_cycles;
+use super::{affine_cycles, full};
 
 /// The most phases a wave has: waves have at most 64 lanes and the span
 /// path takes phases of 16 lanes or more.
 const MAX_PHASES: usize = 4;
 
-/// A fully active wave's element indices, per phase their lowest and
-/// highest.
-pub(in super::super) struct Spans {
-    /// Lanes per phase.
-    lanes: usize,
+/// A wave's element indices in phases of `P` lanes, per phase the lowest
+/// and highest of its active lanes'. `P` is a constant, so that the loops
+/// over a wave's phases unroll.
+pub(in super::super) struct Spans<const P: usize> {
     /// Phases in the wave.
     phases: usize,
+    /// The active lanes.
+    exec: u64,
     lo: [u32; MAX_PHASES],
     hi: [u32; MAX_PHASES],
 }
 
-impl Spans {
-    /// The spans of `idx` in phases of `phase_lanes` lanes (at most the
-    /// wave's), or `None` for phases narrower than 16 lanes.
+impl<const P: usize> Spans<P> {
+    /// The spans of the lanes of `exec` (`lm`: its per-lane all-ones or
+    /// zero words) of `idx`, in phases of `P` lanes: 16, 32 or 64. A `P`
+    /// past the wave's lanes has no phase, so no range.
     #[inline(always)]
-    pub(in super::super) fn of<const W: usize>(idx: &[u32; W], phase_lanes: u32) -> Option<Spans> {
-        let lanes = (phase_lanes as usize).min(W);
-        let (lo, hi) = match lanes {
-            16 => ranges::<W, 16>(idx),
-            32 => ranges::<W, 32>(idx),
-            64 => ranges::<W, 64>(idx),
-            _ => return None,
-        };
-        Some(Spans {
-            lanes,
-            phases: W / lanes,
+    pub(in super::super) fn of<const W: usize>(
+        idx: &[u32; W],
+        lm: &[u32; W],
+        exec: u64,
+    ) -> Spans<P> {
+        let (mut lo, mut hi) = ([u32::MAX; MAX_PHASES], [0; MAX_PHASES]);
+        let phases = idx.chunks_exact(P).zip(lm.chunks_exact(P));
+        for (k, (phase, mask)) in phases.enumerate().take(MAX_PHASES) {
+            let (Ok(phase), Ok(mask)) = (<&[u32; P]>::try_from(phase), <&[u32; P]>::try_from(mask))
+            else {
+                continue;
+            };
+            // The lowest and highest over the active lanes (an inactive
+            // lane reads as the highest index for the lowest, and as 0 for
+            // the highest): min/max reductions with a constant trip count,
+            // which vectorize.
+            let (mut a, mut b) = (u32::MAX, 0);
+            for (&i, &m) in phase.iter().zip(mask) {
+                a = a.min(i | !m);
+                b = b.max(i & m);
+            }
+            lo[k] = a;
+            hi[k] = b;
+        }
+        Spans {
+            phases: W / P,
+            exec: exec & full::<W>(),
             lo,
             hi,
-        })
+        }
     }
 
-    /// The phases.
+    /// Whether phase `k` has an active lane.
+    #[inline(always)]
+    fn active(&self, k: usize) -> bool {
+        let one = if P >= 64 { u64::MAX } else { (1u64 << P) - 1 };
+        (self.exec >> (k * P)) & one != 0
+    }
+
+    /// The phases with an active lane.
     #[inline(always)]
     pub(in super::super) fn phases(&self) -> u64 {
-        self.phases as u64
+        let mut n = 0;
+        for k in 0..self.phases {
+            n += self.active(k) as u64;
+        }
+        n
     }
 
-    /// The highest index of the wave.
+    /// The lowest and highest index of the active lanes, or `None` when no
+    /// lane is active.
     #[inline(always)]
-    pub(in super::super) fn highest(&self) -> u32 {
-        self.hi.iter().take(self.phases).copied().max().unwrap_or(0)
+    pub(in super::super) fn range(&self) -> Option<(u32, u32)> {
+        let (mut lo, mut hi) = (u32::MAX, 0);
+        for k in 0..self.phases {
+            if self.active(k) {
+                lo = lo.min(self.lo[k]);
+                hi = hi.max(self.hi[k]);
+            }
+        }
+        (self.exec != 0).then_some((lo, hi))
     }
 
-    /// The lines and sectors of a global load of `size`-byte elements
-    /// from the buffer at address `base`, summed over the phases; `None`
+    /// The lines and sectors of a global access of `size`-byte elements
+    /// at the buffer of address `base`, summed over the phases; `None`
     /// where a phase's count does not follow from its span. The indices
     /// are in bounds, so no address wraps.
     #[inline(always)]
@@ -71,9 +109,12 @@ impl Spans {
         size: u32,
         geo: &Geometry,
     ) -> Option<(u64, u64)> {
-        let mut step = Step::Unknown;
+        let mut step = Step::new(self.exec == full::<W>());
         let (mut lines, mut sectors) = (0, 0);
         for k in 0..self.phases {
+            if !self.active(k) {
+                continue;
+            }
             let phase_lines = self.keys(k, idx, base, size, geo.line_shift, &mut step)?;
             lines += phase_lines;
             sectors += if geo.sector_shift == geo.line_shift {
@@ -108,11 +149,11 @@ impl Spans {
         Some(if gap <= 1 << shift {
             span + 1
         } else {
-            self.lanes as u64
+            P as u64
         })
     }
 
-    /// The conflict cycles of an LDS load of 4-byte elements from the
+    /// The conflict cycles of an LDS access of 4-byte elements at the
     /// array at byte `origin`, summed over the phases; `None` where a
     /// phase's count does not follow from its span. Words spanning no more
     /// than the banks sit in distinct banks (lanes sharing a word
@@ -125,9 +166,12 @@ impl Spans {
         geo: &Geometry,
     ) -> Option<u64> {
         let word = |i: u32| i.wrapping_mul(4).wrapping_add(origin) >> geo.bank_shift;
-        let mut step = Step::Unknown;
+        let mut step = Step::new(self.exec == full::<W>());
         let mut cycles = 0;
         for k in 0..self.phases {
+            if !self.active(k) {
+                continue;
+            }
             if word(self.hi[k]) - word(self.lo[k]) <= geo.bank_mask {
                 continue;
             }
@@ -137,42 +181,30 @@ impl Spans {
                 return None;
             }
             let stride = step.of(idx)? as u32;
-            cycles += affine_cycles(stride, self.lanes as u64, geo);
+            cycles += affine_cycles(stride, P as u64, geo);
         }
         Some(cycles)
     }
 }
 
-/// Per phase of `P` lanes, the lowest and highest of `idx`: a min/max
-/// reduction with a constant trip count, which vectorizes.
-#[inline(always)]
-fn ranges<const W: usize, const P: usize>(
-    idx: &[u32; W],
-) -> ([u32; MAX_PHASES], [u32; MAX_PHASES]) {
-    let (mut lo, mut hi) = ([u32::MAX; MAX_PHASES], [0; MAX_PHASES]);
-    for (k, phase) in idx.chunks_exact(P).enumerate().take(MAX_PHASES) {
-        let Ok(phase) = <&[u32; P]>::try_from(phase) else {
-            continue;
-        };
-        let (mut a, mut b) = (u32::MAX, 0);
-        for &i in phase {
-            a = a.min(i);
-            b = b.max(i);
-        }
-        lo[k] = a;
-        hi[k] = b;
-    }
-    (lo, hi)
-}
-
 /// Whether the indices step by a constant from lane to lane, found once
-/// and only when a phase's count needs it.
+/// and only when a phase's count needs it; only of a fully active wave.
 enum Step {
     Unknown,
     Known(Option<i64>),
 }
 
 impl Step {
+    /// Not yet known, or (`whole` false: some lane is inactive) none.
+    #[inline(always)]
+    fn new(whole: bool) -> Step {
+        if whole {
+            Step::Unknown
+        } else {
+            Step::Known(None)
+        }
+    }
+
     /// `s` when lane `l`'s index is exactly `idx[0] + l * s` (no index
     /// wraps), else `None`.
     #[inline(always)]

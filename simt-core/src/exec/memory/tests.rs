@@ -216,11 +216,39 @@ fn keys_by_set(idx: &[u32], phase: usize, base: u32, shift: u32) -> u64 {
         .sum()
 }
 
+/// What the span path counts of the lanes of `exec` in phases of `P`:
+/// the global lines and sectors, the LDS conflict cycles, the range of
+/// active indices and the phases with an active lane.
+type SpanCounts = (Option<(u64, u64)>, Option<u64>, Option<(u32, u32)>, u64);
+
+fn counted<const W: usize, const P: usize>(
+    idx: &[u32; W],
+    exec: u64,
+    base: u32,
+    origin: u32,
+    geo: &Geometry,
+) -> SpanCounts {
+    let spans = Spans::<P>::of::<W>(idx, &lane_words(exec), exec);
+    let global = spans.global(idx, base, 4, geo);
+    (
+        global,
+        spans.lds_cycles(idx, origin, geo),
+        spans.range(),
+        spans.phases(),
+    )
+}
+
+/// The per-lane all-ones or zero words of `exec`.
+fn lane_words<const W: usize>(exec: u64) -> [u32; W] {
+    std::array::from_fn(|l| 0u32.wrapping_sub((exec >> l & 1) as u32))
+}
+
 proptest! {
     /// Where the span path counts an access (`span::Spans`), it counts what
     /// a set of each phase's lines and sectors, or a bank-by-bank count of
-    /// its words, does; and it counts every shape it is meant for (rows,
-    /// steps, windows no wider than a line or the banks).
+    /// its words, does, over the active lanes; and it counts every shape it
+    /// is meant for (rows, windows no wider than a line or the banks, and,
+    /// every lane active, steps).
     #[test]
     fn span_formulas_match_sets_of_lines_and_banks(
         kind in 0u32..4,
@@ -235,26 +263,45 @@ proptest! {
         sector in 4u32..9,
         base in (0u32..64).prop_map(|b| b * 256),
         origin in (0u32..64).prop_map(|w| w * 4),
+        exec in prop_oneof![Just(u64::MAX), any::<u64>(), (1u32..64).prop_map(|n| (1u64 << n) - 1)],
     ) {
         let seed: [u32; 64] = std::array::from_fn(|l| if l < 32 { seed[l] } else { more[l - 32] });
         let idx = wave_indices(kind, a, row, col, step, seed);
         let geo = geometry(1 << phase, line, sector.min(line));
         for width in [32usize, 64] {
+            let exec = if width == 32 { exec & u64::from(u32::MAX) } else { exec };
+            prop_assume!(exec != 0);
             let p = (geo.phase_lanes as usize).min(width);
-            let (global, lds, highest) = if width == 32 {
+            let (global, lds, range, phases) = if width == 32 {
                 let idx: &[u32; 32] = idx[..32].try_into().unwrap();
-                let spans = Spans::of::<32>(idx, geo.phase_lanes).unwrap();
-                (spans.global(idx, base, 4, &geo), spans.lds_cycles(idx, origin, &geo), spans.highest())
+                match p {
+                    16 => counted::<32, 16>(idx, exec, base, origin, &geo),
+                    _ => counted::<32, 32>(idx, exec, base, origin, &geo),
+                }
             } else {
-                let spans = Spans::of::<64>(&idx, geo.phase_lanes).unwrap();
-                (spans.global(&idx, base, 4, &geo), spans.lds_cycles(&idx, origin, &geo), spans.highest())
+                match p {
+                    16 => counted::<64, 16>(&idx, exec, base, origin, &geo),
+                    32 => counted::<64, 32>(&idx, exec, base, origin, &geo),
+                    _ => counted::<64, 64>(&idx, exec, base, origin, &geo),
+                }
             };
-            let lanes = &idx[..width];
-            prop_assert_eq!(highest, *lanes.iter().max().unwrap());
-            let lines = keys_by_set(lanes, p, base, geo.line_shift);
-            let sectors = keys_by_set(lanes, p, base, geo.sector_shift);
-            let offs: Vec<u32> = lanes.iter().map(|&i| i * 4 + origin).collect();
-            let cycles = lds_cycles_by_bank(&offs, p, &geo);
+            // The active lanes of each phase.
+            let active: Vec<Vec<u32>> = (0..width / p)
+                .map(|k| (k * p..(k + 1) * p).filter(|&l| exec >> l & 1 == 1).map(|l| idx[l]).collect())
+                .filter(|lanes: &Vec<u32>| !lanes.is_empty())
+                .collect();
+            let all: Vec<u32> = active.concat();
+            prop_assert_eq!(range, Some((*all.iter().min().unwrap(), *all.iter().max().unwrap())));
+            prop_assert_eq!(phases, active.len() as u64);
+            let sets = |shift: u32| active.iter().map(|lanes| keys_by_set(lanes, p, base, shift)).sum::<u64>();
+            let (lines, sectors) = (sets(geo.line_shift), sets(geo.sector_shift));
+            let cycles: u64 = active
+                .iter()
+                .map(|lanes| {
+                    let offs: Vec<u32> = lanes.iter().map(|&i| i * 4 + origin).collect();
+                    lds_cycles_by_bank(&offs, p, &geo)
+                })
+                .sum();
             if let Some(counted) = global {
                 prop_assert_eq!(counted, (lines, sectors), "global, {} lanes", width);
             }
@@ -262,12 +309,14 @@ proptest! {
                 prop_assert_eq!(counted, cycles, "LDS, {} lanes", width);
             }
             // What the path is for, it counts.
+            let whole = exec == if width == 32 { u64::from(u32::MAX) } else { u64::MAX };
+            let stepped = kind == 1 && whole;
             let window = kind == 2 && col < 16;
             let rows = (p as u32 / 16 - 1) * row + 15 * col;
-            if kind == 1 || window || (kind == 0 && rows <= geo.bank_mask) {
+            if stepped || window || (kind == 0 && rows <= geo.bank_mask) {
                 prop_assert!(lds.is_some(), "LDS not counted: kind {}", kind);
             }
-            if kind == 1 || (window && (col + 1) * 4 <= 1 << geo.sector_shift) {
+            if stepped || (window && (col + 1) * 4 <= 1 << geo.sector_shift) {
                 prop_assert!(global.is_some(), "global not counted: kind {}", kind);
             }
         }

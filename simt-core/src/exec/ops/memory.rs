@@ -255,7 +255,7 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             self.value(x.src);
         }
         self.index(x.at);
-        if !store && self.span(x, lds) {
+        if self.span(x, store, lds) {
             return self.next();
         }
         let kind = moving(store);
@@ -394,20 +394,35 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         true
     }
 
-    /// The span path of a load whose lanes' indices, with the offset
-    /// added, are in the index scratch: an access of every lane of the
-    /// wave, 4-byte elements indexed by element, whose counts follow from
-    /// each phase's lowest and highest index (`memory::span`). It checks
-    /// the highest index once, counts by formula and gathers the values
-    /// straight into the destination. Taken where the formula path is (no
-    /// instrument sees accesses or costs; globally, no caches); `false`
-    /// when the counts do not follow from the spans or a lane is out of
-    /// bounds: the general path takes it then, and faults as it does.
+    /// The span path of a load or store whose lanes' indices, with the
+    /// offset added, are in the index scratch (a store's values in `out`):
+    /// 4-byte elements indexed by element, whose counts follow from each
+    /// phase's lowest and highest active index (`memory::span`). It checks
+    /// the highest index once, counts by formula and moves the values lane
+    /// by lane, a load's gathered straight into the destination. Taken
+    /// where the formula path is (no instrument sees accesses or costs;
+    /// globally, no caches); `false` when the counts do not follow from the
+    /// spans or a lane is out of bounds: the general path takes it then,
+    /// and faults as it does.
     #[inline(always)]
-    fn span(&mut self, x: Access, lds: bool) -> bool {
+    fn span(&mut self, x: Access, store: bool, lds: bool) -> bool {
+        // The phase width as a constant, so that the loops over phases
+        // unroll.
+        match (self.geo.phase_lanes as usize).min(W) {
+            16 => self.span_in::<16>(x, store, lds),
+            32 => self.span_in::<32>(x, store, lds),
+            64 => self.span_in::<64>(x, store, lds),
+            _ => false,
+        }
+    }
+
+    /// [`Exec::span`] with phases of `P` lanes.
+    #[inline(always)]
+    fn span_in<const P: usize>(&mut self, x: Access, store: bool, lds: bool) -> bool {
+        let exec = self.exec & full::<W>();
         if I::SEES_ACCESSES
             || I::COSTS
-            || self.exec != full::<W>()
+            || exec == 0
             || x.ty.size() != 4
             || x.at.addressing != Addressing::Element
             || (!lds && self.caches.is_some())
@@ -415,35 +430,37 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             return false;
         }
         let idx = &self.s.idx;
-        let Some(spans) = Spans::of::<W>(idx, self.geo.phase_lanes) else {
+        let spans = Spans::<P>::of::<W>(idx, &self.lm, exec);
+        let Some((lowest, highest)) = spans.range() else {
             return false;
         };
-        let highest = u64::from(spans.highest());
         let i = x.at.target as usize;
         let c = &mut self.counters[self.pc];
-        // The elements the load reads from, once every lane is known to be
-        // in bounds and the counts to follow from the spans.
-        let data: &[u8] = if lds {
+        let requested = u64::from(exec.count_ones()) * 4;
+        // Where the elements are, once every active lane is known to be in
+        // bounds and the counts to follow from the spans: the array's first
+        // word, or the buffer.
+        let first = if lds {
             let Some(&area) = self.prepared.lds.get(i) else {
                 return false;
             };
             let first = (area.offset >> 2) as usize;
-            if highest >= u64::from(area.bytes >> 2) || first + highest as usize >= mem::LDS_WORDS {
+            if highest >= area.bytes >> 2 || first + highest as usize >= mem::LDS_WORDS {
                 return false;
             }
             let Some(cycles) = spans.lds_cycles(idx, area.offset, &self.geo) else {
                 return false;
             };
             c.lds_accesses += spans.phases();
-            c.lds_bytes_requested += W as u64 * 4;
+            c.lds_bytes_requested += requested;
             c.lds_conflict_cycles += cycles;
-            bytemuck::cast_slice::<u32, u8>(&self.lds.words[first..])
+            first
         } else {
             let Some(slot) = self.slots.get(i) else {
                 return false;
             };
-            let (data, base) = (slot.bytes(), slot.base() as u32);
-            if highest >= (data.len() as u64).min(u64::from(u32::MAX)) >> 2 {
+            let (len, base) = (slot.bytes().len() as u64, slot.base() as u32);
+            if u64::from(highest) >= len.min(u64::from(u32::MAX)) >> 2 {
                 return false;
             }
             let Some((lines, sectors)) = spans.global(idx, base, 4, &self.geo) else {
@@ -452,13 +469,43 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
             c.global_accesses += spans.phases();
             c.global_transactions += lines;
             c.global_sectors += sectors;
-            c.global_bytes_requested += W as u64 * 4;
+            c.global_bytes_requested += requested;
             c.global_bytes_moved += lines * self.geo.line_bytes;
-            data
+            0
+        };
+        if store {
+            // In lane order: where lanes share an element, the last one's
+            // value stays.
+            let value = &self.s.out;
+            if lds {
+                let words = &mut self.lds.words[first..];
+                mem::each_lane(exec, |l| words[idx[l] as usize] = value[l]);
+                self.lds.written_at(first, exec, idx, (lowest, highest));
+            } else if let Some(Slot::BufferMut { data, .. }) = self.slots.get_mut(i) {
+                // (A store to a read-only buffer is rejected before the launch.)
+                mem::each_lane(exec, |l| {
+                    let at = idx[l] as usize * 4;
+                    data[at..at + 4].copy_from_slice(&value[l].to_ne_bytes());
+                });
+            }
+            return true;
+        }
+        let data: &[u8] = if lds {
+            bytemuck::cast_slice::<u32, u8>(&self.lds.words[first..])
+        } else {
+            self.slots.get(i).map_or(&[], |slot| slot.bytes())
         };
         self.stepped &= !(1u64 << (x.reg & 63));
-        if let Some(d) = self.cur.v.get_mut(x.reg as usize).map(lanes_mut::<W>) {
-            mem::gather_elements(data, idx, d, self.s.mem.avx2);
+        let avx2 = self.s.mem.avx2;
+        let Some(d) = self.cur.v.get_mut(x.reg as usize).map(lanes_mut::<W>) else {
+            return true;
+        };
+        if exec == full::<W>() {
+            mem::gather_elements(data, idx, d, avx2);
+        } else {
+            let loaded = &mut self.s.out;
+            mem::gather_elements(data, idx, loaded, avx2);
+            alu::blend(d, loaded, &self.lm);
         }
         true
     }
