@@ -19,6 +19,10 @@ pub(crate) struct Lds {
     pub(crate) words: [u32; LDS_WORDS],
     /// Bit `b % 64` of `dirty[b / 64]`: block `b` may hold a non-zero word.
     dirty: [u64; BLOCKS.div_ceil(64)],
+    /// Whether any block was marked since the last zeroing: a workgroup
+    /// that writes no LDS (most kernels declare none) zeroes nothing,
+    /// without a pass over the marks.
+    marked: bool,
     /// Whether the CPU has AVX2 and the launch runs the AVX2 build (see
     /// `fast_path_available`), so that scattered loads use its gathers.
     pub(crate) avx2: bool,
@@ -30,6 +34,7 @@ impl Lds {
         Box::new(Lds {
             words: [0; LDS_WORDS],
             dirty: [0; BLOCKS.div_ceil(64)],
+            marked: false,
             avx2: false,
         })
     }
@@ -39,6 +44,7 @@ impl Lds {
     fn mark(&mut self, word: usize) {
         let b = (word / BLOCK_WORDS) % BLOCKS;
         self.dirty[b / 64] |= 1 << (b % 64);
+        self.marked = true;
     }
 
     /// Marks the words that the lanes of `exec` write at byte offsets `offs`
@@ -99,6 +105,9 @@ impl Lds {
 
     /// Zeroes every word written since the last call.
     pub(crate) fn zero(&mut self) {
+        if !std::mem::take(&mut self.marked) {
+            return;
+        }
         for (i, bits) in self.dirty.iter_mut().enumerate() {
             let mut rest = std::mem::take(bits);
             while rest != 0 {
