@@ -30,6 +30,9 @@ pub(super) struct Worker {
     waves: Vec<Wave>,
     /// Local ids per wave, axis and lane: they depend only on the workgroup shape.
     local: Vec<[[u32; 64]; 3]>,
+    /// The workgroup shape and wave width `local` was laid out for: a launch
+    /// of the same shape keeps it.
+    local_for: Option<([u32; 3], usize)>,
     lds: LdsBox,
     /// The bank-conflict counter's word table and its generation.
     stamps: Vec<u32>,
@@ -39,6 +42,12 @@ pub(super) struct Worker {
     /// The issue counts native runners kept per block, by the block's
     /// first instruction.
     runs: Vec<BlockRun>,
+    /// An empty vector whose allocation each workgroup's per-wave register
+    /// views reuse (see `Regs::relabel`).
+    views: Vec<Regs<'static>>,
+    /// The lane scratch of the last launch, for the next of the same wave
+    /// width (a `Scratch<W>`).
+    scratch: Option<Box<dyn std::any::Any + Send>>,
     /// The L1s of the compute units this worker runs and the DRAM sectors.
     pub(super) caches: Caches,
 }
@@ -82,12 +91,11 @@ impl Worker {
         let size = plan.config.workgroup.count() as usize;
         let nwaves = plan.nwaves;
         // One register of each class past the program's per wave: see `Regs`.
-        self.vregs.clear();
+        // Sized only: every workgroup zeroes its registers as it starts
+        // (`reset_group`).
         self.vregs.resize(nwaves * (p.vregs + 1), [0; 64]);
-        self.sregs.clear();
         self.sregs.resize(nwaves * (p.sregs + 1), 0);
         self.lds.0.avx2 = plan.fast;
-        self.mregs.clear();
         self.mregs.resize(nwaves * (p.mregs + 1), 0);
         let words = (p.lds_bytes >> plan.geo.bank_shift) + 1;
         self.stamps.clear();
@@ -108,6 +116,10 @@ impl Worker {
                 stack: Vec::with_capacity(crate::limits::MAX_NESTING as usize + 1),
             });
         }
+        if self.local_for == Some((wg, W)) {
+            return;
+        }
+        self.local_for = Some((wg, W));
         self.local.clear();
         self.local.resize(nwaves, [[0; 64]; 3]);
         // Work-items are numbered x fastest: step the ids like an odometer.
@@ -279,8 +291,14 @@ unsafe fn run_groups<const W: usize, I: Instrument>(
     let wg = config.workgroup.to_array();
     let prepared = &plan.decoded.prepared;
     // On the heap: kept in memory as arrays, which the lane loops read as vectors
-    // (a stack copy may be split into scalars by the optimizer).
-    let mut scratch = Box::new(Scratch::<W>::new());
+    // (a stack copy may be split into scalars by the optimizer). The last
+    // launch's, when it had this width: every use writes the scratch before
+    // reading it.
+    let mut scratch = m
+        .scratch
+        .take()
+        .and_then(|s| s.downcast::<Scratch<W>>().ok())
+        .unwrap_or_else(|| Box::new(Scratch::<W>::new()));
     scratch.mem.avx2 = plan.fast;
     let quantum = match config.schedule {
         Schedule::UntilBarrier => u64::MAX,
@@ -332,6 +350,7 @@ unsafe fn run_groups<const W: usize, I: Instrument>(
                 &mut m.sregs,
                 &mut m.mregs,
                 [prepared.vregs + 1, prepared.sregs + 1, prepared.mregs + 1],
+                std::mem::take(&mut m.views),
             ),
             cur: Regs::default(),
             ids: m.local.first().unwrap_or(&[[0; 64]; 3]),
@@ -399,12 +418,14 @@ unsafe fn run_groups<const W: usize, I: Instrument>(
                 }
             }
         }
+        m.views = Regs::relabel(std::mem::take(&mut exec.regs));
         stats.workgroups += 1;
         stats.waves += nwaves as u64;
         if let Some(t) = team {
             t.issued(before - *remaining);
         }
     }
+    m.scratch = Some(scratch);
     Ok(())
 }
 

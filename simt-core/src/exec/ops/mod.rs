@@ -62,7 +62,7 @@ impl<const W: usize> Scratch<W> {
 /// One wave's registers: its vector, scalar and mask registers, with one
 /// register of each class past the program's (the decoder sends writes to
 /// registers past the counts, which validation rules out, there).
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub(super) struct Regs<'x> {
     pub(super) v: &'x mut [[u32; 64]],
     pub(super) s: &'x mut [u32],
@@ -71,18 +71,33 @@ pub(super) struct Regs<'x> {
 
 impl<'x> Regs<'x> {
     /// Each wave's registers, from a workgroup's registers laid out wave by
-    /// wave (`vstride` vector registers per wave, and so on).
-    pub(super) fn per_wave(
+    /// wave (`vstride` vector registers per wave, and so on), in the
+    /// allocation of `into` (an empty vector of an earlier workgroup's, see
+    /// [`Regs::relabel`]).
+    pub(super) fn per_wave<'y>(
         v: &'x mut [[u32; 64]],
         s: &'x mut [u32],
         m: &'x mut [u64],
         strides: [usize; 3],
+        into: Vec<Regs<'y>>,
     ) -> Vec<Regs<'x>> {
-        v.chunks_exact_mut(strides[0])
-            .zip(s.chunks_exact_mut(strides[1]))
-            .zip(m.chunks_exact_mut(strides[2]))
-            .map(|((v, s), m)| Regs { v, s, m })
-            .collect()
+        let mut regs = Regs::relabel(into);
+        regs.extend(
+            v.chunks_exact_mut(strides[0])
+                .zip(s.chunks_exact_mut(strides[1]))
+                .zip(m.chunks_exact_mut(strides[2]))
+                .map(|((v, s), m)| Regs { v, s, m }),
+        );
+        regs
+    }
+
+    /// `regs` emptied, as a vector for registers of another lifetime in the
+    /// same allocation: the workgroups of a launch reuse one, instead of
+    /// allocating one each. (Collecting an emptied vector's iterator into a
+    /// vector of the same layout reuses its allocation; no element is made.)
+    pub(super) fn relabel<'y>(mut regs: Vec<Regs<'y>>) -> Vec<Regs<'x>> {
+        regs.clear();
+        regs.into_iter().filter_map(|_| None).collect()
     }
 }
 
