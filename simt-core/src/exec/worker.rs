@@ -98,9 +98,12 @@ impl Worker {
         self.lds.0.avx2 = plan.fast;
         self.mregs.resize(nwaves * (p.mregs + 1), 0);
         let words = (p.lds_bytes >> plan.geo.bank_shift) + 1;
-        self.stamps.clear();
-        self.stamps.resize(words, 0);
-        self.gen = 0;
+        // Grown only, and the generation goes on from the last launch's: no
+        // stamp is above it, so the table needs no clearing (which cost a
+        // pass over the largest LDS a launch declared, every launch).
+        if self.stamps.len() < words {
+            self.stamps.resize(words, 0);
+        }
         self.skips.clear();
         self.skips.resize(plan.program.insts.len() + 1, 0);
         self.runs.clear();
