@@ -17,6 +17,7 @@ mod faults;
 mod grid_memory;
 mod grids;
 mod race_soundness;
+mod span_path;
 mod stepped_index;
 mod timing;
 mod validate;
