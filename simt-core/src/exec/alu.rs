@@ -207,16 +207,9 @@ fn ord<T: PartialOrd>(op: CmpOp, a: T, b: T) -> bool {
 }
 
 /// The comparison of every lane, as a mask (bit `l` for lane `l`), against `b`
-/// in every lane or, for a wave-uniform operand, against one value. `avx2`:
-/// the CPU has AVX2 and the caller runs the AVX2 build (see [`mask_of`]).
+/// in every lane or, for a wave-uniform operand, against one value.
 #[inline(always)]
-pub(super) fn vcmp<const W: usize>(
-    op: CmpOp,
-    ty: CmpType,
-    a: &[u32; W],
-    b: CmpRhs<'_, W>,
-    avx2: bool,
-) -> u64 {
+pub(super) fn vcmp<const W: usize>(op: CmpOp, ty: CmpType, a: &[u32; W], b: CmpRhs<'_, W>) -> u64 {
     macro_rules! each {
         ($($t:ident)*; $($o:ident)*) => {
             each!(@t [$($t)*] [$($o)*])
@@ -230,10 +223,10 @@ pub(super) fn vcmp<const W: usize>(
             match (op, b) {
                 $(
                     (CmpOp::$o, CmpRhs::Lanes(b)) => {
-                        mask_of::<W>(avx2, |l| cmp(CmpOp::$o, CmpType::$t, a[l], b[l]))
+                        mask_of::<W>(|l| cmp(CmpOp::$o, CmpType::$t, a[l], b[l]))
                     }
                     (CmpOp::$o, CmpRhs::Uniform(y)) => {
-                        mask_of::<W>(avx2, |l| cmp(CmpOp::$o, CmpType::$t, a[l], y))
+                        mask_of::<W>(|l| cmp(CmpOp::$o, CmpType::$t, a[l], y))
                     }
                 )*
             }
@@ -261,50 +254,45 @@ pub(super) enum CmpRhs<'a, const W: usize> {
 
 /// The mask whose bit `l` is `f(l)`, for `l < W` (a multiple of 32).
 ///
-/// With AVX2 (`avx2`: the CPU has it and the caller runs the AVX2 build),
-/// the lanes' all-ones or zero words are packed eight at a time by their
-/// sign bits, which the compiler keeps in vector registers: the compare and
-/// movemask form. Otherwise the mask is built 32 lanes at a time in a
-/// `u32`: the compiler turns that OR of shifted bits into vector shifts and
-/// one reduction, where a `u64` accumulator or byte-wise packing stays a
-/// scalar chain per lane.
+/// On x86-64 the lanes' all-ones or zero words are packed four at a time by
+/// their sign bits (SSE's movemask, which every x86-64 CPU has and the AVX2
+/// build encodes as AVX): the compare and movemask form, one code path for
+/// both builds. Elsewhere the mask is built 32 lanes at a time in a `u32`,
+/// an OR of shifted bits.
 #[inline(always)]
-fn mask_of<const W: usize>(avx2: bool, f: impl Fn(usize) -> bool) -> u64 {
+fn mask_of<const W: usize>(f: impl Fn(usize) -> bool) -> u64 {
     const { assert!(W.is_multiple_of(32) && W <= 64) };
     #[cfg(target_arch = "x86_64")]
-    if avx2 {
+    {
+        use std::arch::x86_64::{__m128i, _mm_castsi128_ps, _mm_loadu_si128, _mm_movemask_ps};
         let mut mask = 0u64;
-        for h in 0..W / 8 {
-            let mut words = [0u32; 8];
+        for h in 0..W / 4 {
+            let mut words = [0u32; 4];
             for (j, w) in words.iter_mut().enumerate() {
-                *w = 0u32.wrapping_sub(f(h * 8 + j) as u32);
+                *w = 0u32.wrapping_sub(f(h * 4 + j) as u32);
             }
-            // SAFETY: `avx2` is set only where the CPU reported AVX2.
-            mask |= u64::from(unsafe { sign_bits(&words) }) << (h * 8);
+            // SAFETY: SSE is part of x86-64, and `words` holds four `u32`s.
+            let bits = unsafe {
+                _mm_movemask_ps(_mm_castsi128_ps(_mm_loadu_si128(
+                    words.as_ptr() as *const __m128i
+                )))
+            };
+            mask |= u64::from(bits as u8) << (h * 4);
         }
-        return mask;
+        mask
     }
-    let _ = avx2;
-    let mut mask = 0u64;
-    for h in 0..W.div_ceil(32) {
-        let mut half = 0u32;
-        for j in 0..32 {
-            half |= (f(h * 32 + j) as u32) << j;
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut mask = 0u64;
+        for h in 0..W.div_ceil(32) {
+            let mut half = 0u32;
+            for j in 0..32 {
+                half |= (f(h * 32 + j) as u32) << j;
+            }
+            mask |= (half as u64) << (h * 32);
         }
-        mask |= (half as u64) << (h * 32);
+        mask
     }
-    mask
-}
-
-/// The mask of eight words' sign bits (bit `j` for word `j`).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn sign_bits(words: &[u32; 8]) -> u8 {
-    use std::arch::x86_64::{__m256i, _mm256_castsi256_ps, _mm256_loadu_si256, _mm256_movemask_ps};
-    // SAFETY: `words` holds eight `u32`s.
-    let v = unsafe { _mm256_loadu_si256(words.as_ptr() as *const __m256i) };
-    _mm256_movemask_ps(_mm256_castsi256_ps(v)) as u8
 }
 
 /// Expands a mask into per-lane all-ones / zero words.
@@ -642,8 +630,7 @@ pub(super) mod by_number {
         b: CmpRhs<'_, W>,
     ) -> u64 {
         let (op, ty) = const { cmp_of(N) };
-        // Native runners run on CPUs with AVX2 only.
-        vcmp(op, ty, a, b, cfg!(target_arch = "x86_64"))
+        vcmp(op, ty, a, b)
     }
 
     #[cfg(test)]

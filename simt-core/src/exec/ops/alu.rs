@@ -192,16 +192,14 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
         self.vector_issue();
         let exec = self.exec;
         let Parts { vr, rd, s, .. } = self.parts();
-        let avx2 = s.mem.avx2;
         let a = rd.fetch(x.a, vr, &mut s.a);
         let bits = match rd.uniform(x.b) {
-            Some(y) => alu::vcmp(x.op, x.ty, a, alu::CmpRhs::Uniform(y), avx2),
+            Some(y) => alu::vcmp(x.op, x.ty, a, alu::CmpRhs::Uniform(y)),
             None => alu::vcmp(
                 x.op,
                 x.ty,
                 a,
                 alu::CmpRhs::Lanes(rd.fetch(x.b, vr, &mut s.b)),
-                avx2,
             ),
         };
         if let Some(d) = self.mreg_mut(x.dst) {

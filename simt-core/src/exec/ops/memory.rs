@@ -407,11 +407,11 @@ impl<const W: usize, I: Instrument> Exec<'_, '_, W, I> {
     #[inline(always)]
     fn span(&mut self, x: Access, store: bool, lds: bool) -> bool {
         // The phase width as a constant, so that the loops over phases
-        // unroll.
+        // unroll: the models' widths, 32 lanes and, for wave64, 64 (any
+        // other takes the general path).
         match (self.geo.phase_lanes as usize).min(W) {
-            16 => self.span_in::<16>(x, store, lds),
             32 => self.span_in::<32>(x, store, lds),
-            64 => self.span_in::<64>(x, store, lds),
+            64 if W == 64 => self.span_in::<64>(x, store, lds),
             _ => false,
         }
     }
