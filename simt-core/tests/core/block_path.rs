@@ -9,7 +9,7 @@
 use crate::exec_util;
 
 use exec_util::*;
-use simt_core::{Arg, ElemType, Inst, LaunchConfig, Operand, ProgramBuilder};
+use simt_core::{ElemType, Inst, LaunchConfig, Operand, ProgramBuilder};
 
 /// Work-items in the launch.
 const ITEMS: u32 = 256;
@@ -49,55 +49,11 @@ fn program(k: u32) -> simt_core::Kernel {
     p.build().expect("valid")
 }
 
-/// The outputs and the statistics of a launch of `program(k)` on `data`,
-/// or its error.
-fn launch(
-    k: u32,
-    data: &[u32],
-    config: &LaunchConfig,
-) -> Result<(Vec<u32>, Vec<u32>, simt_core::Stats), String> {
-    let program = program(k);
-    let mut out = vec![0u32; (ITEMS + 64) as usize];
-    let mut out2 = vec![0u32; ITEMS as usize];
-    let stats = simt_core::launch(
-        &program,
-        config,
-        &mut [
-            Arg::buffer(data),
-            Arg::buffer_mut(&mut out),
-            Arg::buffer_mut(&mut out2),
-        ],
-    )
-    .map_err(|e| e.to_string())?;
-    Ok((out, out2, stats))
-}
-
 /// The plain launch (formula path where it applies) and the sanitized one
 /// (general path) of `program(k)` on `data` agree.
 fn agree(k: u32, data: &[u32], config: &LaunchConfig) -> Result<(), String> {
-    let plain = launch(k, data, config);
-    let general = launch(k, data, &config.clone().sanitize(true));
-    match (plain, general) {
-        (Ok((out, out2, stats)), Ok((g_out, g_out2, g_stats))) => {
-            assert_eq!(out, g_out, "out, k = {k}, {config:?}");
-            assert_eq!(out2, g_out2, "out2, k = {k}, {config:?}");
-            assert_eq!(stats.totals, g_stats.totals, "totals, k = {k}, {config:?}");
-            assert_eq!(
-                stats.per_instruction, g_stats.per_instruction,
-                "per instruction, k = {k}, {config:?}"
-            );
-            Ok(())
-        }
-        (Err(e), Err(g)) => {
-            assert!(g.contains(&e) || e == g, "plain `{e}`, sanitized `{g}`");
-            Err(e)
-        }
-        (plain, general) => panic!(
-            "k = {k}, {config:?}: plain {:?}, sanitized {:?}",
-            plain.err(),
-            general.err()
-        ),
-    }
+    let lens = ((ITEMS + 64) as usize, ITEMS as usize);
+    plain_agrees_with_sanitized(&program(k), data, lens, config, &format!("k = {k}"))
 }
 
 #[test]

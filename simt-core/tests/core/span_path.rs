@@ -12,7 +12,7 @@
 use crate::exec_util;
 
 use exec_util::*;
-use simt_core::{Arg, BinOp, ElemType, LaunchConfig, ProgramBuilder};
+use simt_core::{BinOp, ElemType, LaunchConfig, ProgramBuilder};
 
 /// Work-items in the launch.
 const ITEMS: u32 = 256;
@@ -65,55 +65,11 @@ fn program(p: Pattern) -> simt_core::Kernel {
     b.build().expect("valid")
 }
 
-/// The outputs and the statistics of a launch of `program(p)` on `data`,
-/// or its error.
-fn launch(
-    p: Pattern,
-    data: &[u32],
-    config: &LaunchConfig,
-) -> Result<(Vec<u32>, Vec<u32>, simt_core::Stats), String> {
-    let program = program(p);
-    let mut out = vec![0u32; ITEMS as usize];
-    let mut out2 = vec![0u32; ELEMENTS as usize];
-    let stats = simt_core::launch(
-        &program,
-        config,
-        &mut [
-            Arg::buffer(data),
-            Arg::buffer_mut(&mut out),
-            Arg::buffer_mut(&mut out2),
-        ],
-    )
-    .map_err(|e| e.to_string())?;
-    Ok((out, out2, stats))
-}
-
 /// The plain launch (span path where it applies) and the sanitized one
 /// (general path) of `program(p)` on `data` agree.
 fn agree(p: Pattern, data: &[u32], config: &LaunchConfig) -> Result<(), String> {
-    let plain = launch(p, data, config);
-    let general = launch(p, data, &config.clone().sanitize(true));
-    match (plain, general) {
-        (Ok((out, out2, stats)), Ok((g_out, g_out2, g_stats))) => {
-            assert_eq!(out, g_out, "out, {p:?}, {config:?}");
-            assert_eq!(out2, g_out2, "out2, {p:?}, {config:?}");
-            assert_eq!(stats.totals, g_stats.totals, "totals, {p:?}, {config:?}");
-            assert_eq!(
-                stats.per_instruction, g_stats.per_instruction,
-                "per instruction, {p:?}, {config:?}"
-            );
-            Ok(())
-        }
-        (Err(e), Err(g)) => {
-            assert!(g.contains(&e) || e == g, "plain `{e}`, sanitized `{g}`");
-            Err(e)
-        }
-        (plain, general) => panic!(
-            "{p:?}, {config:?}: plain {:?}, sanitized {:?}",
-            plain.err(),
-            general.err()
-        ),
-    }
+    let lens = (ITEMS as usize, ELEMENTS as usize);
+    plain_agrees_with_sanitized(&program(p), data, lens, config, &format!("{p:?}"))
 }
 
 #[test]

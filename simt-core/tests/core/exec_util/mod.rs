@@ -225,3 +225,64 @@ pub fn run(program: &Kernel, config: &LaunchConfig, args: &mut [Arg<'_>]) -> Sta
 pub fn cfg(groups: u32, size: u32, width: u32) -> LaunchConfig {
     LaunchConfig::new(groups, size).wave_width(width)
 }
+
+/// What a launch of a kernel over `(data, out, out2)` left: both outputs
+/// and the statistics, or the error.
+pub type Outcome = Result<(Vec<u32>, Vec<u32>, Stats), String>;
+
+/// Launches `program` over `data` (read) and two zeroed outputs of `lens`
+/// words (written).
+pub fn launch_over(
+    program: &Kernel,
+    data: &[u32],
+    lens: (usize, usize),
+    config: &LaunchConfig,
+) -> Outcome {
+    let (mut out, mut out2) = (vec![0u32; lens.0], vec![0u32; lens.1]);
+    let stats = simt_core::launch(
+        program,
+        config,
+        &mut [
+            Arg::buffer(data),
+            Arg::buffer_mut(&mut out),
+            Arg::buffer_mut(&mut out2),
+        ],
+    )
+    .map_err(|e| e.to_string())?;
+    Ok((out, out2, stats))
+}
+
+/// The plain launch of `program` (whose fast paths apply) and the sanitized
+/// one (whose instrument sees every lane, so the general path) leave the
+/// same outputs and counters, or fail alike; `what` names the case.
+pub fn plain_agrees_with_sanitized(
+    program: &Kernel,
+    data: &[u32],
+    lens: (usize, usize),
+    config: &LaunchConfig,
+    what: &str,
+) -> Result<(), String> {
+    let plain = launch_over(program, data, lens, config);
+    let general = launch_over(program, data, lens, &config.clone().sanitize(true));
+    match (plain, general) {
+        (Ok((out, out2, stats)), Ok((g_out, g_out2, g_stats))) => {
+            assert_eq!(out, g_out, "out, {what}, {config:?}");
+            assert_eq!(out2, g_out2, "out2, {what}, {config:?}");
+            assert_eq!(stats.totals, g_stats.totals, "totals, {what}, {config:?}");
+            assert_eq!(
+                stats.per_instruction, g_stats.per_instruction,
+                "per instruction, {what}, {config:?}"
+            );
+            Ok(())
+        }
+        (Err(e), Err(g)) => {
+            assert!(g.contains(&e) || e == g, "plain `{e}`, sanitized `{g}`");
+            Err(e)
+        }
+        (plain, general) => panic!(
+            "{what}, {config:?}: plain {:?}, sanitized {:?}",
+            plain.err(),
+            general.err()
+        ),
+    }
+}
